@@ -1,0 +1,262 @@
+//! Options (from the host's plugin options) and environment, turned into one validated
+//! [`Config`]. A bad value never fails start-up: it is reported as a warning and the default
+//! is used.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::protocol::Log;
+
+pub const DEFAULT_TIMEOUT_MS: u64 = 5000;
+pub const MIN_TIMEOUT_MS: u64 = 1000;
+pub const MAX_TIMEOUT_MS: u64 = 30000;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// Explicit CLI path (option `cliPath`, else env `MAENIFOLD_CLI`).
+    pub cli_path: Option<(String, &'static str)>,
+    /// One CLI call's timeout (option `timeoutMs`, env `MAENIFOLD_TIMEOUT`), clamped 1000–30000.
+    pub timeout_ms: u64,
+    /// One deadline for all the concepts of a tool call (option `deadlineMs`).
+    pub deadline_ms: u64,
+    /// Token budget of the context added to one tool call (≈4 characters a token).
+    pub token_budget: usize,
+    /// At most this many concepts are looked up for one tool call (first seen first).
+    pub max_concepts: usize,
+    /// BuildContext parameters for tool-call context.
+    pub depth: u32,
+    pub max_entities: u32,
+    pub include_content: bool,
+    /// Top-level string fields of custom and MCP tools that are prompts for a model and may
+    /// carry the context block. Other fields are never altered.
+    pub prompt_fields: Vec<String>,
+    /// Stdout cap for one CLI call.
+    pub max_output_bytes: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            cli_path: None,
+            timeout_ms: DEFAULT_TIMEOUT_MS,
+            deadline_ms: 5000,
+            token_budget: 2000,
+            max_concepts: 8,
+            depth: 1,
+            max_entities: 5,
+            include_content: true,
+            prompt_fields: vec!["prompt".into(), "instructions".into()],
+            max_output_bytes: 1024 * 1024,
+        }
+    }
+}
+
+/// The keys the options object may have. Unknown keys are reported, not fatal.
+const KNOWN: &[&str] = &[
+    "cliPath",
+    "timeoutMs",
+    "deadlineMs",
+    "tokenBudget",
+    "maxConcepts",
+    "depth",
+    "maxEntities",
+    "includeContent",
+    "promptFields",
+];
+
+impl Config {
+    /// Build from plugin options and the environment. Returns the config and warnings.
+    pub fn from_sources(options: &Value, env: &BTreeMap<String, String>) -> (Config, Vec<Log>) {
+        let mut c = Config::default();
+        let mut logs = Vec::new();
+        let empty = serde_json::Map::new();
+        let opts = match options {
+            Value::Object(m) => m,
+            Value::Null => &empty,
+            other => {
+                logs.push(Log::warn(format!(
+                    "hookwise options must be an object, got {}; using defaults",
+                    kind(other)
+                )));
+                &empty
+            }
+        };
+        for k in opts.keys() {
+            if !KNOWN.contains(&k.as_str()) {
+                logs.push(Log::warn(format!(
+                    "hookwise option '{k}' is not known; ignored"
+                )));
+            }
+        }
+
+        if let Some(v) = opts.get("cliPath") {
+            match v.as_str() {
+                Some(s) if !s.is_empty() => c.cli_path = Some((s.to_string(), "option")),
+                _ => logs.push(Log::warn(
+                    "hookwise option 'cliPath' must be a non-empty string; ignored",
+                )),
+            }
+        }
+        if c.cli_path.is_none() {
+            if let Some(s) = env.get("MAENIFOLD_CLI").filter(|s| !s.is_empty()) {
+                c.cli_path = Some((s.clone(), "env"));
+            }
+        }
+
+        match opts.get("timeoutMs") {
+            Some(v) => {
+                c.timeout_ms =
+                    timeout_value(v.as_f64(), &v.to_string(), "option 'timeoutMs'", &mut logs)
+            }
+            None => {
+                if let Some(s) = env
+                    .get("MAENIFOLD_TIMEOUT")
+                    .filter(|s| !s.trim().is_empty())
+                {
+                    c.timeout_ms = timeout_value(
+                        s.trim().parse::<f64>().ok(),
+                        s,
+                        "MAENIFOLD_TIMEOUT",
+                        &mut logs,
+                    );
+                }
+            }
+        }
+        num(opts, "deadlineMs", 100.0, 60000.0, &mut logs, |v| {
+            c.deadline_ms = v as u64
+        });
+        num(opts, "tokenBudget", 50.0, 100000.0, &mut logs, |v| {
+            c.token_budget = v as usize
+        });
+        num(opts, "maxConcepts", 1.0, 50.0, &mut logs, |v| {
+            c.max_concepts = v as usize
+        });
+        num(opts, "depth", 1.0, 2.0, &mut logs, |v| c.depth = v as u32);
+        num(opts, "maxEntities", 1.0, 100.0, &mut logs, |v| {
+            c.max_entities = v as u32
+        });
+        if let Some(v) = opts.get("includeContent") {
+            match v.as_bool() {
+                Some(b) => c.include_content = b,
+                None => logs.push(Log::warn(
+                    "hookwise option 'includeContent' must be a boolean; using true",
+                )),
+            }
+        }
+        if let Some(v) = opts.get("promptFields") {
+            match v.as_array().map(|a| {
+                a.iter()
+                    .map(|x| x.as_str().map(str::to_string))
+                    .collect::<Option<Vec<_>>>()
+            }) {
+                Some(Some(fields)) => c.prompt_fields = fields,
+                _ => logs.push(Log::warn(
+                    "hookwise option 'promptFields' must be an array of strings; using the default",
+                )),
+            }
+        }
+        (c, logs)
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn timeout_value(n: Option<f64>, raw: &str, what: &str, logs: &mut Vec<Log>) -> u64 {
+    match n {
+        Some(ms) if ms.is_finite() && ms > 0.0 => {
+            let clamped = (ms as u64).clamp(MIN_TIMEOUT_MS, MAX_TIMEOUT_MS);
+            if clamped != ms as u64 {
+                logs.push(Log::warn(format!(
+                    "hookwise {what}={raw} is outside {MIN_TIMEOUT_MS}–{MAX_TIMEOUT_MS} ms; using {clamped}"
+                )));
+            }
+            clamped
+        }
+        _ => {
+            logs.push(Log::warn(format!(
+                "hookwise {what}={raw} is not a positive number of milliseconds; using {DEFAULT_TIMEOUT_MS}"
+            )));
+            DEFAULT_TIMEOUT_MS
+        }
+    }
+}
+
+fn num(
+    opts: &serde_json::Map<String, Value>,
+    key: &str,
+    min: f64,
+    max: f64,
+    logs: &mut Vec<Log>,
+    mut set: impl FnMut(f64),
+) {
+    if let Some(v) = opts.get(key) {
+        match v.as_f64() {
+            Some(n) if n.is_finite() && n >= min && n <= max => set(n.floor()),
+            _ => logs.push(Log::warn(format!("hookwise option '{key}' must be a number from {min} to {max}; got {v}; using the default"))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn timeout_from_env_is_clamped_and_bad_values_warn() {
+        let (c, l) = Config::from_sources(&Value::Null, &env(&[("MAENIFOLD_TIMEOUT", "200")]));
+        assert_eq!(c.timeout_ms, 1000);
+        assert_eq!(l.len(), 1);
+        let (c, l) = Config::from_sources(&Value::Null, &env(&[("MAENIFOLD_TIMEOUT", "99999")]));
+        assert_eq!(c.timeout_ms, 30000);
+        assert_eq!(l.len(), 1);
+        let (c, l) = Config::from_sources(&Value::Null, &env(&[("MAENIFOLD_TIMEOUT", "soon")]));
+        assert_eq!(c.timeout_ms, 5000);
+        assert!(l[0].message.contains("MAENIFOLD_TIMEOUT=soon"));
+        let (c, l) = Config::from_sources(&Value::Null, &env(&[("MAENIFOLD_TIMEOUT", "7000")]));
+        assert_eq!((c.timeout_ms, l.len()), (7000, 0));
+    }
+
+    #[test]
+    fn option_beats_env_and_unknown_keys_warn() {
+        let (c, l) = Config::from_sources(
+            &json!({"cliPath": "/opt/m", "timeoutMs": 2000, "tokenBudgt": 5}),
+            &env(&[("MAENIFOLD_CLI", "/env/m"), ("MAENIFOLD_TIMEOUT", "9000")]),
+        );
+        assert_eq!(c.cli_path, Some(("/opt/m".into(), "option")));
+        assert_eq!(c.timeout_ms, 2000);
+        assert_eq!(l.len(), 1);
+        assert!(l[0].message.contains("tokenBudgt"));
+        let (c, _) = Config::from_sources(&json!({}), &env(&[("MAENIFOLD_CLI", "/env/m")]));
+        assert_eq!(c.cli_path, Some(("/env/m".into(), "env")));
+    }
+
+    #[test]
+    fn wrong_types_fall_back_to_defaults() {
+        let (c, l) = Config::from_sources(
+            &json!({"tokenBudget": "lots", "promptFields": [1], "includeContent": 3}),
+            &env(&[]),
+        );
+        assert_eq!(c, Config::default());
+        assert_eq!(l.len(), 3);
+        let (_, l) = Config::from_sources(&json!("x"), &env(&[]));
+        assert_eq!(l.len(), 1);
+    }
+}

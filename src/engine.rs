@@ -1,0 +1,512 @@
+//! The engine: one object per plugin instance. Hosts call [`Engine::start`] with a hook call
+//! (JSON) and [`Engine::resume`] with each reply; both answer with a [`Step`]. All hooks go
+//! through this one loop.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, VecDeque};
+use std::rc::Rc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::config::Config;
+use crate::context::{self, Style};
+use crate::discovery::{self, Discovery};
+use crate::knowledge::{ContextQuery, Source};
+use crate::maenifold::BuildContext;
+use crate::placement::{self, Placement};
+use crate::protocol::{Log, Mutation, PathKey};
+use crate::runtime::{join_until, Io, Ops, Step};
+
+/// A hook call from the host.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "hook", rename_all_fields = "camelCase")]
+pub enum Call {
+    /// Plugin start: options, the environment it needs and the working directory.
+    #[serde(rename = "init")]
+    Init {
+        #[serde(default)]
+        options: Value,
+        #[serde(default)]
+        env: BTreeMap<String, String>,
+        #[serde(default)]
+        cwd: String,
+    },
+    /// Before a tool runs (OpenCode `tool.execute.before`).
+    #[serde(rename = "tool.before")]
+    ToolBefore {
+        tool: String,
+        #[serde(default)]
+        session_id: String,
+        #[serde(default)]
+        call_id: String,
+        #[serde(default)]
+        args: Value,
+    },
+    /// After a tool ran (OpenCode `tool.execute.after`).
+    #[serde(rename = "tool.after")]
+    ToolAfter {
+        tool: String,
+        #[serde(default)]
+        session_id: String,
+        #[serde(default)]
+        call_id: String,
+    },
+}
+
+/// Which hooks need the engine at all, so the host can skip the crossing for the others.
+#[derive(Debug, Clone, Serialize, Default, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Plan {
+    /// `tool.before` is needed only for calls with a string containing one of these.
+    /// `None`: not needed at all.
+    pub tool_before_needles: Option<Vec<String>>,
+}
+
+/// The result of `tool.before` and `tool.after`.
+#[derive(Debug, Clone, Serialize, Default, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolResult {
+    /// Changes to apply in place: to `output.args` before, to `output` after.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mutations: Vec<Mutation>,
+    /// The host must call `tool.after` for this call id.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub follow_up: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub concepts: Vec<String>,
+    /// The context text (for hosts that place it themselves).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub logs: Vec<Log>,
+}
+
+#[derive(Default)]
+struct Shared {
+    config: Config,
+    source: Option<Source>,
+    /// Context waiting for a tool's result, by call id (bounded: oldest dropped).
+    after: VecDeque<(String, String)>,
+}
+
+const MAX_PENDING_AFTER: usize = 256;
+
+#[derive(Default)]
+pub struct Engine {
+    ops: Ops,
+    shared: Rc<RefCell<Shared>>,
+}
+
+/// An error in the host's call itself (bad JSON, unknown hook): a typed error, not a panic.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallError {
+    pub kind: &'static str,
+    pub message: String,
+}
+
+impl Engine {
+    pub fn new() -> Engine {
+        Engine::default()
+    }
+
+    /// Start a hook call given as JSON.
+    pub fn start_json(&mut self, call: &str) -> Result<Step, CallError> {
+        let call: Call = serde_json::from_str(call).map_err(|e| CallError {
+            kind: "BadCall",
+            message: format!("bad hook call: {e}"),
+        })?;
+        Ok(self.start(call))
+    }
+
+    /// Hand back the reply to request `id` of operation `op`. `None`: nothing waits for it.
+    pub fn resume_json(
+        &mut self,
+        op: u64,
+        id: u64,
+        reply: &str,
+    ) -> Result<Option<Step>, CallError> {
+        let reply: Value = serde_json::from_str(reply).map_err(|e| CallError {
+            kind: "BadReply",
+            message: format!("bad reply to request {id}: {e}"),
+        })?;
+        Ok(self.ops.resume(op, id, reply))
+    }
+
+    pub fn resume(&mut self, op: u64, id: u64, reply: Value) -> Option<Step> {
+        self.ops.resume(op, id, reply)
+    }
+
+    /// The host gave up on an operation; returns its requests to cancel.
+    pub fn abandon(&mut self, op: u64) -> Vec<u64> {
+        self.ops.abandon(op)
+    }
+
+    pub fn start(&mut self, call: Call) -> Step {
+        let shared = self.shared.clone();
+        match call {
+            Call::Init { options, env, cwd } => self
+                .ops
+                .start(move |io| init(io, shared, options, env, cwd)),
+            Call::ToolBefore {
+                tool,
+                call_id,
+                args,
+                ..
+            } => self.ops.start(move |io| async move {
+                to_value(tool_before(&io, &shared, &tool, &call_id, &args).await)
+            }),
+            Call::ToolAfter { call_id, .. } => {
+                let r = tool_after(&shared, &call_id);
+                self.ops.start(move |_| async move { to_value(r) })
+            }
+        }
+    }
+}
+
+fn to_value<T: Serialize>(t: T) -> Value {
+    serde_json::to_value(t).unwrap_or(Value::Null)
+}
+
+async fn init(
+    io: Io,
+    shared: Rc<RefCell<Shared>>,
+    options: Value,
+    env: BTreeMap<String, String>,
+    cwd: String,
+) -> Value {
+    let (config, mut logs) = Config::from_sources(&options, &env);
+    let found: Discovery = discovery::discover(&io, config.cli_path.clone(), &env, &cwd).await;
+    let source = found.path.as_ref().map(|p| Source::Cli {
+        path: p.clone(),
+        timeout_ms: config.timeout_ms,
+        max_bytes: config.max_output_bytes,
+    });
+    match (&source, &found.error) {
+        (None, Some(e)) => logs.push(Log::warn(format!("knowledge context is off: {e}"))),
+        (Some(_), Some(e)) => logs.push(Log::warn(format!(
+            "using maenifold at {}; {e}",
+            found.path.as_deref().unwrap_or("")
+        ))),
+        (Some(_), None) => logs.push(Log::info(format!(
+            "using maenifold at {} ({})",
+            found.path.as_deref().unwrap_or(""),
+            found.source
+        ))),
+        (None, None) => {}
+    }
+    let plan = Plan {
+        tool_before_needles: source.as_ref().map(|_| vec!["[[".to_string()]),
+    };
+    {
+        let mut s = shared.borrow_mut();
+        s.config = config;
+        s.source = source;
+    }
+    json!({ "discovery": found, "plan": plan, "logs": logs })
+}
+
+/// `tool.before`: find the concepts, look them up in parallel under one deadline, place the
+/// block where it cannot change what the tool does.
+async fn tool_before(
+    io: &Io,
+    shared: &Rc<RefCell<Shared>>,
+    tool: &str,
+    call_id: &str,
+    args: &Value,
+) -> ToolResult {
+    let (source, cfg) = {
+        let s = shared.borrow();
+        match &s.source {
+            Some(src) => (src.clone(), s.config.clone()),
+            None => return ToolResult::default(), // knowledge off: a quiet no-op
+        }
+    };
+    let mut concepts = placement::concepts_in_args(tool, args);
+    if concepts.is_empty() {
+        return ToolResult::default();
+    }
+    let mut logs = Vec::new();
+    if concepts.len() > cfg.max_concepts {
+        logs.push(Log::debug(format!(
+            "{tool}: {} concepts, looking up the first {}",
+            concepts.len(),
+            cfg.max_concepts
+        )));
+        concepts.truncate(cfg.max_concepts);
+    }
+    let q = ContextQuery {
+        depth: cfg.depth,
+        max_entities: cfg.max_entities,
+        include_content: cfg.include_content,
+    };
+    let lookups = concepts
+        .iter()
+        .map(|c| source.build_context(io, c, q))
+        .collect();
+    let answers = join_until(io, cfg.deadline_ms, lookups).await;
+    let mut found: Vec<BuildContext> = Vec::new();
+    let mut failed = Vec::new();
+    for (c, a) in concepts.iter().zip(answers) {
+        match a {
+            Some(Ok(b)) => found.push(b),
+            Some(Err(e)) => failed.push(format!("{c}: {e}")),
+            None => failed.push(format!("{c}: over the {} ms deadline", cfg.deadline_ms)),
+        }
+    }
+    if !failed.is_empty() {
+        let level_warn = found.is_empty();
+        let msg = format!(
+            "context lookup failed for {} of {} concepts ({})",
+            failed.len(),
+            concepts.len(),
+            failed.join("; ")
+        );
+        logs.push(if level_warn {
+            Log::warn(msg)
+        } else {
+            Log::debug(msg)
+        });
+    }
+    let mut result = ToolResult {
+        concepts,
+        logs,
+        ..Default::default()
+    };
+    let placement = placement::placement(tool, args, &cfg.prompt_fields);
+    let style = match &placement {
+        Placement::Prepend { style, .. } => *style,
+        Placement::WithResult => Style::Markdown,
+    };
+    let Some(block) = context::render(&found, style, cfg.token_budget) else {
+        return result;
+    };
+    match placement {
+        Placement::Prepend { field, style } => {
+            let sep = match style {
+                Style::ShellComment => "\n",
+                Style::Markdown => "\n\n",
+            };
+            result.mutations.push(Mutation {
+                path: vec![PathKey::Key(field)],
+                prepend: Some(format!("{block}{sep}")),
+                append: None,
+            });
+        }
+        Placement::WithResult => {
+            let mut s = shared.borrow_mut();
+            s.after.retain(|(id, _)| id != call_id);
+            if s.after.len() >= MAX_PENDING_AFTER {
+                s.after.pop_front();
+            }
+            s.after.push_back((call_id.to_string(), block.clone()));
+            result.follow_up = true;
+        }
+    }
+    result.context = Some(block);
+    result
+}
+
+/// `tool.after`: deliver context that could not go into the arguments with the tool's result.
+fn tool_after(shared: &Rc<RefCell<Shared>>, call_id: &str) -> ToolResult {
+    let mut s = shared.borrow_mut();
+    let Some(pos) = s.after.iter().position(|(id, _)| id == call_id) else {
+        return ToolResult::default();
+    };
+    let (_, block) = s.after.remove(pos).expect("position is valid");
+    ToolResult {
+        mutations: vec![Mutation {
+            path: vec!["output".into()],
+            prepend: None,
+            append: Some(format!("\n\n{block}")),
+        }],
+        ..Default::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Request;
+
+    const AUTH: &str = "Context for CONCEPT: auth\n\nDirect relations (1 CONCEPTS):\n  • jwt (co-occurs in 2 files)\n    Files: memory://notes/auth-design\n    Content preview:\n      memory://notes/auth-design: Tokens are RS256-signed.\n";
+
+    /// A scripted host: answers stats from `fs`, spawns with `cli`, sleeps never end unless
+    /// `fire_timers`.
+    struct Host<'a> {
+        engine: Engine,
+        cli: &'a dyn Fn(&[String]) -> Option<String>,
+        spawned: Vec<Vec<String>>,
+    }
+
+    impl<'a> Host<'a> {
+        fn new(cli: &'a dyn Fn(&[String]) -> Option<String>) -> Self {
+            let mut h = Host {
+                engine: Engine::new(),
+                cli,
+                spawned: vec![],
+            };
+            let init = json!({"hook": "init", "env": {"PATH": "/bin"}, "cwd": "/w"}).to_string();
+            let r = h.drive(&init);
+            assert_eq!(r["discovery"]["path"], "/bin/maenifold");
+            h
+        }
+
+        fn drive(&mut self, call: &str) -> Value {
+            let mut step = self.engine.start_json(call).unwrap();
+            let mut timers = Vec::new();
+            loop {
+                match step {
+                    Step::Done { result, .. } => return result,
+                    Step::Pending { op, requests, .. } => {
+                        let mut next = None;
+                        for r in requests {
+                            let reply = match &r.req {
+                                Request::Stat { path } if path == "/bin/maenifold" => {
+                                    json!({"exists": true, "realpath": path, "isFile": true, "executable": true})
+                                }
+                                Request::Stat { .. } => json!({"exists": false}),
+                                Request::Spawn { argv, .. } => {
+                                    self.spawned.push(argv.clone());
+                                    match (self.cli)(argv) {
+                                        Some(out) => {
+                                            json!({"success": true, "stdout": out, "exitCode": 0})
+                                        }
+                                        None => continue, // hangs
+                                    }
+                                }
+                                Request::Sleep { .. } => {
+                                    timers.push((op, r.id));
+                                    continue;
+                                }
+                                other => panic!("unexpected {other:?}"),
+                            };
+                            next = self.engine.resume(op, r.id, reply).or(next);
+                        }
+                        step = match next {
+                            Some(s) => s,
+                            None => {
+                                let (op, id) = timers.pop().expect("stuck with no timer");
+                                self.engine.resume(op, id, json!({})).unwrap()
+                            }
+                        };
+                    }
+                }
+            }
+        }
+    }
+
+    fn answer(argv: &[String]) -> Option<String> {
+        let payload: Value = serde_json::from_str(&argv[4]).unwrap();
+        match payload["conceptName"].as_str().unwrap() {
+            "auth" => Some(AUTH.into()),
+            "slow" => None,
+            "broken" => Some("ERROR: database is locked\n".into()),
+            c => Some(format!(
+                "Context for CONCEPT: {c}\n\nDirect relations (0 CONCEPTS):\n"
+            )),
+        }
+    }
+
+    #[test]
+    fn bash_gets_comment_lines_and_runs_the_same_command() {
+        let mut h = Host::new(&answer);
+        let r = h.drive(&json!({"hook": "tool.before", "tool": "bash", "callId": "c1", "args": {"command": "echo '[[auth]]'"}}).to_string());
+        let m = &r["mutations"][0];
+        assert_eq!(m["path"], json!(["command"]));
+        let pre = m["prepend"].as_str().unwrap();
+        assert!(pre.lines().all(|l| l.starts_with('#')), "{pre}");
+        assert!(pre.contains("[[jwt]]"));
+        assert!(r.get("followUp").is_none());
+        assert_eq!(h.spawned[0][1..4], ["--tool", "BuildContext", "--payload"]);
+        let p: Value = serde_json::from_str(&h.spawned[0][4]).unwrap();
+        assert_eq!(
+            p,
+            json!({"conceptName": "auth", "depth": 1, "maxEntities": 5, "includeContent": true})
+        );
+    }
+
+    #[test]
+    fn write_content_is_never_altered_and_context_comes_with_the_result() {
+        let mut h = Host::new(&answer);
+        let r = h.drive(&json!({"hook": "tool.before", "tool": "write", "callId": "w1", "args": {"filePath": "a.md", "content": "see [[auth]]"}}).to_string());
+        assert!(r.get("mutations").is_none());
+        assert_eq!(r["followUp"], true);
+        let a =
+            h.drive(&json!({"hook": "tool.after", "tool": "write", "callId": "w1"}).to_string());
+        assert_eq!(a["mutations"][0]["path"], json!(["output"]));
+        assert!(a["mutations"][0]["append"]
+            .as_str()
+            .unwrap()
+            .contains(context::OPEN));
+        // delivered once
+        let again =
+            h.drive(&json!({"hook": "tool.after", "tool": "write", "callId": "w1"}).to_string());
+        assert_eq!(again, json!({}));
+    }
+
+    #[test]
+    fn task_prompt_gets_the_markdown_block() {
+        let mut h = Host::new(&answer);
+        let r = h.drive(&json!({"hook": "tool.before", "tool": "task", "callId": "t", "args": {"prompt": "fix [[auth]]", "description": "d"}}).to_string());
+        let pre = r["mutations"][0]["prepend"].as_str().unwrap();
+        assert!(pre.starts_with(context::OPEN));
+        assert!(pre.contains("## [[auth]]"));
+        assert_eq!(r["mutations"][0]["path"], json!(["prompt"]));
+    }
+
+    #[test]
+    fn slow_and_failed_concepts_are_dropped_the_rest_used() {
+        let mut h = Host::new(&answer);
+        let r = h.drive(&json!({"hook": "tool.before", "tool": "task", "callId": "t", "args": {"prompt": "[[slow]] [[broken]] [[auth]] [[unknown]]"}}).to_string());
+        assert_eq!(r["concepts"], json!(["slow", "broken", "auth", "unknown"]));
+        let pre = r["mutations"][0]["prepend"].as_str().unwrap();
+        assert!(pre.contains("## [[auth]]"));
+        assert!(!pre.contains("[[unknown]]"), "no knowledge: no section");
+        let logs = r["logs"][0]["message"].as_str().unwrap();
+        assert!(
+            logs.contains("slow: over the") && logs.contains("database is locked"),
+            "{logs}"
+        );
+    }
+
+    #[test]
+    fn no_concepts_means_no_lookup() {
+        let mut h = Host::new(&answer);
+        let r = h.drive(&json!({"hook": "tool.before", "tool": "bash", "callId": "x", "args": {"command": "[[ -f a ]] && ls"}}).to_string());
+        assert_eq!(r, json!({}));
+        assert!(h.spawned.is_empty());
+    }
+
+    #[test]
+    fn without_a_cli_every_hook_is_a_quiet_no_op() {
+        let mut e = Engine::new();
+        let step = e
+            .start_json(&json!({"hook": "init", "env": {}}).to_string())
+            .unwrap();
+        let Step::Done { result, .. } = step else {
+            panic!("no requests without PATH/HOME: {step:?}")
+        };
+        assert_eq!(result["plan"]["toolBeforeNeedles"], Value::Null);
+        assert_eq!(result["logs"].as_array().unwrap().len(), 1);
+        let step = e
+            .start_json(
+                &json!({"hook": "tool.before", "tool": "bash", "args": {"command": "[[auth]]"}})
+                    .to_string(),
+            )
+            .unwrap();
+        assert!(matches!(step, Step::Done { result, .. } if result == json!({})));
+    }
+
+    #[test]
+    fn bad_calls_are_typed_errors() {
+        let mut e = Engine::new();
+        assert_eq!(e.start_json("{").unwrap_err().kind, "BadCall");
+        assert_eq!(
+            e.start_json(r#"{"hook":"nope"}"#).unwrap_err().kind,
+            "BadCall"
+        );
+        assert_eq!(e.resume_json(1, 1, "nah").unwrap_err().kind, "BadReply");
+    }
+}

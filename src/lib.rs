@@ -1,0 +1,18 @@
+//! hookwise: knowledge context, intent governance and pre-action enforcement for AI coding
+//! agents. This crate is the whole policy; it does no I/O. Hosts (the JS glue for OpenCode,
+//! VS Code extensions, …) drive an [`engine::Engine`]: a hook call goes in, and out come
+//! either requests to carry out (spawn, stat, read, append, sleep) or the hook's result.
+
+pub mod config;
+pub mod context;
+pub mod discovery;
+pub mod engine;
+pub mod knowledge;
+pub mod maenifold;
+pub mod placement;
+pub mod protocol;
+pub mod runtime;
+pub mod wikilink;
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;

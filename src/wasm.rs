@@ -1,0 +1,92 @@
+//! The wasm adapters: each export deserializes, calls the core, serializes. No policy here.
+//! Payloads cross as JSON strings in both directions: one crossing per step, no per-field
+//! object marshalling.
+
+use std::cell::RefCell;
+
+use wasm_bindgen::prelude::*;
+
+use crate::engine::{CallError, Engine as Core};
+
+thread_local! {
+    static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+fn install_panic_hook() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        std::panic::set_hook(Box::new(|info| {
+            let msg = info.to_string();
+            LAST_PANIC.with(|p| *p.borrow_mut() = Some(msg));
+        }))
+    });
+}
+
+fn js_error(e: CallError) -> JsError {
+    JsError::new(&format!("{}: {}", e.kind, e.message))
+}
+
+fn step_json<T: serde::Serialize>(t: &T) -> String {
+    serde_json::to_string(t).unwrap_or_else(|e| {
+        format!(r#"{{"done":{{"op":0,"result":{{"error":"{e}"}},"cancel":[]}}}}"#)
+    })
+}
+
+#[wasm_bindgen]
+pub struct Engine {
+    inner: Core,
+}
+
+#[wasm_bindgen]
+impl Engine {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Engine {
+        install_panic_hook();
+        Engine { inner: Core::new() }
+    }
+
+    /// Start a hook call (JSON). Returns the step (JSON).
+    pub fn start(&mut self, call: &str) -> Result<String, JsError> {
+        self.inner
+            .start_json(call)
+            .map(|s| step_json(&s))
+            .map_err(js_error)
+    }
+
+    /// Hand back the reply (JSON) to request `id` of operation `op`. Returns the next step
+    /// (JSON), or an empty string when nothing waits for that reply.
+    pub fn resume(&mut self, op: u32, id: u32, reply: &str) -> Result<String, JsError> {
+        match self
+            .inner
+            .resume_json(op as u64, id as u64, reply)
+            .map_err(js_error)?
+        {
+            Some(s) => Ok(step_json(&s)),
+            None => Ok(String::new()),
+        }
+    }
+
+    /// Give up on an operation. Returns the ids of its requests to cancel (JSON array).
+    pub fn abandon(&mut self, op: u32) -> String {
+        step_json(&self.inner.abandon(op as u64))
+    }
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine::new()
+    }
+}
+
+/// The message of the last Rust panic, if any (a panic aborts the call as a JS exception).
+#[wasm_bindgen(js_name = lastPanic)]
+pub fn last_panic() -> Option<String> {
+    LAST_PANIC.with(|p| p.borrow_mut().take())
+}
+
+/// Panics on purpose: lets the tests prove a panic surfaces as a caught JS error.
+#[wasm_bindgen(js_name = __panicForTests)]
+pub fn panic_for_tests(msg: &str) {
+    install_panic_hook();
+    panic!("{msg}");
+}

@@ -1,0 +1,213 @@
+//! WikiLink extraction and concept normalization, following maenifold's rules
+//! (`shared/facts/maenifold-cli.md`):
+//!
+//! * a link is `[[...]]` with no `[` or `]` inside, not preceded by `[` and not followed by `]`;
+//! * Obsidian's `[[target|alias]]` and `[[target#heading]]` link to `target`;
+//! * a concept name is normalized: trim, lowercase, space / `_` / `/` become `-`, runs of `-`
+//!   collapse, `-` trimmed at both ends; other punctuation stays (`[[Node.js]]` → `node.js`).
+//!
+//! Tool arguments are plain strings, not markdown, so this module scans text as it is. The
+//! markdown-aware rules (links in code are ignored) live with the vault, which parses markdown.
+
+/// How a string is scanned. Shell commands use `[[ … ]]` as the test builtin
+/// (`[[ -f x ]]`), which must not be taken for a link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScanMode {
+    Prose,
+    Shell,
+}
+
+/// Normalize a concept name exactly as maenifold does. May return an empty string.
+pub fn normalize(name: &str) -> String {
+    let lowered = name.trim().to_lowercase();
+    let mut out = String::with_capacity(lowered.len());
+    let mut last_dash = false;
+    for ch in lowered.chars() {
+        let ch = match ch {
+            ' ' | '_' | '/' => '-',
+            c if c.is_whitespace() => '-',
+            c => c,
+        };
+        if ch == '-' {
+            if !last_dash {
+                out.push('-');
+            }
+            last_dash = true;
+        } else {
+            out.push(ch);
+            last_dash = false;
+        }
+    }
+    out.trim_matches('-').to_string()
+}
+
+/// The raw bodies of the links in `text`, in order (not normalized, not deduplicated).
+pub fn raw_links(text: &str, mode: ScanMode) -> Vec<&str> {
+    let mut out = Vec::new();
+    for_each_link(text, mode, |body| out.push(body));
+    out
+}
+
+/// Call `f` with the body of every link in `text`, in order.
+pub fn for_each_link<'a>(text: &'a str, mode: ScanMode, mut f: impl FnMut(&'a str)) {
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(rel) = find_open(&bytes[from..]) {
+        let start = from + rel;
+        from = start + 1;
+        if start > 0 && bytes[start - 1] == b'[' {
+            continue;
+        }
+        let body_start = start + 2;
+        let Some(close_rel) = bytes[body_start..]
+            .iter()
+            .position(|&b| b == b'[' || b == b']')
+        else {
+            return; // no bracket left: no further link can close
+        };
+        let close = body_start + close_rel;
+        if bytes[close] != b']' || close + 1 >= bytes.len() || bytes[close + 1] != b']' {
+            continue;
+        }
+        if close + 2 < bytes.len() && bytes[close + 2] == b']' {
+            continue;
+        }
+        let body = &text[body_start..close];
+        if body.is_empty() {
+            continue;
+        }
+        if mode == ScanMode::Shell
+            && (body.starts_with(char::is_whitespace) || body.ends_with(char::is_whitespace))
+        {
+            continue;
+        }
+        from = close + 2;
+        f(body);
+    }
+}
+
+fn find_open(hay: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    while i + 1 < hay.len() {
+        match hay[i + 1..].iter().position(|&b| b == b'[') {
+            None => return None,
+            Some(p) => {
+                let j = i + 1 + p; // hay[j] == '['
+                if hay[j - 1] == b'[' {
+                    return Some(j - 1);
+                }
+                i = j;
+            }
+        }
+    }
+    None
+}
+
+/// The concept a link body names: the part before `|` (alias) and `#` (heading), normalized.
+pub fn concept_of(body: &str) -> String {
+    let target = body.split(['|', '#']).next().unwrap_or("");
+    normalize(target)
+}
+
+/// Collects normalized concepts, deduplicated, keeping first-seen order.
+#[derive(Default, Debug, Clone)]
+pub struct ConceptSet {
+    order: Vec<String>,
+}
+
+impl ConceptSet {
+    pub fn add_text(&mut self, text: &str, mode: ScanMode) {
+        for_each_link(text, mode, |body| {
+            let c = concept_of(body);
+            if !c.is_empty() && !self.order.contains(&c) {
+                self.order.push(c);
+            }
+        });
+    }
+    pub fn push(&mut self, concept: String) {
+        if !concept.is_empty() && !self.order.contains(&concept) {
+            self.order.push(concept);
+        }
+    }
+    pub fn into_vec(self) -> Vec<String> {
+        self.order
+    }
+    pub fn as_slice(&self) -> &[String] {
+        &self.order
+    }
+    pub fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+}
+
+/// Normalized, deduplicated concepts of one text, in first-seen order.
+pub fn concepts(text: &str, mode: ScanMode) -> Vec<String> {
+    let mut set = ConceptSet::default();
+    set.add_text(text, mode);
+    set.into_vec()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalization_matches_maenifold() {
+        assert_eq!(normalize("REST API"), "rest-api");
+        assert_eq!(normalize("Node.js"), "node.js");
+        assert_eq!(normalize("  Session_Tokens / v2 "), "session-tokens-v2");
+        assert_eq!(normalize("--a---b--"), "a-b");
+        assert_eq!(normalize("Ünïcode Straße"), "ünïcode-straße");
+        assert_eq!(normalize("   "), "");
+    }
+
+    #[test]
+    fn seed_table() {
+        let p = ScanMode::Prose;
+        assert_eq!(concepts("use [[auth]] here", p), vec!["auth"]);
+        assert_eq!(
+            concepts("[[auth]] and [[JWT]] and [[auth]]", p),
+            vec!["auth", "jwt"]
+        );
+        assert_eq!(concepts("nothing here", p), Vec::<String>::new());
+        assert_eq!(concepts("", p), Vec::<String>::new());
+        assert_eq!(
+            concepts("[[]] and [single] and [[ ]]", p),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            concepts("[[unclosed and ] [[a]b]] [[x]]]", p),
+            Vec::<String>::new()
+        );
+        assert_eq!(concepts("[[[triple]]]", p), Vec::<String>::new());
+        assert_eq!(concepts("[[a [[b]]", p), vec!["b"]);
+        assert_eq!(concepts("[[123]]", p), vec!["123"]);
+    }
+
+    #[test]
+    fn aliases_headings_and_unicode() {
+        let p = ScanMode::Prose;
+        assert_eq!(
+            concepts("[[REST API|the api]] [[Auth#Tokens]]", p),
+            vec!["rest-api", "auth"]
+        );
+        assert_eq!(concepts("日本 [[東京 タワー]] ok", p), vec!["東京-タワー"]);
+        assert_eq!(concepts("emoji [[🚀 launch]]", p), vec!["🚀-launch"]);
+    }
+
+    #[test]
+    fn shell_tests_are_not_links() {
+        let cmd = r#"if [[ -f x ]]; then echo "[[auth]]"; fi; [[ $a == b ]]"#;
+        assert_eq!(concepts(cmd, ScanMode::Shell), vec!["auth"]);
+        assert_eq!(concepts(cmd, ScanMode::Prose).len(), 3);
+    }
+
+    #[test]
+    fn links_after_a_rejected_candidate_are_found() {
+        assert_eq!(
+            concepts("[[bad]]] then [[good]]", ScanMode::Prose),
+            vec!["good"]
+        );
+        assert_eq!(concepts("[x[[ok]]", ScanMode::Prose), vec!["ok"]);
+    }
+}
