@@ -112,8 +112,8 @@ impl Engine {
     }
 
     /// Start a hook call given as JSON.
-    pub fn start_json(&mut self, call: &str) -> Result<Step, CallError> {
-        let call: Call = serde_json::from_str(call).map_err(|e| CallError {
+    pub fn start_json(&mut self, call: impl AsRef<[u8]>) -> Result<Step, CallError> {
+        let call: Call = serde_json::from_slice(call.as_ref()).map_err(|e| CallError {
             kind: "BadCall",
             message: format!("bad hook call: {e}"),
         })?;
@@ -125,9 +125,9 @@ impl Engine {
         &mut self,
         op: u64,
         id: u64,
-        reply: &str,
+        reply: impl AsRef<[u8]>,
     ) -> Result<Option<Step>, CallError> {
-        let reply: Value = serde_json::from_str(reply).map_err(|e| CallError {
+        let reply: Value = serde_json::from_slice(reply.as_ref()).map_err(|e| CallError {
             kind: "BadReply",
             message: format!("bad reply to request {id}: {e}"),
         })?;

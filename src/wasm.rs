@@ -45,8 +45,9 @@ impl Engine {
         Engine { inner: Core::new() }
     }
 
-    /// Start a hook call (JSON). Returns the step (JSON).
-    pub fn start(&mut self, call: &str) -> Result<String, JsError> {
+    /// Start a hook call (UTF-8 JSON bytes: the host encodes natively, no per-character
+    /// copy loop). Returns the step (JSON).
+    pub fn start(&mut self, call: &[u8]) -> Result<String, JsError> {
         self.inner
             .start_json(call)
             .map(|s| step_json(&s))
@@ -55,7 +56,7 @@ impl Engine {
 
     /// Hand back the reply (JSON) to request `id` of operation `op`. Returns the next step
     /// (JSON), or an empty string when nothing waits for that reply.
-    pub fn resume(&mut self, op: u32, id: u32, reply: &str) -> Result<String, JsError> {
+    pub fn resume(&mut self, op: u32, id: u32, reply: &[u8]) -> Result<String, JsError> {
         match self
             .inner
             .resume_json(op as u64, id as u64, reply)

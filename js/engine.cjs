@@ -1,0 +1,71 @@
+"use strict";
+// The host-neutral engine API, for VS Code extensions and any host that dispatches tools
+// itself. No OpenCode types. Importable with `require` and `import`, under Node and Bun.
+
+const { randomUUID } = require("node:crypto");
+const { Hookwise } = require("./hookwise.cjs");
+const { HookwiseError } = require("./core.cjs");
+
+class Engine {
+  constructor(hw) {
+    this._hw = hw;
+  }
+
+  /** How the maenifold CLI was found: `{ path, source, error? }` (null if start-up failed). */
+  get discovery() {
+    return this._hw.discovery;
+  }
+
+  /**
+   * Before a tool runs. Never mutates the caller's objects and never throws.
+   * @returns {Promise<{ args: object, context: string|null, concepts: string[], callId: string, deliverWithResult: boolean }>}
+   *   `args`: the arguments to run the tool with (a changed copy, or the same object when
+   *   nothing changed); `deliverWithResult`: pass the tool's result to `completeToolCall`.
+   */
+  async augmentToolCall({ tool, args, callId, sessionId } = {}) {
+    const id = callId || randomUUID();
+    const copy = args && typeof args === "object" ? structuredClone(args) : args;
+    const r = await this._hw.toolBefore({ tool: String(tool), sessionId: sessionId || "", callId: id, args: copy });
+    const changed = !!(r && r.mutations && r.mutations.length);
+    return {
+      args: changed ? copy : args,
+      context: (r && r.context) || null,
+      concepts: (r && r.concepts) || [],
+      callId: id,
+      deliverWithResult: !!(r && r.followUp),
+    };
+  }
+
+  /**
+   * After a tool ran: the result text the model should read (context appended where it could
+   * not go into the arguments). Never throws.
+   * @returns {Promise<{ output: string }>}
+   */
+  async completeToolCall({ tool, callId, sessionId, output } = {}) {
+    const box = { output: typeof output === "string" ? output : String(output ?? "") };
+    await this._hw.toolAfter({ tool: String(tool), sessionId: sessionId || "", callId, output: box });
+    return { output: box.output };
+  }
+
+  dispose() {}
+}
+
+/**
+ * Create an engine.
+ * @param {object} [opts]
+ * @param {object} [opts.options]   the same options as the OpenCode plugin
+ * @param {string} [opts.cwd]       the workspace root
+ * @param {object} [opts.env]       environment (default process.env)
+ * @param {(argv: string[], o: {timeoutMs: number, maxBytes: number}) => Promise<object>} [opts.runner]
+ *        runs the maenifold CLI (default: Bun.spawn / child_process)
+ * @param {(level: string, message: string) => void} [opts.log]
+ * @param {string} [opts.wasmPath]  where hookwise_bg.wasm is, when bundled elsewhere
+ * @param {Uint8Array} [opts.wasmBytes]
+ */
+async function createEngine(opts = {}) {
+  const hw = new Hookwise(opts);
+  await hw.init();
+  return new Engine(hw);
+}
+
+module.exports = { createEngine, Engine, HookwiseError };

@@ -1,0 +1,3 @@
+import engine from "./engine.cjs";
+
+export const { createEngine, Engine, HookwiseError } = engine;

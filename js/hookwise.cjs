@@ -1,0 +1,112 @@
+"use strict";
+// One hookwise instance: the core, the host that carries out its requests, and the plan of
+// which calls need the core at all. Shared by the OpenCode plugin and the engine API.
+// It never throws from a hook: a failure is logged and the call proceeds unchanged.
+
+const { Core, applyMutations, containsNeedle, envObject } = require("./core.cjs");
+const { createHost } = require("./host.cjs");
+
+const MAX_FOLLOW_UPS = 1024;
+
+class Hookwise {
+  /**
+   * @param {object} o
+   * @param {object} [o.options]  plugin options
+   * @param {object} [o.env]      environment (default process.env)
+   * @param {string} [o.cwd]      the project's worktree
+   * @param {(level: string, message: string) => void} [o.log]
+   * @param {Function} [o.runner] host-supplied process runner
+   * @param {object} [o.extra]    host-specific request carriers, by request kind
+   */
+  constructor(o = {}) {
+    this.o = o;
+    this.host = createHost({ runner: o.runner, extra: o.extra });
+    this.logFn = typeof o.log === "function" ? o.log : () => {};
+    this.core = null;
+    this.plan = {};
+    this.discovery = null;
+    this.followUps = new Set();
+    this.ready = null;
+  }
+
+  log(level, message) {
+    try {
+      this.logFn(level, message);
+    } catch {
+      /* a logger must not break a hook */
+    }
+  }
+
+  emit(logs) {
+    if (Array.isArray(logs)) for (const l of logs) this.log(l.level, l.message);
+  }
+
+  /** Load the core and run `init` (CLI discovery, options). Never rejects. */
+  init() {
+    if (!this.ready) {
+      this.ready = (async () => {
+        try {
+          this.core = new Core(this.host, { wasmPath: this.o.wasmPath, wasmBytes: this.o.wasmBytes });
+          const r = await this.core.call({
+            hook: "init",
+            options: this.o.options ?? {},
+            env: envObject(this.o.env ?? process.env),
+            cwd: this.o.cwd ?? process.cwd(),
+          });
+          this.plan = r.plan || {};
+          this.discovery = r.discovery || null;
+          this.emit(r.logs);
+        } catch (e) {
+          this.plan = {};
+          this.log("error", `hookwise could not start; every hook is off: ${e && e.message}`);
+        }
+      })();
+    }
+    return this.ready;
+  }
+
+  /** Run one hook call; `null` when it failed (logged). */
+  async run(call) {
+    await this.init();
+    if (!this.core) return null;
+    try {
+      const r = await this.core.call(call);
+      this.emit(r && r.logs);
+      return r;
+    } catch (e) {
+      this.log("error", `hookwise ${call.hook} failed, the call proceeds unchanged: ${e.message}`);
+      if (this.core.broken) {
+        // A trapped instance is replaced; the next call starts from a fresh core.
+        this.ready = null;
+        this.core = null;
+      }
+      return null;
+    }
+  }
+
+  /** `tool.execute.before`: applies the core's changes to `args` in place. */
+  async toolBefore({ tool, sessionId, callId, args }) {
+    await this.init();
+    const needles = this.plan.toolBeforeNeedles;
+    if (!needles || !containsNeedle(args, needles)) return null;
+    const r = await this.run({ hook: "tool.before", tool, sessionId, callId, args });
+    if (!r) return null;
+    applyMutations(args, r.mutations);
+    if (r.followUp && callId) {
+      if (this.followUps.size >= MAX_FOLLOW_UPS) this.followUps.delete(this.followUps.values().next().value);
+      this.followUps.add(callId);
+    }
+    return r;
+  }
+
+  /** `tool.execute.after`: applies the core's changes to `output` ({output: string, …}) in place. */
+  async toolAfter({ tool, sessionId, callId, output }) {
+    if (!callId || !this.followUps.has(callId)) return null;
+    this.followUps.delete(callId);
+    const r = await this.run({ hook: "tool.after", tool, sessionId, callId });
+    if (r) applyMutations(output, r.mutations);
+    return r;
+  }
+}
+
+module.exports = { Hookwise };

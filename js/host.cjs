@@ -1,0 +1,274 @@
+"use strict";
+// Carries out the core's requests. No policy here: every limit, timeout and path comes in the
+// request; this file only does the I/O (Bun.spawn where Bun exists, node:child_process
+// otherwise — OpenCode Desktop runs plugins under Node).
+
+const fs = require("node:fs");
+const fsp = require("node:fs/promises");
+const path = require("node:path");
+const { spawn } = require("node:child_process");
+
+const KILL_GRACE_MS = 1000;
+const hasBun = typeof globalThis.Bun !== "undefined" && typeof globalThis.Bun.spawn === "function";
+
+const now = () => (typeof performance !== "undefined" ? performance.now() : Date.now());
+
+function decode(chunks) {
+  return new TextDecoder("utf-8", { fatal: false }).decode(Buffer.concat(chunks));
+}
+
+/** Run argv (no shell). Returns { promise, cancel }. The promise never rejects. */
+function spawnProcess({ argv, timeoutMs, maxBytes }, opts = {}) {
+  const useBun = opts.forceNode ? false : hasBun;
+  return useBun ? spawnBun(argv, timeoutMs, maxBytes) : spawnNode(argv, timeoutMs, maxBytes);
+}
+
+function spawnNode(argv, timeoutMs, maxBytes) {
+  const started = now();
+  let child;
+  try {
+    // Own process group, so a timeout kills whatever the CLI started too.
+    child = spawn(argv[0], argv.slice(1), { stdio: ["ignore", "pipe", "pipe"], detached: process.platform !== "win32", windowsHide: true });
+  } catch (e) {
+    return { promise: Promise.resolve(failure(started, `spawn failed: ${e.message}`)), cancel() {} };
+  }
+  const out = [];
+  const err = [];
+  let outBytes = 0;
+  let errBytes = 0;
+  let overflow = false;
+  let timedOut = false;
+  let cancelled = false;
+  let spawnError = null;
+  let killTimer = null;
+  let settled = false;
+
+  const signal = (sig) => {
+    try {
+      if (child.pid && process.platform !== "win32") process.kill(-child.pid, sig);
+      else child.kill(sig);
+    } catch {
+      try { child.kill(sig); } catch { /* already gone */ }
+    }
+  };
+  const kill = () => {
+    if (killTimer) return;
+    signal("SIGTERM");
+    killTimer = setTimeout(() => signal("SIGKILL"), KILL_GRACE_MS);
+  };
+
+  const promise = new Promise((resolve) => {
+    const finish = (code, sig) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (killTimer) clearTimeout(killTimer);
+      const stdout = decode(out);
+      const stderr = decode(err);
+      const durationMs = now() - started;
+      let error = null;
+      if (spawnError) error = `spawn failed: ${spawnError.message}`;
+      else if (overflow) error = `output over ${maxBytes} bytes`;
+      else if (cancelled) error = "cancelled";
+      else if (sig && !timedOut) error = `killed by ${sig}`;
+      resolve({
+        success: !error && !timedOut && code === 0,
+        stdout,
+        stderr,
+        exitCode: code,
+        timedOut,
+        durationMs,
+        ...(error ? { error } : {}),
+      });
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      kill();
+    }, timeoutMs);
+    child.stdout.on("data", (c) => {
+      if (overflow) return;
+      outBytes += c.length;
+      if (outBytes > maxBytes) {
+        overflow = true;
+        kill();
+        return;
+      }
+      out.push(c);
+    });
+    child.stderr.on("data", (c) => {
+      if (errBytes < maxBytes) {
+        err.push(c);
+        errBytes += c.length;
+      }
+    });
+    child.on("error", (e) => {
+      spawnError = e;
+      finish(null, null);
+    });
+    child.on("close", (code, sig) => finish(code, sig));
+    // A grandchild holding the pipes open must not keep us waiting once the child is gone.
+    child.on("exit", (code, sig) => setTimeout(() => finish(code, sig), 200));
+  });
+  return {
+    promise,
+    cancel() {
+      if (settled) return;
+      cancelled = true;
+      kill();
+    },
+  };
+}
+
+function spawnBun(argv, timeoutMs, maxBytes) {
+  const started = now();
+  let proc;
+  try {
+    proc = globalThis.Bun.spawn({ cmd: argv, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  } catch (e) {
+    return { promise: Promise.resolve(failure(started, `spawn failed: ${e.message}`)), cancel() {} };
+  }
+  let timedOut = false;
+  let overflow = false;
+  let cancelled = false;
+  let killTimer = null;
+  const kill = () => {
+    if (killTimer) return;
+    try { proc.kill("SIGTERM"); } catch { /* gone */ }
+    killTimer = setTimeout(() => { try { proc.kill("SIGKILL"); } catch { /* gone */ } }, KILL_GRACE_MS);
+  };
+  const timer = setTimeout(() => { timedOut = true; kill(); }, timeoutMs);
+  const collect = async (stream, cap, isStdout) => {
+    const chunks = [];
+    let n = 0;
+    const reader = stream.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      n += value.length;
+      if (n > cap) {
+        if (isStdout) { overflow = true; kill(); }
+        reader.cancel().catch(() => {});
+        break;
+      }
+      chunks.push(Buffer.from(value));
+    }
+    return chunks;
+  };
+  const promise = (async () => {
+    const [out, err] = await Promise.all([collect(proc.stdout, maxBytes, true), collect(proc.stderr, maxBytes, false)]);
+    const code = await proc.exited;
+    clearTimeout(timer);
+    if (killTimer) clearTimeout(killTimer);
+    let error = null;
+    if (overflow) error = `output over ${maxBytes} bytes`;
+    else if (cancelled) error = "cancelled";
+    else if (proc.signalCode && !timedOut) error = `killed by ${proc.signalCode}`;
+    return {
+      success: !error && !timedOut && code === 0,
+      stdout: decode(out),
+      stderr: decode(err),
+      exitCode: proc.signalCode ? null : code,
+      timedOut,
+      durationMs: now() - started,
+      ...(error ? { error } : {}),
+    };
+  })().catch((e) => failure(started, String(e && e.message)));
+  return { promise, cancel() { cancelled = true; kill(); } };
+}
+
+function failure(started, error) {
+  return { success: false, stdout: "", stderr: "", exitCode: null, timedOut: false, durationMs: now() - started, error };
+}
+
+async function stat({ path: p }) {
+  try {
+    const st = await fsp.stat(p);
+    const realpath = await fsp.realpath(p);
+    return {
+      exists: true,
+      realpath,
+      isFile: st.isFile(),
+      isDir: st.isDirectory(),
+      executable: (st.mode & 0o111) !== 0,
+      size: st.size,
+      mtimeMs: st.mtimeMs,
+    };
+  } catch (e) {
+    return { exists: false, error: e && e.code ? e.code : String(e) };
+  }
+}
+
+async function readFile({ path: p, maxBytes }) {
+  try {
+    const st = await fsp.stat(p);
+    if (st.size > maxBytes) return { error: "too-large" };
+    const buf = await fsp.readFile(p);
+    try {
+      return { text: new TextDecoder("utf-8", { fatal: true }).decode(buf) };
+    } catch {
+      return { error: "not-utf8" };
+    }
+  } catch (e) {
+    return { error: e && e.code === "ENOENT" ? "vanished" : e && e.code ? e.code : String(e) };
+  }
+}
+
+async function appendLine({ path: p, line }) {
+  try {
+    await fsp.mkdir(path.dirname(p), { recursive: true });
+    // One write with O_APPEND: concurrent appenders never interleave inside a line.
+    const fd = fs.openSync(p, "a");
+    try {
+      fs.writeSync(fd, line + "\n");
+    } finally {
+      fs.closeSync(fd);
+    }
+    return { ok: true };
+  } catch (e) {
+    return { ok: false, error: String(e && e.message) };
+  }
+}
+
+function sleep({ ms }) {
+  let t;
+  const promise = new Promise((resolve) => { t = setTimeout(() => resolve({}), ms); });
+  return { promise, cancel() { clearTimeout(t); } };
+}
+
+/**
+ * The default host. `runner`, when given, replaces process spawning:
+ * `runner(argv, { timeoutMs, maxBytes }) -> Promise<{success, stdout, stderr, exitCode, timedOut, durationMs}>`.
+ */
+function createHost({ runner, extra } = {}) {
+  const settled = (p) => ({ promise: p, cancel() {} });
+  return {
+    run(req) {
+      switch (req.kind) {
+        case "spawn":
+          if (runner) {
+            return settled(
+              Promise.resolve()
+                .then(() => runner(req.argv, { timeoutMs: req.timeoutMs, maxBytes: req.maxBytes }))
+                .catch((e) => failure(now(), `runner failed: ${e && e.message}`)),
+            );
+          }
+          return spawnProcess(req);
+        case "sleep":
+          return sleep(req);
+        case "stat":
+          return settled(stat(req));
+        case "readFile":
+          return settled(readFile(req));
+        case "appendLine":
+          return settled(appendLine(req));
+        default:
+          if (extra && typeof extra[req.kind] === "function") {
+            return settled(Promise.resolve().then(() => extra[req.kind](req)).catch((e) => ({ error: String(e && e.message) })));
+          }
+          return settled(Promise.resolve({ error: `unsupported request kind ${req.kind}` }));
+      }
+    },
+  };
+}
+
+module.exports = { createHost, spawnProcess, stat, readFile, appendLine, hasBun };

@@ -1,0 +1,72 @@
+// npm run build: the wasm (release, wasm32-unknown-unknown), wasm-bindgen at the version pinned
+// in Cargo.toml, wasm-opt when binaryen is installed, then the publishable package in pkg/
+// from pkg-template/, js/ and the wasm-bindgen output.
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import zlib from "node:zlib";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const run = (cmd, args, opts = {}) => execFileSync(cmd, args, { cwd: root, stdio: "inherit", ...opts });
+const out = (cmd, args) => execFileSync(cmd, args, { cwd: root, encoding: "utf8" }).trim();
+
+const cargoToml = fs.readFileSync(path.join(root, "Cargo.toml"), "utf8");
+const version = /^version\s*=\s*"([^"]+)"/m.exec(cargoToml)[1];
+const pinned = /wasm-bindgen\s*=\s*"=([^"]+)"/.exec(cargoToml)[1];
+
+let have = "";
+try {
+  have = out("wasm-bindgen", ["--version"]).split(/\s+/)[1];
+} catch {
+  /* not installed */
+}
+if (have !== pinned) {
+  console.error(`wasm-bindgen ${pinned} is needed (found: ${have || "none"}). Install it with:\n  cargo install wasm-bindgen-cli --version ${pinned}`);
+  process.exit(1);
+}
+
+run("cargo", ["build", "--release", "--target", "wasm32-unknown-unknown"]);
+const built = path.join(root, "target/wasm32-unknown-unknown/release/hookwise.wasm");
+const gen = path.join(root, "build/wasm");
+fs.rmSync(gen, { recursive: true, force: true });
+run("wasm-bindgen", ["--target", "web", "--out-dir", gen, built]);
+
+const wasmFile = path.join(gen, "hookwise_bg.wasm");
+const wasmOpt = path.join(root, "node_modules/.bin/wasm-opt");
+if (fs.existsSync(wasmOpt) && process.env.HOOKWISE_NO_WASM_OPT !== "1") {
+  run(wasmOpt, ["-Oz", "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals", "--enable-reference-types", "--enable-multivalue", wasmFile, "-o", wasmFile]);
+}
+
+const pkg = path.join(root, "pkg");
+const dist = path.join(pkg, "dist");
+fs.rmSync(pkg, { recursive: true, force: true });
+fs.mkdirSync(dist, { recursive: true });
+
+// wasm-bindgen's web target is ESM; the core must also load through require(), so it is
+// converted to CommonJS once here. Loading goes through initSync with bytes we read ourselves,
+// so a bundled copy can point at its .wasm (engine option wasmPath).
+const esbuild = await import(path.join(root, "node_modules/esbuild/lib/main.js")).then((m) => m.default ?? m);
+esbuild.buildSync({
+  entryPoints: [path.join(gen, "hookwise.js")],
+  outfile: path.join(dist, "wasm.cjs"),
+  format: "cjs",
+  platform: "node",
+  target: "node20",
+  logLevel: "warning",
+  // only the async default-init path reads import.meta.url; we always initSync with bytes
+  logOverride: { "empty-import-meta": "silent" },
+});
+fs.copyFileSync(wasmFile, path.join(dist, "hookwise_bg.wasm"));
+for (const f of fs.readdirSync(path.join(root, "js"))) {
+  fs.copyFileSync(path.join(root, "js", f), path.join(dist, f));
+}
+
+const tpl = JSON.parse(fs.readFileSync(path.join(root, "pkg-template/package.json"), "utf8"));
+tpl.version = version;
+fs.writeFileSync(path.join(pkg, "package.json"), JSON.stringify(tpl, null, 2) + "\n");
+fs.copyFileSync(path.join(root, "README.md"), path.join(pkg, "README.md"));
+
+const bytes = fs.readFileSync(path.join(dist, "hookwise_bg.wasm"));
+const gz = zlib.gzipSync(bytes, { level: 9 }).length;
+console.log(`hookwise ${version}: pkg/ assembled; wasm ${bytes.length} bytes, ${gz} gzipped`);
