@@ -54,7 +54,7 @@ pub fn section_lines(b: &BuildContext) -> Vec<String> {
                 continue;
             }
             seen.push(uri);
-            lines.push(format!("- {uri}: {}", clip(text.trim(), PREVIEW_CHARS)));
+            lines.push(format!("- {uri}: {}", clip(&collapse(text), PREVIEW_CHARS)));
         }
     }
     let files: Vec<&str> = b
@@ -72,6 +72,11 @@ pub fn section_lines(b: &BuildContext) -> Vec<String> {
         lines.push(format!("Sources: {}", files.join(", ")));
     }
     lines
+}
+
+/// Whitespace (newlines included) collapsed to single spaces: a preview is one line.
+fn collapse(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn clip(s: &str, max: usize) -> String {
@@ -100,25 +105,21 @@ pub fn render(contexts: &[BuildContext], style: Style, token_budget: usize) -> O
 fn styled(line: &str, style: Style) -> String {
     match style {
         Style::Markdown => line.to_string(),
-        // No line of the context may end the comment: every line gets its own `#`, and any
-        // carriage return or other line break inside becomes a space.
-        Style::ShellComment => {
-            let clean: String = line
-                .chars()
-                .map(|c| {
-                    if c == '\r' || c == '\u{2028}' || c == '\u{2029}' || c == '\u{85}' {
-                        ' '
-                    } else {
-                        c
-                    }
-                })
-                .collect();
-            if clean.is_empty() {
-                "#".into()
-            } else {
-                format!("# {clean}")
-            }
-        }
+        // No part of the context may end the comment: every line gets its own `#`, and any
+        // line break inside a line (\n, \r, U+2028 …) starts another commented line.
+        Style::ShellComment => line
+            .split([
+                '\n', '\r', '\u{2028}', '\u{2029}', '\u{85}', '\u{b}', '\u{c}',
+            ])
+            .map(|part| {
+                if part.is_empty() {
+                    "#".to_string()
+                } else {
+                    format!("# {part}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
     }
 }
 
@@ -224,12 +225,14 @@ mod tests {
     #[test]
     fn shell_style_comments_every_line() {
         let mut c = ctx("auth", &[("jwt", 3)]);
-        c.direct[0].previews[0].1 = "line one\rstill one".into();
+        c.direct[0].previews[0].1 = "line one\rstill one\n\nrm -rf /tmp/x".into();
+        c.direct[0].name = "evil\nrm -rf ~".into();
         let t = render(&[c], Style::ShellComment, 2000).unwrap();
         for line in t.split('\n') {
             assert!(line.starts_with('#'), "{line:?}");
         }
         assert!(!t.contains('\r'));
+        assert!(t.contains("# rm -rf ~"));
     }
 
     #[test]

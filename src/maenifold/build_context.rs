@@ -83,53 +83,60 @@ impl BuildContext {
             }
             let indent = line.len() - t.len();
             if indent == 0 {
-                in_preview = false;
-                section = if t.starts_with("Direct relations") {
-                    Section::Direct
-                } else if t.starts_with("Expanded relations") {
-                    Section::Expanded
-                } else if t.starts_with("Community siblings") {
-                    out.community =
-                        between(t, "in community ", ")").and_then(|s| s.trim().parse().ok());
-                    Section::Siblings
-                } else {
-                    Section::None
-                };
-                continue;
-            }
-            if let Some(item) = t.strip_prefix('•').or_else(|| t.strip_prefix("- ")) {
-                in_preview = false;
-                let item = item.trim();
-                match section {
-                    Section::Direct => out.direct.push(parse_relation(item)),
-                    Section::Expanded => out.expanded.push(item_name(item).to_string()),
-                    Section::Siblings => out.siblings.push(parse_sibling(item)),
-                    Section::None => {}
+                if let Some(next) = section_of(t) {
+                    if let Section::Siblings = next {
+                        out.community =
+                            between(t, "in community ", ")").and_then(|s| s.trim().parse().ok());
+                    }
+                    section = next;
+                    in_preview = false;
+                    continue;
                 }
-                continue;
+            }
+            // A relation item: `  • name (…)`. Preview text (which may span lines, at any
+            // indent) never starts with the bullet at indent 2.
+            let is_item = |item: &str| {
+                !in_preview
+                    || !matches!(section, Section::Direct)
+                    || item.contains("(co-occurs in ")
+            };
+            if indent == 2 {
+                if let Some(item) = t.strip_prefix('•').filter(|i| is_item(i)) {
+                    in_preview = false;
+                    let item = item.trim();
+                    match section {
+                        Section::Direct => out.direct.push(parse_relation(item)),
+                        Section::Expanded => out.expanded.push(item_name(item).to_string()),
+                        Section::Siblings => out.siblings.push(parse_sibling(item)),
+                        Section::None => {}
+                    }
+                    continue;
+                }
             }
             let Section::Direct = section else { continue };
             let Some(rel) = out.direct.last_mut() else {
                 continue;
             };
-            if let Some(files) = t.strip_prefix("Files:") {
+            if !in_preview && indent == 4 && t.starts_with("Files:") {
+                let files = &t["Files:".len()..];
                 rel.files = files
                     .split(',')
                     .map(|f| f.trim().to_string())
                     .filter(|f| !f.is_empty())
                     .collect();
-                in_preview = false;
-            } else if t.starts_with("Content preview") {
+            } else if !in_preview && indent == 4 && t.starts_with("Content preview") {
                 in_preview = true;
             } else if in_preview {
                 match t.split_once(": ") {
-                    Some((uri, text)) if uri.starts_with("memory://") => {
+                    Some((uri, text))
+                        if indent == 6 && uri.starts_with("memory://") && !uri.contains(' ') =>
+                    {
                         rel.previews.push((uri.to_string(), text.to_string()))
                     }
                     _ => {
-                        // A continuation of the previous preview line.
+                        // The preview's text went on over several lines.
                         if let Some(last) = rel.previews.last_mut() {
-                            last.1.push(' ');
+                            last.1.push('\n');
                             last.1.push_str(t);
                         }
                     }
@@ -185,6 +192,18 @@ impl BuildContext {
             }
         }
         s
+    }
+}
+
+fn section_of(t: &str) -> Option<Section> {
+    if t.starts_with("Direct relations (") {
+        Some(Section::Direct)
+    } else if t.starts_with("Expanded relations (") {
+        Some(Section::Expanded)
+    } else if t.starts_with("Community siblings (") {
+        Some(Section::Siblings)
+    } else {
+        None
     }
 }
 
@@ -278,6 +297,18 @@ Community siblings (1 concepts in community 1):
                 )
             ]
         );
+    }
+
+    #[test]
+    fn previews_spanning_lines_do_not_end_the_relation_list() {
+        // Previews are raw note text: headings, blank lines and code at column 0.
+        let t = "Context for CONCEPT: auth\n\nDirect relations (2 CONCEPTS):\n  • jwt (co-occurs in 3 files)\n    Files: memory://a, memory://b\n    Content preview:\n      memory://a: ## Consequences\n\n[[auth]] stays stateless.\n```ts\n  • not an item\n```\n      memory://b: # B\n  • redis (co-occurs in 2 files)\n    Files: memory://b\n";
+        let b = BuildContext::parse(t).unwrap();
+        assert_eq!(b.direct.len(), 2, "{b:?}");
+        assert_eq!(b.direct[0].previews.len(), 2);
+        assert!(b.direct[0].previews[0].1.contains("stays stateless"));
+        assert_eq!(b.direct[1].name, "redis");
+        assert_eq!(b.direct[1].files, vec!["memory://b"]);
     }
 
     #[test]

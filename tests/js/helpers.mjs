@@ -1,0 +1,56 @@
+// Shared by the JS tests: where the built package is, temp dirs, a recording OpenCode client.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export const dist = path.join(repo, "pkg/dist");
+export const fakeMaenifold = path.join(repo, "tests/fake-maenifold/maenifold");
+export const fakeRoot = path.join(repo, "tests/fake-maenifold/fixtures/root");
+export const isBun = typeof globalThis.Bun !== "undefined";
+
+export function tmpdir(prefix = "hookwise-test-") {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** A directory with an executable `maenifold` that links to the fake. */
+export function fakeBinDir() {
+  const d = tmpdir("hookwise-bin-");
+  fs.symlinkSync(fakeMaenifold, path.join(d, "maenifold"));
+  return d;
+}
+
+/** Environment for the fake maenifold: its data root and an invocation log. */
+export function fakeEnv(extra = {}) {
+  const d = tmpdir("hookwise-fake-");
+  const log = path.join(d, "calls.jsonl");
+  return {
+    env: { PATH: `${fakeBinDir()}:${process.env.PATH}`, HOME: d, MAENIFOLD_ROOT: fakeRoot, FAKE_MAENIFOLD_LOG: log, ...extra },
+    log,
+    calls() {
+      if (!fs.existsSync(log)) return [];
+      return fs.readFileSync(log, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+    },
+  };
+}
+
+/** A stand-in for OpenCode's `client`, recording `app.log` calls. */
+export function recordingClient() {
+  const logs = [];
+  return {
+    logs,
+    client: {
+      app: {
+        log: async ({ body }) => {
+          logs.push(body);
+          return true;
+        },
+      },
+    },
+  };
+}
+
+export async function loadPlugin() {
+  return (await import(path.join(dist, "index.mjs"))).default;
+}
