@@ -20,7 +20,8 @@ class Hookwise {
    */
   constructor(o = {}) {
     this.o = o;
-    this.host = createHost({ runner: o.runner, extra: o.extra });
+    // The environment given to an engine is also the environment of the processes it starts.
+    this.host = createHost({ runner: o.runner, extra: o.extra, env: o.env ? envObject(o.env) : undefined });
     this.logFn = typeof o.log === "function" ? o.log : () => {};
     this.core = null;
     this.plan = {};

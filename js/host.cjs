@@ -20,15 +20,15 @@ function decode(chunks) {
 /** Run argv (no shell). Returns { promise, cancel }. The promise never rejects. */
 function spawnProcess({ argv, timeoutMs, maxBytes }, opts = {}) {
   const useBun = opts.forceNode ? false : hasBun;
-  return useBun ? spawnBun(argv, timeoutMs, maxBytes) : spawnNode(argv, timeoutMs, maxBytes);
+  return useBun ? spawnBun(argv, timeoutMs, maxBytes, opts.env) : spawnNode(argv, timeoutMs, maxBytes, opts.env);
 }
 
-function spawnNode(argv, timeoutMs, maxBytes) {
+function spawnNode(argv, timeoutMs, maxBytes, env) {
   const started = now();
   let child;
   try {
     // Own process group, so a timeout kills whatever the CLI started too.
-    child = spawn(argv[0], argv.slice(1), { stdio: ["ignore", "pipe", "pipe"], detached: process.platform !== "win32", windowsHide: true });
+    child = spawn(argv[0], argv.slice(1), { stdio: ["ignore", "pipe", "pipe"], detached: process.platform !== "win32", windowsHide: true, env: env || process.env });
   } catch (e) {
     return { promise: Promise.resolve(failure(started, `spawn failed: ${e.message}`)), cancel() {} };
   }
@@ -119,11 +119,11 @@ function spawnNode(argv, timeoutMs, maxBytes) {
   };
 }
 
-function spawnBun(argv, timeoutMs, maxBytes) {
+function spawnBun(argv, timeoutMs, maxBytes, env) {
   const started = now();
   let proc;
   try {
-    proc = globalThis.Bun.spawn({ cmd: argv, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    proc = globalThis.Bun.spawn({ cmd: argv, stdin: "ignore", stdout: "pipe", stderr: "pipe", env: env || process.env });
   } catch (e) {
     return { promise: Promise.resolve(failure(started, `spawn failed: ${e.message}`)), cancel() {} };
   }
@@ -238,8 +238,9 @@ function sleep({ ms }) {
 /**
  * The default host. `runner`, when given, replaces process spawning:
  * `runner(argv, { timeoutMs, maxBytes }) -> Promise<{success, stdout, stderr, exitCode, timedOut, durationMs}>`.
+ * `env`, when given, is the environment of the processes it starts (else process.env).
  */
-function createHost({ runner, extra } = {}) {
+function createHost({ runner, extra, env } = {}) {
   const settled = (p) => ({ promise: p, cancel() {} });
   return {
     run(req) {
@@ -252,7 +253,7 @@ function createHost({ runner, extra } = {}) {
                 .catch((e) => failure(now(), `runner failed: ${e && e.message}`)),
             );
           }
-          return spawnProcess(req);
+          return spawnProcess(req, { env });
         case "sleep":
           return sleep(req);
         case "stat":
