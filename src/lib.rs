@@ -14,5 +14,6 @@ pub mod protocol;
 pub mod runtime;
 pub mod wikilink;
 
+/// The wasm-bindgen adapters (wasm32 only).
 #[cfg(target_arch = "wasm32")]
-mod wasm;
+pub mod wasm_api;

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what hookwise needs to build and test on a fresh machine that has the Rust
+# toolchain, node 20 and npm — and skips whatever is already there. Idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+pinned=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' Cargo.toml)
+wasm_pack_version=0.15.1
+
+rustup target add wasm32-unknown-unknown >/dev/null 2>&1 || rustup target add wasm32-unknown-unknown
+
+if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$pinned" ]; then
+  echo "setup: installing wasm-bindgen-cli $pinned (a few minutes, once)"
+  # --locked can fail on a pinned dependency missing from the registry; without it, it builds.
+  cargo install wasm-bindgen-cli --version "$pinned" --locked || cargo install wasm-bindgen-cli --version "$pinned"
+fi
+if [ "$(wasm-pack --version 2>/dev/null | awk '{print $2}')" != "$wasm_pack_version" ]; then
+  echo "setup: installing wasm-pack $wasm_pack_version (about two minutes, once)"
+  cargo install wasm-pack --version "$wasm_pack_version" --locked
+fi
+
+# npm packages (bun, esbuild, binaryen's wasm-opt, opencode-ai for the end-to-end tests)
+stamp=node_modules/.hookwise-lock
+if [ ! -f "$stamp" ] || ! cmp -s package-lock.json "$stamp"; then
+  npm ci --no-audit --no-fund
+  cp package-lock.json "$stamp"
+fi
+
+npm run build --silent

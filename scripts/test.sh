@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Every test: native core, wasm adapters, JS under Node and Bun, packaging, real OpenCode.
+# Expects scripts/setup.sh to have run (the README's test command does both).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PWD/node_modules/.bin:$PATH"
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "core (native cargo test)"
+cargo test --quiet 2>&1 | tail -n 3
+
+step "wasm adapters (wasm-pack test --node)"
+wasm-pack --quiet test --node
+
+step "JS under Node (node:test)"
+node --test tests/js/
+
+step "JS under Bun"
+bun test tests/js/
+
+for dir in tests/pack tests/e2e; do
+  if [ -d "$dir" ]; then
+    step "$dir (node:test)"
+    node --test --test-concurrency=1 "$dir"/
+  fi
+done
