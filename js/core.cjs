@@ -59,12 +59,23 @@ class Core {
   async call(callObject) {
     if (this.broken) throw this.broken;
     const running = new Map(); // request id -> { promise, cancel }
+    const ready = []; // [id, reply] finished and not yet handed back
+    let wake = null;
+    const settle = (id, reply) => {
+      if (!running.delete(id)) return; // cancelled meanwhile
+      ready.push([id, reply]);
+      if (wake) {
+        const w = wake;
+        wake = null;
+        w();
+      }
+    };
     const cancelAll = (ids) => {
       for (const id of ids) {
         const r = running.get(id);
         if (r) {
-          r.cancel();
           running.delete(id);
+          r.cancel();
         }
       }
     };
@@ -84,19 +95,22 @@ class Core {
         cancelAll(cancel);
         for (const req of requests) {
           const r = this.host.run(req);
-          r.promise = r.promise.then((reply) => [req.id, reply]);
           running.set(req.id, r);
+          r.promise.then((reply) => settle(req.id, reply));
         }
         let next = "";
         while (next === "") {
-          if (running.size === 0) {
-            const stuck = safe(() => this.engine.abandon(op));
-            throw new HookwiseError("Stuck", `operation ${op} waits for nothing (abandoned: ${stuck})`);
+          while (ready.length === 0) {
+            if (running.size === 0) {
+              const stuck = safe(() => this.engine.abandon(op));
+              throw new HookwiseError("Stuck", `operation ${op} waits for nothing (abandoned: ${stuck})`);
+            }
+            await new Promise((resolve) => (wake = resolve));
           }
-          const [id, reply] = await Promise.race([...running.values()].map((r) => r.promise));
-          running.delete(id);
+          // Everything that finished together goes back in one crossing.
+          const batch = ready.splice(0);
           try {
-            next = this.engine.resume(op, id, encoder.encode(JSON.stringify(reply)));
+            next = this.engine.resume(op, encoder.encode(JSON.stringify(batch)));
           } catch (e) {
             throw this.fail(e);
           }
@@ -133,19 +147,51 @@ function applyMutations(target, mutations) {
   return applied;
 }
 
-/** True when some string anywhere in `value` contains one of `needles`. */
-function containsNeedle(value, needles) {
-  if (typeof value === "string") {
-    for (const n of needles) if (value.includes(n)) return true;
-    return false;
+/**
+ * What the core's plan asks to see of a tool's arguments instead of the whole value: the
+ * top-level field types, and for every string the excerpts from one character before each
+ * `needle` to one character after the next `close` within `window` characters. Large
+ * arguments never cross the boundary; the core decides what the excerpts mean.
+ */
+function excerpts(args, plan) {
+  const out = [];
+  walkStrings(args, null, plan, out);
+  const fields = {};
+  if (out.length && args !== null && typeof args === "object" && !Array.isArray(args)) {
+    for (const k in args) fields[k] = Array.isArray(args[k]) ? "array" : args[k] === null ? "null" : typeof args[k];
   }
-  if (value === null || typeof value !== "object") return false;
-  if (Array.isArray(value)) {
-    for (const v of value) if (containsNeedle(v, needles)) return true;
-    return false;
+  return { fields, excerpts: out };
+}
+
+// `at` is a linked list (parent, key), turned into a path only when an excerpt is found, so
+// arguments with no needle cost one indexOf per string and nothing else.
+function walkStrings(v, at, plan, out) {
+  if (typeof v === "string") {
+    const { needle, close, window } = plan;
+    let i = v.indexOf(needle);
+    let path = null;
+    while (i !== -1) {
+      const end = v.indexOf(close, i + needle.length);
+      if (end === -1) return;
+      if (end - i > window) {
+        i = v.indexOf(needle, i + needle.length);
+        continue;
+      }
+      if (!path) path = pathOf(at);
+      out.push({ path, text: v.slice(Math.max(0, i - 1), Math.min(v.length, end + close.length + 1)) });
+      i = v.indexOf(needle, end + close.length);
+    }
+  } else if (Array.isArray(v)) {
+    for (let k = 0; k < v.length; k++) walkStrings(v[k], { up: at, key: k }, plan, out);
+  } else if (v !== null && typeof v === "object") {
+    for (const k in v) walkStrings(v[k], { up: at, key: k }, plan, out);
   }
-  for (const k in value) if (containsNeedle(value[k], needles)) return true;
-  return false;
+}
+
+function pathOf(at) {
+  const p = [];
+  for (let n = at; n; n = n.up) p.unshift(n.key);
+  return p;
 }
 
 /** The string-valued environment, for the core to pick from. */
@@ -155,4 +201,4 @@ function envObject(env = process.env) {
   return out;
 }
 
-module.exports = { Core, HookwiseError, loadWasm, applyMutations, containsNeedle, envObject };
+module.exports = { Core, HookwiseError, loadWasm, applyMutations, excerpts, envObject };

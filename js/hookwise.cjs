@@ -3,7 +3,7 @@
 // which calls need the core at all. Shared by the OpenCode plugin and the engine API.
 // It never throws from a hook: a failure is logged and the call proceeds unchanged.
 
-const { Core, applyMutations, containsNeedle, envObject } = require("./core.cjs");
+const { Core, applyMutations, excerpts, envObject } = require("./core.cjs");
 const { createHost } = require("./host.cjs");
 
 const MAX_FOLLOW_UPS = 1024;
@@ -55,6 +55,7 @@ class Hookwise {
             cwd: this.o.cwd ?? process.cwd(),
           });
           this.plan = r.plan || {};
+          this.started = true;
           this.discovery = r.discovery || null;
           this.emit(r.logs);
         } catch (e) {
@@ -79,6 +80,7 @@ class Hookwise {
       if (this.core.broken) {
         // A trapped instance is replaced; the next call starts from a fresh core.
         this.ready = null;
+        this.started = false;
         this.core = null;
       }
       return null;
@@ -87,10 +89,12 @@ class Hookwise {
 
   /** `tool.execute.before`: applies the core's changes to `args` in place. */
   async toolBefore({ tool, sessionId, callId, args }) {
-    await this.init();
-    const needles = this.plan.toolBeforeNeedles;
-    if (!needles || !containsNeedle(args, needles)) return null;
-    const r = await this.run({ hook: "tool.before", tool, sessionId, callId, args });
+    if (!this.started) await this.init();
+    const plan = this.plan.toolBefore;
+    if (!plan) return null;
+    const seen = excerpts(args, plan);
+    if (seen.excerpts.length === 0) return null;
+    const r = await this.run({ hook: "tool.before", tool, sessionId, callId, ...seen });
     if (!r) return null;
     applyMutations(args, r.mutations);
     if (r.followUp && callId) {

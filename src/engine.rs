@@ -14,9 +14,9 @@ use crate::context::{self, Style};
 use crate::discovery::{self, Discovery};
 use crate::knowledge::{ContextQuery, Source};
 use crate::maenifold::BuildContext;
-use crate::placement::{self, Placement};
+use crate::placement::{self, ArgsView, Excerpt, Placement};
 use crate::protocol::{Log, Mutation, PathKey};
-use crate::runtime::{join_until, Io, Ops, Step};
+use crate::runtime::{join_all, Io, Ops, Step};
 
 /// A hook call from the host.
 #[derive(Debug, Deserialize)]
@@ -33,6 +33,8 @@ pub enum Call {
         cwd: String,
     },
     /// Before a tool runs (OpenCode `tool.execute.before`).
+    /// The arguments come whole (`args`) or, as the plan asks, as top-level field types
+    /// plus excerpts around each needle the host found (`fields`, `excerpts`).
     #[serde(rename = "tool.before")]
     ToolBefore {
         tool: String,
@@ -41,7 +43,11 @@ pub enum Call {
         #[serde(default)]
         call_id: String,
         #[serde(default)]
-        args: Value,
+        args: Option<Value>,
+        #[serde(default)]
+        fields: BTreeMap<String, String>,
+        #[serde(default)]
+        excerpts: Option<Vec<Excerpt>>,
     },
     /// After a tool ran (OpenCode `tool.execute.after`).
     #[serde(rename = "tool.after")]
@@ -58,10 +64,24 @@ pub enum Call {
 #[derive(Debug, Clone, Serialize, Default, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct Plan {
-    /// `tool.before` is needed only for calls with a string containing one of these.
-    /// `None`: not needed at all.
-    pub tool_before_needles: Option<Vec<String>>,
+    /// `tool.before` is needed only for calls with a string containing `needle`; the host
+    /// sends the top-level field types and, for each string, excerpts: from one character
+    /// before each `needle` to one character after the next `close`, when that lies within
+    /// `window` characters (else that occurrence is skipped). `None`: not needed at all.
+    pub tool_before: Option<ExcerptPlan>,
 }
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ExcerptPlan {
+    pub needle: String,
+    pub close: String,
+    pub window: usize,
+}
+
+/// How far (in UTF-16 units, as JS counts) an excerpt may run from `[[` to `]]`: enough for
+/// the longest link body the core accepts even in astral-plane characters.
+pub const EXCERPT_WINDOW: usize = 2 * crate::wikilink::MAX_LINK_CHARS + 8;
 
 /// The result of `tool.before` and `tool.after`.
 #[derive(Debug, Clone, Serialize, Default, PartialEq)]
@@ -120,22 +140,28 @@ impl Engine {
         Ok(self.start(call))
     }
 
-    /// Hand back the reply to request `id` of operation `op`. `None`: nothing waits for it.
+    /// Hand back replies (JSON `[[id, reply], …]`) of operation `op`, all at once.
+    /// `None`: nothing waits for them (a late answer).
     pub fn resume_json(
         &mut self,
         op: u64,
-        id: u64,
-        reply: impl AsRef<[u8]>,
+        replies: impl AsRef<[u8]>,
     ) -> Result<Option<Step>, CallError> {
-        let reply: Value = serde_json::from_slice(reply.as_ref()).map_err(|e| CallError {
-            kind: "BadReply",
-            message: format!("bad reply to request {id}: {e}"),
-        })?;
-        Ok(self.ops.resume(op, id, reply))
+        let replies: Vec<(u64, Value)> =
+            serde_json::from_slice(replies.as_ref()).map_err(|e| CallError {
+                kind: "BadReply",
+                message: format!("bad replies to operation {op}: {e}"),
+            })?;
+        Ok(self.ops.resume_many(op, replies))
     }
 
     pub fn resume(&mut self, op: u64, id: u64, reply: Value) -> Option<Step> {
         self.ops.resume(op, id, reply)
+    }
+
+    /// Several replies of one operation at once.
+    pub fn ops_resume_many(&mut self, op: u64, replies: Vec<(u64, Value)>) -> Option<Step> {
+        self.ops.resume_many(op, replies)
     }
 
     /// The host gave up on an operation; returns its requests to cancel.
@@ -153,9 +179,19 @@ impl Engine {
                 tool,
                 call_id,
                 args,
+                fields,
+                excerpts,
                 ..
             } => self.ops.start(move |io| async move {
-                to_value(tool_before(&io, &shared, &tool, &call_id, &args).await)
+                let view = match (&args, &excerpts) {
+                    (Some(a), _) => ArgsView::Full(a),
+                    (None, Some(e)) => ArgsView::Excerpts {
+                        fields: &fields,
+                        excerpts: e,
+                    },
+                    (None, None) => return to_value(ToolResult::default()),
+                };
+                to_value(tool_before(&io, &shared, &tool, &call_id, &view).await)
             }),
             Call::ToolAfter { call_id, .. } => {
                 let r = tool_after(&shared, &call_id);
@@ -197,7 +233,11 @@ async fn init(
         (None, None) => {}
     }
     let plan = Plan {
-        tool_before_needles: source.as_ref().map(|_| vec!["[[".to_string()]),
+        tool_before: source.as_ref().map(|_| ExcerptPlan {
+            needle: "[[".into(),
+            close: "]]".into(),
+            window: EXCERPT_WINDOW,
+        }),
     };
     {
         let mut s = shared.borrow_mut();
@@ -214,7 +254,7 @@ async fn tool_before(
     shared: &Rc<RefCell<Shared>>,
     tool: &str,
     call_id: &str,
-    args: &Value,
+    args: &ArgsView<'_>,
 ) -> ToolResult {
     let (source, cfg) = {
         let s = shared.borrow();
@@ -223,7 +263,7 @@ async fn tool_before(
             None => return ToolResult::default(), // knowledge off: a quiet no-op
         }
     };
-    let mut concepts = placement::concepts_in_args(tool, args);
+    let mut concepts = args.concepts(tool);
     if concepts.is_empty() {
         return ToolResult::default();
     }
@@ -241,18 +281,25 @@ async fn tool_before(
         max_entities: cfg.max_entities,
         include_content: cfg.include_content,
     };
+    // All lookups start together, so one deadline for all is each call's own timeout.
+    let src = source.with_timeout(cfg.deadline_ms);
     let lookups = concepts
         .iter()
-        .map(|c| source.build_context(io, c, q))
+        .map(|c| src.build_context(io, c, q))
         .collect();
-    let answers = join_until(io, cfg.deadline_ms, lookups).await;
+    let answers: Vec<Option<Result<BuildContext, String>>> =
+        join_all(lookups).await.into_iter().map(Some).collect();
     let mut found: Vec<BuildContext> = Vec::new();
     let mut failed = Vec::new();
     for (c, a) in concepts.iter().zip(answers) {
         match a {
             Some(Ok(b)) => found.push(b),
-            Some(Err(e)) => failed.push(format!("{c}: {e}")),
+            Some(Err(e)) if e.contains("timed out") => failed.push(format!(
+                "{c}: over the {} ms deadline",
+                cfg.deadline_ms.min(source.timeout_ms())
+            )),
             None => failed.push(format!("{c}: over the {} ms deadline", cfg.deadline_ms)),
+            Some(Err(e)) => failed.push(format!("{c}: {e}")),
         }
     }
     if !failed.is_empty() {
@@ -373,11 +420,15 @@ mod tests {
                                         Some(out) => {
                                             json!({"success": true, "stdout": out, "exitCode": 0})
                                         }
-                                        None => continue, // hangs
+                                        None => {
+                                            // hangs: the host kills it at its timeout
+                                            timers.push((op, r.id, json!({"timedOut": true})));
+                                            continue;
+                                        }
                                     }
                                 }
                                 Request::Sleep { .. } => {
-                                    timers.push((op, r.id));
+                                    timers.push((op, r.id, json!({})));
                                     continue;
                                 }
                                 other => panic!("unexpected {other:?}"),
@@ -387,8 +438,9 @@ mod tests {
                         step = match next {
                             Some(s) => s,
                             None => {
-                                let (op, id) = timers.pop().expect("stuck with no timer");
-                                self.engine.resume(op, id, json!({})).unwrap()
+                                let (op, id, reply) =
+                                    timers.pop().expect("stuck with nothing pending");
+                                self.engine.resume(op, id, reply).unwrap()
                             }
                         };
                     }
@@ -488,7 +540,7 @@ mod tests {
         let Step::Done { result, .. } = step else {
             panic!("no requests without PATH/HOME: {step:?}")
         };
-        assert_eq!(result["plan"]["toolBeforeNeedles"], Value::Null);
+        assert_eq!(result["plan"]["toolBefore"], Value::Null);
         assert_eq!(result["logs"].as_array().unwrap().len(), 1);
         let step = e
             .start_json(
@@ -507,6 +559,6 @@ mod tests {
             e.start_json(r#"{"hook":"nope"}"#).unwrap_err().kind,
             "BadCall"
         );
-        assert_eq!(e.resume_json(1, 1, "nah").unwrap_err().kind, "BadReply");
+        assert_eq!(e.resume_json(1, "nah").unwrap_err().kind, "BadReply");
     }
 }

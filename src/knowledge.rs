@@ -26,6 +26,27 @@ pub enum Source {
 }
 
 impl Source {
+    /// The same source with calls limited to `ms` (never longer than its own timeout).
+    pub fn with_timeout(&self, ms: u64) -> Source {
+        match self {
+            Source::Cli {
+                path,
+                timeout_ms,
+                max_bytes,
+            } => Source::Cli {
+                path: path.clone(),
+                timeout_ms: (*timeout_ms).min(ms),
+                max_bytes: *max_bytes,
+            },
+        }
+    }
+
+    pub fn timeout_ms(&self) -> u64 {
+        match self {
+            Source::Cli { timeout_ms, .. } => *timeout_ms,
+        }
+    }
+
     pub fn name(&self) -> &'static str {
         match self {
             Source::Cli { .. } => "maenifold-cli",

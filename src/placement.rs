@@ -7,9 +7,13 @@
 //! * everything else — file contents, patches, paths, URLs, patterns, queries, todo lists —
 //!   is never altered: the context is delivered with the tool's result instead.
 
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::context::Style;
+use crate::protocol::PathKey;
 use crate::wikilink::{ConceptSet, ScanMode};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,8 +67,64 @@ const RESULT_ONLY_TOOLS: &[&str] = &[
     "insert_content",
 ];
 
-pub fn placement(tool: &str, args: &Value, prompt_fields: &[String]) -> Placement {
-    let has_string = |f: &str| args.get(f).is_some_and(Value::is_string);
+/// Where the tool's arguments are seen from: the whole value, or — for large arguments — only
+/// the top-level field types and excerpts around each `[[` that the host found (the host ships
+/// `needle`-led excerpts so a 1 MB argument does not cross the boundary; the core still
+/// decides what is a link).
+pub enum ArgsView<'a> {
+    Full(&'a Value),
+    Excerpts {
+        fields: &'a BTreeMap<String, String>,
+        excerpts: &'a [Excerpt],
+    },
+}
+
+/// A piece of one string argument: `path` names the string, `text` runs from one character
+/// before a `[[` to one character after the `]]` that closes it.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct Excerpt {
+    pub path: Vec<PathKey>,
+    pub text: String,
+}
+
+impl ArgsView<'_> {
+    /// Is `field` a top-level string argument?
+    pub fn has_string(&self, field: &str) -> bool {
+        match self {
+            ArgsView::Full(v) => v.get(field).is_some_and(Value::is_string),
+            ArgsView::Excerpts { fields, .. } => fields.get(field).is_some_and(|t| t == "string"),
+        }
+    }
+
+    /// The concepts named in the arguments, first seen first, deduplicated.
+    pub fn concepts(&self, tool: &str) -> Vec<String> {
+        match self {
+            ArgsView::Full(v) => concepts_in_args(tool, v),
+            ArgsView::Excerpts { excerpts, .. } => {
+                let shell_field = SHELL_TOOLS
+                    .iter()
+                    .find(|(t, _)| *t == tool)
+                    .map(|(_, f)| *f);
+                let mut set = ConceptSet::default();
+                for e in excerpts.iter() {
+                    let shell = matches!((e.path.as_slice(), shell_field), ([PathKey::Key(k)], Some(f)) if k == f);
+                    set.add_text(
+                        &e.text,
+                        if shell {
+                            ScanMode::Shell
+                        } else {
+                            ScanMode::Prose
+                        },
+                    );
+                }
+                set.into_vec()
+            }
+        }
+    }
+}
+
+pub fn placement(tool: &str, args: &ArgsView, prompt_fields: &[String]) -> Placement {
+    let has_string = |f: &str| args.has_string(f);
     if let Some((_, f)) = SHELL_TOOLS.iter().find(|(t, _)| *t == tool) {
         if has_string(f) {
             return Placement::Prepend {
@@ -140,7 +200,7 @@ mod tests {
 
     #[test]
     fn per_tool_placement() {
-        let p = |tool: &str, args: Value| placement(tool, &args, &pf());
+        let p = |tool: &str, args: Value| placement(tool, &ArgsView::Full(&args), &pf());
         assert_eq!(
             p("bash", json!({"command": "ls"})),
             Placement::Prepend {
@@ -211,6 +271,42 @@ mod tests {
         );
         assert_eq!(c(json!({"a": "[[]] [x] [[unclosed"})), Vec::<String>::new());
         assert_eq!(c(json!("top-level [[string]]")), vec!["string"]);
+    }
+
+    #[test]
+    fn excerpts_give_the_same_concepts_and_placement_as_the_full_arguments() {
+        let fields: BTreeMap<String, String> = [
+            ("command".into(), "string".into()),
+            ("n".into(), "number".into()),
+        ]
+        .into();
+        let ex = vec![
+            Excerpt {
+                path: vec!["command".into()],
+                text: " [[ -f x ]] && [[auth]] ".into(),
+            },
+            Excerpt {
+                path: vec!["meta".into(), PathKey::Index(0)],
+                text: "x[[REST API]]]".into(),
+            },
+            Excerpt {
+                path: vec!["meta".into(), PathKey::Index(1)],
+                text: " [[jwt]]".into(),
+            },
+        ];
+        let view = ArgsView::Excerpts {
+            fields: &fields,
+            excerpts: &ex,
+        };
+        assert_eq!(view.concepts("bash"), vec!["auth", "jwt"]);
+        assert_eq!(
+            placement("bash", &view, &pf()),
+            Placement::Prepend {
+                field: "command".into(),
+                style: Style::ShellComment
+            }
+        );
+        assert!(!view.has_string("n"));
     }
 
     #[test]

@@ -161,15 +161,28 @@ impl Ops {
     /// Hand back the reply to request `id` of operation `op`.
     /// Replies to finished operations or unknown requests are ignored (a late answer).
     pub fn resume(&mut self, op: u64, id: u64, reply: Value) -> Option<Step> {
+        self.resume_many(op, vec![(id, reply)])
+    }
+
+    /// Hand back several replies of one operation at once (one crossing, one poll): the host
+    /// delivers together whatever finished together.
+    pub fn resume_many(&mut self, op: u64, replies: Vec<(u64, Value)>) -> Option<Step> {
         let entry = self.ops.get(&op)?;
+        let mut any = false;
         {
             let mut st = entry.io.state.borrow_mut();
-            if !st.in_flight.remove(&id) {
-                return None;
+            for (id, reply) in replies {
+                if st.in_flight.remove(&id) {
+                    st.replies.insert(id, reply);
+                    any = true;
+                }
             }
-            st.replies.insert(id, reply);
         }
-        Some(self.poll(op))
+        if any {
+            Some(self.poll(op))
+        } else {
+            None
+        }
     }
 
     /// How many operations are waiting on the host.

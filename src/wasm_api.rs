@@ -54,12 +54,13 @@ impl Engine {
             .map_err(js_error)
     }
 
-    /// Hand back the reply (JSON) to request `id` of operation `op`. Returns the next step
-    /// (JSON), or an empty string when nothing waits for that reply.
-    pub fn resume(&mut self, op: u32, id: u32, reply: &[u8]) -> Result<String, JsError> {
+    /// Hand back replies of operation `op` (UTF-8 JSON `[[id, reply], …]`: whatever finished
+    /// together, in one crossing). Returns the next step (JSON), or an empty string when
+    /// nothing waits for those replies.
+    pub fn resume(&mut self, op: u32, replies: &[u8]) -> Result<String, JsError> {
         match self
             .inner
-            .resume_json(op as u64, id as u64, reply)
+            .resume_json(op as u64, replies)
             .map_err(js_error)?
         {
             Some(s) => Ok(step_json(&s)),

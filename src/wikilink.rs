@@ -9,6 +9,10 @@
 //! Tool arguments are plain strings, not markdown, so this module scans text as it is. The
 //! markdown-aware rules (links in code are ignored) live with the vault, which parses markdown.
 
+/// A link body longer than this is not taken for a concept name (hosts ship excerpts of large
+/// arguments, bounded accordingly).
+pub const MAX_LINK_CHARS: usize = 256;
+
 /// How a string is scanned. Shell commands use `[[ … ]]` as the test builtin
 /// (`[[ -f x ]]`), which must not be taken for a link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,7 +77,7 @@ pub fn for_each_link<'a>(text: &'a str, mode: ScanMode, mut f: impl FnMut(&'a st
             continue;
         }
         let body = &text[body_start..close];
-        if body.is_empty() {
+        if body.is_empty() || body.chars().nth(MAX_LINK_CHARS).is_some() {
             continue;
         }
         if mode == ScanMode::Shell
@@ -87,20 +91,7 @@ pub fn for_each_link<'a>(text: &'a str, mode: ScanMode, mut f: impl FnMut(&'a st
 }
 
 fn find_open(hay: &[u8]) -> Option<usize> {
-    let mut i = 0;
-    while i + 1 < hay.len() {
-        match hay[i + 1..].iter().position(|&b| b == b'[') {
-            None => return None,
-            Some(p) => {
-                let j = i + 1 + p; // hay[j] == '['
-                if hay[j - 1] == b'[' {
-                    return Some(j - 1);
-                }
-                i = j;
-            }
-        }
-    }
-    None
+    memchr::memmem::find(hay, b"[[")
 }
 
 /// The concept a link body names: the part before `|` (alias) and `#` (heading), normalized.
@@ -182,6 +173,8 @@ mod tests {
         assert_eq!(concepts("[[[triple]]]", p), Vec::<String>::new());
         assert_eq!(concepts("[[a [[b]]", p), vec!["b"]);
         assert_eq!(concepts("[[123]]", p), vec!["123"]);
+        let long = format!("[[{}]] [[ok]]", "x".repeat(MAX_LINK_CHARS + 1));
+        assert_eq!(concepts(&long, p), vec!["ok"]);
     }
 
     #[test]

@@ -13,7 +13,14 @@ fn parse(s: &str) -> Value {
 #[wasm_bindgen_test]
 fn init_asks_the_host_to_stat_candidates_in_one_step() {
     let mut e = Engine::new();
-    let step = parse(&e.start(json!({"hook": "init", "env": {"PATH": "/a:/b"}, "cwd": "/w"}).to_string().as_bytes()).unwrap());
+    let step = parse(
+        &e.start(
+            json!({"hook": "init", "env": {"PATH": "/a:/b"}, "cwd": "/w"})
+                .to_string()
+                .as_bytes(),
+        )
+        .unwrap(),
+    );
     let reqs = step["pending"]["requests"].as_array().unwrap();
     assert_eq!(reqs.len(), 2);
     assert_eq!(reqs[0]["kind"], "stat");
@@ -21,33 +28,59 @@ fn init_asks_the_host_to_stat_candidates_in_one_step() {
     let op = step["pending"]["op"].as_u64().unwrap() as u32;
     let r0 = reqs[0]["id"].as_u64().unwrap() as u32;
     let r1 = reqs[1]["id"].as_u64().unwrap() as u32;
-    let waiting = parse(&e.resume(op, r0, br#"{"exists":false}"#).unwrap());
+    let waiting = parse(
+        &e.resume(op, format!(r#"[[{r0},{{"exists":false}}]]"#).as_bytes())
+            .unwrap(),
+    );
     assert_eq!(waiting["pending"]["requests"], json!([]));
-    let done = parse(&e.resume(op, r1, br#"{"exists":true,"realpath":"/b/maenifold","isFile":true,"executable":true}"#).unwrap());
+    let done = parse(&e.resume(op, format!(r#"[[{r1},{{"exists":true,"realpath":"/b/maenifold","isFile":true,"executable":true}}]]"#).as_bytes()).unwrap());
     assert_eq!(done["done"]["result"]["discovery"]["path"], "/b/maenifold");
-    assert_eq!(done["done"]["result"]["plan"]["toolBeforeNeedles"], json!(["[["]));
+    assert_eq!(done["done"]["result"]["plan"]["toolBefore"]["needle"], "[[");
 }
 
 #[wasm_bindgen_test]
 fn a_tool_call_round_trip() {
     let mut e = Engine::new();
-    let init = parse(&e.start(json!({"hook": "init", "options": {"cliPath": "/m"}}).to_string().as_bytes()).unwrap());
+    let init = parse(
+        &e.start(
+            json!({"hook": "init", "options": {"cliPath": "/m"}})
+                .to_string()
+                .as_bytes(),
+        )
+        .unwrap(),
+    );
     let op = init["pending"]["op"].as_u64().unwrap() as u32;
     let id = init["pending"]["requests"][0]["id"].as_u64().unwrap() as u32;
-    e.resume(op, id, br#"{"exists":true,"realpath":"/m","isFile":true,"executable":true}"#).unwrap();
+    e.resume(
+        op,
+        format!(r#"[[{id},{{"exists":true,"realpath":"/m","isFile":true,"executable":true}}]]"#)
+            .as_bytes(),
+    )
+    .unwrap();
 
     let call = json!({"hook": "tool.before", "tool": "bash", "callId": "c", "args": {"command": "echo [[Auth]]"}});
     let step = parse(&e.start(call.to_string().as_bytes()).unwrap());
-    let spawn = step["pending"]["requests"].as_array().unwrap().iter().find(|r| r["kind"] == "spawn").unwrap().clone();
+    let spawn = step["pending"]["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["kind"] == "spawn")
+        .unwrap()
+        .clone();
     assert_eq!(spawn["argv"][2], "BuildContext");
     let op = step["pending"]["op"].as_u64().unwrap() as u32;
     let reply = json!({"success": true, "exitCode": 0, "stdout": "Context for CONCEPT: auth\n\nDirect relations (1 CONCEPTS):\n  • jwt (co-occurs in 2 files)\n"});
-    let done = parse(&e.resume(op, spawn["id"].as_u64().unwrap() as u32, reply.to_string().as_bytes()).unwrap());
+    let done = parse(
+        &e.resume(op, json!([[spawn["id"], reply]]).to_string().as_bytes())
+            .unwrap(),
+    );
     let m = &done["done"]["result"]["mutations"][0];
     assert_eq!(m["path"], json!(["command"]));
-    assert!(m["prepend"].as_str().unwrap().contains("# Related: [[jwt]] (2 files)"));
-    // the deadline timer still in flight is listed for the host to cancel
-    assert_eq!(done["done"]["cancel"].as_array().unwrap().len(), 1);
+    assert!(m["prepend"]
+        .as_str()
+        .unwrap()
+        .contains("# Related: [[jwt]] (2 files)"));
+    assert_eq!(done["done"]["cancel"], json!([]));
 }
 
 #[wasm_bindgen_test]
@@ -58,6 +91,6 @@ fn bad_input_is_a_typed_error() {
     // JsError becomes a JS Error object; its message names the kind.
     assert!(msg.is_none());
     assert!(e.start(br#"{"hook":"tool.before"}"#).is_err());
-    assert!(e.resume(1, 1, b"\xff").is_err());
-    assert_eq!(e.resume(99, 1, b"{}").unwrap(), "");
+    assert!(e.resume(1, b"\xff").is_err());
+    assert_eq!(e.resume(99, b"[[1,{}]]").unwrap(), "");
 }
