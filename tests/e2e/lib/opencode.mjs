@@ -90,8 +90,47 @@ function killGroup(child, signal = "SIGKILL") {
   }
 }
 
+/**
+ * Kill every process still carrying this sandbox's marker variable in its
+ * environment. OpenCode's bash tool starts commands in their OWN process group
+ * (so killing OpenCode's group misses them) and does not kill them when it is
+ * terminated; they inherit the environment though, so the marker finds exactly
+ * the processes this sandbox started, even after they were re-parented.
+ * Linux only (/proc); elsewhere a no-op. Returns the pids signalled.
+ */
+export function sweepSandboxProcesses(marker) {
+  const needle = Buffer.from(`${SANDBOX_MARKER}=${marker}\0`);
+  const killed = [];
+  let pids = [];
+  try {
+    pids = fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d)).map(Number);
+  } catch {
+    return killed;
+  }
+  for (const pid of pids) {
+    if (pid === process.pid) continue;
+    let env;
+    try {
+      env = fs.readFileSync(`/proc/${pid}/environ`);
+    } catch {
+      continue;
+    }
+    if (env.indexOf(needle) === -1) continue;
+    try {
+      process.kill(pid, "SIGKILL");
+      killed.push(pid);
+    } catch {
+      /* gone */
+    }
+  }
+  return killed;
+}
+
+const SANDBOX_MARKER = "HOOKWISE_E2E_SANDBOX";
+
 process.on("exit", () => {
   for (const c of liveChildren) killGroup(c);
+  for (const d of tempDirs) sweepSandboxProcesses(d);
   if (!keepTemp) for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
 });
 for (const sig of ["SIGINT", "SIGTERM"]) {
@@ -348,6 +387,7 @@ export function makeSandbox(opts = {}) {
     npm_config_update_notifier: "false",
     NO_COLOR: "1",
     ...(opts.env ?? {}),
+    [SANDBOX_MARKER]: root,
   };
   fs.mkdirSync(sb.env.TMPDIR, { recursive: true });
   sb.npmEnv = { ...sb.env, npm_config_cache: path.join(root, "npm-cache"), npm_config_loglevel: "error" };
@@ -396,6 +436,7 @@ export function makeSandbox(opts = {}) {
   sb.logFiles = () => readLogFiles(sb.dataHome);
   sb.run = (runOpts) => runInSandbox(sb, runOpts);
   sb.cleanup = () => {
+    sweepSandboxProcesses(root);
     tempDirs.delete(root);
     if (!keepTemp) fs.rmSync(root, { recursive: true, force: true });
   };
@@ -460,10 +501,11 @@ async function runInSandbox(sb, opts = {}) {
   child.stdout.setEncoding("utf8").on("data", (d) => (stdout += d));
   child.stderr.setEncoding("utf8").on("data", (d) => (stderr += d));
   let timedOut = false;
+  const strays = [];
   const timer = setTimeout(() => {
     timedOut = true;
-    killGroup(child, "SIGTERM");
-    setTimeout(() => killGroup(child, "SIGKILL"), 2000).unref();
+    killGroup(child, "SIGKILL");
+    strays.push(...sweepSandboxProcesses(sb.root));
   }, timeoutMs);
   const { code, signal } = await new Promise((resolve) => {
     child.once("error", (err) => {
@@ -473,8 +515,9 @@ async function runInSandbox(sb, opts = {}) {
     child.once("close", (c, s) => resolve({ code: c, signal: s }));
   });
   clearTimeout(timer);
-  // Whatever is left in the group (e.g. a backgrounded shell) goes too.
+  // Whatever is left (tool shells run in their own process groups) goes too.
   killGroup(child, "SIGKILL");
+  strays.push(...sweepSandboxProcesses(sb.root));
   liveChildren.delete(child);
   const durationMs = Date.now() - started;
   if (own) await model.close();
@@ -488,6 +531,9 @@ async function runInSandbox(sb, opts = {}) {
     code,
     signal,
     timedOut,
+    pid: child.pid,
+    /** Processes of this run still alive after OpenCode exited (killed by the harness). */
+    strays,
     durationMs,
     stdout,
     stderr,
