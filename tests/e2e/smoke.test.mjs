@@ -13,6 +13,9 @@ import { e2eGate, runOpencode, assertRunOk } from "./lib/opencode.mjs";
 
 const gate = e2eGate();
 if (gate.skip) console.log(`# e2e smoke ${gate.skip}`);
+// Under CI a missing binary is a failure, not a skip.
+if (gate.error) test("OpenCode binary is available (required when CI is set)", () => assert.fail(gate.error));
+const suiteSkip = gate.skip || (gate.error ? "OpenCode binary missing" : false);
 
 const SYSTEM_MARKER = "SMOKE-SYSTEM-MARKER: be brief.";
 const NOTE = "# note: checked by the smoke plugin";
@@ -55,7 +58,7 @@ function resultFor(req, callId) {
   return req.toolResults().find((r) => r.toolCallId === callId)?.content;
 }
 
-describe("e2e harness smoke (real OpenCode, scripted model)", { skip: gate.skip }, () => {
+describe("e2e harness smoke (real OpenCode, scripted model)", { skip: suiteSkip }, () => {
   let plain; // no plugin
   let hooked; // the smoke plugin
   let packaged; // npm-packed plugins, three install modes

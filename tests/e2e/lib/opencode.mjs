@@ -128,6 +128,31 @@ export function sweepSandboxProcesses(marker) {
 
 const SANDBOX_MARKER = "HOOKWISE_E2E_SANDBOX";
 
+/** True while `pid` exists and is not a zombie (Linux: /proc state; else kill 0). */
+export function processAlive(pid) {
+  if (fs.existsSync("/proc/self")) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+      return state !== "Z" && state !== "X";
+    } catch {
+      return false;
+    }
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Wait (up to `ms`) until none of `pids` is alive. */
+async function waitGone(pids, ms = 3000) {
+  const end = Date.now() + ms;
+  while (pids.some(processAlive) && Date.now() < end) await new Promise((ok) => setTimeout(ok, 50));
+}
+
 process.on("exit", () => {
   for (const c of liveChildren) killGroup(c);
   for (const d of tempDirs) sweepSandboxProcesses(d);
@@ -518,6 +543,7 @@ async function runInSandbox(sb, opts = {}) {
   // Whatever is left (tool shells run in their own process groups) goes too.
   killGroup(child, "SIGKILL");
   strays.push(...sweepSandboxProcesses(sb.root));
+  await waitGone([child.pid, ...strays]);
   liveChildren.delete(child);
   const durationMs = Date.now() - started;
   if (own) await model.close();
