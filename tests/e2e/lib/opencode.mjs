@@ -270,14 +270,18 @@ function packageJsonOfTarball(tarball) {
   return JSON.parse(out);
 }
 
-function npmInstall(prefix, tarball, env) {
+function npmInstall(prefix, tarball, env, offline = true) {
   fs.mkdirSync(prefix, { recursive: true });
   if (!fs.existsSync(path.join(prefix, "package.json"))) fs.writeFileSync(path.join(prefix, "package.json"), "{}\n");
-  execFileSync(
-    "npm",
-    ["install", "--ignore-scripts", "--offline", "--no-audit", "--no-fund", "--prefix", prefix, tarball],
-    { env, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" },
-  );
+  try {
+    execFileSync(
+      "npm",
+      ["install", "--ignore-scripts", offline ? "--offline" : "--prefer-offline", "--no-audit", "--no-fund", "--prefix", prefix, tarball],
+      { env: offline ? env : { ...env, npm_config_offline: "false" }, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" },
+    );
+  } catch (err) {
+    throw new Error(`npm install ${tarball} into ${prefix} failed:\n${err.stderr ?? err.message}`);
+  }
 }
 
 /**
@@ -288,7 +292,9 @@ function npmInstall(prefix, tarball, env) {
  *   [spec, options]                       tuple form, passed through with the spec mapped as above
  *   { file, options? }                    a plugin module on disk
  *   { code, name?, options? }             module source, written to <sandbox>/plugins/<name>
- *   { tarball, options?, install?, spec? } an `npm pack` tarball, see `install` modes in README:
+ *   { tarball, options?, install?, spec?, npmOffline? } an `npm pack` tarball, see `install` modes in README
+ *       (npmOffline: false lets the harness's own npm install fetch the package's dependencies
+ *       from the registry; OpenCode itself always stays offline):
  *       "cache"   (default) pre-install into OpenCode's own plugin cache, config says the bare name
  *       "opencode" config says "<name>@file:<tarball>": OpenCode installs it itself (scripts disabled)
  *       "project" npm-install into <project>/node_modules, config says file://<that package dir>
@@ -322,11 +328,11 @@ function preparePlugin(entry, sb, defaultOptions) {
         // exists it loads it without touching the network.
         spec = entry.spec ?? pkg.name;
         const key = spec === pkg.name ? `${pkg.name}@latest` : spec;
-        npmInstall(path.join(sb.cacheHome, "opencode", "packages", key), tarball, sb.npmEnv);
+        npmInstall(path.join(sb.cacheHome, "opencode", "packages", key), tarball, sb.npmEnv, entry.npmOffline !== false);
       } else if (mode === "opencode") {
         spec = `${pkg.name}@file:${tarball}`;
       } else if (mode === "project") {
-        npmInstall(sb.dir, tarball, sb.npmEnv);
+        npmInstall(sb.dir, tarball, sb.npmEnv, entry.npmOffline !== false);
         spec = pathToFileURL(path.join(sb.dir, "node_modules", pkg.name)).href;
       } else {
         throw new Error(`unknown tarball install mode ${mode}`);
@@ -434,7 +440,6 @@ export function makeSandbox(opts = {}) {
   sb.writeConfig = (baseURL) => {
     const config = mergeConfig(
       {
-        $schema: "https://opencode.ai/config.json",
         autoupdate: false,
         share: "disabled",
         model: "mock/mock-1",
