@@ -606,12 +606,22 @@ export function describeRun(r) {
   ].join("\n");
 }
 
-/** Throw with diagnostics unless the run exited 0 without timing out and no plugin failed to load. */
+/**
+ * Throw with diagnostics unless the run exited 0 without timing out, no path
+ * plugin failed to load, and every tarball plugin OpenCode had to install
+ * itself ("opencode" mode) is installed. (OpenCode reports npm install
+ * failures only as a bus event: no log line, exit code 0.)
+ */
 export function assertRunOk(r) {
-  const failures = r.logs.pluginFailures();
-  if (r.code !== 0 || r.timedOut || failures.length) {
-    throw new Error(`OpenCode run failed\n${describeRun(r)}`);
+  const problems = [];
+  if (r.code !== 0 || r.timedOut) problems.push("bad exit");
+  for (const f of r.logs.pluginFailures()) problems.push(`plugin failure: ${f.raw.slice(0, 300)}`);
+  for (const i of r.sandbox.installed) {
+    if (i.mode !== "opencode") continue;
+    const dir = path.join(r.sandbox.cacheHome, "opencode", "packages", i.spec, "node_modules", i.name);
+    if (!fs.existsSync(dir)) problems.push(`OpenCode did not install ${i.spec} (no ${dir})`);
   }
+  if (problems.length) throw new Error(`OpenCode run failed: ${problems.join("; ")}\n${describeRun(r)}`);
   return r;
 }
 
