@@ -100,7 +100,10 @@ pub fn parse_read(text: &str) -> Result<Memory, String> {
     let mut offset = t.find('\n').map(|i| i + 1).unwrap_or(t.len());
     let mut found_rule = false;
     while offset < t.len() {
-        let end = t[offset..].find('\n').map(|i| offset + i).unwrap_or(t.len());
+        let end = t[offset..]
+            .find('\n')
+            .map(|i| offset + i)
+            .unwrap_or(t.len());
         let line = t[offset..end].trim_end_matches('\r');
         offset = (end + 1).min(t.len());
         if line.trim() == "---" {
@@ -253,8 +256,13 @@ A second rule inside the content stays content.";
         let j = r#"{"success":true,"data":{"uri":"memory://a/b","checksum":"c","title":"B","folder":"a"},"error":null}"#;
         assert_eq!(judge_write(&ok(j)).unwrap().uri, "memory://a/b");
         let v = r#"{"success":false,"data":null,"error":{"code":"VALIDATION_ERROR","message":"Content must contain at least one [[concept]]"}}"#;
-        assert!(judge_write(&ok(v)).unwrap_err().contains("VALIDATION_ERROR"));
-        assert!(judge_write(&ok("ERROR: Content must contain at least one [[concept]] in double brackets")).is_err());
+        assert!(judge_write(&ok(v))
+            .unwrap_err()
+            .contains("VALIDATION_ERROR"));
+        assert!(judge_write(&ok(
+            "ERROR: Content must contain at least one [[concept]] in double brackets"
+        ))
+        .is_err());
         assert!(judge_write(&ok("something else")).is_err());
     }
 }

@@ -333,7 +333,10 @@ mod tests {
         assert!(parse("").is_err());
         assert!(parse("hello\n**a** (memory)").is_err());
         assert!(parse("\u{FFFD}\u{FFFD}\u{0}\u{FFFD}").is_err());
-        let r = parse("# Recent Activity\n\n**a\u{FFFD}b** (memory)\n  Title: \u{FFFD}\n  Sections: lots\n").unwrap();
+        let r = parse(
+            "# Recent Activity\n\n**a\u{FFFD}b** (memory)\n  Title: \u{FFFD}\n  Sections: lots\n",
+        )
+        .unwrap();
         assert_eq!(r.entries()[0].name, "a\u{FFFD}b");
         assert_eq!(r.entries()[0].sections, None);
         // 10 MB: entries capped, long content clipped
@@ -341,7 +344,9 @@ mod tests {
         let long = "z".repeat(100_000);
         let mut i = 0;
         while s.len() < 10 * 1024 * 1024 {
-            s.push_str(&format!("**e{i}** (memory)\n  Title: T\n  First H2 Content: {long}\n{long}\n\n"));
+            s.push_str(&format!(
+                "**e{i}** (memory)\n  Title: T\n  First H2 Content: {long}\n{long}\n\n"
+            ));
             i += 1;
         }
         let r = parse(&s).unwrap();

@@ -374,7 +374,10 @@ Text results: 2, Semantic results: 1
                 "snippet": "[[JWT]] everywhere"}]}});
         let r = judge_search(&ok(&hybrid.to_string())).unwrap();
         assert_eq!(r.mode, Some(SearchMode::Hybrid));
-        assert_eq!((r.total, r.text_count, r.semantic_count), (Some(1), Some(1), Some(0)));
+        assert_eq!(
+            (r.total, r.text_count, r.semantic_count),
+            (Some(1), Some(1), Some(0))
+        );
         assert_eq!(r.hits[0].uri, "memory://notes/auth-design");
         assert_eq!(r.hits[0].score, Some(0.033));
         assert_eq!(r.hits[0].semantic_score, Some(0.712));
@@ -385,7 +388,11 @@ Text results: 2, Semantic results: 1
                         {"title": "", "path": ""}]}});
         let r = parse(&ft.to_string()).unwrap();
         assert_eq!(r.mode, Some(SearchMode::FullText));
-        assert_eq!(r.hits.len(), 1, "a result with neither title nor path is skipped");
+        assert_eq!(
+            r.hits.len(),
+            1,
+            "a result with neither title nor path is skipped"
+        );
         assert_eq!(r.hits[0].score, Some(1.0));
         assert_eq!(r.hits[0].text_score, None);
     }
@@ -394,7 +401,10 @@ Text results: 2, Semantic results: 1
     fn errors_and_plain_answers() {
         let fail = r#"{"success":false,"data":null,"error":{"code":"INVALID_ARGUMENT","message":"bad mode"}}"#;
         let e = judge_search(&ok(fail)).unwrap_err();
-        assert!(e.contains("INVALID_ARGUMENT") && e.contains("bad mode"), "{e}");
+        assert!(
+            e.contains("INVALID_ARGUMENT") && e.contains("bad mode"),
+            "{e}"
+        );
         let e = judge_search(&ok("ERROR: Query contains no informative keywords. Try adding specific terms (e.g. \"machine learning\", \"NLP\").\n\n💡 Provide at least one non-stopword keyword\n")).unwrap_err();
         assert!(e.contains("no informative keywords"), "{e}");
         let r = judge_search(&ok("No memories found in specified folder\n")).unwrap();
