@@ -192,7 +192,7 @@ fn tally(acc: &Acc) -> Tally {
         }
     }
     let mut reads: Vec<&(usize, Memory)> = acc.reads.iter().collect();
-    reads.sort_by_key(|(k, _)| *k);
+    reads.sort_unstable_by_key(|(k, _)| *k);
     for (_, m) in reads {
         t.add_links(&m.content, &m.uri);
         t.add_title(&m.title, &m.uri);
@@ -203,7 +203,9 @@ fn tally(acc: &Acc) -> Tally {
             for s in [&e.first, &e.last].into_iter().flatten() {
                 t.add_links(s, &file);
             }
-            t.add_title(e.title.as_deref().unwrap_or(&e.name), &file);
+            if e.kind == "memory" {
+                t.add_title(e.title.as_deref().unwrap_or(&e.name), &file);
+            }
         }
     }
     t
@@ -338,7 +340,7 @@ pub async fn session_start(
     if a.top.is_empty() && !finished {
         a.top = tally(&a).top(cfg.top_concepts);
     }
-    a.graph.sort_by_key(|(i, _)| *i);
+    a.graph.sort_unstable_by_key(|(i, _)| *i);
     let graph: Vec<BuildContext> = a.graph.iter().map(|(_, b)| b.clone()).collect();
 
     let hits = a.search.as_ref().map(|s| s.hits.as_slice()).unwrap_or(&[]);
