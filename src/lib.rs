@@ -12,6 +12,7 @@ pub mod maenifold;
 pub mod placement;
 pub mod protocol;
 pub mod runtime;
+pub mod session;
 pub mod wikilink;
 
 /// The wasm-bindgen adapters (wasm32 only).

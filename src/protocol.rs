@@ -25,6 +25,9 @@ pub enum Request {
     ReadFile { path: String, max_bytes: u64 },
     /// Append one line (no newline inside) to a file, creating it and its folders. Reply: `{ok, error?}`.
     AppendLine { path: String, line: String },
+    /// The text of a session's messages, oldest first (OpenCode: `client.session.messages`,
+    /// each message's text parts joined). Reply: `{messages: [{role, text}], error?}`.
+    SessionMessages { session_id: String },
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -3,6 +3,9 @@
 //! text outputs are parsed.
 
 pub mod build_context;
+pub mod memory;
+pub mod recent;
+pub mod search;
 
 pub use build_context::{BuildContext, Relation, Sibling};
 

@@ -1,0 +1,985 @@
+//! The session operations driven natively by a scripted host with a simulated clock: CLI
+//! answers take a set time (or hang until the host's own timeout kills them), sleeps take
+//! theirs, several operations run at once, cancellations are honoured.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::runtime::{Ops, Step};
+
+/// What the fake maenifold does with one call.
+#[derive(Clone)]
+enum Answer {
+    /// Prints this after `ms`.
+    Out(u64, String),
+    /// Never finishes: the host kills it at its timeout.
+    Hang,
+    /// The host reports an error (missing binary, output over the cap …).
+    HostError(String),
+}
+
+#[derive(Debug, Clone)]
+struct Call {
+    tool: String,
+    payload: Value,
+    json: bool,
+    at: u64,
+    id: u64,
+}
+
+type Cli = dyn Fn(&str, &Value) -> Answer;
+
+struct Sim {
+    ops: Ops,
+    now: u64,
+    seq: u64,
+    queue: Vec<(u64, u64, u64, u64, Value)>, // (time, seq, op, id, reply)
+    cli: Rc<Cli>,
+    /// The reply to SessionMessages; `None`: never answered.
+    messages: Option<Value>,
+    calls: Vec<Call>,
+    done: HashMap<u64, (u64, Value)>, // op -> (time, result)
+    cancelled: Vec<u64>,
+}
+
+const CLI_TIMEOUT_MS: u64 = 5000;
+
+fn source() -> Source {
+    Source::Cli {
+        path: "/bin/maenifold".into(),
+        timeout_ms: CLI_TIMEOUT_MS,
+        max_bytes: 1 << 20,
+    }
+}
+
+impl Sim {
+    fn new(cli: impl Fn(&str, &Value) -> Answer + 'static) -> Sim {
+        Sim {
+            ops: Ops::default(),
+            now: 0,
+            seq: 0,
+            queue: Vec::new(),
+            cli: Rc::new(cli),
+            messages: Some(json!({"messages": []})),
+            calls: Vec::new(),
+            done: HashMap::new(),
+            cancelled: Vec::new(),
+        }
+    }
+
+    fn schedule(&mut self, after: u64, op: u64, id: u64, reply: Value) {
+        self.seq += 1;
+        self.queue.push((self.now + after, self.seq, op, id, reply));
+    }
+
+    fn cancel(&mut self, ids: &[u64]) {
+        for id in ids {
+            self.cancelled.push(*id);
+            self.queue.retain(|e| e.3 != *id);
+        }
+    }
+
+    fn handle(&mut self, step: Step) -> u64 {
+        match step {
+            Step::Done { op, result, cancel } => {
+                self.cancel(&cancel);
+                self.done.insert(op, (self.now, result));
+                op
+            }
+            Step::Pending {
+                op,
+                requests,
+                cancel,
+            } => {
+                self.cancel(&cancel);
+                for r in requests {
+                    match r.req {
+                        Request::Sleep { ms } => self.schedule(ms, op, r.id, json!({})),
+                        Request::SessionMessages { .. } => {
+                            if let Some(m) = self.messages.clone() {
+                                self.schedule(5, op, r.id, m);
+                            }
+                        }
+                        Request::Spawn {
+                            argv, timeout_ms, ..
+                        } => {
+                            assert_eq!(argv[0], "/bin/maenifold");
+                            assert_eq!(
+                                (argv[1].as_str(), argv[3].as_str()),
+                                ("--tool", "--payload")
+                            );
+                            let payload: Value = serde_json::from_str(&argv[4]).unwrap();
+                            let json = argv.get(5).is_some_and(|a| a == "--json");
+                            self.calls.push(Call {
+                                tool: argv[2].clone(),
+                                payload: payload.clone(),
+                                json,
+                                at: self.now,
+                                id: r.id,
+                            });
+                            match (self.cli)(&argv[2], &payload) {
+                                Answer::Out(ms, out) => self.schedule(
+                                    ms,
+                                    op,
+                                    r.id,
+                                    json!({"success": true, "stdout": out, "exitCode": 0}),
+                                ),
+                                Answer::Hang => self.schedule(
+                                    timeout_ms,
+                                    op,
+                                    r.id,
+                                    json!({"success": false, "timedOut": true}),
+                                ),
+                                Answer::HostError(e) => self.schedule(
+                                    1,
+                                    op,
+                                    r.id,
+                                    json!({"success": false, "error": e}),
+                                ),
+                            }
+                        }
+                        other => panic!("unexpected request {other:?}"),
+                    }
+                }
+                op
+            }
+        }
+    }
+
+    fn start<F, Fut>(&mut self, make: F) -> u64
+    where
+        F: FnOnce(Io) -> Fut,
+        Fut: std::future::Future<Output = Value> + 'static,
+    {
+        let step = self.ops.start(make);
+        self.handle(step)
+    }
+
+    /// Run until nothing is left to do.
+    fn run(&mut self) {
+        while !self.queue.is_empty() {
+            let i = (0..self.queue.len())
+                .min_by_key(|&i| (self.queue[i].0, self.queue[i].1))
+                .unwrap();
+            let (t, _, op, id, reply) = self.queue.remove(i);
+            self.now = t;
+            if let Some(step) = self.ops.resume(op, id, reply) {
+                self.handle(step);
+            }
+        }
+        assert_eq!(self.ops.in_flight(), 0, "an operation is stuck");
+    }
+
+    fn result(&self, op: u64) -> &Value {
+        &self.done.get(&op).expect("operation finished").1
+    }
+
+    fn tools(&self) -> Vec<&str> {
+        self.calls.iter().map(|c| c.tool.as_str()).collect()
+    }
+}
+
+fn to_value<T: serde::Serialize>(t: T) -> Value {
+    serde_json::to_value(t).unwrap()
+}
+
+// ---- a small maenifold world ----
+
+const BC_AUTH: &str = "Context for CONCEPT: authentication\n\nDirect relations (2 CONCEPTS):\n  • jwt (co-occurs in 3 files) [community 1]\n    Files: memory://notes/auth-design, memory://notes/api\n  • oauth (co-occurs in 1 files)\n    Files: memory://notes/api\n";
+
+fn search_json() -> String {
+    json!({"success": true, "error": null, "data": {
+        "mode": "Hybrid", "query": "hookwise", "totalCount": 3, "page": 1, "pageSize": 5,
+        "textResultCount": 3, "semanticResultCount": 2,
+        "results": [
+            {"title": "Auth Design", "path": "memory://notes/auth-design", "fusedScore": 0.03,
+             "textScore": 0.05, "semanticScore": 0.7, "snippet": "We use [[JWT]] for [[authentication]]."},
+            {"title": "API", "path": "memory://notes/api", "fusedScore": 0.02,
+             "textScore": 0.02, "semanticScore": 0.1, "snippet": "The [[REST API]] uses [[json]] and [[authentication]]."},
+            {"title": "Postgres over MySQL", "path": "memory://decisions/postgres-over-mysql",
+             "fusedScore": 0.01, "textScore": 0.01, "semanticScore": 0.0, "snippet": ""}
+        ]}})
+    .to_string()
+}
+
+const RECENT: &str = "# Recent Activity\n\n**auth-design** (memory)\n  Modified: 2026-02-18 19:02\n  Title: Auth Design\n  Sections: 2\n  First: \"Tokens\"\n\n**rate-limiting** (memory)\n  Modified: 2026-02-18 18:40\n  Title: Rate Limiting\n  Sections: 1\n  First: \"Token bucket\"\n\n**deployment-runbook** (memory)\n  Modified: 2026-02-18 17:00\n  Title: Deployment Runbook\n  Sections: 1\n  First: \"Blue/green to [[kubernetes]]\"\n";
+
+fn read(title: &str, uri: &str, body: &str) -> String {
+    format!("# {title}\nURI: {uri}\nLocation: x.md\nModified: 2026-02-18 19:02\n\n---\n\n# {title}\n\n{body}\n")
+}
+
+/// The fake maenifold: every call takes `ms`.
+fn world(ms: u64) -> impl Fn(&str, &Value) -> Answer {
+    move |tool, p| {
+        let out = |s: String| Answer::Out(ms, s);
+        match tool {
+            "SearchMemories" => out(search_json()),
+            "RecentActivity" => out(RECENT.into()),
+            "ReadMemory" => match p["identifier"].as_str().unwrap() {
+                "memory://notes/auth-design" => out(read(
+                    "Auth Design",
+                    "memory://notes/auth-design",
+                    "[[JWT]] signs [[authentication]] with [[session-tokens]].\n```\n[[not-a-concept]]\n```",
+                )),
+                "memory://notes/api" => out(read(
+                    "API",
+                    "memory://notes/api",
+                    "The [[REST API]] needs [[authentication]].",
+                )),
+                "memory://decisions/postgres-over-mysql" => out(read(
+                    "Postgres over MySQL",
+                    "memory://decisions/postgres-over-mysql",
+                    "We chose [[postgres]] over [[mysql]].",
+                )),
+                "rate-limiting" => out(read(
+                    "Rate Limiting",
+                    "memory://notes/rate-limiting",
+                    "Per [[api-key]] limits in [[rate-limiting]] protect [[authentication]].",
+                )),
+                other => out(format!("ERROR: Memory file not found: {other}")),
+            },
+            "BuildContext" => {
+                let c = p["conceptName"].as_str().unwrap();
+                match c {
+                    "authentication" => out(BC_AUTH.into()),
+                    "jwt" => out("Context for CONCEPT: jwt\n\nDirect relations (1 CONCEPTS):\n  • session-tokens (co-occurs in 1 files)\n".into()),
+                    _ => out(format!("Context for CONCEPT: {c}\n\nDirect relations (0 CONCEPTS):\n")),
+                }
+            }
+            "WriteMemory" => out(json!({"success": true, "error": null, "data": {
+                "uri": format!("memory://{}/x", p["folder"].as_str().unwrap()), "checksum": "c",
+                "title": p["title"], "folder": p["folder"]}}).to_string()),
+            t => Answer::Out(ms, format!("Unknown tool: {t}")),
+        }
+    }
+}
+
+fn cfg() -> SessionConfig {
+    SessionConfig::default()
+}
+
+fn start_op(sim: &mut Sim, cfg: SessionConfig, strategy: Strategy) -> u64 {
+    let src = source();
+    sim.start(move |io| async move {
+        to_value(session_start(&io, &src, "hookwise", &cfg, strategy).await)
+    })
+}
+
+// ---- session start ----
+
+#[test]
+fn session_start_finds_ranks_and_formats() {
+    let mut sim = Sim::new(world(20));
+    let op = start_op(&mut sim, cfg(), Strategy::Parallel);
+    sim.run();
+    let r = sim.result(op).clone();
+
+    // stage 1: the two calls at once, with the issue's payloads
+    assert_eq!(sim.calls[0].tool, "SearchMemories");
+    assert_eq!(
+        sim.calls[0].payload,
+        json!({"query": "hookwise", "mode": "Hybrid", "pageSize": 5})
+    );
+    assert!(sim.calls[0].json);
+    assert_eq!(sim.calls[1].tool, "RecentActivity");
+    assert_eq!(
+        sim.calls[1].payload,
+        json!({"timespan": "1.00:00:00", "limit": 10, "filter": "memory"})
+    );
+    assert!(!sim.calls[1].json);
+    assert_eq!((sim.calls[0].at, sim.calls[1].at), (0, 0));
+    // stage 2: the three top results by URI and the two recent memories not among them, by slug
+    let reads: Vec<&str> = sim
+        .calls
+        .iter()
+        .filter(|c| c.tool == "ReadMemory")
+        .map(|c| c.payload["identifier"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        reads,
+        vec![
+            "memory://notes/auth-design",
+            "memory://notes/api",
+            "memory://decisions/postgres-over-mysql",
+            "rate-limiting",
+            "deployment-runbook"
+        ]
+    );
+    assert!(sim
+        .calls
+        .iter()
+        .filter(|c| c.tool == "ReadMemory")
+        .all(|c| c.at == 20));
+    // stage 3: the top five concepts, BuildContext depth 1, maxEntities 10, all at once
+    let bc: Vec<&Call> = sim
+        .calls
+        .iter()
+        .filter(|c| c.tool == "BuildContext")
+        .collect();
+    let names: Vec<&str> = bc
+        .iter()
+        .map(|c| c.payload["conceptName"].as_str().unwrap())
+        .collect();
+    // authentication: links in 3 files; jwt and rest-api: 1 file, 2 mentions; rate-limiting:
+    // 1 file, 1 mention, also its title; json: 1 file, 1 mention, seen first of the rest
+    assert_eq!(
+        names,
+        vec!["authentication", "jwt", "rest-api", "rate-limiting", "json"]
+    );
+    assert!(bc.iter().all(|c| c.at == 40
+        && c.payload["depth"] == 1
+        && c.payload["maxEntities"] == 10
+        && c.payload["includeContent"] == false));
+    assert_eq!(r["calls"], 12);
+    assert_eq!(sim.now, 60, "three stages of 20 ms");
+
+    let ctx = r["context"].as_str().unwrap();
+    assert!(
+        ctx.starts_with("## Knowledge Graph Context\n\nProject: **hookwise**\n"),
+        "{ctx}"
+    );
+    assert!(
+        ctx.contains("### Related concepts\n- [[authentication]] (3 files)\n- [[jwt]] (1 file)\n")
+    );
+    assert!(
+        !ctx.contains("not-a-concept"),
+        "links in code are not concepts"
+    );
+    assert!(ctx.contains("- Auth Design — memory://notes/auth-design\n"));
+    assert!(ctx.contains(
+        "### Recent activity (24 h)\n- Auth Design — memory://notes/auth-design (modified 2026-02-18 19:02)\n- Rate Limiting — memory://notes/rate-limiting (modified 2026-02-18 18:40)\n- Deployment Runbook (modified 2026-02-18 17:00)\n"
+    ), "{ctx}");
+    assert!(ctx.contains("### Graph connections\n- [[authentication]] → [[jwt]], [[oauth]]\n- [[jwt]] → [[session-tokens]]\n"));
+    assert!(ctx.ends_with(format::HINT));
+    assert!(ctx.chars().count() <= 4000 * 4);
+    // the one failure (deployment-runbook is not found) is one warning
+    let logs = r["logs"].as_array().unwrap();
+    assert_eq!(logs.len(), 1);
+    assert_eq!(logs[0]["level"], "warn");
+    let m = logs[0]["message"].as_str().unwrap();
+    assert!(
+        m.contains("1 of 12") && m.contains("Memory file not found: deployment-runbook"),
+        "{m}"
+    );
+}
+
+#[test]
+fn sequential_baseline_makes_the_same_calls_one_by_one() {
+    let slow = SessionConfig {
+        start_timeout_ms: 60_000,
+        ..cfg()
+    };
+    let mut par = Sim::new(world(1820));
+    let p = start_op(&mut par, slow.clone(), Strategy::Parallel);
+    par.run();
+    let mut seq = Sim::new(world(1820));
+    let s = start_op(&mut seq, slow, Strategy::Sequential);
+    seq.run();
+    assert_eq!(par.result(p)["context"], seq.result(s)["context"]);
+    assert_eq!(par.tools(), seq.tools());
+    assert_eq!(par.now, 3 * 1820);
+    assert_eq!(seq.now, 12 * 1820);
+    let starts: Vec<u64> = seq.calls.iter().map(|c| c.at).collect();
+    assert!(starts.windows(2).all(|w| w[1] == w[0] + 1820), "{starts:?}");
+}
+
+#[test]
+fn the_seed_baseline_skips_the_reads_and_waits_for_each_call() {
+    let slow = SessionConfig {
+        start_timeout_ms: 60_000,
+        ..cfg()
+    };
+    let mut sim = Sim::new(world(1820));
+    let op = start_op(&mut sim, slow, Strategy::SeedSequential);
+    sim.run();
+    let r = sim.result(op);
+    assert_eq!(
+        sim.tools(),
+        vec![
+            "SearchMemories",
+            "RecentActivity",
+            "BuildContext",
+            "BuildContext",
+            "BuildContext",
+            "BuildContext",
+            "BuildContext"
+        ]
+    );
+    assert_eq!(r["calls"], 7);
+    assert_eq!(sim.now, 7 * 1820);
+    // concepts from the snippets and titles only
+    let names: Vec<&str> = r["concepts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        vec!["authentication", "jwt", "rest-api", "json", "kubernetes"]
+    );
+}
+
+#[test]
+fn token_limit_truncates_the_context() {
+    let mut sim = Sim::new(world(20));
+    let op = start_op(
+        &mut sim,
+        SessionConfig {
+            token_limit: 100,
+            ..cfg()
+        },
+        Strategy::Parallel,
+    );
+    sim.run();
+    let ctx = sim.result(op)["context"].as_str().unwrap().to_string();
+    assert!(ctx.chars().count() <= 400, "{}", ctx.chars().count());
+    assert!(ctx.contains("context truncated"));
+    assert!(ctx.starts_with(format::HEADER));
+}
+
+#[test]
+fn partial_failures_keep_what_answered() {
+    // search refuses the query, one BuildContext hangs until the CLI timeout
+    let base = world(20);
+    let mut sim = Sim::new(move |tool, p| match tool {
+        "SearchMemories" => Answer::Out(
+            20,
+            "ERROR: Query contains no informative keywords. Try adding specific terms.".into(),
+        ),
+        "BuildContext" if p["conceptName"] == "rate-limiting" => Answer::Hang,
+        _ => base(tool, p),
+    });
+    let op = start_op(&mut sim, cfg(), Strategy::Parallel);
+    sim.run();
+    let r = sim.result(op).clone();
+    let ctx = r["context"].as_str().unwrap();
+    assert!(!ctx.contains("### Relevant memories"));
+    assert!(ctx.contains("- Rate Limiting — memory://notes/rate-limiting"));
+    assert!(ctx.contains("[[rate-limiting]]"), "{ctx}");
+    let logs = r["logs"].as_array().unwrap();
+    assert_eq!(logs.len(), 1);
+    let m = logs[0]["message"].as_str().unwrap();
+    assert_eq!(logs[0]["level"], "warn");
+    assert!(
+        m.contains("no informative keywords") && m.contains("timed out"),
+        "{m}"
+    );
+    assert_eq!(
+        sim.now,
+        40 + CLI_TIMEOUT_MS,
+        "the host's timeout ended the hung call"
+    );
+}
+
+#[test]
+fn the_deadline_keeps_finished_lookups_and_cancels_the_rest() {
+    let base = world(20);
+    let mut sim = Sim::new(move |tool, p| match tool {
+        "BuildContext" if p["conceptName"] == "jwt" => Answer::Hang,
+        _ => base(tool, p),
+    });
+    let op = start_op(
+        &mut sim,
+        SessionConfig {
+            start_timeout_ms: 1000,
+            ..cfg()
+        },
+        Strategy::Parallel,
+    );
+    sim.run();
+    let r = sim.result(op).clone();
+    assert_eq!(sim.done[&op].0, 1000, "finished at the deadline");
+    let hung = sim
+        .calls
+        .iter()
+        .find(|c| c.payload["conceptName"] == "jwt")
+        .unwrap();
+    assert!(
+        sim.cancelled.contains(&hung.id),
+        "the hung call is cancelled"
+    );
+    let ctx = r["context"].as_str().unwrap();
+    assert!(ctx.contains("- [[authentication]] → [[jwt]], [[oauth]]"));
+    assert!(!ctx.contains("- [[jwt]] →"));
+    let m = r["logs"][0]["message"].as_str().unwrap();
+    assert!(
+        m.contains("over the 1000 ms session-start deadline: BuildContext jwt"),
+        "{m}"
+    );
+}
+
+/// Every way the CLI can fail, for every call.
+fn failing_answers() -> Vec<(&'static str, Answer)> {
+    let big = "\u{FFFD}".repeat(4 * 1024 * 1024);
+    vec![
+        ("missing", Answer::HostError("spawn /bin/maenifold ENOENT".into())),
+        ("hanging", Answer::Hang),
+        ("ERROR", Answer::Out(10, "ERROR: database is locked".into())),
+        ("Error invoking", Answer::Out(10, "Error invoking SearchMemories: Required property 'query' is missing from payload.".into())),
+        ("Unknown tool", Answer::Out(10, "Unknown tool: SearchMemories".into())),
+        ("empty", Answer::Out(10, "".into())),
+        ("garbage", Answer::Out(10, "<html>502 Bad Gateway</html>".into())),
+        ("non-UTF-8", Answer::Out(10, "\u{FFFD}\u{FFFD}PNG\r\n\u{1A}\n\u{FFFD}".into())),
+        ("10 MB", Answer::Out(10, big)),
+        ("over the cap", Answer::HostError("output over 1048576 bytes".into())),
+        ("success:false", Answer::Out(10, r#"{"success":false,"data":null,"error":{"code":"INTERNAL_ERROR","message":"boom"}}"#.into())),
+    ]
+}
+
+#[test]
+fn an_all_failing_cli_gives_no_context_and_one_warning() {
+    for (name, answer) in failing_answers() {
+        let mut sim = Sim::new(move |_, _| answer.clone());
+        let state = Rc::new(RefCell::new(SessionState::default()));
+        let st = state.clone();
+        let src = source();
+        let op = sim.start(move |io| async move {
+            let info = SessionInfo {
+                id: "ses_1".into(),
+                parent_id: None,
+            };
+            to_value(session_created(&io, &st, Some(&src), &info, "hookwise", &cfg()).await)
+        });
+        sim.run();
+        let r = sim.result(op);
+        assert!(
+            r.get("sessionContext").is_none() && r.get("prompt").is_none(),
+            "{name}: {r}"
+        );
+        let logs = r["logs"].as_array().unwrap();
+        assert_eq!(logs.len(), 1, "{name}");
+        assert_eq!(logs[0]["level"], "warn", "{name}");
+        assert_eq!(
+            sim.tools(),
+            vec!["SearchMemories", "RecentActivity"],
+            "{name}"
+        );
+        assert_eq!(state.borrow().context("ses_1"), None);
+        assert!(!state.borrow().is_pending("ses_1"));
+    }
+}
+
+#[test]
+fn no_database_and_no_results_is_no_context() {
+    let mut sim = Sim::new(|tool, _| {
+        match tool {
+        "SearchMemories" => Answer::Out(10, "No memories found in specified folder".into()),
+        _ => Answer::Out(10, "# Recent Activity\n\nNo database found. Run the `Sync` command first to index memory files.".into()),
+    }
+    });
+    let op = start_op(&mut sim, cfg(), Strategy::Parallel);
+    sim.run();
+    let r = sim.result(op);
+    assert!(r.get("context").is_none());
+    assert_eq!(r["logs"][0]["level"], "warn");
+    assert!(r["logs"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("run Sync"));
+    // nothing at all found, nothing failed: no context, no warning
+    let mut sim = Sim::new(|tool, _| match tool {
+        "SearchMemories" => Answer::Out(
+            10,
+            "🔍 **Hybrid Search** (x)\nFound 0 matches (page 1):\n".into(),
+        ),
+        _ => Answer::Out(10, "No recent activity found".into()),
+    });
+    let op = start_op(&mut sim, cfg(), Strategy::Parallel);
+    sim.run();
+    let r = sim.result(op);
+    assert!(r.get("context").is_none());
+    assert_eq!(r["logs"][0]["level"], "debug");
+}
+
+// ---- bookkeeping and delivery ----
+
+struct World {
+    sim: Sim,
+    state: Rc<RefCell<SessionState>>,
+}
+
+impl World {
+    fn new(ms: u64) -> World {
+        World {
+            sim: Sim::new(world(ms)),
+            state: Rc::new(RefCell::new(SessionState::default())),
+        }
+    }
+
+    fn created(&mut self, id: &str, parent: Option<&str>, cfg: SessionConfig) -> u64 {
+        let st = self.state.clone();
+        let info = SessionInfo {
+            id: id.into(),
+            parent_id: parent.map(str::to_string),
+        };
+        let src = source();
+        self.sim.start(move |io| async move {
+            to_value(session_created(&io, &st, Some(&src), &info, "hookwise", &cfg).await)
+        })
+    }
+
+    fn transform(&mut self, id: Option<&str>, existing: &[&str], cfg: SessionConfig) -> u64 {
+        let st = self.state.clone();
+        let id = id.map(str::to_string);
+        let existing: Vec<String> = existing.iter().map(|s| s.to_string()).collect();
+        self.sim.start(move |io| async move {
+            to_value(system_transform(&io, &st, id.as_deref(), &existing, &cfg).await)
+        })
+    }
+
+    fn compact(&mut self, source: Option<Source>, id: &str, cfg: SessionConfig) -> u64 {
+        let st = self.state.clone();
+        let id = id.to_string();
+        self.sim.start(move |io| async move {
+            to_value(
+                compaction(
+                    &io,
+                    &st,
+                    source.as_ref(),
+                    &id,
+                    "hookwise",
+                    1_771_445_585_000.0,
+                    &cfg,
+                )
+                .await,
+            )
+        })
+    }
+}
+
+#[test]
+fn subagent_sessions_are_skipped_and_each_session_starts_once() {
+    let mut w = World::new(20);
+    let sub = w.created("ses_child", Some("ses_parent"), cfg());
+    w.sim.run();
+    assert_eq!(w.sim.result(sub)["skipped"], "subagent session");
+    assert!(w.sim.calls.is_empty());
+    let t = w.transform(Some("ses_child"), &[], cfg());
+    w.sim.run();
+    assert_eq!(w.sim.result(t), &json!({}));
+
+    let a = w.created("ses_1", None, cfg());
+    let b = w.created("ses_1", None, cfg());
+    w.sim.run();
+    assert_eq!(w.sim.result(b)["skipped"], "already started");
+    assert_eq!(
+        w.sim
+            .calls
+            .iter()
+            .filter(|c| c.tool == "SearchMemories")
+            .count(),
+        1
+    );
+    assert!(w.sim.result(a)["sessionContext"]
+        .as_str()
+        .unwrap()
+        .starts_with(format::HEADER));
+    assert!(
+        w.sim.result(a).get("prompt").is_none(),
+        "system channel: no user turn"
+    );
+
+    let off = w.created(
+        "ses_2",
+        None,
+        SessionConfig {
+            enabled: false,
+            ..cfg()
+        },
+    );
+    let nameless = w.created(" ", None, cfg());
+    w.sim.run();
+    assert_eq!(w.sim.result(off)["skipped"], "session start is disabled");
+    assert_eq!(w.sim.result(nameless)["skipped"], "no session id");
+    assert_eq!(
+        w.sim
+            .calls
+            .iter()
+            .filter(|c| c.tool == "SearchMemories")
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn the_system_channel_waits_for_the_running_start_and_serves_every_request() {
+    let mut w = World::new(1820);
+    let created = w.created("ses_1", None, cfg());
+    // the user's first prompt arrives while the lookup runs
+    let first = w.transform(Some("ses_1"), &["You are a coding agent."], cfg());
+    let title = w.transform(Some("ses_1"), &["You are a title generator. …"], cfg());
+    let other = w.transform(Some("ses_unknown"), &[], cfg());
+    w.sim.run();
+    let ctx = w.sim.result(created)["sessionContext"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(w.sim.result(first)["system"], json!([ctx]));
+    assert!(
+        w.sim.done[&first].0 >= w.sim.done[&created].0,
+        "it waited for the lookup"
+    );
+    assert!(w.sim.done[&first].0 <= w.sim.done[&created].0 + POLL_MS);
+    assert_eq!(w.sim.result(title), &json!({}), "not in title requests");
+    assert_eq!(w.sim.done[&title].0, 0);
+    assert_eq!(w.sim.result(other), &json!({}));
+    // later requests of the session get it at once; never twice in one request
+    let t0 = w.sim.now;
+    let again = w.transform(Some("ses_1"), &[], cfg());
+    let twice = w.transform(Some("ses_1"), &[&ctx], cfg());
+    w.sim.run();
+    assert_eq!(w.sim.result(again)["system"], json!([ctx]));
+    assert_eq!(w.sim.done[&again].0, t0);
+    assert_eq!(w.sim.result(twice), &json!({}));
+}
+
+#[test]
+fn the_prompt_channel_hands_out_a_no_reply_turn() {
+    let mut w = World::new(20);
+    let pc = SessionConfig {
+        channel: Channel::Prompt,
+        ..cfg()
+    };
+    let created = w.created("ses_1", None, pc.clone());
+    let t = w.transform(Some("ses_1"), &[], pc);
+    w.sim.run();
+    let r = w.sim.result(created);
+    assert_eq!(r["prompt"]["sessionId"], "ses_1");
+    assert!(r["prompt"]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with(format::HEADER));
+    assert_eq!(r["prompt"]["text"], r["sessionContext"]);
+    assert_eq!(
+        w.sim.result(t),
+        &json!({}),
+        "prompt channel: nothing in the system prompt"
+    );
+}
+
+#[test]
+fn an_abandoned_start_never_blocks_the_system_prompt() {
+    let mut w = World::new(20);
+    let created = w.created("ses_1", None, cfg());
+    assert!(w.state.borrow().is_pending("ses_1"));
+    let cancel = w.sim.ops.abandon(created);
+    assert!(!cancel.is_empty());
+    w.sim.cancel(&cancel);
+    assert!(!w.state.borrow().is_pending("ses_1"));
+    let t = w.transform(Some("ses_1"), &[], cfg());
+    w.sim.run();
+    assert_eq!(w.sim.result(t), &json!({}));
+    assert_eq!(w.sim.done[&t].0, 0);
+}
+
+#[test]
+fn a_start_that_never_ends_is_waited_for_only_so_long() {
+    let mut w = World::new(20);
+    w.state.borrow_mut().set("ses_1", Entry::Pending);
+    let c = SessionConfig {
+        start_timeout_ms: 1000,
+        ..cfg()
+    };
+    let t = w.transform(Some("ses_1"), &[], c);
+    w.sim.run();
+    assert_eq!(w.sim.done[&t].0, 2000);
+    assert_eq!(w.sim.result(t)["logs"][0]["level"], "debug");
+    assert!(w.sim.result(t).get("system").is_none());
+}
+
+#[test]
+fn sessions_are_remembered_up_to_a_bound() {
+    let mut s = SessionState::default();
+    for i in 0..(MAX_SESSIONS + 10) {
+        s.set(&format!("s{i}"), Entry::Skipped);
+    }
+    assert_eq!(s.entries.len(), MAX_SESSIONS);
+    assert!(s.get("s0").is_none());
+    assert!(s.get(&format!("s{}", MAX_SESSIONS + 9)).is_some());
+}
+
+#[test]
+fn project_names() {
+    assert_eq!(
+        project_name("/home/u/src/hookwise", "/home/u/src/hookwise/sub"),
+        "hookwise"
+    );
+    assert_eq!(project_name("/home/u/src/hookwise/", ""), "hookwise");
+    assert_eq!(project_name("/", "/tmp/scratch"), "scratch");
+    assert_eq!(project_name("", "C:\\Users\\u\\proj"), "proj");
+    assert_eq!(project_name("C:\\", "D:\\work\\x\\"), "x");
+    assert_eq!(project_name("", "/"), "");
+}
+
+// ---- compaction ----
+
+fn conversation() -> Value {
+    json!({"messages": [
+        {"role": "user", "text": "## Knowledge Graph Context\n\n- [[injected-concept]]"},
+        {"role": "user", "text": "Rework [[auth]] to use [[JWT]]. Should we keep cookies?"},
+        {"role": "assistant", "text": "We decided to use RS256 for [[jwt]] signing. I chose [[redis]] over memcached for the [[session-store]].\n```\nwe will not see this\n```"},
+        {"role": "user", "text": "Ok, going with that. Let's use [[redis]] streams instead of polling."},
+    ]})
+}
+
+#[test]
+fn compaction_keeps_concepts_and_decisions_and_writes_a_memory() {
+    let mut w = World::new(20);
+    w.sim.messages = Some(conversation());
+    let op = w.compact(Some(source()), "ses_1", cfg());
+    w.sim.run();
+    let r = w.sim.result(op).clone();
+    let block = r["context"][0].as_str().unwrap();
+    assert_eq!(r["context"].as_array().unwrap().len(), 1);
+    assert!(block.starts_with(compaction::BLOCK_TITLE));
+    assert!(block.contains("lowercase, hyphen-separated"));
+    assert!(
+        block.contains("Session concepts: [[jwt]], [[redis]], [[auth]], [[session-store]]"),
+        "{block}"
+    );
+    assert!(!block.contains("injected-concept"));
+    assert!(block.contains("- We decided to use RS256 for [[jwt]] signing."));
+    assert!(block.contains("- I chose [[redis]] over memcached for the [[session-store]]."));
+    assert!(block.contains("- Let's use [[redis]] streams instead of polling."));
+    assert!(!block.contains("we will not see this"));
+    assert!(!block.contains("Should we keep cookies"));
+    assert!(block.chars().count() / 4 < 500);
+
+    let write = w
+        .sim
+        .calls
+        .iter()
+        .find(|c| c.tool == "WriteMemory")
+        .unwrap();
+    assert!(write.json);
+    assert_eq!(write.payload["folder"], "sessions/compaction/2026/02/18");
+    assert_eq!(
+        write.payload["tags"],
+        json!(["compaction", "session", "hookwise"])
+    );
+    let content = write.payload["content"].as_str().unwrap();
+    assert!(
+        content.contains("[[hookwise]]")
+            && content.contains("- [[jwt]]")
+            && content.contains("RS256")
+    );
+    assert_eq!(r["memory"], "memory://sessions/compaction/2026/02/18/x");
+    assert_eq!(r["logs"][0]["level"], "debug");
+    assert_eq!(w.sim.done[&op].0, 25, "messages 5 ms, WriteMemory 20 ms");
+}
+
+#[test]
+fn compaction_without_a_cli_still_gives_the_block() {
+    let mut w = World::new(20);
+    w.sim.messages = Some(conversation());
+    let op = w.compact(None, "ses_1", cfg());
+    w.sim.run();
+    let r = w.sim.result(op);
+    assert!(r["context"][0].as_str().unwrap().contains("[[redis]]"));
+    assert!(w.sim.calls.is_empty());
+    assert!(r.get("memory").is_none());
+    assert_eq!(r["logs"][0]["level"], "debug");
+}
+
+#[test]
+fn compaction_with_a_failing_cli_gives_the_block_and_one_warning() {
+    for (name, answer) in failing_answers() {
+        let mut w = World::new(20);
+        w.sim = Sim::new(move |_, _| answer.clone());
+        w.sim.messages = Some(conversation());
+        let c = cfg();
+        let op = w.compact(Some(source()), "ses_1", c.clone());
+        w.sim.run();
+        let r = w.sim.result(op);
+        let block = r["context"][0].as_str().unwrap();
+        assert!(block.starts_with(compaction::BLOCK_TITLE), "{name}");
+        assert!(block.contains("[[jwt]]"), "{name}");
+        assert!(r.get("memory").is_none(), "{name}");
+        let logs = r["logs"].as_array().unwrap();
+        assert_eq!(logs.len(), 1, "{name}");
+        assert_eq!(logs[0]["level"], "warn", "{name}");
+        assert!(
+            w.sim.done[&op].0 <= c.compaction_timeout_ms,
+            "{name}: within the budget"
+        );
+    }
+}
+
+#[test]
+fn compaction_never_outlasts_its_budget() {
+    // the host never answers the messages request, and WriteMemory hangs: guidance only, on time
+    let mut w = World::new(20);
+    w.sim.messages = None;
+    let c = SessionConfig {
+        compaction_timeout_ms: 1500,
+        ..cfg()
+    };
+    let op = w.compact(Some(source()), "ses_1", c.clone());
+    w.sim.run();
+    let r = w.sim.result(op).clone();
+    assert_eq!(w.sim.done[&op].0, 1500);
+    let block = r["context"][0].as_str().unwrap();
+    assert!(block.contains("[[WikiLinks]]") && !block.contains("Session concepts"));
+    assert!(r["logs"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("fetching the session's messages"));
+
+    let mut w = World::new(20);
+    w.sim = Sim::new(|_, _| Answer::Hang);
+    w.sim.messages = Some(conversation());
+    let op = w.compact(Some(source()), "ses_1", c);
+    w.sim.run();
+    let r = w.sim.result(op).clone();
+    assert_eq!(w.sim.done[&op].0, 1500);
+    assert!(
+        r["context"][0].as_str().unwrap().contains("[[jwt]]"),
+        "the block is kept"
+    );
+    assert!(r["logs"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("writing the compaction memory"));
+    let write = w
+        .sim
+        .calls
+        .iter()
+        .find(|c| c.tool == "WriteMemory")
+        .unwrap();
+    assert!(w.sim.cancelled.contains(&write.id));
+}
+
+#[test]
+fn compaction_falls_back_to_the_session_start_concepts() {
+    let mut w = World::new(20);
+    let created = w.created("ses_1", None, cfg());
+    w.sim.run();
+    let start_concepts = w.sim.result(created)["concepts"].clone();
+    w.sim.messages = Some(json!({"error": "session not found"}));
+    let op = w.compact(None, "ses_1", cfg());
+    w.sim.run();
+    let r = w.sim.result(op);
+    assert_eq!(r["concepts"], start_concepts);
+    assert!(r["context"][0]
+        .as_str()
+        .unwrap()
+        .contains("[[authentication]]"));
+    assert!(r["logs"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("session not found"));
+    assert_eq!(r["logs"][0]["level"], "warn");
+    // a reply that is not the documented shape is reported, not a panic
+    w.sim.messages = Some(json!({"messages": "nope"}));
+    let op = w.compact(None, "ses_2", cfg());
+    w.sim.run();
+    assert!(w.sim.result(op)["logs"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("bad session messages reply"));
+}
