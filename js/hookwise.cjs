@@ -53,6 +53,8 @@ class Hookwise {
             options: this.o.options ?? {},
             env: envObject(this.o.env ?? process.env),
             cwd: this.o.cwd ?? process.cwd(),
+            worktree: this.o.worktree ?? "",
+            directory: this.o.directory ?? "",
           });
           this.plan = r.plan || {};
           this.started = true;
@@ -113,5 +115,32 @@ class Hookwise {
     return r;
   }
 }
+
+Object.assign(Hookwise.prototype, {
+  /** A session was created: `{ id, parentID? }`. Returns the core's result (or null). */
+  async sessionCreated(session) {
+    if (!this.started) await this.init();
+    if (!this.plan.sessionCreated || !session || !session.id) return null;
+    return this.run({ hook: "session.created", session: { id: session.id, parentID: session.parentID ?? null } });
+  },
+
+  /** Before a model request: pushes the session's context onto `system` (an array) in place. */
+  async systemTransform(sessionId, system) {
+    if (!this.started) await this.init();
+    if (!this.plan.systemTransform || !Array.isArray(system)) return null;
+    const r = await this.run({ hook: "system.transform", sessionId: sessionId ?? null, system });
+    if (r && Array.isArray(r.system)) system.push(...r.system);
+    return r;
+  },
+
+  /** Before compaction: pushes the preservation block onto `context` (an array) in place. */
+  async compacting(sessionId, context) {
+    if (!this.started) await this.init();
+    if (!this.plan.compaction || !Array.isArray(context)) return null;
+    const r = await this.run({ hook: "session.compacting", sessionId: String(sessionId ?? ""), nowMs: Date.now() });
+    if (r && Array.isArray(r.context)) context.push(...r.context);
+    return r;
+  },
+});
 
 module.exports = { Hookwise };

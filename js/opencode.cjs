@@ -8,7 +8,7 @@ async function server(input, options) {
   const client = input && input.client;
   const log = (level, message) => {
     try {
-      const p = client && client.app && client.app.log({ body: { service: "hookwise", level, message } });
+      const p = client && client.app && client.app.log({ body: { service: "hookwise", level, message, extra: { service: "hookwise" } } });
       if (p && typeof p.catch === "function") p.catch(() => {});
     } catch {
       /* logging must not fail a hook */
@@ -17,25 +17,60 @@ async function server(input, options) {
   const hw = new Hookwise({
     options: options || {},
     cwd: (input && (input.worktree || input.directory)) || process.cwd(),
+    worktree: (input && input.worktree) || "",
+    directory: (input && input.directory) || "",
     log,
+    extra: {
+      // The core asks for a session's messages (compaction): their text parts, joined.
+      async sessionMessages({ sessionId }) {
+        const res = await client.session.messages({ path: { id: sessionId } });
+        const list = Array.isArray(res) ? res : (res && res.data) || [];
+        return {
+          messages: list.map((m) => ({
+            role: (m.info && m.info.role) || m.role || "",
+            text: (m.parts || [])
+              .filter((p) => p && p.type === "text" && typeof p.text === "string")
+              .map((p) => p.text)
+              .join("\n"),
+          })),
+        };
+      },
+    },
   });
   await hw.init();
 
+  const guard = (name, f) => async (...args) => {
+    try {
+      await f(...args);
+    } catch (e) {
+      log("error", `hookwise ${name}: ${e && e.message}`);
+    }
+  };
+
   return {
-    "tool.execute.before": async (inp, out) => {
-      try {
-        await hw.toolBefore({ tool: inp.tool, sessionId: inp.sessionID, callId: inp.callID, args: out.args });
-      } catch (e) {
-        log("error", `hookwise tool.execute.before: ${e && e.message}`);
+    event: guard("event", async ({ event }) => {
+      if (!event || event.type !== "session.created") return;
+      const info = event.properties && event.properties.info;
+      const r = await hw.sessionCreated(info);
+      if (r && r.prompt) {
+        await client.session.prompt({
+          path: { id: r.prompt.sessionId },
+          body: { noReply: true, parts: [{ type: "text", text: r.prompt.text }] },
+        });
       }
-    },
-    "tool.execute.after": async (inp, out) => {
-      try {
-        await hw.toolAfter({ tool: inp.tool, sessionId: inp.sessionID, callId: inp.callID, output: out });
-      } catch (e) {
-        log("error", `hookwise tool.execute.after: ${e && e.message}`);
-      }
-    },
+    }),
+    "experimental.chat.system.transform": guard("system.transform", async (inp, out) => {
+      await hw.systemTransform(inp && inp.sessionID, out && out.system);
+    }),
+    "experimental.session.compacting": guard("session.compacting", async (inp, out) => {
+      await hw.compacting(inp && inp.sessionID, out && out.context);
+    }),
+    "tool.execute.before": guard("tool.execute.before", async (inp, out) => {
+      await hw.toolBefore({ tool: inp.tool, sessionId: inp.sessionID, callId: inp.callID, args: out.args });
+    }),
+    "tool.execute.after": guard("tool.execute.after", async (inp, out) => {
+      await hw.toolAfter({ tool: inp.tool, sessionId: inp.sessionID, callId: inp.callID, output: out });
+    }),
   };
 }
 

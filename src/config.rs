@@ -83,7 +83,9 @@ impl Config {
             }
         };
         for k in opts.keys() {
-            if !KNOWN.contains(&k.as_str()) {
+            if !KNOWN.contains(&k.as_str())
+                && !crate::session::config::OPTION_KEYS.contains(&k.as_str())
+            {
                 logs.push(Log::warn(format!(
                     "hookwise option '{k}' is not known; ignored"
                 )));

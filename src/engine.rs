@@ -17,6 +17,7 @@ use crate::maenifold::BuildContext;
 use crate::placement::{self, ArgsView, Excerpt, Placement};
 use crate::protocol::{Log, Mutation, PathKey};
 use crate::runtime::{join_all, Io, Ops, Step};
+use crate::session::{self, Channel, SessionConfig, SessionInfo, SessionState};
 
 /// A hook call from the host.
 #[derive(Debug, Deserialize)]
@@ -31,6 +32,29 @@ pub enum Call {
         env: BTreeMap<String, String>,
         #[serde(default)]
         cwd: String,
+        /// OpenCode's `worktree` and `directory` (the project name comes from them).
+        #[serde(default)]
+        worktree: String,
+        #[serde(default)]
+        directory: String,
+    },
+    /// A session was created (OpenCode `event` `session.created`: `event.properties.info`).
+    #[serde(rename = "session.created")]
+    SessionCreated { session: SessionInfo },
+    /// Before a model request (OpenCode `experimental.chat.system.transform`).
+    #[serde(rename = "system.transform")]
+    SystemTransform {
+        #[serde(default)]
+        session_id: Option<String>,
+        #[serde(default)]
+        system: Vec<String>,
+    },
+    /// Before the summarising model call (OpenCode `experimental.session.compacting`).
+    #[serde(rename = "session.compacting")]
+    SessionCompacting {
+        session_id: String,
+        #[serde(default)]
+        now_ms: f64,
     },
     /// Before a tool runs (OpenCode `tool.execute.before`).
     /// The arguments come whole (`args`) or, as the plan asks, as top-level field types
@@ -69,6 +93,12 @@ pub struct Plan {
     /// before each `needle` to one character after the next `close`, when that lies within
     /// `window` characters (else that occurrence is skipped). `None`: not needed at all.
     pub tool_before: Option<ExcerptPlan>,
+    /// `session.created` events are wanted.
+    pub session_created: bool,
+    /// `system.transform` is wanted (session context goes into the system prompt).
+    pub system_transform: bool,
+    /// `session.compacting` is wanted.
+    pub compaction: bool,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -105,6 +135,8 @@ pub struct ToolResult {
 #[derive(Default)]
 struct Shared {
     config: Config,
+    session: SessionConfig,
+    project: String,
     source: Option<Source>,
     /// Context waiting for a tool's result, by call id (bounded: oldest dropped).
     after: VecDeque<(String, String)>,
@@ -116,6 +148,8 @@ const MAX_PENDING_AFTER: usize = 256;
 pub struct Engine {
     ops: Ops,
     shared: Rc<RefCell<Shared>>,
+    /// Kept apart from `shared`: session operations hold it across awaits.
+    sessions: Rc<RefCell<SessionState>>,
 }
 
 /// An error in the host's call itself (bad JSON, unknown hook): a typed error, not a panic.
@@ -172,9 +206,66 @@ impl Engine {
     pub fn start(&mut self, call: Call) -> Step {
         let shared = self.shared.clone();
         match call {
-            Call::Init { options, env, cwd } => self
+            Call::Init {
+                options,
+                env,
+                cwd,
+                worktree,
+                directory,
+            } => self
                 .ops
-                .start(move |io| init(io, shared, options, env, cwd)),
+                .start(move |io| init(io, shared, options, env, cwd, worktree, directory)),
+            Call::SessionCreated { session } => {
+                let sessions = self.sessions.clone();
+                self.ops.start(move |io| async move {
+                    let (source, cfg, project) = snapshot(&shared);
+                    to_value(
+                        session::session_created(
+                            &io,
+                            &sessions,
+                            source.as_ref(),
+                            &session,
+                            &project,
+                            &cfg,
+                        )
+                        .await,
+                    )
+                })
+            }
+            Call::SystemTransform { session_id, system } => {
+                let sessions = self.sessions.clone();
+                self.ops.start(move |io| async move {
+                    let (_, cfg, _) = snapshot(&shared);
+                    to_value(
+                        session::system_transform(
+                            &io,
+                            &sessions,
+                            session_id.as_deref(),
+                            &system,
+                            &cfg,
+                        )
+                        .await,
+                    )
+                })
+            }
+            Call::SessionCompacting { session_id, now_ms } => {
+                let sessions = self.sessions.clone();
+                self.ops.start(move |io| async move {
+                    let (source, cfg, project) = snapshot(&shared);
+                    to_value(
+                        session::compaction(
+                            &io,
+                            &sessions,
+                            source.as_ref(),
+                            &session_id,
+                            &project,
+                            now_ms,
+                            &cfg,
+                        )
+                        .await,
+                    )
+                })
+            }
             Call::ToolBefore {
                 tool,
                 call_id,
@@ -201,6 +292,12 @@ impl Engine {
     }
 }
 
+/// What a session operation needs from the shared state (no borrow held across awaits).
+fn snapshot(shared: &Rc<RefCell<Shared>>) -> (Option<Source>, SessionConfig, String) {
+    let s = shared.borrow();
+    (s.source.clone(), s.session.clone(), s.project.clone())
+}
+
 fn to_value<T: Serialize>(t: T) -> Value {
     serde_json::to_value(t).unwrap_or(Value::Null)
 }
@@ -211,8 +308,20 @@ async fn init(
     options: Value,
     env: BTreeMap<String, String>,
     cwd: String,
+    worktree: String,
+    directory: String,
 ) -> Value {
     let (config, mut logs) = Config::from_sources(&options, &env);
+    let (session_cfg, session_logs) = SessionConfig::from_sources(&options, &env);
+    logs.extend(session_logs);
+    let project = session::project_name(
+        &worktree,
+        if directory.is_empty() {
+            &cwd
+        } else {
+            &directory
+        },
+    );
     let found: Discovery = discovery::discover(&io, config.cli_path.clone(), &env, &cwd).await;
     let source = found.path.as_ref().map(|p| Source::Cli {
         path: p.clone(),
@@ -238,10 +347,17 @@ async fn init(
             close: "]]".into(),
             window: EXCERPT_WINDOW,
         }),
+        session_created: source.is_some() && session_cfg.enabled,
+        system_transform: source.is_some()
+            && session_cfg.enabled
+            && session_cfg.channel == Channel::System,
+        compaction: true,
     };
     {
         let mut s = shared.borrow_mut();
         s.config = config;
+        s.session = session_cfg;
+        s.project = project;
         s.source = source;
     }
     json!({ "discovery": found, "plan": plan, "logs": logs })
