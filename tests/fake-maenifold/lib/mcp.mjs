@@ -42,7 +42,7 @@ export async function runMcp(argv, env) {
       if (flags.has('partial')) {
         const cut = Math.max(1, Math.floor(line.length / 2)); // may split a UTF-8 sequence: intended
         await writeRaw(line.subarray(0, cut));
-        await sleep(30);
+        await sleep(100);
         await writeRaw(line.subarray(cut));
       } else {
         await writeRaw(line);
