@@ -14,7 +14,7 @@ step "wasm adapters (wasm-pack test --node)"
 wasm-pack --quiet test --node
 
 step "JS under Node (node:test)"
-node --test tests/js/
+node --test tests/js/ tests/fake-maenifold/
 
 step "JS under Bun"
 bun test tests/js/

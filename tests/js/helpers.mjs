@@ -21,12 +21,16 @@ export function fakeBinDir() {
   return d;
 }
 
-/** Environment for the fake maenifold: its data root and an invocation log. */
+/** Environment for the fake maenifold: a private copy of its data root (WriteMemory writes
+ * into it) and an invocation log. */
 export function fakeEnv(extra = {}) {
   const d = tmpdir("hookwise-fake-");
   const log = path.join(d, "calls.jsonl");
+  const root = path.join(d, "root");
+  fs.cpSync(fakeRoot, root, { recursive: true });
   return {
-    env: { PATH: `${fakeBinDir()}:${process.env.PATH}`, HOME: d, MAENIFOLD_ROOT: fakeRoot, FAKE_MAENIFOLD_LOG: log, ...extra },
+    root,
+    env: { PATH: `${fakeBinDir()}:${process.env.PATH}`, HOME: d, MAENIFOLD_ROOT: root, FAKE_MAENIFOLD_LOG: log, ...extra },
     log,
     calls() {
       if (!fs.existsSync(log)) return [];
