@@ -22,7 +22,9 @@ fi
 # npm packages (bun, esbuild, binaryen's wasm-opt, opencode-ai for the end-to-end tests)
 stamp=node_modules/.hookwise-lock
 if [ ! -f "$stamp" ] || ! cmp -s package-lock.json "$stamp"; then
-  npm ci --no-audit --no-fund
+  # npm ci refuses this lockfile (the optional per-platform opencode binaries are not all
+  # recorded), so install from it with npm install.
+  npm install --no-audit --no-fund
   cp package-lock.json "$stamp"
 fi
 
