@@ -1,15 +1,84 @@
 //! One warm maenifold MCP session per plugin instance (`maenifold --mcp`): knowledge in
 //! milliseconds instead of one .NET start-up (~1.8 s) per CLI call.
 //!
-//! The pure parts: [`framing`] (stdout bytes → lines), [`client`] (the JSON-RPC 2.0 / MCP
-//! state machine), [`convert`] (tool names; BuildContext JSON → the CLI form's value),
-//! [`cache`] (TTL + LRU) and [`lifecycle`] (start / restart / give-up decisions).
+//! # Design: protocol in Rust, pipes in JS
+//!
+//! The JS glue owns the child process and its pipes and nothing else. Everything with meaning —
+//! framing, the handshake, request ids, matching answers, timeouts, restarts, fallback, the
+//! cache — is here.
+//!
+//! - [`framing`]: stdout bytes → lines (any chunking, bounded memory).
+//! - [`client`]: the JSON-RPC 2.0 / MCP state machine for one process (pure).
+//! - [`convert`]: MCP tool names; BuildContext JSON → the same
+//!   [`BuildContext`](crate::maenifold::BuildContext) value as the
+//!   CLI text form.
+//! - [`cache`]: context per (source, concept, depth, maxEntities, includeContent), TTL + LRU.
+//! - [`lifecycle`]: start / restart / give-up decisions (pure, host time).
+//! - [`session`]: the shared [`session::Hub`] and the async operations.
+//! - [`router`]: how stdout data wakes the operation waiting for it.
+//!
+//! ## Waking an operation from stdout
+//!
+//! Operations are futures polled only when one of their requests is answered. An MCP answer is
+//! not the answer to a host request, so it needs a way in. The design: the host feeds every
+//! stdout chunk into the engine (`mcpFeed(session, bytes)`); the Rust client matches it to its
+//! request; the operation waiting for that request has parked on an engine-internal request
+//! (`McpAwait`), which the [`router::Router`] completes. The host never sees `McpAwait`, never
+//! parses a line, never matches an id. (The rejected alternative — an `McpCall` request whose
+//! reply is "the matching response line" — would have put id matching, and so timeouts and
+//! crash handling, in JS.)
+//!
+//! Requests to the host (new `Request` variants, appended to `protocol.rs`):
+//! - `{"kind":"mcpStart","session":1,"argv":["/bin/maenifold","--mcp"],"env":{}}` → spawn with
+//!   piped stdio; reply `{"ok":true,"pid":123}` or `{"ok":false,"error":"spawn ENOENT"}`.
+//!   From then on: every stdout chunk → `engine.mcpFeed(session, bytes)`; exit or stdout
+//!   close → `engine.mcpClosed(session, {"code":1,"signal":null,"stderr":"<tail>"})` (once);
+//!   stderr: drained, last few KB kept for that call. Cancelled → kill the child.
+//! - `{"kind":"mcpWrite","session":1,"text":"{...}\n"}` → `stdin.write(text)` in arrival
+//!   order; reply `{"ok":true}` or `{"ok":false,"error":"EPIPE"}`.
+//! - `{"kind":"mcpStop","session":1,"graceMs":1000}` → `stdin.end()`, SIGKILL after graceMs;
+//!   reply `{}` at once.
+//! - Any reply may carry `"nowMs"` (host clock), which the session uses as its time.
+//! - The JS also kills every child it owns on `dispose` and on host exit (`process.on("exit")`),
+//!   so no orphan is left even if the core never asked.
+//!
+//! ## Engine wiring (for the lead)
+//!
+//! The engine owns a [`router::Router`] (built from an [`McpHandle`]) and passes every step
+//! through it: `start`/`resume` → `router.route(&mut ops, step)`; new entries
+//! `mcp_feed(session, bytes)` → `router.feed(...)` and `mcp_closed(session, info)` →
+//! `router.closed(...)`; `abandon` → `router.abandon(...)`. Each returns `Vec<Step>` (the woken
+//! operations' steps too), so the host API becomes "a list of steps, handle in order".
+//! [`McpHandle::observe_now`] takes the host clock on each entry that carries one;
+//! [`McpHandle::take_logs`] gives the warnings to put in a hook's `logs` (one per incident).
+//! See the report in the branch for the exact engine/runtime changes.
+//!
+//! ## Operations (async, `&Io` + plain inputs)
+//!
+//! - [`session::build_context`]`(io, h, cli: Option<&Source>, concept, ContextQuery)
+//!   -> Result<BuildContext, String>` — drop-in for `Source::build_context`: cache, then MCP,
+//!   then (auto) the CLI.
+//! - [`session::tool_text`]`(io, h, cli, "SearchMemories", &payload) -> Result<String, String>`
+//!   — any other tool by its CLI name and payload; the CLI's markdown text.
+//! - [`session::call_tool`]`(io, h, "build_context", &args) -> Result<ToolOutput, McpError>`.
+//! - [`session::warm_up`]`(io, h) -> Value` — `{"ok","error","status","logs"}`.
+//! - [`session::shutdown`]`(io, h)` — stop the process (dispose).
+//!
+//! Options ([`McpOptions::from_sources`], keys in [`McpOptions::KEYS`]): `transport`
+//! `"auto" | "mcp" | "cli"` (default auto), `mcpStartTimeoutMs` (15000), `mcpMaxRestarts` (3),
+//! `cacheTtlMs` (300000, 0 = off), `cacheMaxEntries` (512, 0 = off). The per-request timeout is
+//! the CLI's `timeoutMs`.
 
 pub mod cache;
 pub mod client;
 pub mod convert;
 pub mod framing;
 pub mod lifecycle;
+pub mod router;
+pub mod session;
+
+#[cfg(test)]
+mod sim;
 
 use std::collections::BTreeMap;
 
@@ -20,6 +89,8 @@ pub use client::{Client, McpError, ToolOutput};
 pub use convert::{build_context_from_text, build_context_from_value, mcp_tool_name};
 pub use framing::{Frame, LineBuffer};
 pub use lifecycle::{Lifecycle, RestartPolicy, Transport};
+pub use router::Router;
+pub use session::{McpHandle, McpSetup, Status};
 
 use crate::protocol::Log;
 
