@@ -39,13 +39,17 @@
 //! - `{"kind":"mcpStop","session":1,"graceMs":1000}` → `stdin.end()`, SIGKILL after graceMs;
 //!   reply `{}` at once.
 //! - Any reply may carry `"nowMs"` (host clock), which the session uses as its time.
+//! - Node specifics: reply to `mcpStart` on the child's `spawn` or `error` event (a missing
+//!   binary is reported asynchronously); catch `error` on stdin (EPIPE); `unref()` the child
+//!   and its pipes so an idle session neither costs anything nor keeps the host alive.
+//! - Cancels: `mcpStart` → kill the child; `mcpWrite` / `mcpStop` → nothing to do.
 //! - The JS also kills every child it owns on `dispose` and on host exit (`process.on("exit")`),
 //!   so no orphan is left even if the core never asked.
 //!
 //! ## Engine wiring (for the lead)
 //!
-//! The engine owns a [`router::Router`] (built from an [`McpHandle`]) and passes every step
-//! through it: `start`/`resume` → `router.route(&mut ops, step)`; new entries
+//! The engine owns a [`router::Router`] (built from an [`McpHandle`]; at `init`,
+//! [`McpHandle::configure`] sets the CLI path and options) and passes every step through it: `start`/`resume` → `router.route(&mut ops, step)`; new entries
 //! `mcp_feed(session, bytes)` → `router.feed(...)` and `mcp_closed(session, info)` →
 //! `router.closed(...)`; `abandon` → `router.abandon(...)`. Each returns `Vec<Step>` (the woken
 //! operations' steps too), so the host API becomes "a list of steps, handle in order".

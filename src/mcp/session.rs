@@ -526,6 +526,27 @@ impl McpHandle {
         McpHandle(Rc::new(RefCell::new(Hub::new(setup))))
     }
 
+    /// (Re)configure at `init` (the engine builds its router before the CLI is found). A
+    /// running session of the old setup is returned for the host to stop, and is counted as
+    /// ended: its waiters are woken and fail over like after an exit.
+    pub fn configure(&self, setup: McpSetup) -> Option<u64> {
+        let mut h = self.0.borrow_mut();
+        let old = h.live.take().map(|l| l.id);
+        let next_session = h.next_session;
+        let now = h.now_ms;
+        let mut wakes = std::mem::take(&mut h.wakes);
+        *h = Hub::new(setup);
+        // Session ids stay unique across setups: late data of the old one is then stale.
+        h.next_session = next_session;
+        h.now_ms = now;
+        if let Some(s) = old {
+            h.ended = Some((s, "reconfigured".into()));
+            wakes.push(Wake::Session(s));
+        }
+        h.wakes = wakes;
+        old
+    }
+
     /// The host's clock (ms); call on every entry that carries it.
     pub fn observe_now(&self, now_ms: u64) {
         self.0.borrow_mut().observe_now(now_ms);
@@ -1013,6 +1034,44 @@ mod tests {
         assert_eq!(h.now(), 50);
         h.on_spawned(s2, &json!({"ok": true, "nowMs": 70}));
         assert_eq!(h.now(), 70);
+    }
+
+    #[test]
+    fn reconfiguring_hands_back_the_running_session_and_keeps_ids_unique() {
+        let h = McpHandle::new(McpSetup::default());
+        assert!(
+            matches!(h.0.borrow_mut().next_action(), Action::Unavailable(r) if r.contains("no maenifold"))
+        );
+        assert_eq!(
+            h.configure(McpSetup {
+                cli_path: Some("/bin/maenifold".into()),
+                ..Default::default()
+            }),
+            None
+        );
+        let Action::Start { session, .. } = h.0.borrow_mut().next_action() else {
+            panic!()
+        };
+        h.observe_now(500);
+        let old = h.configure(McpSetup {
+            cli_path: Some("/opt/maenifold".into()),
+            ..Default::default()
+        });
+        assert_eq!(old, Some(session), "to be stopped by the host");
+        assert_eq!(h.0.borrow_mut().take_wakes(), vec![Wake::Session(session)]);
+        assert_eq!(h.now(), 500);
+        let Action::Start {
+            session: next,
+            argv,
+            ..
+        } = h.0.borrow_mut().next_action()
+        else {
+            panic!()
+        };
+        assert!(next > session);
+        assert_eq!(argv[0], "/opt/maenifold");
+        h.0.borrow_mut().feed(session, b"{}\n");
+        assert_eq!(h.0.borrow().stale_chunks, 1);
     }
 
     #[test]
