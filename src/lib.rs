@@ -9,6 +9,7 @@ pub mod discovery;
 pub mod engine;
 pub mod knowledge;
 pub mod maenifold;
+pub mod mcp;
 pub mod placement;
 pub mod protocol;
 pub mod runtime;

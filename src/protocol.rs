@@ -28,6 +28,26 @@ pub enum Request {
     /// The text of a session's messages, oldest first (OpenCode: `client.session.messages`,
     /// each message's text parts joined). Reply: `{messages: [{role, text}], error?}`.
     SessionMessages { session_id: String },
+    /// Start the maenifold MCP server (`argv`, never a shell; `env` added to the host's own) as
+    /// a long-lived child with piped stdio, known from now on as `session`. Its stdout goes to
+    /// the engine's `mcpFeed(session, bytes)` as it arrives, its exit or stdout close to
+    /// `mcpClosed(session, {code?, signal?, error?, stderr?})`; stderr is drained (a bounded
+    /// tail kept for `mcpClosed`). Reply when spawned or failed: `{ok, pid?, error?, nowMs?}`.
+    /// Cancelled: kill the child.
+    McpStart {
+        session: u64,
+        argv: Vec<String>,
+        env: std::collections::BTreeMap<String, String>,
+    },
+    /// Write `text` (complete `\n`-terminated lines) to the session's stdin, in the order the
+    /// requests arrive. Reply: `{ok, error?, nowMs?}`.
+    McpWrite { session: u64, text: String },
+    /// Stop the session: close its stdin, kill it if still alive after `graceMs`. Reply `{}` at
+    /// once. Unknown or ended sessions: reply `{}`.
+    McpStop { session: u64, grace_ms: u64 },
+    /// Engine-internal, never sent to the host: an operation parked until the MCP session has
+    /// news for request `rpcId` (see `mcp::router`).
+    McpAwait { session: u64, rpc_id: u64 },
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
