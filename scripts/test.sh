@@ -8,10 +8,10 @@ export PATH="$PWD/node_modules/.bin:$PATH"
 step() { printf '\n== %s\n' "$*"; }
 
 step "core (native cargo test)"
-cargo test --quiet 2>&1 | tail -n 3
+cargo test --quiet 2>&1 | grep -E "^test result|FAILED|panicked"
 
 step "wasm adapters (wasm-pack test --node)"
-wasm-pack --quiet test --node
+wasm-pack test --node 2>&1 | grep -vE "^\[INFO\]|^\s*$"; test "${PIPESTATUS[0]}" -eq 0
 
 step "JS under Node (node:test)"
 node --test tests/js/ tests/fake-maenifold/

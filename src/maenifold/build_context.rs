@@ -136,7 +136,7 @@ impl BuildContext {
                     _ => {
                         // The preview's text went on over several lines.
                         if let Some(last) = rel.previews.last_mut() {
-                            last.1.push('\n');
+                            last.1.push(' ');
                             last.1.push_str(t);
                         }
                     }
