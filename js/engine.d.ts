@@ -1,4 +1,5 @@
-import type { HookwisePluginOptions } from "./index.js";
+import type { HookwisePluginOptions } from "./options.cjs";
+export type { HookwisePluginOptions };
 
 export interface SpawnResult {
   success: boolean;

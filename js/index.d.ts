@@ -1,24 +1,6 @@
 /** The OpenCode plugin: `{ id: "hookwise", server }`. */
-export interface HookwisePluginOptions {
-  /** Path of the maenifold CLI (else env MAENIFOLD_CLI, $MAENIFOLD_ROOT/bin/maenifold, PATH). */
-  cliPath?: string;
-  /** One CLI call's timeout in ms (1000–30000; env MAENIFOLD_TIMEOUT; default 5000). */
-  timeoutMs?: number;
-  /** One deadline for all the concepts of a tool call, in ms (default 5000). */
-  deadlineMs?: number;
-  /** Token budget of the context added to one tool call (≈4 characters a token; default 2000). */
-  tokenBudget?: number;
-  /** Concepts looked up per tool call at most (default 8). */
-  maxConcepts?: number;
-  /** BuildContext depth (1–2, default 1). */
-  depth?: number;
-  /** BuildContext maxEntities (default 5). */
-  maxEntities?: number;
-  /** Include content previews (default true). */
-  includeContent?: boolean;
-  /** Top-level fields of custom/MCP tools that are prompts for a model (default ["prompt", "instructions"]). */
-  promptFields?: string[];
-}
+import type { HookwisePluginOptions } from "./options.cjs";
+export type { HookwisePluginOptions };
 
 declare const plugin: {
   id: "hookwise";

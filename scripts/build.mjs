@@ -66,6 +66,7 @@ const tpl = JSON.parse(fs.readFileSync(path.join(root, "pkg-template/package.jso
 tpl.version = version;
 fs.writeFileSync(path.join(pkg, "package.json"), JSON.stringify(tpl, null, 2) + "\n");
 fs.copyFileSync(path.join(root, "README.md"), path.join(pkg, "README.md"));
+fs.copyFileSync(path.join(root, "LICENSE"), path.join(pkg, "LICENSE"));
 
 const bytes = fs.readFileSync(path.join(dist, "hookwise_bg.wasm"));
 const gz = zlib.gzipSync(bytes, { level: 9 }).length;

@@ -1,0 +1,59 @@
+import type { HookwisePluginOptions } from "./options.cjs";
+export type { HookwisePluginOptions };
+
+export interface SpawnResult {
+  success: boolean;
+  stdout: string;
+  stderr: string;
+  exitCode: number | null;
+  timedOut: boolean;
+  durationMs: number;
+  /** Set when the process could not start, was cancelled, or printed over the cap. */
+  error?: string;
+}
+
+export type Runner = (argv: string[], o: { timeoutMs: number; maxBytes: number }) => Promise<SpawnResult>;
+
+export interface EngineOptions {
+  options?: HookwisePluginOptions;
+  /** The workspace root. */
+  cwd?: string;
+  /** Environment (default process.env). */
+  env?: Record<string, string | undefined>;
+  /** Runs the maenifold CLI (default: Bun.spawn or child_process, argv only, never a shell). */
+  runner?: Runner;
+  log?: (level: "debug" | "info" | "warn" | "error", message: string) => void;
+  /** Where hookwise_bg.wasm is, when the package was bundled. */
+  wasmPath?: string;
+  wasmBytes?: Uint8Array;
+}
+
+export interface Discovery {
+  path: string | null;
+  source: "option" | "env" | "root" | "path" | "none";
+  error?: string;
+}
+
+export interface Augmented<A = unknown> {
+  /** Arguments to run the tool with: a changed copy, or the caller's object when unchanged. */
+  args: A;
+  /** The context text, if any knowledge was found. */
+  context: string | null;
+  concepts: string[];
+  callId: string;
+  /** The context could not go into the arguments: pass the result to completeToolCall. */
+  deliverWithResult: boolean;
+}
+
+export declare class Engine {
+  readonly discovery: Discovery | null;
+  augmentToolCall<A = unknown>(call: { tool: string; args: A; callId?: string; sessionId?: string }): Promise<Augmented<A>>;
+  completeToolCall(call: { tool: string; callId: string; sessionId?: string; output: string }): Promise<{ output: string }>;
+  dispose(): void;
+}
+
+export declare class HookwiseError extends Error {
+  kind: string;
+}
+
+export declare function createEngine(opts?: EngineOptions): Promise<Engine>;
