@@ -141,7 +141,8 @@ function applyMutations(target, mutations) {
     for (let i = 0; i < keys.length - 1 && obj != null; i++) obj = obj[keys[i]];
     const last = keys[keys.length - 1];
     if (obj == null || typeof obj[last] !== "string") continue;
-    obj[last] = (m.prepend || "") + obj[last] + (m.append || "");
+    const text = m.strip ? stripSpans(obj[last], m.strip[0], m.strip[1]) : obj[last];
+    obj[last] = (m.prepend || "") + text + (m.append || "");
     applied++;
   }
   return applied;
@@ -169,8 +170,15 @@ function walkStrings(v, at, plan, out) {
   if (typeof v === "string") {
     const { needle, close, window } = plan;
     let i = v.indexOf(needle);
+    if (i === -1) return;
+    const spans = skipSpans(v, plan.skip);
     let path = null;
     while (i !== -1) {
+      const inside = spans && spans.find(([a, b]) => i >= a && i < b);
+      if (inside) {
+        i = v.indexOf(needle, inside[1]);
+        continue;
+      }
       const end = v.indexOf(close, i + needle.length);
       if (end === -1) return;
       if (end - i > window) {
@@ -186,6 +194,32 @@ function walkStrings(v, at, plan, out) {
   } else if (v !== null && typeof v === "object") {
     for (const k in v) walkStrings(v[k], { up: at, key: k }, plan, out);
   }
+}
+
+/** `s` without the spans from `open` to `close` (inclusive) and up to two newlines after. */
+function stripSpans(s, open, close) {
+  for (let i = s.indexOf(open); i !== -1; i = s.indexOf(open, i)) {
+    const j = s.indexOf(close, i + open.length);
+    if (j === -1) break;
+    let e = j + close.length;
+    for (let n = 0; n < 2 && s[e] === "\n"; n++) e++;
+    s = s.slice(0, i) + s.slice(e);
+  }
+  return s;
+}
+
+/** The spans of `s` that the plan says to skip, as [start, end) pairs. */
+function skipSpans(s, skip) {
+  let spans = null;
+  for (const [open, close] of skip || []) {
+    for (let i = s.indexOf(open); i !== -1; ) {
+      const j = s.indexOf(close, i + open.length);
+      const end = j === -1 ? s.length : j + close.length;
+      (spans || (spans = [])).push([i, end]);
+      i = s.indexOf(open, end);
+    }
+  }
+  return spans;
 }
 
 function pathOf(at) {

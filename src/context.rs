@@ -8,6 +8,32 @@ pub const OPEN: &str = "<!-- Knowledge Graph Context (hookwise) -->";
 pub const CLOSE: &str = "<!-- /Knowledge Graph Context (hookwise) -->";
 pub const CHARS_PER_TOKEN: usize = 4;
 
+/// `text` without hookwise's own blocks (from [`OPEN`] to [`CLOSE`], whatever the style): a
+/// model that re-issues a call as its history shows it must not have the earlier context's
+/// links taken for its own. An unterminated block runs to the end.
+pub fn strip_blocks(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains(OPEN) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(OPEN) {
+        out.push_str(&rest[..i]);
+        match rest[i..].find(CLOSE) {
+            Some(j) => rest = &rest[i + j + CLOSE.len()..],
+            None => rest = "",
+        }
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
+}
+
+/// The first and last line of a block in `style`: what a host strips before adding a fresh
+/// block, so a field never carries two.
+pub fn delimiters(style: Style) -> (String, String) {
+    (styled(OPEN, style), styled(CLOSE, style))
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Style {
     /// The delimited markdown block.
@@ -204,6 +230,25 @@ mod tests {
         assert!(t.ends_with(CLOSE));
         assert!(t.contains("## [[auth]]\nRelated: [[jwt]] (3 files)\n- memory://notes/jwt: About jwt.\n---\n## [[db]]"));
         assert!(t.contains("[[postgres]] (1 file)"));
+    }
+
+    #[test]
+    fn earlier_blocks_are_not_scanned_again() {
+        let block = render(&[ctx("auth", &[("jwt", 3)])], Style::ShellComment, 2000).unwrap();
+        let cmd = format!("{block}\necho [[mine]]");
+        let stripped = strip_blocks(&cmd);
+        assert!(
+            !stripped.contains("jwt") && !stripped.contains("auth"),
+            "{stripped}"
+        );
+        assert!(stripped.ends_with("\necho [[mine]]"));
+        let md = render(&[ctx("auth", &[("jwt", 3)])], Style::Markdown, 2000).unwrap();
+        let twice = format!("{md}\n\n{md}\n\nmy [[prompt]] {OPEN} unterminated [[x]]");
+        assert_eq!(strip_blocks(&twice), "\n\n\n\nmy [[prompt]] ");
+        assert!(matches!(
+            strip_blocks("plain [[a]]"),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 
     #[test]

@@ -14,6 +14,7 @@ use crate::context::{self, Style};
 use crate::discovery::{self, Discovery};
 use crate::knowledge::{ContextQuery, Source};
 use crate::maenifold::BuildContext;
+use crate::mcp::cache::{self, CacheKey, ContextCache};
 use crate::placement::{self, ArgsView, Excerpt, Placement};
 use crate::protocol::{Log, Mutation, PathKey};
 use crate::runtime::{join_all, Io, Ops, Step};
@@ -72,6 +73,9 @@ pub enum Call {
         fields: BTreeMap<String, String>,
         #[serde(default)]
         excerpts: Option<Vec<Excerpt>>,
+        /// The host's clock (ms since the epoch), for the context cache's TTL.
+        #[serde(default)]
+        now_ms: f64,
     },
     /// After a tool ran (OpenCode `tool.execute.after`).
     #[serde(rename = "tool.after")]
@@ -107,6 +111,8 @@ pub struct ExcerptPlan {
     pub needle: String,
     pub close: String,
     pub window: usize,
+    /// Spans `[open, close]` whose needles are not excerpted (hookwise's own earlier blocks).
+    pub skip: Vec<(String, String)>,
 }
 
 /// How far (in UTF-16 units, as JS counts) an excerpt may run from `[[` to `]]`: enough for
@@ -132,7 +138,6 @@ pub struct ToolResult {
     pub logs: Vec<Log>,
 }
 
-#[derive(Default)]
 struct Shared {
     config: Config,
     session: SessionConfig,
@@ -140,6 +145,21 @@ struct Shared {
     source: Option<Source>,
     /// Context waiting for a tool's result, by call id (bounded: oldest dropped).
     after: VecDeque<(String, String)>,
+    /// BuildContext answers by (source, concept, parameters), TTL 5 min, LRU-bounded.
+    cache: ContextCache,
+}
+
+impl Default for Shared {
+    fn default() -> Self {
+        Shared {
+            config: Config::default(),
+            session: SessionConfig::default(),
+            project: String::new(),
+            source: None,
+            after: VecDeque::new(),
+            cache: ContextCache::new(cache::DEFAULT_TTL_MS, cache::DEFAULT_MAX_ENTRIES),
+        }
+    }
 }
 
 const MAX_PENDING_AFTER: usize = 256;
@@ -272,6 +292,7 @@ impl Engine {
                 args,
                 fields,
                 excerpts,
+                now_ms,
                 ..
             } => self.ops.start(move |io| async move {
                 let view = match (&args, &excerpts) {
@@ -282,7 +303,7 @@ impl Engine {
                     },
                     (None, None) => return to_value(ToolResult::default()),
                 };
-                to_value(tool_before(&io, &shared, &tool, &call_id, &view).await)
+                to_value(tool_before(&io, &shared, &tool, &call_id, &view, now_ms as u64).await)
             }),
             Call::ToolAfter { call_id, .. } => {
                 let r = tool_after(&shared, &call_id);
@@ -346,6 +367,7 @@ async fn init(
             needle: "[[".into(),
             close: "]]".into(),
             window: EXCERPT_WINDOW,
+            skip: vec![(context::OPEN.into(), context::CLOSE.into())],
         }),
         session_created: source.is_some() && session_cfg.enabled,
         system_transform: source.is_some()
@@ -371,6 +393,7 @@ async fn tool_before(
     tool: &str,
     call_id: &str,
     args: &ArgsView<'_>,
+    now_ms: u64,
 ) -> ToolResult {
     let (source, cfg) = {
         let s = shared.borrow();
@@ -397,14 +420,46 @@ async fn tool_before(
         max_entities: cfg.max_entities,
         include_content: cfg.include_content,
     };
-    // All lookups start together, so one deadline for all is each call's own timeout.
+    // Answers in the cache (TTL, LRU) cost nothing; the rest start together, so one deadline
+    // for all is each call's own timeout. Failures are never cached.
+    let key = |c: &str| CacheKey {
+        source: source.name().to_string(),
+        concept: c.to_string(),
+        depth: q.depth,
+        max_entities: q.max_entities,
+        include_content: q.include_content,
+    };
+    let cached: Vec<Option<BuildContext>> = {
+        let mut s = shared.borrow_mut();
+        concepts
+            .iter()
+            .map(|c| s.cache.get(&key(c), now_ms))
+            .collect()
+    };
     let src = source.with_timeout(cfg.deadline_ms);
     let lookups = concepts
         .iter()
-        .map(|c| src.build_context(io, c, q))
+        .zip(&cached)
+        .filter(|(_, hit)| hit.is_none())
+        .map(|(c, _)| src.build_context(io, c, q))
         .collect();
-    let answers: Vec<Option<Result<BuildContext, String>>> =
-        join_all(lookups).await.into_iter().map(Some).collect();
+    let mut fresh = join_all(lookups).await.into_iter();
+    let mut answers: Vec<Option<Result<BuildContext, String>>> = Vec::with_capacity(concepts.len());
+    {
+        let mut s = shared.borrow_mut();
+        for (c, hit) in concepts.iter().zip(cached) {
+            answers.push(Some(match hit {
+                Some(b) => Ok(b),
+                None => {
+                    let a = fresh.next().expect("one answer per miss");
+                    if let Ok(b) = &a {
+                        s.cache.put(key(c), b.clone(), now_ms);
+                    }
+                    a
+                }
+            }));
+        }
+    }
     let mut found: Vec<BuildContext> = Vec::new();
     let mut failed = Vec::new();
     for (c, a) in concepts.iter().zip(answers) {
@@ -451,10 +506,12 @@ async fn tool_before(
                 Style::ShellComment => "\n",
                 Style::Markdown => "\n\n",
             };
+            let (open, close) = context::delimiters(style);
             result.mutations.push(Mutation {
                 path: vec![PathKey::Key(field)],
                 prepend: Some(format!("{block}{sep}")),
                 append: None,
+                strip: Some((open, close)),
             });
         }
         Placement::WithResult => {
@@ -483,6 +540,7 @@ fn tool_after(shared: &Rc<RefCell<Shared>>, call_id: &str) -> ToolResult {
             path: vec!["output".into()],
             prepend: None,
             append: Some(format!("\n\n{block}")),
+            strip: None,
         }],
         ..Default::default()
     }

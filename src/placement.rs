@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::context::Style;
+use crate::context::{strip_blocks, Style};
 use crate::protocol::PathKey;
 use crate::wikilink::{ConceptSet, ScanMode};
 
@@ -169,7 +169,7 @@ pub fn concepts_in_args(tool: &str, args: &Value) -> Vec<String> {
             for (k, v) in m {
                 match v {
                     Value::String(s) if Some(k.as_str()) == shell_field => {
-                        set.add_text(s, ScanMode::Shell)
+                        set.add_text(&strip_blocks(s), ScanMode::Shell)
                     }
                     _ => walk(v, &mut set),
                 }
@@ -182,7 +182,7 @@ pub fn concepts_in_args(tool: &str, args: &Value) -> Vec<String> {
 
 fn walk(v: &Value, set: &mut ConceptSet) {
     match v {
-        Value::String(s) => set.add_text(s, ScanMode::Prose),
+        Value::String(s) => set.add_text(&strip_blocks(s), ScanMode::Prose),
         Value::Array(a) => a.iter().for_each(|x| walk(x, set)),
         Value::Object(m) => m.values().for_each(|x| walk(x, set)),
         _ => {}
@@ -307,6 +307,17 @@ mod tests {
             }
         );
         assert!(!view.has_string("n"));
+    }
+
+    #[test]
+    fn a_reissued_call_does_not_snowball() {
+        let block = crate::context::fit(
+            &["## [[auth]]".into(), "Related: [[jwt]] (3 files)".into()],
+            Style::ShellComment,
+            8000,
+        );
+        let args = json!({"command": format!("{block}\necho [[auth]] [[mine]]")});
+        assert_eq!(concepts_in_args("bash", &args), vec!["auth", "mine"]);
     }
 
     #[test]

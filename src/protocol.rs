@@ -119,6 +119,10 @@ pub struct Mutation {
     pub prepend: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub append: Option<String>,
+    /// Before prepending: remove every span from the first string to the second (inclusive)
+    /// and up to two newlines after it — an earlier block, so a field never carries two.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub strip: Option<(String, String)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

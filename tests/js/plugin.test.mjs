@@ -123,3 +123,25 @@ test("the engine API works from require() with a host-supplied runner", async ()
   assert.equal(seen[0][1], "--tool");
   assert.equal(seen[0][2], "BuildContext");
 });
+
+test("a call re-issued as the history shows it gets one fresh block, and the answer comes from the cache", async () => {
+  const f = fakeEnv();
+  const { hooks } = await start(f.env);
+  const out = { args: { command: "echo [[auth]]" } };
+  await hooks["tool.execute.before"]({ tool: "bash", sessionID: "s", callID: "c1" }, out);
+  const first = out.args.command;
+  assert.match(first, /\[\[jwt\]\]/);
+  // The model repeats its (rewritten) call.
+  const again = { args: { command: first } };
+  await hooks["tool.execute.before"]({ tool: "bash", sessionID: "s", callID: "c2" }, again);
+  assert.equal(again.args.command, first, "one block, not two; the block's links were not looked up");
+  const calls = f.calls().filter((c) => c.tool === "BuildContext").map((c) => c.payload.conceptName);
+  assert.deepEqual(calls, ["auth"], "the second call was answered from the cache");
+  // Markdown blocks too: a task prompt quoting an earlier block.
+  const task = { args: { prompt: "Fix [[auth]]" } };
+  await hooks["tool.execute.before"]({ tool: "task", sessionID: "s", callID: "t1" }, task);
+  const t2 = { args: { prompt: task.args.prompt } };
+  await hooks["tool.execute.before"]({ tool: "task", sessionID: "s", callID: "t2" }, t2);
+  assert.equal(t2.args.prompt, task.args.prompt);
+  assert.equal(t2.args.prompt.split("<!-- Knowledge Graph Context (hookwise) -->").length, 2);
+});
