@@ -81,7 +81,7 @@ class Core {
     };
     let step;
     try {
-      step = JSON.parse(this.engine.start(encoder.encode(JSON.stringify(callObject))));
+      step = JSON.parse(this.engine.start(encoder.encode(JSON.stringify(callObject)), Date.now()));
     } catch (e) {
       throw this.fail(e);
     }
@@ -110,7 +110,7 @@ class Core {
           // Everything that finished together goes back in one crossing.
           const batch = ready.splice(0);
           try {
-            next = this.engine.resume(op, encoder.encode(JSON.stringify(batch)));
+            next = this.engine.resume(op, encoder.encode(JSON.stringify(batch)), Date.now());
           } catch (e) {
             throw this.fail(e);
           }

@@ -96,7 +96,7 @@ class Hookwise {
     if (!plan) return null;
     const seen = excerpts(args, plan);
     if (seen.excerpts.length === 0) return null;
-    const r = await this.run({ hook: "tool.before", tool, sessionId, callId, nowMs: Date.now(), ...seen });
+    const r = await this.run({ hook: "tool.before", tool, sessionId, callId, ...seen });
     if (!r) return null;
     applyMutations(args, r.mutations);
     if (r.followUp && callId) {

@@ -73,9 +73,6 @@ pub enum Call {
         fields: BTreeMap<String, String>,
         #[serde(default)]
         excerpts: Option<Vec<Excerpt>>,
-        /// The host's clock (ms since the epoch), for the context cache's TTL.
-        #[serde(default)]
-        now_ms: f64,
     },
     /// After a tool ran (OpenCode `tool.execute.after`).
     #[serde(rename = "tool.after")]
@@ -147,6 +144,8 @@ struct Shared {
     after: VecDeque<(String, String)>,
     /// BuildContext answers by (source, concept, parameters), TTL 5 min, LRU-bounded.
     cache: ContextCache,
+    /// The host's clock (ms since the epoch) as of the latest call or reply.
+    now_ms: u64,
 }
 
 impl Default for Shared {
@@ -158,6 +157,7 @@ impl Default for Shared {
             source: None,
             after: VecDeque::new(),
             cache: ContextCache::new(cache::DEFAULT_TTL_MS, cache::DEFAULT_MAX_ENTRIES),
+            now_ms: 0,
         }
     }
 }
@@ -186,6 +186,15 @@ impl Engine {
     }
 
     /// Start a hook call given as JSON.
+    /// The host's clock (ms since the epoch): every start and resume brings it. It never runs
+    /// backwards here.
+    pub fn observe_now(&mut self, now_ms: f64) {
+        if now_ms.is_finite() && now_ms > 0.0 {
+            let mut s = self.shared.borrow_mut();
+            s.now_ms = s.now_ms.max(now_ms as u64);
+        }
+    }
+
     pub fn start_json(&mut self, call: impl AsRef<[u8]>) -> Result<Step, CallError> {
         let call: Call = serde_json::from_slice(call.as_ref()).map_err(|e| CallError {
             kind: "BadCall",
@@ -292,9 +301,9 @@ impl Engine {
                 args,
                 fields,
                 excerpts,
-                now_ms,
                 ..
             } => self.ops.start(move |io| async move {
+                let now_ms = shared.borrow().now_ms;
                 let view = match (&args, &excerpts) {
                     (Some(a), _) => ArgsView::Full(a),
                     (None, Some(e)) => ArgsView::Excerpts {
@@ -303,7 +312,7 @@ impl Engine {
                     },
                     (None, None) => return to_value(ToolResult::default()),
                 };
-                to_value(tool_before(&io, &shared, &tool, &call_id, &view, now_ms as u64).await)
+                to_value(tool_before(&io, &shared, &tool, &call_id, &view, now_ms).await)
             }),
             Call::ToolAfter { call_id, .. } => {
                 let r = tool_after(&shared, &call_id);

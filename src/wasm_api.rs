@@ -46,8 +46,9 @@ impl Engine {
     }
 
     /// Start a hook call (UTF-8 JSON bytes: the host encodes natively, no per-character
-    /// copy loop). Returns the step (JSON).
-    pub fn start(&mut self, call: &[u8]) -> Result<String, JsError> {
+    /// copy loop) at host time `now_ms` (ms since the epoch). Returns the step (JSON).
+    pub fn start(&mut self, call: &[u8], now_ms: f64) -> Result<String, JsError> {
+        self.inner.observe_now(now_ms);
         self.inner
             .start_json(call)
             .map(|s| step_json(&s))
@@ -57,7 +58,8 @@ impl Engine {
     /// Hand back replies of operation `op` (UTF-8 JSON `[[id, reply], …]`: whatever finished
     /// together, in one crossing). Returns the next step (JSON), or an empty string when
     /// nothing waits for those replies.
-    pub fn resume(&mut self, op: u32, replies: &[u8]) -> Result<String, JsError> {
+    pub fn resume(&mut self, op: u32, replies: &[u8], now_ms: f64) -> Result<String, JsError> {
+        self.inner.observe_now(now_ms);
         match self
             .inner
             .resume_json(op as u64, replies)

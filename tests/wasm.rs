@@ -18,6 +18,7 @@ fn init_asks_the_host_to_stat_candidates_in_one_step() {
             json!({"hook": "init", "env": {"PATH": "/a:/b"}, "cwd": "/w"})
                 .to_string()
                 .as_bytes(),
+            1.0,
         )
         .unwrap(),
     );
@@ -29,11 +30,15 @@ fn init_asks_the_host_to_stat_candidates_in_one_step() {
     let r0 = reqs[0]["id"].as_u64().unwrap() as u32;
     let r1 = reqs[1]["id"].as_u64().unwrap() as u32;
     let waiting = parse(
-        &e.resume(op, format!(r#"[[{r0},{{"exists":false}}]]"#).as_bytes())
-            .unwrap(),
+        &e.resume(
+            op,
+            format!(r#"[[{r0},{{"exists":false}}]]"#).as_bytes(),
+            1.0,
+        )
+        .unwrap(),
     );
     assert_eq!(waiting["pending"]["requests"], json!([]));
-    let done = parse(&e.resume(op, format!(r#"[[{r1},{{"exists":true,"realpath":"/b/maenifold","isFile":true,"executable":true}}]]"#).as_bytes()).unwrap());
+    let done = parse(&e.resume(op, format!(r#"[[{r1},{{"exists":true,"realpath":"/b/maenifold","isFile":true,"executable":true}}]]"#).as_bytes(), 1.0).unwrap());
     assert_eq!(done["done"]["result"]["discovery"]["path"], "/b/maenifold");
     assert_eq!(done["done"]["result"]["plan"]["toolBefore"]["needle"], "[[");
 }
@@ -46,6 +51,7 @@ fn a_tool_call_round_trip() {
             json!({"hook": "init", "options": {"cliPath": "/m"}})
                 .to_string()
                 .as_bytes(),
+            1.0,
         )
         .unwrap(),
     );
@@ -59,7 +65,7 @@ fn a_tool_call_round_trip() {
     .unwrap();
 
     let call = json!({"hook": "tool.before", "tool": "bash", "callId": "c", "args": {"command": "echo [[Auth]]"}});
-    let step = parse(&e.start(call.to_string().as_bytes()).unwrap());
+    let step = parse(&e.start(call.to_string().as_bytes(), 1.0).unwrap());
     let spawn = step["pending"]["requests"]
         .as_array()
         .unwrap()
@@ -71,8 +77,12 @@ fn a_tool_call_round_trip() {
     let op = step["pending"]["op"].as_u64().unwrap() as u32;
     let reply = json!({"success": true, "exitCode": 0, "stdout": "Context for CONCEPT: auth\n\nDirect relations (1 CONCEPTS):\n  • jwt (co-occurs in 2 files)\n"});
     let done = parse(
-        &e.resume(op, json!([[spawn["id"], reply]]).to_string().as_bytes())
-            .unwrap(),
+        &e.resume(
+            op,
+            json!([[spawn["id"], reply]]).to_string().as_bytes(),
+            1.0,
+        )
+        .unwrap(),
     );
     let m = &done["done"]["result"]["mutations"][0];
     assert_eq!(m["path"], json!(["command"]));
@@ -86,11 +96,11 @@ fn a_tool_call_round_trip() {
 #[wasm_bindgen_test]
 fn bad_input_is_a_typed_error() {
     let mut e = Engine::new();
-    let err = e.start(b"{not json").unwrap_err();
+    let err = e.start(b"{not json", 1.0).unwrap_err();
     let msg = wasm_bindgen::JsValue::from(err).as_string();
     // JsError becomes a JS Error object; its message names the kind.
     assert!(msg.is_none());
-    assert!(e.start(br#"{"hook":"tool.before"}"#).is_err());
-    assert!(e.resume(1, b"\xff").is_err());
-    assert_eq!(e.resume(99, b"[[1,{}]]").unwrap(), "");
+    assert!(e.start(br#"{"hook":"tool.before"}"#, 1.0).is_err());
+    assert!(e.resume(1, b"\xff", 1.0).is_err());
+    assert_eq!(e.resume(99, b"[[1,{}]]", 1.0).unwrap(), "");
 }
