@@ -61,6 +61,7 @@ fn a_tool_call_round_trip() {
         op,
         format!(r#"[[{id},{{"exists":true,"realpath":"/m","isFile":true,"executable":true}}]]"#)
             .as_bytes(),
+        1.0,
     )
     .unwrap();
 
