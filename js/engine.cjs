@@ -47,6 +47,20 @@ class Engine {
     return { output: box.output };
   }
 
+  /**
+   * The context a new session would start with, computed now.
+   * @returns {Promise<{ project: string, context?: string, concepts: {name: string, files: number}[], calls: number, failures: string[] }>}
+   */
+  async sessionPreview({ project, strategy } = {}) {
+    const r = await this._hw.run({ hook: "session.preview", project: project ?? null, strategy: strategy ?? null });
+    return r || { project: project || "", concepts: [], calls: 0, failures: ["hookwise is not running"] };
+  }
+
+  /** What hookwise knows about itself: knowledge source, CLI discovery, warnings, cache. */
+  async doctor() {
+    return (await this._hw.run({ hook: "doctor" })) || { discovery: this.discovery, source: null, warnings: ["hookwise is not running"] };
+  }
+
   dispose() {}
 }
 

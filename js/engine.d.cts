@@ -49,6 +49,16 @@ export declare class Engine {
   readonly discovery: Discovery | null;
   augmentToolCall<A = unknown>(call: { tool: string; args: A; callId?: string; sessionId?: string }): Promise<Augmented<A>>;
   completeToolCall(call: { tool: string; callId: string; sessionId?: string; output: string }): Promise<{ output: string }>;
+  /** The context a new session would start with, computed now. */
+  sessionPreview(o?: { project?: string; strategy?: "parallel" | "sequential" | "seed" }): Promise<{
+    project: string;
+    context?: string;
+    concepts: { name: string; files: number; mentions: number }[];
+    calls: number;
+    failures: string[];
+  }>;
+  /** Knowledge source, CLI discovery, configuration warnings, cache statistics. */
+  doctor(): Promise<Record<string, unknown>>;
   dispose(): void;
 }
 

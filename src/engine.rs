@@ -50,6 +50,19 @@ pub enum Call {
         #[serde(default)]
         system: Vec<String>,
     },
+    /// The session-start context for a project, computed now (the `hookwise session` command,
+    /// engine hosts). `strategy`: `parallel` (default), `sequential`, `seed` (the benchmark's
+    /// baseline).
+    #[serde(rename = "session.preview")]
+    SessionPreview {
+        #[serde(default)]
+        project: Option<String>,
+        #[serde(default)]
+        strategy: Option<String>,
+    },
+    /// What hookwise knows about itself: knowledge source, discovery, configuration.
+    #[serde(rename = "doctor")]
+    Doctor,
     /// Before the summarising model call (OpenCode `experimental.session.compacting`).
     #[serde(rename = "session.compacting")]
     SessionCompacting {
@@ -146,6 +159,9 @@ struct Shared {
     cache: ContextCache,
     /// The host's clock (ms since the epoch) as of the latest call or reply.
     now_ms: u64,
+    /// How init went, for `doctor`.
+    discovery: Option<Discovery>,
+    init_warnings: Vec<String>,
 }
 
 impl Default for Shared {
@@ -158,6 +174,8 @@ impl Default for Shared {
             after: VecDeque::new(),
             cache: ContextCache::new(cache::DEFAULT_TTL_MS, cache::DEFAULT_MAX_ENTRIES),
             now_ms: 0,
+            discovery: None,
+            init_warnings: Vec::new(),
         }
     }
 }
@@ -277,6 +295,32 @@ impl Engine {
                     )
                 })
             }
+            Call::SessionPreview { project, strategy } => self.ops.start(move |io| async move {
+                let (source, cfg, default_project) = snapshot(&shared);
+                let project = project.filter(|p| !p.trim().is_empty()).unwrap_or(default_project);
+                let strategy = match strategy.as_deref() {
+                    Some("sequential") => session::Strategy::Sequential,
+                    Some("seed") => session::Strategy::SeedSequential,
+                    _ => session::Strategy::Parallel,
+                };
+                match source {
+                    Some(src) => to_value(session::session_start(&io, &src, &project, &cfg, strategy).await),
+                    None => json!({"project": project, "concepts": [], "calls": 0, "failures": [],
+                        "logs": [Log::warn("no knowledge source: nothing to start a session with")]}),
+                }
+            }),
+            Call::Doctor => {
+                let s = shared.borrow();
+                let report = json!({
+                    "discovery": s.discovery,
+                    "source": s.source.as_ref().map(Source::name),
+                    "project": s.project,
+                    "warnings": s.init_warnings,
+                    "cache": s.cache.stats,
+                });
+                drop(s);
+                self.ops.start(move |_| async move { report })
+            }
             Call::SessionCompacting { session_id, now_ms } => {
                 let sessions = self.sessions.clone();
                 self.ops.start(move |io| async move {
@@ -386,6 +430,12 @@ async fn init(
     };
     {
         let mut s = shared.borrow_mut();
+        s.discovery = Some(found.clone());
+        s.init_warnings = logs
+            .iter()
+            .filter(|l| l.level == crate::protocol::Level::Warn)
+            .map(|l| l.message.clone())
+            .collect();
         s.config = config;
         s.session = session_cfg;
         s.project = project;

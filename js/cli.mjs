@@ -1,0 +1,194 @@
+#!/usr/bin/env node
+// The `hookwise` command: what the hooks would do, from a terminal. Works under Node and Bun.
+import fs from "node:fs";
+import path from "node:path";
+import { createEngine } from "./engine.mjs";
+
+const HELP = {
+  main: `hookwise — knowledge context, governance and enforcement for AI coding agents
+
+usage: hookwise <command> [options]
+
+commands:
+  context "<text>"              the context a tool call with that text would get
+  session [--project NAME]      the context a new session would start with
+  check --tool NAME --args JSON what the hooks would do with that tool call
+  doctor                        which knowledge source is active and why, discovery, timings
+  init                          scaffold hookwise's configuration in this project (never overwrites)
+
+options (every command):
+  --vault DIR    read knowledge from this markdown vault
+  --cwd DIR      the project (default: the current directory)
+  --json         machine-readable output
+  --help         help for a command`,
+  context: `usage: hookwise context "<text with [[links]]>" [--vault DIR] [--json]
+
+Prints the knowledge block a tool call whose prompt is that text would get.`,
+  session: `usage: hookwise session [--project NAME] [--vault DIR] [--json]
+
+Prints the context a new session of the project would start with (default project: the
+folder's name).`,
+  check: `usage: hookwise check --tool NAME --args JSON [--vault DIR] [--json]
+
+Shows what the hooks would do with that tool call: the arguments it would run with and
+where the context goes.`,
+  doctor: `usage: hookwise doctor [--vault DIR] [--json]
+
+Which knowledge source is active and why, how the maenifold CLI was found, configuration
+warnings, and a timing of each hook.`,
+  init: `usage: hookwise init [--cwd DIR] [--json]
+
+Creates hookwise's configuration files in the project when they do not exist yet.`,
+};
+
+class UsageError extends Error {}
+
+function parseArgs(argv) {
+  const out = { _: [], flags: {} };
+  const takesValue = new Set(["vault", "cwd", "project", "tool", "args"]);
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a.startsWith("--")) {
+      const [k, inline] = a.slice(2).split(/=(.*)/s);
+      if (takesValue.has(k)) {
+        const v = inline ?? argv[++i];
+        if (v === undefined) throw new UsageError(`--${k} needs a value`);
+        out.flags[k] = v;
+      } else if (["json", "help"].includes(k)) out.flags[k] = true;
+      else throw new UsageError(`unknown option --${k}`);
+    } else out._.push(a);
+  }
+  return out;
+}
+
+async function engineFor(flags, { quiet } = {}) {
+  const cwd = path.resolve(flags.cwd || process.cwd());
+  const env = { ...process.env };
+  if (flags.vault) env.HOOKWISE_VAULT = path.resolve(flags.vault);
+  const warnings = [];
+  const timer = quiet ? null : setTimeout(() => process.stderr.write("hookwise: indexing…\n"), 1000);
+  const t0 = performance.now();
+  const engine = await createEngine({
+    cwd,
+    env,
+    options: flags.vault ? { vault: path.resolve(flags.vault) } : {},
+    log: (level, message) => {
+      if (level === "warn" || level === "error") warnings.push(`${level}: ${message}`);
+    },
+  });
+  if (timer) clearTimeout(timer);
+  return { engine, cwd, warnings, initMs: performance.now() - t0 };
+}
+
+function print(flags, json, text) {
+  process.stdout.write(flags.json ? JSON.stringify(json, null, 2) + "\n" : text.endsWith("\n") ? text : text + "\n");
+}
+
+const commands = {
+  async context({ _, flags }) {
+    const text = _.slice(1).join(" ");
+    if (!text) throw new UsageError('context needs the text, e.g. hookwise context "how does [[auth]] work?"');
+    const { engine, warnings } = await engineFor(flags);
+    const r = await engine.augmentToolCall({ tool: "task", args: { prompt: text } });
+    warnings.forEach((w) => process.stderr.write(w + "\n"));
+    const body = r.context ?? (r.concepts.length ? `(no knowledge for: ${r.concepts.join(", ")})` : "(no [[concepts]] in the text)");
+    print(flags, { concepts: r.concepts, context: r.context }, body);
+  },
+
+  async session({ flags }) {
+    const { engine, cwd, warnings } = await engineFor(flags);
+    const r = await engine.sessionPreview({ project: flags.project || path.basename(cwd) });
+    warnings.forEach((w) => process.stderr.write(w + "\n"));
+    print(flags, r, r.context ?? `(no context for project ${r.project}${r.failures && r.failures.length ? `: ${r.failures.join("; ")}` : ""})`);
+  },
+
+  async check({ flags }) {
+    if (!flags.tool) throw new UsageError("check needs --tool NAME");
+    let args;
+    try {
+      args = JSON.parse(flags.args ?? "{}");
+    } catch (e) {
+      throw new UsageError(`--args is not JSON: ${e.message}`);
+    }
+    const { engine, warnings } = await engineFor(flags);
+    const r = await engine.augmentToolCall({ tool: flags.tool, args });
+    warnings.forEach((w) => process.stderr.write(w + "\n"));
+    const where = !r.context ? "nowhere (no knowledge)" : r.deliverWithResult ? "with the tool's result (arguments unchanged)" : "into the arguments";
+    const json = { tool: flags.tool, concepts: r.concepts, context: r.context, contextGoes: r.deliverWithResult ? "result" : r.context ? "arguments" : "none", args: r.args };
+    print(flags, json, `tool: ${flags.tool}\nconcepts: ${r.concepts.join(", ") || "(none)"}\ncontext goes: ${where}\nargs:\n${JSON.stringify(r.args, null, 2)}${r.context ? `\n\ncontext:\n${r.context}` : ""}`);
+  },
+
+  async doctor({ flags }) {
+    const { engine, warnings, initMs } = await engineFor(flags, { quiet: true });
+    const report = await engine.doctor();
+    const timings = {};
+    const time = async (name, f) => {
+      const t0 = performance.now();
+      await f();
+      timings[name] = Math.round((performance.now() - t0) * 10) / 10;
+    };
+    timings.init = Math.round(initMs * 10) / 10;
+    await time("tool.execute.before (no links)", () => engine.augmentToolCall({ tool: "bash", args: { command: "ls -la" } }));
+    await time("tool.execute.before ([[hookwise]])", () => engine.augmentToolCall({ tool: "bash", args: { command: "echo [[hookwise]]" } }));
+    await time("session start", () => engine.sessionPreview({}));
+    const json = { ...report, timingsMs: timings, warnings: [...(report.warnings || []), ...warnings] };
+    const d = report.discovery || {};
+    const lines = [
+      `knowledge source: ${report.source || "none"}`,
+      `maenifold CLI: ${d.path ? `${d.path} (${d.source})` : "not found"}${d.error ? ` — ${d.error}` : ""}`,
+      `project: ${report.project || "(none)"}`,
+      ...(report.vault ? [`vault: ${JSON.stringify(report.vault)}`] : []),
+      `timings (ms): ${Object.entries(timings).map(([k, v]) => `${k} ${v}`).join("; ")}`,
+      ...json.warnings.map((w) => `warning: ${w}`),
+    ];
+    print(flags, json, lines.join("\n"));
+  },
+
+  async init({ flags }) {
+    const cwd = path.resolve(flags.cwd || process.cwd());
+    const { engine } = await engineFor(flags, { quiet: true });
+    const r = await engine.scaffold();
+    print(flags, r, [...r.created.map((f) => `created ${f}`), ...r.kept.map((f) => `kept ${f} (exists)`)].join("\n") || "nothing to do");
+    void cwd;
+  },
+};
+
+async function main(argv) {
+  let parsed;
+  try {
+    parsed = parseArgs(argv);
+  } catch (e) {
+    process.stderr.write(`hookwise: ${e.message}\n\n${HELP.main}\n`);
+    return 2;
+  }
+  const cmd = parsed._[0];
+  if (!cmd || cmd === "help") {
+    process.stdout.write(HELP.main + "\n");
+    return cmd ? 0 : parsed.flags.help ? 0 : 2;
+  }
+  if (!commands[cmd]) {
+    process.stderr.write(`hookwise: unknown command '${cmd}'\n\n${HELP.main}\n`);
+    return 2;
+  }
+  if (parsed.flags.help) {
+    process.stdout.write(HELP[cmd] + "\n");
+    return 0;
+  }
+  if (parsed.flags.vault && !fs.existsSync(parsed.flags.vault)) {
+    process.stderr.write(`hookwise: --vault ${parsed.flags.vault}: no such folder\n`);
+    return 2;
+  }
+  try {
+    await commands[cmd](parsed);
+    return 0;
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`hookwise ${cmd}: ${e.message}\n\n${HELP[cmd]}\n`);
+      return 2;
+    }
+    process.stderr.write(`hookwise ${cmd}: ${e && e.stack ? e.stack : e}\n`);
+    return 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));
