@@ -12,6 +12,7 @@ pub mod maenifold;
 pub mod placement;
 pub mod protocol;
 pub mod runtime;
+pub mod vault;
 pub mod wikilink;
 
 #[cfg(target_arch = "wasm32")]
