@@ -473,11 +473,13 @@ fn cut_words(mut out: String) -> String {
     out
 }
 
-/// A preview of `text` from byte offset `from`: whitespace collapsed, at most `max` characters,
-/// ending at a sentence end when one falls late enough, else at a word boundary with `…`.
+/// A preview of `text` from byte offset `from` (the start of a block): that block and the
+/// prose after it, whitespace collapsed, at most `max` characters. It stops before a code
+/// fence, a heading or a table, and at a blank line once it has a couple of sentences; when
+/// cut, it ends at a sentence end that falls late enough, else at a word boundary with `…`.
 pub fn preview(text: &str, from: usize, max: usize) -> String {
     let from = floor_boundary(text, from.min(text.len()));
-    let end = window_end(text, from, max);
+    let end = window_end(text, from, max).min(natural_end(text, from));
     let collapsed = collapse(&text[from..end], usize::MAX);
     if collapsed.chars().count() <= max {
         return collapsed;
@@ -487,16 +489,48 @@ pub fn preview(text: &str, from: usize, max: usize) -> String {
         .nth(max)
         .map_or(collapsed.len(), |(i, _)| i);
     let head = &collapsed[..cut_at];
-    let sentence = ['.', '!', '?']
-        .iter()
-        .filter_map(|p| head.rfind(&format!("{p} ")))
-        .max();
+    // The last sentence end, not a list number like `4. `.
+    let sentence = head
+        .char_indices()
+        .zip(head.chars().skip(1))
+        .filter(|((i, c), next)| {
+            matches!(c, '.' | '!' | '?')
+                && *next == ' '
+                && !head[..*i].ends_with(|p: char| p.is_ascii_digit())
+        })
+        .map(|((i, _), _)| i)
+        .last();
     if let Some(i) = sentence {
         if i >= head.len() * 3 / 5 {
             return head[..=i].to_string();
         }
     }
     cut_words(head.to_string())
+}
+
+/// Where the prose starting at `from` naturally pauses (see [`preview`]).
+fn natural_end(text: &str, from: usize) -> usize {
+    const ENOUGH: usize = 160;
+    let mut pos = from;
+    let mut first = true;
+    while pos < text.len() {
+        let line_end = text[pos..].find('\n').map_or(text.len(), |i| pos + i + 1);
+        let t = text[pos..line_end].trim();
+        if !first {
+            let long_enough = pos - from >= ENOUGH;
+            if t.starts_with("```")
+                || t.starts_with("~~~")
+                || t.starts_with('#')
+                || (t.starts_with('|') && long_enough)
+                || (t.is_empty() && long_enough)
+            {
+                return pos;
+            }
+        }
+        first = false;
+        pos = line_end;
+    }
+    text.len()
 }
 
 /// The end of enough raw text from `from` for `max` collapsed characters (collapsing

@@ -550,3 +550,78 @@ fn list_dir_request_shape() {
     assert_eq!(l.entries[0].realpath.as_deref(), Some("/v/b.md"));
     assert!(l.truncated && l.entries[0].is_symlink);
 }
+
+/// The example vault shipped in the repository (`examples/vault/`), read from disk.
+fn example_vault() -> Vault {
+    fn walk(root: &std::path::Path, dir: &std::path::Path, out: &mut Vec<(String, String)>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                let rel = p
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                out.push((rel, std::fs::read_to_string(&p).unwrap()));
+            }
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/vault");
+    let mut files = Vec::new();
+    walk(&root, &root, &mut files);
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    vault_of(&refs)
+}
+
+#[test]
+fn the_example_vault_is_coherent() {
+    let v = example_vault();
+    let s = v.stats();
+    assert!((30..=45).contains(&s.files), "{s:?}");
+    assert_eq!(s.skipped.total(), 0);
+    // Links in code are not concepts.
+    for c in ["not-a-link", "also-not-a-link"] {
+        assert!(v.build_context(c, 1, 20, false).is_empty(), "{c}");
+    }
+    // Every note links something, and every concept's context renders and parses back.
+    for rec in v.files.iter().flatten() {
+        assert!(!rec.concepts.is_empty(), "{} has no links", rec.path);
+        for &(c, _) in &rec.concepts {
+            let ctx = v.build_context(v.graph.name(c), 2, 20, true);
+            assert_eq!(
+                BuildContext::parse(&ctx.to_text()).unwrap(),
+                ctx,
+                "{}",
+                ctx.concept
+            );
+        }
+    }
+    let jwt = v.build_context("JWT", 2, 10, false);
+    let names: Vec<&str> = jwt.direct.iter().map(|r| r.name.as_str()).collect();
+    for want in ["key-rotation", "jwks", "api-gateway", "session-tokens"] {
+        assert!(names.contains(&want), "{want} not in {names:?}");
+    }
+    assert_eq!(
+        v.search("rotate signing keys", 3)[0].uri,
+        "memory://runbooks/rotate-jwt-signing-keys"
+    );
+    let top: Vec<String> = v
+        .search("idempotency key double charge", 2)
+        .into_iter()
+        .map(|h| h.uri)
+        .collect();
+    assert!(
+        top.contains(&"memory://data/idempotency".to_string()),
+        "{top:?}"
+    );
+    assert!(top.contains(&"memory://incidents/2026-02-03-double-charges".to_string()));
+    assert_eq!(
+        v.recent(1, None)[0].uri,
+        "memory://meetings/2026-03-09-ops-review"
+    );
+}
