@@ -95,9 +95,17 @@ pub fn parse_front_matter(block: &str) -> FrontMatter {
         let Some((k, v)) = t.split_once(':') else {
             continue;
         };
-        let key = k.trim().to_ascii_lowercase();
+        let mut key_buf = [0u8; 16];
+        let k = k.trim();
+        let key = if k.len() <= key_buf.len() {
+            key_buf[..k.len()].copy_from_slice(k.as_bytes());
+            key_buf[..k.len()].make_ascii_lowercase();
+            std::str::from_utf8(&key_buf[..k.len()]).unwrap_or("")
+        } else {
+            ""
+        };
         let value = v.trim();
-        match key.as_str() {
+        match key {
             "title" if !value.is_empty() && !value.starts_with(['|', '>']) => {
                 let s = unquote(value);
                 if !s.is_empty() {
@@ -285,20 +293,20 @@ pub fn parse(text: &str, stem: &str) -> Note {
     let fm = block.map(parse_front_matter).unwrap_or_default();
     let body = &text[body_start..];
 
-    let mut concepts: Vec<(String, usize)> = Vec::new();
+    let mut concepts: Vec<(String, usize)> = Vec::with_capacity(16);
     // Dedupe by linear scan while few, by a set once many.
     let mut seen: FxHashSet<String> = FxHashSet::default();
-    let mut name = String::new();
+    let mut name = String::with_capacity(64);
     // The current run of inline text: pulldown-cmark splits text events at `[`, so a link is
     // only visible once consecutive text events are joined.
-    let mut run = String::new();
+    let mut run = String::with_capacity(256);
     let mut block_start = 0usize;
     let mut code_depth = 0u32;
     let mut heading: Option<HeadingLevel> = None;
-    let mut heading_text = String::new();
+    let mut heading_text = String::with_capacity(64);
     let mut h1: Option<String> = None;
     let mut in_para = false;
-    let mut para_text = String::new();
+    let mut para_text = String::with_capacity(256);
     let mut summary: Option<String> = None;
     let mut sections = 0u32;
 

@@ -15,6 +15,7 @@
 pub mod fx;
 pub mod graph;
 pub mod markdown;
+pub mod render;
 pub mod search;
 
 use std::cell::RefCell;
@@ -255,10 +256,11 @@ impl Vault {
     pub fn plan(&mut self, root_real: &str, entries: &[DirEntry], complete: bool) -> Vec<String> {
         self.skipped = Skipped::default();
         self.pending.clear();
+        let root_real = root_real.replace('\\', "/");
         let mut keep: FxHashSet<&str> = FxHashSet::default();
         let mut to_read = Vec::new();
         for e in entries {
-            if e.is_dir || !(e.is_file || e.is_symlink) {
+            if e.is_dir || !(e.is_file || e.is_symlink) || keep.contains(e.path.as_str()) {
                 continue;
             }
             match acceptable(&e.path) {
@@ -270,7 +272,7 @@ impl Vault {
                 }
             }
             if let Some(real) = &e.realpath {
-                if !root_real.is_empty() && !inside(real, root_real) {
+                if !root_real.is_empty() && !inside(&real.replace('\\', "/"), &root_real) {
                     self.skipped.outside += 1;
                     continue;
                 }

@@ -134,15 +134,13 @@ pub fn tokenize(text: &str, mut f: impl FnMut(&str)) {
         let class = CLASS[b as usize];
         if class == 1 || class == 2 {
             let start = i;
-            let mut upper = false;
-            while i < n {
-                let c = CLASS[bytes[i] as usize];
-                if c == 0 || c == 3 {
-                    break;
-                }
-                upper |= c == 2;
-                i += 1;
-            }
+            let rest = &bytes[i..];
+            let len = rest
+                .iter()
+                .position(|&c| !matches!(CLASS[c as usize], 1 | 2))
+                .unwrap_or(rest.len());
+            let upper = rest[..len].iter().any(u8::is_ascii_uppercase);
+            i += len;
             if i < n && bytes[i] >= 0x80 {
                 // A word running on into non-ASCII letters: the slow path from its start.
                 i = slow_word(text, start, &mut buf, &mut f);
@@ -231,95 +229,110 @@ pub fn query_terms(query: &str) -> Vec<String> {
     out
 }
 
-/// Interned terms: open addressing over one string arena (no allocation per term). A slot
-/// holds the term's hash (high half) and id + 1 (low half; 0 = empty), so most probes touch
-/// one cache line.
+/// Interned terms, keyed by a 64-bit hash of their text (the text itself is never needed
+/// again: queries are hashed the same way). Open addressing, at most half full. Two distinct
+/// tokens (at most 48 bytes) sharing a 64-bit hash is not a practical concern; it would only
+/// merge their postings.
 #[derive(Default, Debug)]
 struct Terms {
-    /// Length a power of two, at most half full.
-    slots: Vec<u64>,
-    spans: Vec<(u32, u32)>,
-    arena: String,
+    /// Per slot: the term's hash (0 = empty; a real hash of 0 is stored as 1).
+    keys: Vec<u64>,
+    ids: Vec<u32>,
+    len: usize,
 }
 
+/// A 64-bit hash of a short byte string: FxHash-style word mixing, then murmur3's fmix64 so
+/// every bit of the key depends on every input bit.
 #[inline]
 fn hash_bytes(b: &[u8]) -> u64 {
-    use std::hash::Hasher;
-    let mut h = super::fx::FxHasher::default();
-    h.write(b);
-    h.write_usize(b.len());
-    h.finish()
+    const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+    let mut h: u64 = (b.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let mut chunks = b.chunks_exact(8);
+    for c in &mut chunks {
+        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut w = 0u64;
+        for (k, &x) in rest.iter().enumerate() {
+            w |= (x as u64) << (8 * k);
+        }
+        h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+    }
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^= h >> 33;
+    h.max(1)
 }
 
 impl Terms {
     fn len(&self) -> usize {
-        self.spans.len()
+        self.len
     }
 
     #[inline]
-    fn text(&self, id: u32) -> &[u8] {
-        let (s, l) = self.spans[id as usize];
-        &self.arena.as_bytes()[s as usize..(s + l) as usize]
-    }
-
-    #[inline]
-    fn find(&self, t: &[u8], h: u64) -> Result<u32, usize> {
-        if self.slots.is_empty() {
+    fn find(&self, h: u64) -> Result<u32, usize> {
+        if self.keys.is_empty() {
             return Err(usize::MAX);
         }
-        let mask = self.slots.len() - 1;
-        let tag = h >> 32;
+        let mask = self.keys.len() - 1;
         let mut i = (h as usize) & mask;
         loop {
-            let v = self.slots[i];
-            if v == 0 {
-                return Err(i);
+            let k = self.keys[i];
+            if k == h {
+                return Ok(self.ids[i]);
             }
-            if v >> 32 == tag {
-                let id = (v as u32) - 1;
-                if self.text(id) == t {
-                    return Ok(id);
-                }
+            if k == 0 {
+                return Err(i);
             }
             i = (i + 1) & mask;
         }
     }
 
     fn get(&self, t: &str) -> Option<u32> {
-        self.find(t.as_bytes(), hash_bytes(t.as_bytes())).ok()
+        self.find(hash_bytes(t.as_bytes())).ok()
     }
 
     #[inline]
     fn intern(&mut self, t: &str) -> (u32, bool) {
         let h = hash_bytes(t.as_bytes());
-        let slot = match self.find(t.as_bytes(), h) {
+        let slot = match self.find(h) {
             Ok(id) => return (id, false),
             Err(slot) => slot,
         };
-        let id = self.spans.len() as u32;
-        self.spans.push((self.arena.len() as u32, t.len() as u32));
-        self.arena.push_str(t);
-        if self.spans.len() * 2 > self.slots.len() {
+        let id = self.len as u32;
+        self.len += 1;
+        if self.len * 2 > self.keys.len() {
             self.grow();
+            let slot = self.find(h).expect_err("new term");
+            self.keys[slot] = h;
+            self.ids[slot] = id;
         } else {
-            self.slots[slot] = (h >> 32) << 32 | (id as u64 + 1);
+            self.keys[slot] = h;
+            self.ids[slot] = id;
         }
         (id, true)
     }
 
     fn grow(&mut self) {
-        let cap = (self.slots.len() * 2).max(1024);
-        let mut slots = vec![0u64; cap];
+        let cap = (self.keys.len() * 2).max(1024);
+        let old_keys = std::mem::replace(&mut self.keys, vec![0; cap]);
+        let old_ids = std::mem::replace(&mut self.ids, vec![0; cap]);
         let mask = cap - 1;
-        for id in 0..self.spans.len() as u32 {
-            let h = hash_bytes(self.text(id));
-            let mut i = (h as usize) & mask;
-            while slots[i] != 0 {
+        for (k, id) in old_keys.into_iter().zip(old_ids) {
+            if k == 0 {
+                continue;
+            }
+            let mut i = (k as usize) & mask;
+            while self.keys[i] != 0 {
                 i = (i + 1) & mask;
             }
-            slots[i] = (h >> 32) << 32 | (id as u64 + 1);
+            self.keys[i] = k;
+            self.ids[i] = id;
         }
-        self.slots = slots;
     }
 }
 

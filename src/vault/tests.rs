@@ -375,6 +375,17 @@ fn symlinks_leaving_the_vault_are_rejected() {
     );
     assert_eq!(want, vec!["link-in.md"]);
     assert_eq!(v.stats().skipped.outside, 2);
+
+    // Windows paths compare by component too.
+    let mut win = entry("w.md", 1.0, 5);
+    win.realpath = Some("C:\\Users\\me\\vault\\w.md".into());
+    let mut evil = entry("e.md", 1.0, 5);
+    evil.realpath = Some("C:\\Users\\me\\vault2\\e.md".into());
+    let want = v.plan("C:\\Users\\me\\vault", &[win, evil], true);
+    assert_eq!(want, vec!["w.md"]);
+    // A path listed twice is read once.
+    let want = v.plan("/v", &[entry("a.md", 1.0, 5), entry("a.md", 1.0, 5)], true);
+    assert_eq!(want, vec!["a.md"]);
 }
 
 #[test]
