@@ -260,7 +260,8 @@ impl Vault {
         let mut keep: FxHashSet<&str> = FxHashSet::default();
         let mut to_read = Vec::new();
         for e in entries {
-            if e.is_dir || !(e.is_file || e.is_symlink) || keep.contains(e.path.as_str()) {
+            // `isFile` describes the target: a broken symlink is not a file.
+            if e.is_dir || !e.is_file || keep.contains(e.path.as_str()) {
                 continue;
             }
             match acceptable(&e.path) {
