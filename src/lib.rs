@@ -14,6 +14,7 @@ pub mod placement;
 pub mod protocol;
 pub mod runtime;
 pub mod session;
+pub mod vault;
 pub mod wikilink;
 
 /// The wasm-bindgen adapters (wasm32 only).

@@ -48,6 +48,13 @@ pub enum Request {
     /// Engine-internal, never sent to the host: an operation parked until the MCP session has
     /// news for request `rpcId` (see `mcp::router`).
     McpAwait { session: u64, rpc_id: u64 },
+    /// List a folder (with `recursive`, everything below it), at most `max_entries` entries.
+    /// Reply: `ListDirResult`.
+    ListDir {
+        path: String,
+        recursive: bool,
+        max_entries: u64,
+    },
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -65,11 +72,41 @@ pub struct StatResult {
     pub error: Option<String>,
 }
 
+/// The reply to `ReadFile`. On failure `error` is one of these words (any other text counts as
+/// "unreadable"): `not-utf8` (the bytes are not UTF-8), `not-found` (gone; `ENOENT` is
+/// understood too), `too-large` (over `max_bytes`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ReadResult {
     pub text: Option<String>,
     pub error: Option<String>,
+}
+
+/// The reply to `ListDir`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ListDirResult {
+    pub entries: Vec<DirEntry>,
+    /// More entries existed than `max_entries`.
+    pub truncated: bool,
+    /// The folder could not be listed (entries may still hold what was listed before).
+    pub error: Option<String>,
+}
+
+/// One entry of a listing. `isFile` / `isDir` describe what the entry leads to (a symlink is
+/// followed); `isSymlink` the entry itself.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct DirEntry {
+    /// Relative to the listed folder, `/`-separated.
+    pub path: String,
+    pub is_file: bool,
+    pub is_dir: bool,
+    pub is_symlink: bool,
+    /// The entry's path with every symlink resolved (the host may give it for symlinks only).
+    pub realpath: Option<String>,
+    pub size: u64,
+    pub mtime_ms: f64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

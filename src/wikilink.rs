@@ -23,26 +23,41 @@ pub enum ScanMode {
 
 /// Normalize a concept name exactly as maenifold does. May return an empty string.
 pub fn normalize(name: &str) -> String {
-    let lowered = name.trim().to_lowercase();
-    let mut out = String::with_capacity(lowered.len());
-    let mut last_dash = false;
-    for ch in lowered.chars() {
-        let ch = match ch {
-            ' ' | '_' | '/' => '-',
-            c if c.is_whitespace() => '-',
-            c => c,
-        };
-        if ch == '-' {
-            if !last_dash {
-                out.push('-');
+    let mut out = String::with_capacity(name.len());
+    normalize_into(name, &mut out);
+    out
+}
+
+/// [`normalize`] into a reused buffer (cleared first): no allocation once it is big enough.
+pub fn normalize_into(name: &str, out: &mut String) {
+    out.clear();
+    let mut last_dash = true; // no leading '-'
+    for c in name.trim().chars() {
+        let mut push = |ch: char| {
+            let ch = match ch {
+                ' ' | '_' | '/' => '-',
+                c if c.is_whitespace() => '-',
+                c => c,
+            };
+            if ch == '-' {
+                if !last_dash {
+                    out.push('-');
+                }
+                last_dash = true;
+            } else {
+                out.push(ch);
+                last_dash = false;
             }
-            last_dash = true;
+        };
+        if c.is_ascii() {
+            push(c.to_ascii_lowercase());
         } else {
-            out.push(ch);
-            last_dash = false;
+            c.to_lowercase().for_each(&mut push);
         }
     }
-    out.trim_matches('-').to_string()
+    if out.ends_with('-') {
+        out.pop();
+    }
 }
 
 /// The raw bodies of the links in `text`, in order (not normalized, not deduplicated).
@@ -96,8 +111,12 @@ fn find_open(hay: &[u8]) -> Option<usize> {
 
 /// The concept a link body names: the part before `|` (alias) and `#` (heading), normalized.
 pub fn concept_of(body: &str) -> String {
-    let target = body.split(['|', '#']).next().unwrap_or("");
-    normalize(target)
+    normalize(link_target(body))
+}
+
+/// The target part of a link body: before `|` (alias) and `#` (heading), not normalized.
+pub fn link_target(body: &str) -> &str {
+    body.split(['|', '#']).next().unwrap_or("")
 }
 
 /// Collects normalized concepts, deduplicated, keeping first-seen order.

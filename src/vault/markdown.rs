@@ -1,0 +1,753 @@
+//! One note: front matter, title, the concepts it links (maenifold's rules: links count in
+//! text and headings, never in fenced / indented code or inline code), and the bits the vault
+//! shows (a summary line, previews and snippets cut from the text).
+
+use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+
+use crate::wikilink::{for_each_link, link_target, normalize_into, ScanMode};
+
+use super::fx::FxHashSet;
+
+/// What the vault keeps from parsing one note.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Note {
+    /// Front matter `title`, else the first `# H1`, else the file stem.
+    pub title: String,
+    pub tags: Vec<String>,
+    /// Front matter `modified` (or `updated`), as milliseconds since the epoch.
+    pub modified_ms: Option<f64>,
+    /// Byte offset of the body (after the front matter) in the text.
+    pub body_start: usize,
+    /// Distinct normalized concepts in first-seen order, each with the byte offset (in the
+    /// whole text) of the block where it is first linked.
+    pub concepts: Vec<(String, usize)>,
+    /// The first paragraph, whitespace collapsed, at most [`SUMMARY_CHARS`] characters.
+    pub summary: String,
+    /// Number of `##` headings.
+    pub sections: u32,
+}
+
+pub const SUMMARY_CHARS: usize = 200;
+
+/// Front matter fields the vault reads. Everything else is ignored.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FrontMatter {
+    pub title: Option<String>,
+    pub tags: Vec<String>,
+    pub modified: Option<String>,
+}
+
+/// Split a leading `---` front matter block off. Returns the block's inner text (when there is
+/// a closed block) and the byte offset where the body starts.
+pub fn split_front_matter(text: &str) -> (Option<&str>, usize) {
+    let start = if text.starts_with('\u{FEFF}') { 3 } else { 0 };
+    let rest = &text[start..];
+    let Some(first_end) = rest.find('\n') else {
+        return (None, 0);
+    };
+    if rest[..first_end].trim_end() != "---" {
+        return (None, 0);
+    }
+    let inner_start = start + first_end + 1;
+    let mut pos = inner_start;
+    while pos <= text.len() {
+        let line_end = text[pos..].find('\n').map_or(text.len(), |i| pos + i);
+        let line = text[pos..line_end].trim_end();
+        if line == "---" || line == "..." {
+            let body = (line_end + 1).min(text.len());
+            return (Some(&text[inner_start..pos]), body);
+        }
+        if line_end >= text.len() {
+            break;
+        }
+        pos = line_end + 1;
+    }
+    (None, 0) // never closed: not front matter
+}
+
+/// Read `title`, `tags` and `modified` from a front matter block: `key: value` lines, inline
+/// lists (`[a, b]`), block lists (`- a`), quoted scalars. Robust to everything else.
+pub fn parse_front_matter(block: &str) -> FrontMatter {
+    let mut fm = FrontMatter::default();
+    let mut list_key: Option<String> = None;
+    for raw in block.lines() {
+        let line = raw.trim_end();
+        if line.trim().is_empty() || line.trim_start().starts_with('#') {
+            continue;
+        }
+        let indented = line.starts_with([' ', '\t']);
+        let t = line.trim();
+        if let Some(item) = t
+            .strip_prefix("- ")
+            .or(if t == "-" { Some("") } else { None })
+        {
+            if let Some(k) = &list_key {
+                if k == "tags" {
+                    push_tag(&mut fm.tags, &unquote(item.trim()));
+                }
+            }
+            continue;
+        }
+        if indented {
+            continue; // a nested map or a folded scalar: not read
+        }
+        list_key = None;
+        let Some((k, v)) = t.split_once(':') else {
+            continue;
+        };
+        let mut key_buf = [0u8; 16];
+        let k = k.trim();
+        let key = if k.len() <= key_buf.len() {
+            key_buf[..k.len()].copy_from_slice(k.as_bytes());
+            key_buf[..k.len()].make_ascii_lowercase();
+            std::str::from_utf8(&key_buf[..k.len()]).unwrap_or("")
+        } else {
+            ""
+        };
+        let value = v.trim();
+        match key {
+            "title" if !value.is_empty() && !value.starts_with(['|', '>']) => {
+                let s = unquote(value);
+                if !s.is_empty() {
+                    fm.title = Some(s);
+                }
+            }
+            "tags" | "tag" | "keywords" if key == "tags" || fm.tags.is_empty() => {
+                if value.is_empty() {
+                    list_key = Some("tags".into());
+                } else if let Some(inner) =
+                    value.strip_prefix('[').and_then(|x| x.strip_suffix(']'))
+                {
+                    for part in inner.split(',') {
+                        push_tag(&mut fm.tags, &unquote(part.trim()));
+                    }
+                } else {
+                    for part in unquote(value).split([',', ' ']) {
+                        push_tag(&mut fm.tags, part.trim());
+                    }
+                }
+            }
+            "modified" | "updated" | "date_modified" | "lastmod"
+                if fm.modified.is_none() && !value.is_empty() =>
+            {
+                fm.modified = Some(unquote(value));
+            }
+            _ => {}
+        }
+    }
+    fm
+}
+
+fn push_tag(tags: &mut Vec<String>, t: &str) {
+    let t = t.trim().trim_start_matches('#').trim();
+    if !t.is_empty() && !tags.iter().any(|x| x == t) {
+        tags.push(t.to_string());
+    }
+}
+
+fn unquote(v: &str) -> String {
+    let v = v.trim();
+    if v.len() >= 2 && v.starts_with('"') && v.ends_with('"') {
+        let inner = &v[1..v.len() - 1];
+        let mut out = String::with_capacity(inner.len());
+        let mut chars = inner.chars();
+        while let Some(c) = chars.next() {
+            if c == '\\' {
+                match chars.next() {
+                    Some('n') => out.push(' '),
+                    Some('t') => out.push(' '),
+                    Some(o) => out.push(o),
+                    None => {}
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    } else if v.len() >= 2 && v.starts_with('\'') && v.ends_with('\'') {
+        v[1..v.len() - 1].replace("''", "'")
+    } else {
+        // A plain scalar may end in a comment.
+        match v.find(" #") {
+            Some(i) => v[..i].trim_end().to_string(),
+            None => v.to_string(),
+        }
+    }
+}
+
+/// Milliseconds since the Unix epoch for an ISO 8601 date or date-time:
+/// `2026-02-18`, `2026-02-18T19:02`, `2026-02-18 19:02:03.123Z`, `…+02:00`. No zone = UTC.
+pub fn parse_iso8601_ms(s: &str) -> Option<f64> {
+    let s = s.trim();
+    let b = s.as_bytes();
+    let num = |from: usize, len: usize| -> Option<i64> {
+        let part = b.get(from..from + len)?;
+        if !part.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        std::str::from_utf8(part).ok()?.parse().ok()
+    };
+    let year = num(0, 4)?;
+    if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
+        return None;
+    }
+    let month = num(5, 2)?;
+    let day = num(8, 2)?;
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+        return None;
+    }
+    let mut secs = days_from_civil(year, month, day) * 86_400;
+    let mut frac_ms = 0.0;
+    let mut i = 10;
+    if matches!(b.get(10), Some(b'T' | b't' | b' ')) && b.len() > 11 {
+        let h = num(11, 2)?;
+        if b.get(13) != Some(&b':') {
+            return None;
+        }
+        let m = num(14, 2)?;
+        let mut sec = 0;
+        i = 16;
+        if b.get(16) == Some(&b':') {
+            sec = num(17, 2)?;
+            i = 19;
+            if matches!(b.get(19), Some(b'.' | b',')) {
+                let start = 20;
+                let mut end = start;
+                while end < b.len() && b[end].is_ascii_digit() {
+                    end += 1;
+                }
+                if end > start {
+                    let digits = &s[start..end.min(start + 9)];
+                    let v: f64 = digits.parse().ok()?;
+                    frac_ms = v / 10f64.powi(digits.len() as i32) * 1000.0;
+                }
+                i = end;
+            }
+        }
+        if h > 23 || m > 59 || sec > 60 {
+            return None;
+        }
+        secs += h * 3600 + m * 60 + sec;
+        match b.get(i) {
+            None => {}
+            Some(b'Z' | b'z') => {}
+            Some(&sign @ (b'+' | b'-')) => {
+                let oh = num(i + 1, 2)?;
+                let om = match b.get(i + 3) {
+                    Some(b':') => num(i + 4, 2)?,
+                    Some(_) => num(i + 3, 2).unwrap_or(0),
+                    None => 0,
+                };
+                let off = oh * 3600 + om * 60;
+                secs -= if sign == b'+' { off } else { -off };
+            }
+            Some(_) => return None,
+        }
+    } else if b.len() > 10 && !b[10].is_ascii_whitespace() {
+        return None;
+    }
+    let _ = i;
+    Some(secs as f64 * 1000.0 + frac_ms)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// Render milliseconds since the epoch as `YYYY-MM-DD HH:MM` (UTC), maenifold's style.
+pub fn format_utc_minutes(ms: f64) -> String {
+    let secs = (ms / 1000.0).floor() as i64;
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}",
+        rem / 3600,
+        (rem % 3600) / 60
+    )
+}
+
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = if z >= 0 { z } else { z - 146_096 } / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+/// Parse one note. `stem` is the file name without `.md` (the last title fallback).
+pub fn parse(text: &str, stem: &str) -> Note {
+    let (block, body_start) = split_front_matter(text);
+    let fm = block.map(parse_front_matter).unwrap_or_default();
+    let body = &text[body_start..];
+
+    let mut concepts: Vec<(String, usize)> = Vec::with_capacity(16);
+    // Dedupe by linear scan while few, by a set once many.
+    let mut seen: FxHashSet<String> = FxHashSet::default();
+    let mut name = String::with_capacity(64);
+    // The current run of inline text: pulldown-cmark splits text events at `[`, so a link is
+    // only visible once consecutive text events are joined.
+    let mut run = String::with_capacity(256);
+    let mut block_start = 0usize;
+    let mut code_depth = 0u32;
+    let mut heading: Option<HeadingLevel> = None;
+    let mut heading_text = String::with_capacity(64);
+    let mut h1: Option<String> = None;
+    let mut in_para = false;
+    let mut para_text = String::with_capacity(256);
+    let mut summary: Option<String> = None;
+    let mut sections = 0u32;
+
+    let mut flush = |run: &mut String, block_start: usize| {
+        if run.is_empty() {
+            return;
+        }
+        for_each_link(run, ScanMode::Prose, |b| {
+            normalize_into(link_target(b), &mut name);
+            if name.is_empty() {
+                return;
+            }
+            let known = if concepts.len() < 24 {
+                concepts.iter().any(|(c, _)| *c == name)
+            } else {
+                if seen.is_empty() {
+                    seen.extend(concepts.iter().map(|(c, _)| c.clone()));
+                }
+                !seen.insert(name.clone())
+            };
+            if !known {
+                concepts.push((name.clone(), body_start + block_start));
+            }
+        });
+        run.clear();
+    };
+
+    for (ev, range) in Parser::new_ext(body, Options::empty()).into_offset_iter() {
+        match ev {
+            Event::Text(t) => {
+                if code_depth > 0 {
+                    continue;
+                }
+                run.push_str(&t);
+                if heading.is_some() {
+                    heading_text.push_str(&t);
+                } else if in_para && summary.is_none() {
+                    para_text.push_str(&t);
+                }
+            }
+            Event::Code(c) => {
+                flush(&mut run, block_start);
+                if heading.is_some() {
+                    heading_text.push_str(&c);
+                } else if in_para && summary.is_none() {
+                    para_text.push_str(&c);
+                }
+            }
+            Event::SoftBreak | Event::HardBreak => {
+                flush(&mut run, block_start);
+                if in_para && summary.is_none() {
+                    para_text.push(' ');
+                }
+            }
+            Event::Start(tag) => match tag {
+                // Inline containers: their text joins the surrounding run.
+                Tag::Emphasis
+                | Tag::Strong
+                | Tag::Strikethrough
+                | Tag::Superscript
+                | Tag::Subscript
+                | Tag::Link { .. }
+                | Tag::Image { .. } => {}
+                other => {
+                    flush(&mut run, block_start);
+                    block_start = range.start;
+                    match other {
+                        Tag::CodeBlock(_) => code_depth += 1,
+                        Tag::Heading { level, .. } => {
+                            heading = Some(level);
+                            heading_text.clear();
+                        }
+                        Tag::Paragraph => {
+                            in_para = true;
+                            para_text.clear();
+                        }
+                        _ => {}
+                    }
+                }
+            },
+            Event::End(tag) => match tag {
+                TagEnd::Emphasis
+                | TagEnd::Strong
+                | TagEnd::Strikethrough
+                | TagEnd::Superscript
+                | TagEnd::Subscript
+                | TagEnd::Link
+                | TagEnd::Image => {}
+                other => {
+                    flush(&mut run, block_start);
+                    match other {
+                        TagEnd::CodeBlock => code_depth = code_depth.saturating_sub(1),
+                        TagEnd::Heading(level) => {
+                            heading = None;
+                            if level == HeadingLevel::H1 && h1.is_none() {
+                                let t = collapse(&heading_text, usize::MAX);
+                                if !t.is_empty() {
+                                    h1 = Some(t);
+                                }
+                            }
+                            if level == HeadingLevel::H2 {
+                                sections += 1;
+                            }
+                        }
+                        TagEnd::Paragraph => {
+                            in_para = false;
+                            if summary.is_none() {
+                                let s = collapse(&para_text, SUMMARY_CHARS);
+                                if !s.is_empty() {
+                                    summary = Some(s);
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            },
+            _ => flush(&mut run, block_start),
+        }
+    }
+    flush(&mut run, block_start);
+
+    let title = fm.title.clone().or(h1).unwrap_or_else(|| stem.to_string());
+    Note {
+        title,
+        tags: fm.tags,
+        modified_ms: fm.modified.as_deref().and_then(parse_iso8601_ms),
+        body_start,
+        concepts,
+        summary: summary.unwrap_or_default(),
+        sections,
+    }
+}
+
+/// Collapse runs of whitespace to one space and trim; keep at most `max` characters, cutting
+/// at a word boundary and marking the cut with `…`.
+pub fn collapse(s: &str, max: usize) -> String {
+    let mut out = String::with_capacity(s.len().min(max.saturating_mul(4)).min(4096));
+    let mut count = 0usize;
+    let mut pending_space = false;
+    for ch in s.chars() {
+        if ch.is_whitespace() {
+            pending_space = !out.is_empty();
+            continue;
+        }
+        if pending_space {
+            if count + 1 > max {
+                return cut_words(out);
+            }
+            out.push(' ');
+            count += 1;
+            pending_space = false;
+        }
+        if count + 1 > max {
+            return cut_words(out);
+        }
+        out.push(ch);
+        count += 1;
+    }
+    out
+}
+
+fn cut_words(mut out: String) -> String {
+    if let Some(i) = out.rfind(' ') {
+        if i > out.len() / 2 {
+            out.truncate(i);
+        }
+    }
+    let trimmed = out.trim_end_matches([',', ';', ':', ' ']).len();
+    out.truncate(trimmed);
+    out.push('…');
+    out
+}
+
+/// A preview of `text` from byte offset `from` (the start of a block): that block and the
+/// prose after it, whitespace collapsed, at most `max` characters. It stops before a code
+/// fence, a heading or a table, and at a blank line once it has a couple of sentences; when
+/// cut, it ends at a sentence end that falls late enough, else at a word boundary with `…`.
+pub fn preview(text: &str, from: usize, max: usize) -> String {
+    let from = floor_boundary(text, from.min(text.len()));
+    let end = window_end(text, from, max).min(natural_end(text, from));
+    let collapsed = collapse(&text[from..end], usize::MAX);
+    if collapsed.chars().count() <= max {
+        return collapsed;
+    }
+    let cut_at = collapsed
+        .char_indices()
+        .nth(max)
+        .map_or(collapsed.len(), |(i, _)| i);
+    let head = &collapsed[..cut_at];
+    // The last sentence end, not a list number like `4. `.
+    let sentence = head
+        .char_indices()
+        .zip(head.chars().skip(1))
+        .filter(|((i, c), next)| {
+            matches!(c, '.' | '!' | '?')
+                && *next == ' '
+                && !head[..*i].ends_with(|p: char| p.is_ascii_digit())
+        })
+        .map(|((i, _), _)| i)
+        .last();
+    if let Some(i) = sentence {
+        if i >= head.len() * 3 / 5 {
+            return head[..=i].to_string();
+        }
+    }
+    cut_words(head.to_string())
+}
+
+/// Where the prose starting at `from` naturally pauses (see [`preview`]).
+fn natural_end(text: &str, from: usize) -> usize {
+    const ENOUGH: usize = 160;
+    let mut pos = from;
+    let mut first = true;
+    while pos < text.len() {
+        let line_end = text[pos..].find('\n').map_or(text.len(), |i| pos + i + 1);
+        let t = text[pos..line_end].trim();
+        if !first {
+            let long_enough = pos - from >= ENOUGH;
+            if t.starts_with("```")
+                || t.starts_with("~~~")
+                || t.starts_with('#')
+                || (t.starts_with('|') && long_enough)
+                || (t.is_empty() && long_enough)
+            {
+                return pos;
+            }
+        }
+        first = false;
+        pos = line_end;
+    }
+    text.len()
+}
+
+/// The end of enough raw text from `from` for `max` collapsed characters (collapsing
+/// whitespace only ever shrinks a text, so `max + 1` non-space characters are enough).
+fn window_end(text: &str, from: usize, max: usize) -> usize {
+    let mut end = from;
+    let mut seen = 0usize;
+    for (i, ch) in text[from..].char_indices() {
+        if !ch.is_whitespace() {
+            seen += 1;
+        }
+        end = from + i + ch.len_utf8();
+        if seen > max {
+            break;
+        }
+    }
+    end
+}
+
+/// The largest char boundary ≤ `i`.
+pub fn floor_boundary(s: &str, mut i: usize) -> usize {
+    if i >= s.len() {
+        return s.len();
+    }
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// A search snippet: up to `max` characters of `body` starting a little before the first
+/// occurrence (case-insensitive) of any of `needles`, newlines turned into spaces.
+pub fn snippet(body: &str, needles: &[String], max: usize) -> String {
+    let mut best: Option<usize> = None;
+    if !needles.is_empty() {
+        let lower = ascii_lower_same_len(body);
+        for n in needles.iter().filter(|n| !n.is_empty()) {
+            if let Some(i) = lower.find(n.as_str()) {
+                if best.is_none_or(|b| i < b) {
+                    best = Some(i);
+                }
+            }
+        }
+    }
+    let at = best.unwrap_or(0);
+    // Back up about 40 characters, to the start of a word.
+    let mut start = floor_boundary(body, at.saturating_sub(40));
+    if start > 0 {
+        if let Some(sp) = body[start..at].find(char::is_whitespace) {
+            start += sp;
+        }
+    }
+    let end = window_end(body, start, max);
+    let s = collapse(&body[start..end], usize::MAX);
+    let mut out: String = s.chars().take(max).collect();
+    if out.len() < s.len() {
+        // Prefer a word boundary near the end.
+        if let Some(i) = out.rfind(' ') {
+            if i > out.len() * 3 / 4 {
+                out.truncate(i);
+            }
+        }
+    }
+    out
+}
+
+/// Lowercase ASCII letters only, so byte offsets stay valid in the original.
+fn ascii_lower_same_len(s: &str) -> String {
+    s.to_ascii_lowercase()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(text: &str) -> Vec<String> {
+        parse(text, "stem")
+            .concepts
+            .into_iter()
+            .map(|c| c.0)
+            .collect()
+    }
+
+    #[test]
+    fn links_in_text_and_headings_count_code_does_not() {
+        let t = "# About [[Auth]]\n\nUse [[JWT]] with `[[inline-code]]` here.\n\n```\n[[fenced]]\n```\n\n    [[indented]]\n\n~~~rust\nlet x = \"[[tilde]]\";\n~~~\n\n- item [[Session Tokens]]\n> quote [[Postgres]]\n";
+        assert_eq!(names(t), vec!["auth", "jwt", "session-tokens", "postgres"]);
+    }
+
+    #[test]
+    fn aliases_headings_nested_brackets_unicode() {
+        assert_eq!(
+            names("See [[REST API|the api]] and [[Auth#Tokens]] and [[auth]]."),
+            vec!["rest-api", "auth"]
+        );
+        assert_eq!(names("[[[triple]]] [[a [[b]] [[c]]]"), vec!["b"]);
+        assert_eq!(
+            names("日本 [[東京 タワー]] and [[Ünïcode_Straße]]"),
+            vec!["東京-タワー", "ünïcode-straße"]
+        );
+        assert_eq!(
+            names("*[[emphasised]]* and **[[strong one]]**"),
+            vec!["emphasised", "strong-one"]
+        );
+        assert_eq!(names("[[Node.js]] / [[node.JS]]"), vec!["node.js"]);
+    }
+
+    #[test]
+    fn inline_code_splits_a_run() {
+        // The code span ends the run: no link is built across it.
+        assert_eq!(names("[[a `x` b]] then [[ok]]"), vec!["ok"]);
+        // Links do not span lines.
+        assert_eq!(names("[[split\nline]] and [[fine]]"), vec!["fine"]);
+    }
+
+    #[test]
+    fn html_blocks_are_not_text() {
+        assert_eq!(
+            names("<div>\n[[in-html]]\n</div>\n\n[[after]]"),
+            vec!["after"]
+        );
+    }
+
+    #[test]
+    fn front_matter_title_tags_modified() {
+        let t = "---\ntitle: \"Auth: Design\"\ntags: [auth, \"security\", #jwt]\nmodified: 2026-02-18T19:02:00Z\nother: [[not-a-link]]\n---\n# Heading Title\n\nBody with [[JWT]].\n";
+        let n = parse(t, "auth-design");
+        assert_eq!(n.title, "Auth: Design");
+        assert_eq!(n.tags, vec!["auth", "security", "jwt"]);
+        assert_eq!(n.modified_ms, Some(1_771_441_320_000.0));
+        assert_eq!(n.concepts.len(), 1, "front matter is not markdown");
+        assert_eq!(n.summary, "Body with [[JWT]].");
+        assert_eq!(&t[n.body_start..n.body_start + 15], "# Heading Title");
+
+        let block = "title: x\ntags:\n  - one\n  - 'two'\nmodified: '2026-02-18'\n";
+        let fm = parse_front_matter(block);
+        assert_eq!(fm.tags, vec!["one", "two"]);
+        assert_eq!(fm.modified.as_deref(), Some("2026-02-18"));
+        assert_eq!(
+            parse_front_matter("tags: a, b c\n").tags,
+            vec!["a", "b", "c"]
+        );
+    }
+
+    #[test]
+    fn title_fallbacks() {
+        assert_eq!(
+            parse("intro\n\n# First `H1`\n\n# Second\n", "s").title,
+            "First H1"
+        );
+        assert_eq!(parse("no heading\n", "my-note").title, "my-note");
+        assert_eq!(parse("## only h2\n", "my-note").title, "my-note");
+        // An unclosed block is not front matter.
+        let n = parse("---\ntitle: nope\n\n[[x]]\n", "stem");
+        assert_eq!(n.title, "stem");
+        assert_eq!(n.body_start, 0);
+        // BOM and CRLF.
+        let n = parse("\u{FEFF}---\r\ntitle: Win\r\n---\r\n[[y]]\r\n", "s");
+        assert_eq!(n.title, "Win");
+        assert_eq!(n.concepts[0].0, "y");
+    }
+
+    #[test]
+    fn dates() {
+        assert_eq!(parse_iso8601_ms("1970-01-01"), Some(0.0));
+        assert_eq!(
+            parse_iso8601_ms("1970-01-02T00:00:01.5Z"),
+            Some(86_401_500.0)
+        );
+        assert_eq!(
+            parse_iso8601_ms("2026-02-18T21:02:00+02:00"),
+            parse_iso8601_ms("2026-02-18T19:02:00Z")
+        );
+        assert_eq!(
+            parse_iso8601_ms("2026-02-18 19:02"),
+            parse_iso8601_ms("2026-02-18T19:02:00")
+        );
+        assert_eq!(parse_iso8601_ms("yesterday"), None);
+        assert_eq!(parse_iso8601_ms("2026-13-01"), None);
+        assert_eq!(format_utc_minutes(1_771_441_320_000.0), "2026-02-18 19:02");
+    }
+
+    #[test]
+    fn block_offsets_point_at_the_linking_block() {
+        let t = "---\ntitle: t\n---\nFirst para.\n\nSecond has [[b]].\n";
+        let n = parse(t, "s");
+        assert_eq!(&t[n.concepts[0].1..], "Second has [[b]].\n");
+        assert_eq!(n.sections, 0);
+    }
+
+    #[test]
+    fn previews_and_snippets() {
+        let t = "One two three.   Four\nfive six seven eight nine ten.";
+        assert_eq!(
+            preview(t, 0, 100),
+            "One two three. Four five six seven eight nine ten."
+        );
+        assert_eq!(preview(t, 0, 20), "One two three.");
+        let long = "word ".repeat(300);
+        let p = preview(&long, 0, 500);
+        assert!(p.ends_with('…') && p.chars().count() <= 501);
+        let body = format!(
+            "{}The [[rate limiter]] uses\na token bucket.",
+            "filler ".repeat(40)
+        );
+        let s = snippet(&body, &["token".into()], 200);
+        assert!(s.contains("token bucket"), "{s}");
+        assert!(!s.contains('\n'));
+        assert!(s.chars().count() <= 200);
+        assert_eq!(snippet("short", &["zzz".into()], 200), "short");
+    }
+}

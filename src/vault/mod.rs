@@ -1,0 +1,732 @@
+//! The embedded knowledge vault: a folder of markdown notes with `[[WikiLinks]]` (a maenifold
+//! memory folder or any Obsidian-style vault), answering maenifold's three questions in
+//! process — BuildContext, SearchMemories and RecentActivity.
+//!
+//! No I/O here. Indexing is a protocol with the host:
+//! 1. the host lists the vault ([`DirEntry`]: relative path, size, mtime, realpath);
+//! 2. [`Vault::plan`] answers which paths it needs read (new or changed), and drops files that
+//!    are gone (a rename is a delete plus an add);
+//! 3. the host reads them, and each answer goes to [`Vault::ingest`].
+//!
+//! [`refresh`] drives the three steps through the request loop ([`Io`]). Files that are not
+//! markdown are ignored; files that are too large, not UTF-8, unreadable, vanish mid-scan or
+//! resolve outside the vault are skipped and counted, never a failure.
+
+pub mod fx;
+pub mod graph;
+pub mod markdown;
+pub mod render;
+pub mod search;
+
+use std::cell::RefCell;
+use std::cmp::Ordering;
+
+use serde::{Deserialize, Serialize};
+
+use crate::discovery::inside;
+use crate::maenifold::{BuildContext, Relation};
+use crate::protocol::{DirEntry, ListDirResult, ReadResult, Request, StatResult};
+use crate::runtime::{join_all, Io};
+use crate::wikilink::normalize;
+
+use fx::{FxHashMap, FxHashSet};
+use graph::{ConceptId, FileId, Graph};
+use search::SearchIndex;
+
+/// Files larger than this are skipped.
+pub const MAX_FILE_BYTES: u64 = 5 * 1024 * 1024;
+/// Files of one relation listed in BuildContext (maenifold lists 3).
+pub const FILES_PER_RELATION: usize = 3;
+/// Characters of one content preview.
+pub const PREVIEW_CHARS: usize = 500;
+/// Characters of one search snippet.
+pub const SNIPPET_CHARS: usize = 200;
+/// Direct relations whose neighbors make the 2-hop ring (maenifold walks the top 5).
+const EXPAND_FROM: usize = 5;
+/// Reads asked of the host in one step.
+pub const READ_BATCH: usize = 64;
+/// Entries asked of one listing.
+pub const MAX_LIST_ENTRIES: u64 = 200_000;
+/// Dead search documents tolerated before their postings are purged.
+const PURGE_MIN: usize = 256;
+
+/// Why a file was not indexed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadError {
+    TooLarge,
+    NotUtf8,
+    /// The file was listed but is gone when read.
+    Vanished,
+    Unreadable(String),
+}
+
+impl ReadError {
+    /// Classify the host's error text (see [`ReadResult`]).
+    pub fn from_host(e: &str) -> ReadError {
+        let l = e.to_ascii_lowercase();
+        if l.contains("not-utf8") || l.contains("utf-8") || l.contains("utf8") {
+            ReadError::NotUtf8
+        } else if l.contains("not-found") || l.contains("enoent") || l.contains("vanished") {
+            ReadError::Vanished
+        } else if l.contains("too-large") || l.contains("too large") || l.contains("e2big") {
+            ReadError::TooLarge
+        } else {
+            ReadError::Unreadable(e.to_string())
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Skipped {
+    pub too_large: u32,
+    pub not_utf8: u32,
+    pub unreadable: u32,
+    pub vanished: u32,
+    /// Paths (symlinks) whose real location is outside the vault.
+    pub outside: u32,
+}
+
+impl Skipped {
+    pub fn total(&self) -> u32 {
+        self.too_large + self.not_utf8 + self.unreadable + self.vanished + self.outside
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Stats {
+    pub files: u32,
+    pub concepts: u32,
+    pub edges: u32,
+    /// Skips seen by the latest scan (and the reads that followed it).
+    pub skipped: Skipped,
+}
+
+/// What one [`refresh`] did.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RefreshStats {
+    #[serde(flatten)]
+    pub stats: Stats,
+    /// Files read and (re)indexed.
+    pub read: u32,
+    /// Files dropped (deleted, renamed away, now skipped).
+    pub removed: u32,
+    /// Files whose mtime and size had not changed.
+    pub unchanged: u32,
+    /// The host cut the listing short: nothing was dropped for being missing.
+    pub truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// One SearchMemories-equivalent result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Hit {
+    pub title: String,
+    pub uri: String,
+    pub score: f64,
+    pub snippet: String,
+}
+
+/// One RecentActivity-equivalent entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Activity {
+    /// The file's slug (its name without `.md`), as maenifold names entries.
+    pub name: String,
+    pub title: String,
+    pub uri: String,
+    pub modified_ms: f64,
+    /// The first paragraph (collapsed, clipped).
+    pub summary: String,
+    /// Number of `##` sections.
+    pub sections: u32,
+    pub tags: Vec<String>,
+}
+
+#[derive(Debug)]
+struct FileRec {
+    path: String,
+    uri: String,
+    title: String,
+    tags: Vec<String>,
+    mtime_ms: f64,
+    size: u64,
+    /// Front matter `modified`, else the host's mtime.
+    modified_ms: f64,
+    text: String,
+    body_start: usize,
+    summary: String,
+    sections: u32,
+    /// (concept, byte offset of the block first linking it), sorted by concept id.
+    concepts: Vec<(ConceptId, u32)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Meta {
+    mtime_ms: f64,
+    size: u64,
+}
+
+/// The vault index. See the module docs for the indexing protocol.
+#[derive(Default, Debug)]
+pub struct Vault {
+    files: Vec<Option<FileRec>>,
+    by_path: FxHashMap<String, FileId>,
+    by_uri: FxHashMap<String, FileId>,
+    free_ids: Vec<FileId>,
+    graph: Graph,
+    index: SearchIndex,
+    /// Paths asked for by the latest plan, with the listing's metadata.
+    pending: FxHashMap<String, Meta>,
+    /// Files that failed for a lasting reason (not UTF-8, too large) at this mtime/size:
+    /// not asked for again until they change.
+    failed: FxHashMap<String, (Meta, ReadError)>,
+    skipped: Skipped,
+}
+
+/// `memory://` URI of a vault-relative path, as maenifold forms it: forward slashes, no `.md`.
+pub fn memory_uri(rel_path: &str) -> String {
+    let p = rel_path.replace('\\', "/");
+    let p = p.trim_start_matches("./").trim_start_matches('/');
+    let p = p.strip_suffix(".md").unwrap_or(p);
+    format!("memory://{p}")
+}
+
+/// The vault-relative path a `memory://` URI names (with `.md`).
+pub fn uri_path(uri: &str) -> Option<String> {
+    let rest = uri.strip_prefix("memory://")?;
+    Some(format!("{}.md", rest.trim_start_matches('/')))
+}
+
+fn stem_of(path: &str) -> &str {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    name.strip_suffix(".md").unwrap_or(name)
+}
+
+/// Whether a listed relative path is one the vault indexes: markdown, relative, no `..`, no
+/// hidden component (`.obsidian/`, `.trash/`, `.git/`). `Err` = it points outside.
+fn acceptable(path: &str) -> Result<bool, ()> {
+    if !path.ends_with(".md") || path.len() <= 3 {
+        return Ok(false);
+    }
+    if path.starts_with('/') || path.starts_with('\\') || path.contains('\0') {
+        return Err(());
+    }
+    if path.as_bytes().get(1) == Some(&b':') {
+        return Err(()); // a drive letter
+    }
+    for comp in path.split(['/', '\\']) {
+        if comp == ".." {
+            return Err(());
+        }
+        if comp.starts_with('.') && comp != "." {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+impl Vault {
+    pub fn new() -> Vault {
+        Vault::default()
+    }
+
+    pub fn stats(&self) -> Stats {
+        Stats {
+            files: self.by_path.len() as u32,
+            concepts: self.graph.concept_count() as u32,
+            edges: self.graph.edge_count() as u32,
+            skipped: self.skipped,
+        }
+    }
+
+    /// Forget everything.
+    pub fn clear(&mut self) {
+        *self = Vault::default();
+    }
+
+    /// Step 2 of the protocol: given the host's complete listing (`complete` = not truncated)
+    /// and the vault root's real path, drop what is gone and return the relative paths that
+    /// need reading. Counts skips of the listing itself (too large, outside the vault, still
+    /// failing).
+    pub fn plan(&mut self, root_real: &str, entries: &[DirEntry], complete: bool) -> Vec<String> {
+        self.skipped = Skipped::default();
+        self.pending.clear();
+        let root_real = root_real.replace('\\', "/");
+        let mut keep: FxHashSet<&str> = FxHashSet::default();
+        let mut to_read = Vec::new();
+        for e in entries {
+            // `isFile` describes the target: a broken symlink is not a file.
+            if e.is_dir || !e.is_file || keep.contains(e.path.as_str()) {
+                continue;
+            }
+            match acceptable(&e.path) {
+                Ok(true) => {}
+                Ok(false) => continue,
+                Err(()) => {
+                    self.skipped.outside += 1;
+                    continue;
+                }
+            }
+            if let Some(real) = &e.realpath {
+                if !root_real.is_empty() && !inside(&real.replace('\\', "/"), &root_real) {
+                    self.skipped.outside += 1;
+                    continue;
+                }
+            }
+            if e.size > MAX_FILE_BYTES {
+                self.skipped.too_large += 1;
+                continue;
+            }
+            let meta = Meta {
+                mtime_ms: e.mtime_ms,
+                size: e.size,
+            };
+            if let Some((m, why)) = self.failed.get(&e.path) {
+                if *m == meta {
+                    self.count_skip(&why.clone());
+                    keep.insert(&e.path);
+                    continue;
+                }
+            }
+            keep.insert(&e.path);
+            if let Some(&id) = self.by_path.get(&e.path) {
+                let f = self.files[id as usize].as_ref().expect("live file");
+                if f.mtime_ms == meta.mtime_ms && f.size == meta.size {
+                    continue;
+                }
+            }
+            self.pending.insert(e.path.clone(), meta);
+            to_read.push(e.path.clone());
+        }
+        if complete {
+            let gone: Vec<String> = self
+                .by_path
+                .keys()
+                .filter(|p| !keep.contains(p.as_str()))
+                .cloned()
+                .collect();
+            for p in gone {
+                self.remove(&p);
+            }
+        }
+        self.failed.retain(|p, _| keep.contains(p.as_str()));
+        let bytes: u64 = self.pending.values().map(|m| m.size).sum();
+        reserve_heap(bytes.saturating_mul(5) / 2);
+        to_read
+    }
+
+    fn count_skip(&mut self, why: &ReadError) {
+        match why {
+            ReadError::TooLarge => self.skipped.too_large += 1,
+            ReadError::NotUtf8 => self.skipped.not_utf8 += 1,
+            ReadError::Vanished => self.skipped.vanished += 1,
+            ReadError::Unreadable(_) => self.skipped.unreadable += 1,
+        }
+    }
+
+    /// Step 3: the host's answer for one path of the plan. A failure drops any older version
+    /// of the file and is counted. Returns whether the file is now indexed.
+    pub fn ingest(&mut self, path: &str, result: Result<String, ReadError>) -> bool {
+        let meta = self.pending.remove(path).unwrap_or(Meta {
+            mtime_ms: 0.0,
+            size: 0,
+        });
+        let result = match result {
+            Ok(t) if t.len() as u64 > MAX_FILE_BYTES => Err(ReadError::TooLarge),
+            r => r,
+        };
+        match result {
+            Ok(text) => {
+                self.failed.remove(path);
+                self.upsert_meta(path, text, meta);
+                true
+            }
+            Err(e) => {
+                self.remove(path);
+                self.count_skip(&e);
+                if matches!(e, ReadError::NotUtf8 | ReadError::TooLarge) {
+                    self.failed.insert(path.to_string(), (meta, e));
+                } else {
+                    self.failed.remove(path);
+                }
+                false
+            }
+        }
+    }
+
+    /// Index (or re-index) one file directly, with its host mtime.
+    pub fn upsert(&mut self, path: &str, text: String, mtime_ms: f64) {
+        let size = text.len() as u64;
+        self.upsert_meta(path, text, Meta { mtime_ms, size });
+    }
+
+    fn upsert_meta(&mut self, path: &str, text: String, meta: Meta) {
+        self.remove(path);
+        let note = markdown::parse(&text, stem_of(path));
+        let mut concepts: Vec<(ConceptId, u32)> = note
+            .concepts
+            .iter()
+            .map(|(c, off)| (self.graph.intern(c), *off as u32))
+            .collect();
+        concepts.sort_unstable_by_key(|c| c.0);
+        let id = self.alloc_id();
+        let ids: Vec<ConceptId> = concepts.iter().map(|c| c.0).collect();
+        self.graph.add_file(id, &ids);
+        self.index.add(id, &note.title, &text[note.body_start..]);
+        let uri = memory_uri(path);
+        let rec = FileRec {
+            path: path.to_string(),
+            uri: uri.clone(),
+            title: note.title,
+            tags: note.tags,
+            mtime_ms: meta.mtime_ms,
+            size: meta.size,
+            modified_ms: note.modified_ms.unwrap_or(meta.mtime_ms),
+            body_start: note.body_start,
+            summary: note.summary,
+            sections: note.sections,
+            concepts,
+            text,
+        };
+        self.files[id as usize] = Some(rec);
+        self.by_path.insert(path.to_string(), id);
+        self.by_uri.insert(uri, id);
+    }
+
+    fn alloc_id(&mut self) -> FileId {
+        if let Some(id) = self.free_ids.pop() {
+            return id;
+        }
+        self.files.push(None);
+        (self.files.len() - 1) as FileId
+    }
+
+    /// Drop one file. Returns whether it was indexed.
+    pub fn remove(&mut self, path: &str) -> bool {
+        let Some(id) = self.by_path.remove(path) else {
+            return false;
+        };
+        let rec = self.files[id as usize].take().expect("live file");
+        self.by_uri.remove(&rec.uri);
+        let ids: Vec<ConceptId> = rec.concepts.iter().map(|c| c.0).collect();
+        self.graph.remove_file(id, &ids);
+        self.index.remove(id);
+        let live = self.by_path.len();
+        if self.index.dead_count() > PURGE_MIN.max(live / 8) {
+            let freed = self.index.compact();
+            self.free_ids.extend(freed);
+        }
+        true
+    }
+
+    fn file(&self, id: FileId) -> &FileRec {
+        self.files[id as usize].as_ref().expect("live file")
+    }
+
+    /// The full text of the note a `memory://` URI (or a vault-relative path) names.
+    pub fn read(&self, uri: &str) -> Option<String> {
+        let id = match self.by_uri.get(uri) {
+            Some(&id) => id,
+            None => *self
+                .by_path
+                .get(uri.strip_prefix("memory://").unwrap_or(uri))?,
+        };
+        Some(self.file(id).text.clone())
+    }
+
+    /// Title of the note at `uri`.
+    pub fn title(&self, uri: &str) -> Option<&str> {
+        self.by_uri.get(uri).map(|&id| self.file(id).title.as_str())
+    }
+
+    /// Newest first, then by uri.
+    fn by_recency(&self, a: FileId, b: FileId) -> Ordering {
+        let (fa, fb) = (self.file(a), self.file(b));
+        fb.modified_ms
+            .total_cmp(&fa.modified_ms)
+            .then_with(|| fa.uri.cmp(&fb.uri))
+    }
+
+    /// BuildContext-equivalent. `concept` is normalized first; an unknown concept gives the
+    /// empty answer (no knowledge, not an error). `depth` ≥ 2 adds the 2-hop ring.
+    pub fn build_context(
+        &self,
+        concept: &str,
+        depth: u32,
+        max_entities: usize,
+        include_content: bool,
+    ) -> BuildContext {
+        let name = normalize(concept);
+        let mut out = BuildContext {
+            concept: name.clone(),
+            ..Default::default()
+        };
+        let Some(c) = self.graph.id(&name) else {
+            return out;
+        };
+        let g = &self.graph;
+        let by_weight = |a: &(ConceptId, u32), b: &(ConceptId, u32)| {
+            b.1.cmp(&a.1).then_with(|| g.name(a.0).cmp(g.name(b.0)))
+        };
+        let mut direct: Vec<(ConceptId, u32)> = g.neighbors(c).collect();
+        top_k(&mut direct, max_entities, by_weight);
+
+        for &(r, w) in &direct {
+            let mut shared = g.shared_files(c, r);
+            top_k(&mut shared, FILES_PER_RELATION, |a, b| {
+                self.by_recency(*a, *b)
+            });
+            let files: Vec<String> = shared.iter().map(|&f| self.file(f).uri.clone()).collect();
+            let previews = if include_content {
+                shared
+                    .iter()
+                    .map(|&f| {
+                        let rec = self.file(f);
+                        let at = rec
+                            .concepts
+                            .binary_search_by_key(&r, |x| x.0)
+                            .map_or(rec.body_start, |i| rec.concepts[i].1 as usize);
+                        (
+                            rec.uri.clone(),
+                            markdown::preview(&rec.text, at, PREVIEW_CHARS),
+                        )
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            out.direct.push(Relation {
+                name: g.name(r).to_string(),
+                co_occurrence: w,
+                community: None,
+                files,
+                previews,
+            });
+        }
+
+        if depth >= 2 {
+            let mut ring: FxHashMap<ConceptId, u32> = FxHashMap::default();
+            for &(r, _) in direct.iter().take(EXPAND_FROM) {
+                for (n, w) in g.neighbors(r) {
+                    if n != c && !g.is_neighbor(c, n) {
+                        *ring.entry(n).or_insert(0) += w;
+                    }
+                }
+            }
+            let mut ring: Vec<(ConceptId, u32)> = ring.into_iter().collect();
+            top_k(&mut ring, max_entities, by_weight);
+            out.expanded = ring.iter().map(|&(n, _)| g.name(n).to_string()).collect();
+        }
+        out
+    }
+
+    /// SearchMemories-equivalent: BM25 over titles and bodies, best first.
+    pub fn search(&self, query: &str, limit: usize) -> Vec<Hit> {
+        let terms = search::query_terms(query);
+        if terms.is_empty() {
+            return Vec::new();
+        }
+        let ranked = self.index.search(&terms, limit, |a, b| {
+            self.file(a).uri.cmp(&self.file(b).uri)
+        });
+        // Snippets look for the query's words as typed, then for their folded forms.
+        let mut needles: Vec<String> = query
+            .split(|ch: char| !ch.is_alphanumeric())
+            .filter(|w| w.len() > 1)
+            .map(str::to_ascii_lowercase)
+            .collect();
+        needles.extend(terms);
+        ranked
+            .into_iter()
+            .map(|(f, score)| {
+                let rec = self.file(f);
+                Hit {
+                    title: rec.title.clone(),
+                    uri: rec.uri.clone(),
+                    score: (score * 1000.0).round() / 1000.0,
+                    snippet: markdown::snippet(
+                        &rec.text[rec.body_start..],
+                        &needles,
+                        SNIPPET_CHARS,
+                    ),
+                }
+            })
+            .collect()
+    }
+
+    /// RecentActivity-equivalent: the most recently modified notes (front matter `modified`,
+    /// else the host's mtime), newest first; only those modified at or after `since_ms`.
+    pub fn recent(&self, limit: usize, since_ms: Option<f64>) -> Vec<Activity> {
+        let mut ids: Vec<FileId> = self
+            .by_path
+            .values()
+            .copied()
+            .filter(|&id| since_ms.is_none_or(|s| self.file(id).modified_ms >= s))
+            .collect();
+        top_k(&mut ids, limit, |a, b| self.by_recency(*a, *b));
+        ids.into_iter()
+            .map(|id| {
+                let f = self.file(id);
+                Activity {
+                    name: stem_of(&f.path).to_string(),
+                    title: f.title.clone(),
+                    uri: f.uri.clone(),
+                    modified_ms: f.modified_ms,
+                    summary: f.summary.clone(),
+                    sections: f.sections,
+                    tags: f.tags.clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// Concepts by the number of files linking them (most first), at most `limit`.
+    pub fn top_concepts(&self, limit: usize) -> Vec<(String, u32)> {
+        let mut seen: FxHashSet<ConceptId> = FxHashSet::default();
+        let mut all: Vec<(ConceptId, u32)> = Vec::new();
+        for rec in self.files.iter().flatten() {
+            for &(c, _) in &rec.concepts {
+                if seen.insert(c) {
+                    all.push((c, self.graph.files_of(c).len() as u32));
+                }
+            }
+        }
+        let g = &self.graph;
+        top_k(&mut all, limit, |a, b| {
+            b.1.cmp(&a.1).then_with(|| g.name(a.0).cmp(g.name(b.0)))
+        });
+        all.into_iter()
+            .map(|(c, n)| (g.name(c).to_string(), n))
+            .collect()
+    }
+}
+
+/// Before a bulk load, grow the heap once by about what the load will hold (≈ 2.5× the text).
+/// On wasm every `memory.grow` is expensive (V8 collects garbage on each), and the allocator
+/// would otherwise grow the memory in thousands of small steps; the freed block stays with
+/// the allocator and is carved up by the load. Native allocators need no help.
+fn reserve_heap(bytes: u64) {
+    #[cfg(target_arch = "wasm32")]
+    {
+        const MIN: u64 = 16 << 20;
+        const MAX: u64 = 1 << 30;
+        if bytes >= MIN {
+            let v: Vec<u8> = Vec::with_capacity(bytes.min(MAX) as usize);
+            drop(std::hint::black_box(v));
+        }
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = bytes;
+}
+
+/// Keep the first `k` of `v` under `cmp`, sorted; O(n) selection before the sort.
+fn top_k<T>(v: &mut Vec<T>, k: usize, mut cmp: impl FnMut(&T, &T) -> Ordering) {
+    if k == 0 {
+        v.clear();
+        return;
+    }
+    if v.len() > k {
+        v.select_nth_unstable_by(k - 1, &mut cmp);
+        v.truncate(k);
+    }
+    v.sort_unstable_by(cmp);
+}
+
+fn join_path(root: &str, rel: &str) -> String {
+    if root.ends_with('/') || root.ends_with('\\') {
+        format!("{root}{rel}")
+    } else {
+        format!("{root}/{rel}")
+    }
+}
+
+/// List the vault at `root` through the host, read what changed (in batches of
+/// [`READ_BATCH`]) and bring `vault` up to date. Never fails: problems are counted or reported
+/// in `error`. The borrow of `vault` is never held across an await.
+pub async fn refresh(io: &Io, vault: &RefCell<Vault>, root: &str) -> RefreshStats {
+    let replies = join_all(vec![
+        io.request(Request::Stat {
+            path: root.to_string(),
+        }),
+        io.request(Request::ListDir {
+            path: root.to_string(),
+            recursive: true,
+            max_entries: MAX_LIST_ENTRIES,
+        }),
+    ])
+    .await;
+    let mut replies = replies.into_iter();
+    let st: StatResult =
+        serde_json::from_value(replies.next().unwrap_or_default()).unwrap_or_default();
+    let list: ListDirResult =
+        serde_json::from_value(replies.next().unwrap_or_default()).unwrap_or_default();
+    let mut out = RefreshStats::default();
+    if !st.exists || !st.is_dir {
+        vault.borrow_mut().clear();
+        out.stats = vault.borrow().stats();
+        out.error = Some(match st.error {
+            Some(e) => format!("vault {root}: {e}"),
+            None if st.exists => format!("vault {root} is not a folder"),
+            None => format!("vault {root} does not exist"),
+        });
+        return out;
+    }
+    if let Some(e) = &list.error {
+        if list.entries.is_empty() {
+            out.stats = vault.borrow().stats();
+            out.error = Some(format!("listing {root}: {e}"));
+            return out;
+        }
+        out.error = Some(format!("listing {root} (partial): {e}"));
+    }
+    let root_real = st.realpath.clone().unwrap_or_else(|| root.to_string());
+    let complete = !list.truncated && list.error.is_none();
+    out.truncated = list.truncated;
+    let before = vault.borrow().stats().files;
+    let to_read = vault.borrow_mut().plan(&root_real, &list.entries, complete);
+    let after_plan = vault.borrow().stats().files;
+    out.removed = before.saturating_sub(after_plan);
+    let changed_known = to_read
+        .iter()
+        .filter(|p| vault.borrow().by_path.contains_key(p.as_str()))
+        .count() as u32;
+    out.unchanged = after_plan.saturating_sub(changed_known);
+
+    for chunk in to_read.chunks(READ_BATCH) {
+        let reqs = chunk
+            .iter()
+            .map(|p| {
+                io.request(Request::ReadFile {
+                    path: join_path(root, p),
+                    max_bytes: MAX_FILE_BYTES,
+                })
+            })
+            .collect();
+        let replies = join_all(reqs).await;
+        let mut v = vault.borrow_mut();
+        for (p, reply) in chunk.iter().zip(replies) {
+            let r: ReadResult = serde_json::from_value(reply).unwrap_or_default();
+            let result = match (r.text, r.error) {
+                (_, Some(e)) => Err(ReadError::from_host(&e)),
+                (Some(t), None) => Ok(t),
+                (None, None) => Err(ReadError::Unreadable("no text in the reply".into())),
+            };
+            let was = v.by_path.contains_key(p.as_str());
+            if v.ingest(p, result) {
+                out.read += 1;
+            } else if was {
+                out.removed += 1;
+            }
+        }
+    }
+    out.stats = vault.borrow().stats();
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,638 @@
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::runtime::{Ops, Step};
+
+fn entry(path: &str, mtime: f64, size: u64) -> DirEntry {
+    DirEntry {
+        path: path.into(),
+        is_file: true,
+        mtime_ms: mtime,
+        size,
+        ..Default::default()
+    }
+}
+
+/// A vault from `(path, text)` pairs, through the plan / ingest protocol.
+fn vault_of(files: &[(&str, &str)]) -> Vault {
+    let mut v = Vault::new();
+    let listing: Vec<DirEntry> = files
+        .iter()
+        .map(|(p, t)| entry(p, 1000.0, t.len() as u64))
+        .collect();
+    let want = v.plan("/v", &listing, true);
+    for (p, t) in files {
+        assert!(want.contains(&p.to_string()));
+        assert!(v.ingest(p, Ok(t.to_string())));
+    }
+    v
+}
+
+const AUTH: &str = "---\ntitle: Auth Design\ntags: [auth]\nmodified: 2026-02-18T19:02:00Z\n---\n# Auth Design\n\nWe use [[JWT]] for [[Session Tokens]] behind the [[REST API]].\n\n```\n[[not-a-link]]\n```\n";
+const API: &str =
+    "# The API\n\nThe [[REST API]] speaks JSON; [[JWT]] bearer tokens. See [[Rate Limiting]].\n";
+const LIMITS: &str = "# Rate limits\n\n[[Rate Limiting]] uses a token bucket in [[Redis]].\n";
+
+#[test]
+fn uris_as_maenifold_forms_them() {
+    assert_eq!(
+        memory_uri("notes/auth-design.md"),
+        "memory://notes/auth-design"
+    );
+    assert_eq!(memory_uri("notes\\win.md"), "memory://notes/win");
+    assert_eq!(memory_uri("top.md"), "memory://top");
+    assert_eq!(uri_path("memory://notes/a").as_deref(), Some("notes/a.md"));
+}
+
+#[test]
+fn graph_weights_and_build_context_shape() {
+    let v = vault_of(&[
+        ("notes/auth-design.md", AUTH),
+        ("notes/api.md", API),
+        ("ops/limits.md", LIMITS),
+    ]);
+    let s = v.stats();
+    assert_eq!(s.files, 3);
+    // jwt, session-tokens, rest-api, rate-limiting, redis
+    assert_eq!(s.concepts, 5);
+    // auth: jwt-st, jwt-ra, st-ra; api: ra-jwt (same), ra-rl, jwt-rl; limits: rl-redis
+    assert_eq!(s.edges, 6);
+
+    let ctx = v.build_context("REST API", 1, 20, false);
+    assert_eq!(ctx.concept, "rest-api");
+    let names: Vec<(&str, u32)> = ctx
+        .direct
+        .iter()
+        .map(|r| (r.name.as_str(), r.co_occurrence))
+        .collect();
+    assert_eq!(
+        names,
+        vec![("jwt", 2), ("rate-limiting", 1), ("session-tokens", 1)]
+    );
+    // Newest first: auth-design has front matter modified 2026; api has mtime 1000 ms.
+    assert_eq!(
+        ctx.direct[0].files,
+        vec!["memory://notes/auth-design", "memory://notes/api"]
+    );
+    assert!(ctx.expanded.is_empty());
+    assert_eq!(BuildContext::parse(&ctx.to_text()).unwrap(), ctx);
+    assert!(ctx.to_text().starts_with(
+        "Context for CONCEPT: rest-api\n\nDirect relations (3 CONCEPTS):\n  • jwt (co-occurs in 2 files)\n    Files: memory://notes/auth-design, memory://notes/api\n"
+    ));
+
+    let ctx = v.build_context("rest-api", 2, 20, true);
+    assert_eq!(ctx.expanded, vec!["redis"]);
+    let p = &ctx.direct[1].previews;
+    assert_eq!(p.len(), 1);
+    assert_eq!(p[0].0, "memory://notes/api");
+    assert!(
+        p[0].1.starts_with("The [[REST API]] speaks JSON"),
+        "{}",
+        p[0].1
+    );
+    assert_eq!(BuildContext::parse(&ctx.to_text()).unwrap(), ctx);
+
+    let ctx = v.build_context("rest-api", 2, 1, false);
+    assert_eq!(ctx.direct.len(), 1);
+    assert_eq!(ctx.direct[0].name, "jwt");
+
+    let none = v.build_context("not-a-link", 2, 20, true);
+    assert!(none.is_empty());
+    assert_eq!(
+        none.to_text(),
+        "Context for CONCEPT: not-a-link\n\nDirect relations (0 CONCEPTS):\n"
+    );
+}
+
+#[test]
+fn previews_are_bounded_and_round_trip() {
+    let long = format!(
+        "# Long\n\nIntro.\n\nThis [[alpha]] and [[beta]] paragraph goes on. {}\n",
+        "More words, and more: here. ".repeat(60)
+    );
+    let v = vault_of(&[("l.md", &long)]);
+    let ctx = v.build_context("alpha", 2, 20, true);
+    let text = &ctx.direct[0].previews[0].1;
+    assert!(text.starts_with("This [[alpha]]"));
+    assert!(text.chars().count() <= PREVIEW_CHARS + 1);
+    assert!(!text.contains('\n'));
+    assert_eq!(BuildContext::parse(&ctx.to_text()).unwrap(), ctx);
+}
+
+#[test]
+fn files_per_relation_are_capped_and_counts_are_not() {
+    let files: Vec<(String, String)> = (0..6)
+        .map(|i| (format!("n{i}.md"), format!("[[a]] [[b]] note {i}")))
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let v = vault_of(&refs);
+    let ctx = v.build_context("a", 1, 20, false);
+    assert_eq!(ctx.direct[0].co_occurrence, 6);
+    assert_eq!(ctx.direct[0].files.len(), FILES_PER_RELATION);
+    // Same mtime everywhere: by uri.
+    assert_eq!(ctx.direct[0].files[0], "memory://n0");
+}
+
+#[test]
+fn search_ranks_titles_and_bodies() {
+    let v = vault_of(&[
+        ("notes/auth-design.md", AUTH),
+        ("notes/api.md", API),
+        ("ops/limits.md", LIMITS),
+        (
+            "ops/redis.md",
+            "# Redis\n\nCache cluster. Also used for rate limiting counters.\n",
+        ),
+    ]);
+    let hits = v.search("rate limiting", 10);
+    assert_eq!(hits[0].uri, "memory://ops/limits", "{hits:#?}");
+    assert_eq!(hits.len(), 3);
+    assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));
+    assert!(hits[0].snippet.contains("token bucket"));
+    assert!(hits
+        .iter()
+        .all(|h| h.snippet.chars().count() <= SNIPPET_CHARS));
+    let hits = v.search("redis", 10);
+    assert_eq!(hits[0].uri, "memory://ops/redis", "title match first");
+    assert_eq!(hits[0].title, "Redis");
+    assert!(v.search("the of and", 10).is_empty());
+    assert!(v.search("zebra", 10).is_empty());
+    assert_eq!(v.search("tokens", 1).len(), 1);
+}
+
+#[test]
+fn recent_activity_by_modified_time() {
+    let mut v = Vault::new();
+    v.upsert(
+        "old.md",
+        "# Old\n\nFirst paragraph\nwraps.\n\n## A\n## B\n".into(),
+        1_000.0,
+    );
+    v.upsert("new.md", "new body".into(), 3_000.0);
+    v.upsert(
+        "fm.md",
+        "---\nmodified: 1970-01-01T00:00:02Z\n---\nbody".into(),
+        9_000.0,
+    );
+    let r = v.recent(10, None);
+    let names: Vec<&str> = r.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(names, vec!["new", "fm", "old"]);
+    assert_eq!(r[1].modified_ms, 2_000.0, "front matter wins over mtime");
+    assert_eq!(r[2].summary, "First paragraph wraps.");
+    assert_eq!(r[2].sections, 2);
+    assert_eq!(r[2].title, "Old");
+    assert_eq!(v.recent(1, None).len(), 1);
+    let since: Vec<String> = v
+        .recent(10, Some(2_000.0))
+        .into_iter()
+        .map(|a| a.name)
+        .collect();
+    assert_eq!(since, vec!["new", "fm"]);
+}
+
+#[test]
+fn read_by_uri_or_path() {
+    let v = vault_of(&[("notes/api.md", API)]);
+    assert_eq!(v.read("memory://notes/api").as_deref(), Some(API));
+    assert_eq!(v.read("notes/api.md").as_deref(), Some(API));
+    assert_eq!(v.read("memory://nope"), None);
+    assert_eq!(v.title("memory://notes/api"), Some("The API"));
+}
+
+#[test]
+fn incremental_add_change_delete_rename() {
+    let mut v = Vault::new();
+    let a1 = "[[x]] [[y]]";
+    let b1 = "[[y]] [[z]]";
+    let want = v.plan(
+        "/v",
+        &[entry("a.md", 1.0, 11), entry("b.md", 1.0, 11)],
+        true,
+    );
+    assert_eq!(want, vec!["a.md", "b.md"]);
+    v.ingest("a.md", Ok(a1.into()));
+    v.ingest("b.md", Ok(b1.into()));
+    assert_eq!(v.build_context("y", 1, 20, false).direct.len(), 2);
+
+    // Nothing changed: nothing to read.
+    assert!(v
+        .plan(
+            "/v",
+            &[entry("a.md", 1.0, 11), entry("b.md", 1.0, 11)],
+            true
+        )
+        .is_empty());
+
+    // Change a (mtime), add c.
+    let want = v.plan(
+        "/v",
+        &[
+            entry("a.md", 2.0, 11),
+            entry("b.md", 1.0, 11),
+            entry("c.md", 1.0, 5),
+        ],
+        true,
+    );
+    assert_eq!(want, vec!["a.md", "c.md"]);
+    v.ingest("a.md", Ok("[[x]] [[wolf]]".into()));
+    v.ingest("c.md", Ok("[[z]]".into()));
+    let y = v.build_context("y", 1, 20, false);
+    assert_eq!(
+        y.direct.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(),
+        vec!["z"]
+    );
+    assert_eq!(v.build_context("x", 1, 20, false).direct[0].name, "wolf");
+    assert_eq!(v.search("wolf", 10).len(), 1);
+
+    // Delete b: y is gone; z stays (c still links it).
+    assert!(v
+        .plan("/v", &[entry("a.md", 2.0, 11), entry("c.md", 1.0, 5)], true)
+        .is_empty());
+    assert!(v.build_context("y", 1, 20, false).is_empty());
+    assert_eq!(v.stats().files, 2);
+    assert_eq!(v.stats().concepts, 3); // x, wolf, z
+    assert_eq!(v.stats().edges, 1); // x-wolf
+
+    // Rename a → d: a delete plus an add.
+    let want = v.plan("/v", &[entry("d.md", 2.0, 11), entry("c.md", 1.0, 5)], true);
+    assert_eq!(want, vec!["d.md"]);
+    assert_eq!(v.read("memory://a"), None);
+    v.ingest("d.md", Ok("[[x]] [[wolf]]".into()));
+    assert_eq!(
+        v.build_context("x", 1, 20, false).direct[0].files,
+        vec!["memory://d"]
+    );
+    assert_eq!(v.search("wolf", 10)[0].uri, "memory://d");
+
+    // A truncated listing never drops what it did not mention.
+    assert!(v.plan("/v", &[entry("c.md", 1.0, 5)], false).is_empty());
+    assert_eq!(v.stats().files, 2);
+}
+
+#[test]
+fn many_changes_purge_and_reuse_ids() {
+    let mut v = Vault::new();
+    for round in 0..5 {
+        for i in 0..200 {
+            v.upsert(
+                &format!("n{i}.md"),
+                format!("round {round} [[c{i}]] [[hub]] word{round}"),
+                round as f64,
+            );
+        }
+    }
+    assert_eq!(v.stats().files, 200);
+    assert!(v.files.len() < 200 + 2 * PURGE_MIN, "{}", v.files.len());
+    assert_eq!(v.search("word4", 300).len(), 200);
+    assert!(v.search("word3", 300).is_empty());
+    assert_eq!(v.build_context("hub", 1, 500, false).direct.len(), 200);
+    for i in 0..200 {
+        assert!(v.remove(&format!("n{i}.md")));
+    }
+    assert_eq!(v.stats(), Stats::default());
+}
+
+#[test]
+fn skips_are_counted_never_fatal() {
+    let mut v = Vault::new();
+    let listing = vec![
+        entry("ok.md", 1.0, 5),
+        entry("huge.md", 1.0, MAX_FILE_BYTES + 1),
+        entry("binary.md", 1.0, 10),
+        entry("gone.md", 1.0, 10),
+        entry("locked.md", 1.0, 10),
+        entry("image.png", 1.0, 10),
+        entry(".obsidian/workspace.md", 1.0, 10),
+        entry("../escape.md", 1.0, 10),
+    ];
+    let want = v.plan("/v", &listing, true);
+    assert_eq!(want, vec!["ok.md", "binary.md", "gone.md", "locked.md"]);
+    v.ingest("ok.md", Ok("[[a]]".into()));
+    v.ingest("binary.md", Err(ReadError::from_host("not-utf8")));
+    v.ingest("gone.md", Err(ReadError::from_host("ENOENT: no such file")));
+    v.ingest(
+        "locked.md",
+        Err(ReadError::from_host("EACCES: permission denied")),
+    );
+    let s = v.stats();
+    assert_eq!(s.files, 1);
+    assert_eq!(
+        s.skipped,
+        Skipped {
+            too_large: 1,
+            not_utf8: 1,
+            unreadable: 1,
+            vanished: 1,
+            outside: 1,
+        }
+    );
+    // The next scan does not ask for the unchanged non-UTF-8 file again, but still counts it;
+    // the unreadable one is tried again.
+    let want = v.plan("/v", &listing[..5], true);
+    assert_eq!(want, vec!["gone.md", "locked.md"]);
+    assert_eq!(v.stats().skipped.not_utf8, 1);
+    // A file that grew past the limit after the listing is skipped when read.
+    let mut v = Vault::new();
+    v.plan("/v", &[entry("grew.md", 1.0, 10)], true);
+    v.ingest("grew.md", Ok("x".repeat(MAX_FILE_BYTES as usize + 1)));
+    assert_eq!(v.stats().skipped.too_large, 1);
+    assert_eq!(v.stats().files, 0);
+    // A file that turns unreadable is dropped.
+    let mut v = vault_of(&[("a.md", "[[q]]")]);
+    v.plan("/v", &[entry("a.md", 2.0, 5)], true);
+    v.ingest("a.md", Err(ReadError::NotUtf8));
+    assert_eq!(v.stats().files, 0);
+    assert!(v.build_context("q", 1, 20, false).is_empty());
+}
+
+#[test]
+fn symlinks_leaving_the_vault_are_rejected() {
+    let mut v = Vault::new();
+    let mut inside_link = entry("link-in.md", 1.0, 5);
+    inside_link.is_symlink = true;
+    inside_link.realpath = Some("/real/vault/notes/target.md".into());
+    let mut outside_link = entry("link-out.md", 1.0, 5);
+    outside_link.is_symlink = true;
+    outside_link.realpath = Some("/etc/passwd.md".into());
+    let mut sibling = entry("sneaky.md", 1.0, 5);
+    sibling.is_symlink = true;
+    sibling.realpath = Some("/real/vault-evil/x.md".into());
+    let mut dir_link = entry("dir", 1.0, 0);
+    dir_link.is_file = false;
+    dir_link.is_dir = true;
+    dir_link.is_symlink = true;
+    let want = v.plan(
+        "/real/vault",
+        &[inside_link, outside_link, sibling, dir_link],
+        true,
+    );
+    assert_eq!(want, vec!["link-in.md"]);
+    assert_eq!(v.stats().skipped.outside, 2);
+
+    // Windows paths compare by component too.
+    let mut win = entry("w.md", 1.0, 5);
+    win.realpath = Some("C:\\Users\\me\\vault\\w.md".into());
+    let mut evil = entry("e.md", 1.0, 5);
+    evil.realpath = Some("C:\\Users\\me\\vault2\\e.md".into());
+    let want = v.plan("C:\\Users\\me\\vault", &[win, evil], true);
+    assert_eq!(want, vec!["w.md"]);
+    // A path listed twice is read once.
+    let want = v.plan("/v", &[entry("a.md", 1.0, 5), entry("a.md", 1.0, 5)], true);
+    assert_eq!(want, vec!["a.md"]);
+}
+
+#[test]
+fn code_examples_do_not_make_concepts() {
+    let v = vault_of(&[("notes/auth-design.md", AUTH)]);
+    assert!(v.build_context("not-a-link", 1, 20, false).is_empty());
+    assert_eq!(v.stats().concepts, 3);
+    // Search still finds words inside code.
+    assert_eq!(v.search("not-a-link", 10).len(), 1);
+}
+
+/// A host over an in-memory folder: answers Stat, ListDir and ReadFile.
+struct FakeHost {
+    root: String,
+    files: BTreeMap<String, (String, f64)>,
+    reads: Vec<String>,
+    max_batch: usize,
+}
+
+impl FakeHost {
+    fn run(&mut self, vault: Rc<RefCell<Vault>>) -> RefreshStats {
+        let mut ops = Ops::default();
+        let root = self.root.clone();
+        let mut step = ops.start(move |io| async move {
+            let s = refresh(&io, &vault, &root).await;
+            serde_json::to_value(s).unwrap()
+        });
+        loop {
+            match step {
+                Step::Done { result, .. } => return serde_json::from_value(result).unwrap(),
+                Step::Pending { op, requests, .. } => {
+                    self.max_batch = self.max_batch.max(requests.len());
+                    let mut next = None;
+                    for r in requests {
+                        let reply = self.answer(&r.req);
+                        next = ops.resume(op, r.id, reply).or(next);
+                    }
+                    step = next.expect("progress");
+                }
+            }
+        }
+    }
+
+    fn answer(&mut self, req: &Request) -> Value {
+        match req {
+            Request::Stat { path } => {
+                assert_eq!(path, &self.root);
+                json!({"exists": true, "isDir": true, "realpath": self.root})
+            }
+            Request::ListDir {
+                path, recursive, ..
+            } => {
+                assert_eq!(path, &self.root);
+                assert!(*recursive);
+                let entries: Vec<Value> = self
+                    .files
+                    .iter()
+                    .map(|(p, (t, m))| {
+                        json!({"path": p, "isFile": true, "isDir": false, "isSymlink": false,
+                               "size": t.len(), "mtimeMs": m})
+                    })
+                    .collect();
+                json!({"entries": entries, "truncated": false})
+            }
+            Request::ReadFile { path, .. } => {
+                let rel = path
+                    .strip_prefix(&format!("{}/", self.root))
+                    .expect("under the root");
+                self.reads.push(rel.to_string());
+                match self.files.get(rel) {
+                    Some((t, _)) if t.starts_with("\u{FFFD}") => json!({"error": "not-utf8"}),
+                    Some((t, _)) => json!({"text": t}),
+                    None => json!({"error": "not-found"}),
+                }
+            }
+            other => panic!("unexpected request {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn refresh_drives_the_host_incrementally() {
+    let mut host = FakeHost {
+        root: "/home/u/vault".into(),
+        files: BTreeMap::new(),
+        reads: Vec::new(),
+        max_batch: 0,
+    };
+    for i in 0..150 {
+        host.files.insert(
+            format!("notes/n{i:03}.md"),
+            (format!("# Note {i}\n\n[[hub]] and [[c{i}]]"), 1.0),
+        );
+    }
+    host.files
+        .insert("bad.md".into(), ("\u{FFFD}binary".into(), 1.0));
+    host.files
+        .insert("readme.txt".into(), ("[[ignored]]".into(), 1.0));
+    let vault = Rc::new(RefCell::new(Vault::new()));
+    let s = host.run(vault.clone());
+    assert_eq!(s.stats.files, 150);
+    assert_eq!(s.read, 150);
+    assert_eq!(s.stats.skipped.not_utf8, 1);
+    assert_eq!(s.stats.concepts, 151);
+    assert_eq!(s.stats.edges, 150);
+    assert_eq!(host.reads.len(), 151);
+    assert!(host.max_batch <= READ_BATCH, "reads go out in batches");
+    assert!(host.max_batch >= 2);
+
+    // Second run: one change, one delete, one add, nothing else read.
+    host.reads.clear();
+    host.files.get_mut("notes/n000.md").unwrap().1 = 2.0;
+    host.files.get_mut("notes/n000.md").unwrap().0 = "[[hub]] [[fresh]]".into();
+    host.files.remove("notes/n001.md");
+    host.files
+        .insert("notes/new.md".into(), ("[[hub]] [[c1]]".into(), 3.0));
+    let s = host.run(vault.clone());
+    host.reads.sort();
+    assert_eq!(host.reads, vec!["notes/n000.md", "notes/new.md"]);
+    assert_eq!(s.read, 2);
+    assert_eq!(s.removed, 1);
+    assert_eq!(s.unchanged, 148);
+    assert_eq!(s.stats.files, 150);
+    let v = vault.borrow();
+    assert_eq!(
+        v.build_context("c1", 1, 5, false).direct[0].files,
+        vec!["memory://notes/new"]
+    );
+    assert!(v.build_context("c0", 1, 5, false).is_empty());
+    assert_eq!(v.build_context("hub", 1, 500, false).direct.len(), 150);
+}
+
+#[test]
+fn refresh_reports_a_missing_vault() {
+    let mut ops = Ops::default();
+    let vault = Rc::new(RefCell::new(vault_of(&[("a.md", "[[x]]")])));
+    let v2 = vault.clone();
+    let step = ops.start(move |io| async move {
+        serde_json::to_value(refresh(&io, &v2, "/nope").await).unwrap()
+    });
+    let Step::Pending { op, requests, .. } = step else {
+        panic!()
+    };
+    assert_eq!(requests.len(), 2);
+    ops.resume(op, requests[0].id, json!({"exists": false}));
+    let Some(Step::Done { result, .. }) = ops.resume(
+        op,
+        requests[1].id,
+        json!({"entries": [], "error": "ENOENT"}),
+    ) else {
+        panic!()
+    };
+    assert!(result["error"].as_str().unwrap().contains("does not exist"));
+    assert_eq!(result["files"], 0);
+    assert_eq!(vault.borrow().stats().files, 0);
+}
+
+#[test]
+fn list_dir_request_shape() {
+    let r = Request::ListDir {
+        path: "/v".into(),
+        recursive: true,
+        max_entries: 10,
+    };
+    assert_eq!(
+        serde_json::to_value(&r).unwrap(),
+        json!({"kind": "listDir", "path": "/v", "recursive": true, "maxEntries": 10})
+    );
+    let l: ListDirResult = serde_json::from_value(json!({"entries": [
+        {"path": "a.md", "isFile": true, "isDir": false, "isSymlink": true,
+         "realpath": "/v/b.md", "size": 3, "mtimeMs": 1.5}], "truncated": true}))
+    .unwrap();
+    assert_eq!(l.entries[0].realpath.as_deref(), Some("/v/b.md"));
+    assert!(l.truncated && l.entries[0].is_symlink);
+}
+
+/// The example vault shipped in the repository (`examples/vault/`), read from disk.
+fn example_vault() -> Vault {
+    fn walk(root: &std::path::Path, dir: &std::path::Path, out: &mut Vec<(String, String)>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                let rel = p
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                out.push((rel, std::fs::read_to_string(&p).unwrap()));
+            }
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/vault");
+    let mut files = Vec::new();
+    walk(&root, &root, &mut files);
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    vault_of(&refs)
+}
+
+#[test]
+fn the_example_vault_is_coherent() {
+    let v = example_vault();
+    let s = v.stats();
+    assert!((30..=45).contains(&s.files), "{s:?}");
+    assert_eq!(s.skipped.total(), 0);
+    // Links in code are not concepts.
+    for c in ["not-a-link", "also-not-a-link"] {
+        assert!(v.build_context(c, 1, 20, false).is_empty(), "{c}");
+    }
+    // Every note links something, and every concept's context renders and parses back.
+    for rec in v.files.iter().flatten() {
+        assert!(!rec.concepts.is_empty(), "{} has no links", rec.path);
+        for &(c, _) in &rec.concepts {
+            let ctx = v.build_context(v.graph.name(c), 2, 20, true);
+            assert_eq!(
+                BuildContext::parse(&ctx.to_text()).unwrap(),
+                ctx,
+                "{}",
+                ctx.concept
+            );
+        }
+    }
+    let jwt = v.build_context("JWT", 2, 10, false);
+    let names: Vec<&str> = jwt.direct.iter().map(|r| r.name.as_str()).collect();
+    for want in ["key-rotation", "jwks", "api-gateway", "session-tokens"] {
+        assert!(names.contains(&want), "{want} not in {names:?}");
+    }
+    assert_eq!(
+        v.search("rotate signing keys", 3)[0].uri,
+        "memory://runbooks/rotate-jwt-signing-keys"
+    );
+    let top: Vec<String> = v
+        .search("idempotency key double charge", 2)
+        .into_iter()
+        .map(|h| h.uri)
+        .collect();
+    assert!(
+        top.contains(&"memory://data/idempotency".to_string()),
+        "{top:?}"
+    );
+    assert!(top.contains(&"memory://incidents/2026-02-03-double-charges".to_string()));
+    assert_eq!(
+        v.recent(1, None)[0].uri,
+        "memory://meetings/2026-03-09-ops-review"
+    );
+}
