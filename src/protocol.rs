@@ -129,21 +129,40 @@ impl Log {
     pub fn warn(message: impl Into<String>) -> Log {
         Log {
             level: Level::Warn,
-            message: message.into(),
+            message: one_line(message.into()),
         }
     }
     pub fn debug(message: impl Into<String>) -> Log {
         Log {
             level: Level::Debug,
-            message: message.into(),
+            message: one_line(message.into()),
         }
     }
     pub fn info(message: impl Into<String>) -> Log {
         Log {
             level: Level::Info,
-            message: message.into(),
+            message: one_line(message.into()),
         }
     }
+}
+
+/// A log line is one line: control characters (newlines included) become spaces and
+/// undecodable bytes (U+FFFD) a `?`, whatever a tool printed.
+fn one_line(s: String) -> String {
+    if !s.chars().any(|c| c.is_control() || c == '\u{FFFD}') {
+        return s;
+    }
+    s.chars()
+        .map(|c| {
+            if c == '\u{FFFD}' {
+                '?'
+            } else if c.is_control() {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect()
 }
 
 /// A change to a string inside the hook's output object, named by its path of keys / indexes.

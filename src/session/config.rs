@@ -27,7 +27,7 @@ pub const OPTION_KEYS: &[&str] = &[
 ];
 
 pub const DEFAULT_TOKEN_LIMIT: usize = 4000;
-pub const DEFAULT_START_TIMEOUT_MS: u64 = 8000;
+pub const DEFAULT_START_TIMEOUT_MS: u64 = 10000;
 pub const DEFAULT_COMPACTION_TIMEOUT_MS: u64 = 4000;
 
 /// How the session's context reaches the model.
