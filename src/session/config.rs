@@ -6,7 +6,7 @@
 //! |---|---|---|
 //! | `sessionStartEnabled` | `SESSION_START_ENABLED` | `true` |
 //! | `tokenLimit` | `TOKEN_LIMIT` | 4000 (100–32000; ≈4 characters a token) |
-//! | `sessionStartTimeoutMs` | `SESSION_START_TIMEOUT` | 8000 (1000–60000): the whole session-start lookup |
+//! | `sessionStartTimeoutMs` | `SESSION_START_TIMEOUT` | 10000 (1000–60000): the whole session-start lookup |
 //! | `sessionContextChannel` | `SESSION_CONTEXT_CHANNEL` | `"system"` (or `"prompt"`) |
 //! | `compactionTimeoutMs` | `COMPACTION_TIMEOUT` | 4000 (500–30000): the compaction hook's budget |
 
