@@ -229,6 +229,56 @@ async function appendLine({ path: p, line }) {
   }
 }
 
+/** A folder's entries (relative `/` paths), breadth first; symlinked folders are listed but
+ * not descended into. */
+async function listDir({ path: root, recursive, maxEntries, skipHidden }) {
+  const entries = [];
+  let truncated = false;
+  const queue = [""];
+  try {
+    while (queue.length) {
+      const rel = queue.shift();
+      let names;
+      try {
+        names = await fsp.readdir(rel ? path.join(root, rel) : root, { withFileTypes: true });
+      } catch (e) {
+        if (!rel) throw e;
+        continue; // a folder that vanished or cannot be read: its files are simply not listed
+      }
+      for (const d of names) {
+        if (skipHidden && d.name.startsWith(".")) continue;
+        if (entries.length >= maxEntries) {
+          truncated = true;
+          return { entries, truncated };
+        }
+        const relPath = rel ? `${rel}/${d.name}` : d.name;
+        const full = path.join(root, relPath);
+        const isSymlink = d.isSymbolicLink();
+        let st;
+        try {
+          st = await fsp.stat(full);
+        } catch {
+          entries.push({ path: relPath, isFile: false, isDir: false, isSymlink, size: 0, mtimeMs: 0 });
+          continue; // a broken link, or gone meanwhile
+        }
+        const e = { path: relPath, isFile: st.isFile(), isDir: st.isDirectory(), isSymlink, size: st.size, mtimeMs: st.mtimeMs };
+        if (isSymlink) {
+          try {
+            e.realpath = await fsp.realpath(full);
+          } catch {
+            /* unresolvable: left without */
+          }
+        }
+        entries.push(e);
+        if (recursive && e.isDir && !isSymlink) queue.push(relPath);
+      }
+    }
+  } catch (e) {
+    return { entries, truncated, error: e && e.code ? e.code : String(e) };
+  }
+  return { entries, truncated };
+}
+
 function sleep({ ms }) {
   let t;
   const promise = new Promise((resolve) => { t = setTimeout(() => resolve({}), ms); });
@@ -262,6 +312,8 @@ function createHost({ runner, extra, env } = {}) {
           return settled(readFile(req));
         case "appendLine":
           return settled(appendLine(req));
+        case "listDir":
+          return settled(listDir(req));
         default:
           if (extra && typeof extra[req.kind] === "function") {
             return settled(Promise.resolve().then(() => extra[req.kind](req)).catch((e) => ({ error: String(e && e.message) })));
@@ -272,4 +324,4 @@ function createHost({ runner, extra, env } = {}) {
   };
 }
 
-module.exports = { createHost, spawnProcess, stat, readFile, appendLine, hasBun };
+module.exports = { createHost, spawnProcess, stat, readFile, appendLine, listDir, hasBun };

@@ -33,6 +33,12 @@ pub struct Config {
     pub prompt_fields: Vec<String>,
     /// Stdout cap for one CLI call.
     pub max_output_bytes: u64,
+    /// `auto` (maenifold when found, else a vault), `maenifold` or `vault`.
+    pub knowledge: String,
+    /// The vault folder (option `vault`; env `HOOKWISE_VAULT` is read where the source is chosen).
+    pub vault: Option<String>,
+    /// A vault is re-listed when its index is older than this.
+    pub vault_refresh_ms: u64,
 }
 
 impl Default for Config {
@@ -48,6 +54,9 @@ impl Default for Config {
             include_content: true,
             prompt_fields: vec!["prompt".into(), "instructions".into()],
             max_output_bytes: 1024 * 1024,
+            knowledge: "auto".into(),
+            vault: None,
+            vault_refresh_ms: 2000,
         }
     }
 }
@@ -63,6 +72,9 @@ const KNOWN: &[&str] = &[
     "maxEntities",
     "includeContent",
     "promptFields",
+    "knowledge",
+    "vault",
+    "vaultRefreshMs",
 ];
 
 impl Config {
@@ -146,6 +158,25 @@ impl Config {
                 )),
             }
         }
+        if let Some(v) = opts.get("knowledge") {
+            match v.as_str() {
+                Some(k @ ("auto" | "maenifold" | "vault")) => c.knowledge = k.to_string(),
+                _ => logs.push(Log::warn(format!(
+                    "hookwise option 'knowledge' must be \"auto\", \"maenifold\" or \"vault\"; got {v}; using \"auto\""
+                ))),
+            }
+        }
+        if let Some(v) = opts.get("vault") {
+            match v.as_str() {
+                Some(p) if !p.is_empty() => c.vault = Some(p.to_string()),
+                _ => logs.push(Log::warn(
+                    "hookwise option 'vault' must be a folder path; ignored",
+                )),
+            }
+        }
+        num(opts, "vaultRefreshMs", 0.0, 3_600_000.0, &mut logs, |v| {
+            c.vault_refresh_ms = v as u64
+        });
         if let Some(v) = opts.get("promptFields") {
             match v.as_array().map(|a| {
                 a.iter()

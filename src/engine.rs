@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use crate::config::Config;
 use crate::context::{self, Style};
 use crate::discovery::{self, Discovery};
-use crate::knowledge::{ContextQuery, Source};
+use crate::knowledge::{ContextQuery, Source, VaultIndex};
 use crate::maenifold::BuildContext;
 use crate::mcp::cache::{self, CacheKey, ContextCache};
 use crate::placement::{self, ArgsView, Excerpt, Placement};
@@ -158,7 +158,7 @@ struct Shared {
     /// BuildContext answers by (source, concept, parameters), TTL 5 min, LRU-bounded.
     cache: ContextCache,
     /// The host's clock (ms since the epoch) as of the latest call or reply.
-    now_ms: u64,
+    clock: Rc<std::cell::Cell<u64>>,
     /// How init went, for `doctor`.
     discovery: Option<Discovery>,
     init_warnings: Vec<String>,
@@ -173,7 +173,7 @@ impl Default for Shared {
             source: None,
             after: VecDeque::new(),
             cache: ContextCache::new(cache::DEFAULT_TTL_MS, cache::DEFAULT_MAX_ENTRIES),
-            now_ms: 0,
+            clock: Rc::default(),
             discovery: None,
             init_warnings: Vec::new(),
         }
@@ -208,8 +208,8 @@ impl Engine {
     /// backwards here.
     pub fn observe_now(&mut self, now_ms: f64) {
         if now_ms.is_finite() && now_ms > 0.0 {
-            let mut s = self.shared.borrow_mut();
-            s.now_ms = s.now_ms.max(now_ms as u64);
+            let s = self.shared.borrow();
+            s.clock.set(s.clock.get().max(now_ms as u64));
         }
     }
 
@@ -317,6 +317,10 @@ impl Engine {
                     "project": s.project,
                     "warnings": s.init_warnings,
                     "cache": s.cache.stats,
+                    "vault": match &s.source {
+                        Some(Source::Vault(v)) => json!({"root": v.root, "index": *v.last.borrow()}),
+                        _ => Value::Null,
+                    },
                 });
                 drop(s);
                 self.ops.start(move |_| async move { report })
@@ -347,7 +351,7 @@ impl Engine {
                 excerpts,
                 ..
             } => self.ops.start(move |io| async move {
-                let now_ms = shared.borrow().now_ms;
+                let now_ms = shared.borrow().clock.get();
                 let view = match (&args, &excerpts) {
                     (Some(a), _) => ArgsView::Full(a),
                     (None, Some(e)) => ArgsView::Excerpts {
@@ -376,6 +380,147 @@ fn to_value<T: Serialize>(t: T) -> Value {
     serde_json::to_value(t).unwrap_or(Value::Null)
 }
 
+/// Which knowledge source answers: option `knowledge` = `auto` (maenifold when its CLI is
+/// found, else a vault when one exists, else none — quietly), `maenifold`, or `vault`.
+/// The vault: option `vault` / env `HOOKWISE_VAULT`, else `$MAENIFOLD_ROOT/memory` (root
+/// default `~/maenifold`), else `.opencode/knowledge/` in the project — the first that exists.
+async fn choose_source(
+    io: &Io,
+    config: &Config,
+    env: &BTreeMap<String, String>,
+    cwd: &str,
+    clock: Rc<std::cell::Cell<u64>>,
+) -> (Option<Source>, Discovery, Vec<Log>) {
+    let mut logs = Vec::new();
+    let want = config.knowledge.as_str();
+    let found = if want == "vault" {
+        Discovery {
+            path: None,
+            source: "none",
+            error: Some("knowledge is set to the vault".into()),
+        }
+    } else {
+        discovery::discover(io, config.cli_path.clone(), env, cwd).await
+    };
+    if let Some(p) = &found.path {
+        logs.push(match &found.error {
+            Some(e) => Log::warn(format!("using maenifold at {p}; {e}")),
+            None => Log::info(format!("using maenifold at {p} ({})", found.source)),
+        });
+        let src = Source::Cli {
+            path: p.clone(),
+            timeout_ms: config.timeout_ms,
+            max_bytes: config.max_output_bytes,
+        };
+        return (Some(src), found, logs);
+    }
+    if want == "maenifold" {
+        logs.push(Log::warn(format!(
+            "knowledge context is off: {}",
+            found.error.clone().unwrap_or_default()
+        )));
+        return (None, found, logs);
+    }
+    // The vault candidates, first that is a folder.
+    let join = |a: &str, b: &str| {
+        if a.ends_with('/') {
+            format!("{a}{b}")
+        } else {
+            format!("{a}/{b}")
+        }
+    };
+    let mut candidates: Vec<(String, &'static str)> = Vec::new();
+    if let Some(v) = &config.vault {
+        candidates.push((
+            if v.starts_with('/') {
+                v.clone()
+            } else {
+                join(cwd, v)
+            },
+            "option",
+        ));
+    } else if let Some(v) = env.get("HOOKWISE_VAULT").filter(|v| !v.is_empty()) {
+        candidates.push((
+            if v.starts_with('/') {
+                v.clone()
+            } else {
+                join(cwd, v)
+            },
+            "HOOKWISE_VAULT",
+        ));
+    }
+    let explicit = !candidates.is_empty();
+    if !explicit {
+        let root = env
+            .get("MAENIFOLD_ROOT")
+            .filter(|r| !r.is_empty())
+            .cloned()
+            .or_else(|| {
+                env.get("HOME")
+                    .filter(|h| !h.is_empty())
+                    .map(|h| join(h, "maenifold"))
+            });
+        if let Some(r) = root {
+            candidates.push((join(&r, "memory"), "maenifold memory"));
+        }
+        if !cwd.is_empty() {
+            candidates.push((join(cwd, ".opencode/knowledge"), "project"));
+        }
+    }
+    let stats = join_all(
+        candidates
+            .iter()
+            .map(|(p, _)| io.request(crate::protocol::Request::Stat { path: p.clone() }))
+            .collect(),
+    )
+    .await;
+    for ((path, why), st) in candidates.iter().zip(stats) {
+        let st: crate::protocol::StatResult = serde_json::from_value(st).unwrap_or_default();
+        if st.exists && st.is_dir && !path.contains('\0') {
+            let root = st.realpath.unwrap_or_else(|| path.clone());
+            let index = Rc::new(VaultIndex::new(
+                root.clone(),
+                clock,
+                config.vault_refresh_ms,
+            ));
+            index.ensure_fresh(io).await;
+            let last = index.last.borrow().clone();
+            match &last.error {
+                Some(e) => logs.push(Log::warn(format!("vault {root}: {e}"))),
+                None => logs.push(Log::info(format!(
+                    "using the vault at {root} ({why}): {} notes, {} concepts, {} links{}",
+                    last.stats.files,
+                    last.stats.concepts,
+                    last.stats.edges,
+                    if last.stats.skipped.total() > 0 {
+                        format!(", {} files skipped", last.stats.skipped.total())
+                    } else {
+                        String::new()
+                    }
+                ))),
+            }
+            return (Some(Source::Vault(index)), found, logs);
+        }
+        if explicit {
+            logs.push(Log::warn(format!(
+                "knowledge context is off: the vault {path} ({why}) is not a folder"
+            )));
+            return (None, found, logs);
+        }
+    }
+    if want == "vault" {
+        logs.push(Log::warn(
+            "knowledge context is off: no vault found (set the vault option or HOOKWISE_VAULT)",
+        ));
+    } else {
+        logs.push(Log::warn(format!(
+            "knowledge context is off: {}; no vault either",
+            found.error.clone().unwrap_or_default()
+        )));
+    }
+    (None, found, logs)
+}
+
 async fn init(
     io: Io,
     shared: Rc<RefCell<Shared>>,
@@ -396,25 +541,9 @@ async fn init(
             &directory
         },
     );
-    let found: Discovery = discovery::discover(&io, config.cli_path.clone(), &env, &cwd).await;
-    let source = found.path.as_ref().map(|p| Source::Cli {
-        path: p.clone(),
-        timeout_ms: config.timeout_ms,
-        max_bytes: config.max_output_bytes,
-    });
-    match (&source, &found.error) {
-        (None, Some(e)) => logs.push(Log::warn(format!("knowledge context is off: {e}"))),
-        (Some(_), Some(e)) => logs.push(Log::warn(format!(
-            "using maenifold at {}; {e}",
-            found.path.as_deref().unwrap_or("")
-        ))),
-        (Some(_), None) => logs.push(Log::info(format!(
-            "using maenifold at {} ({})",
-            found.path.as_deref().unwrap_or(""),
-            found.source
-        ))),
-        (None, None) => {}
-    }
+    let clock = shared.borrow().clock.clone();
+    let (source, found, mut source_logs) = choose_source(&io, &config, &env, &cwd, clock).await;
+    logs.append(&mut source_logs);
     let plan = Plan {
         tool_before: source.as_ref().map(|_| ExcerptPlan {
             needle: "[[".into(),

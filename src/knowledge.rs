@@ -1,11 +1,15 @@
 //! Knowledge sources: where context comes from. Every hook asks through this one interface;
 //! the maenifold CLI is one implementation (a vault and a warm MCP session are others).
 
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
 use serde_json::{json, Value};
 
 use crate::maenifold::{self, BuildContext, SpawnResult};
 use crate::protocol::Request;
 use crate::runtime::Io;
+use crate::vault::{self, render, RefreshStats, Vault};
 
 /// Parameters of one BuildContext question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,7 +19,54 @@ pub struct ContextQuery {
     pub include_content: bool,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+/// A markdown vault read in process: the index, and when it was last brought up to date.
+#[derive(Debug)]
+pub struct VaultIndex {
+    pub root: String,
+    pub vault: RefCell<Vault>,
+    /// The host's clock, shared with the engine (ms since the epoch).
+    pub clock: Rc<Cell<u64>>,
+    refreshed_ms: Cell<Option<u64>>,
+    refreshing: Cell<bool>,
+    /// Re-list the folder when the index is older than this.
+    pub refresh_every_ms: u64,
+    pub last: RefCell<RefreshStats>,
+}
+
+impl VaultIndex {
+    pub fn new(root: String, clock: Rc<Cell<u64>>, refresh_every_ms: u64) -> VaultIndex {
+        VaultIndex {
+            root,
+            vault: RefCell::new(Vault::new()),
+            clock,
+            refreshed_ms: Cell::new(None),
+            refreshing: Cell::new(false),
+            refresh_every_ms,
+            last: RefCell::new(RefreshStats::default()),
+        }
+    }
+
+    /// Bring the index up to date when it is older than `refresh_every_ms` (only changed
+    /// files are read). A refresh already running is not waited for: the index as it is
+    /// answers meanwhile.
+    pub async fn ensure_fresh(&self, io: &Io) {
+        let now = self.clock.get();
+        let stale = match self.refreshed_ms.get() {
+            None => true,
+            Some(t) => now.saturating_sub(t) >= self.refresh_every_ms,
+        };
+        if !stale || self.refreshing.get() {
+            return;
+        }
+        self.refreshing.set(true);
+        let stats = vault::refresh(io, &self.vault, &self.root).await;
+        self.refreshing.set(false);
+        self.refreshed_ms.set(Some(self.clock.get().max(now)));
+        *self.last.borrow_mut() = stats;
+    }
+}
+
+#[derive(Debug, Clone)]
 pub enum Source {
     /// The maenifold CLI, one process per call.
     Cli {
@@ -23,6 +74,9 @@ pub enum Source {
         timeout_ms: u64,
         max_bytes: u64,
     },
+    /// A markdown vault, answered in process in the CLI's own text shapes, so every consumer
+    /// parses one form.
+    Vault(Rc<VaultIndex>),
 }
 
 impl Source {
@@ -38,18 +92,21 @@ impl Source {
                 timeout_ms: (*timeout_ms).min(ms),
                 max_bytes: *max_bytes,
             },
+            Source::Vault(v) => Source::Vault(v.clone()),
         }
     }
 
     pub fn timeout_ms(&self) -> u64 {
         match self {
             Source::Cli { timeout_ms, .. } => *timeout_ms,
+            Source::Vault(_) => 0,
         }
     }
 
     pub fn name(&self) -> &'static str {
         match self {
             Source::Cli { .. } => "maenifold-cli",
+            Source::Vault(_) => "vault",
         }
     }
 
@@ -61,11 +118,17 @@ impl Source {
         payload: &Value,
         json_out: bool,
     ) -> Result<String, String> {
-        let Source::Cli {
-            path,
-            timeout_ms,
-            max_bytes,
-        } = self;
+        let (path, timeout_ms, max_bytes) = match self {
+            Source::Cli {
+                path,
+                timeout_ms,
+                max_bytes,
+            } => (path, timeout_ms, max_bytes),
+            Source::Vault(v) => {
+                v.ensure_fresh(io).await;
+                return vault_call(v, tool, payload, json_out);
+            }
+        };
         let reply = io
             .request(Request::Spawn {
                 argv: maenifold::argv(path, tool, payload, json_out),
@@ -95,5 +158,124 @@ impl Source {
         });
         let text = self.cli_call(io, "BuildContext", &payload, false).await?;
         BuildContext::parse(&text).map_err(|e| format!("BuildContext {concept}: {e}"))
+    }
+}
+
+/// One of maenifold's questions answered by the vault, in the CLI's text (or `--json`) shape.
+fn vault_call(
+    v: &VaultIndex,
+    tool: &str,
+    payload: &Value,
+    json_out: bool,
+) -> Result<String, String> {
+    let vault = v.vault.borrow();
+    let str_of = |k: &str| {
+        payload
+            .get(k)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    let num_of = |k: &str, d: u64| {
+        payload
+            .get(k)
+            .and_then(|x| {
+                x.as_u64()
+                    .or_else(|| x.as_str().and_then(|s| s.trim().parse().ok()))
+            })
+            .unwrap_or(d)
+    };
+    match tool.to_ascii_lowercase().as_str() {
+        "buildcontext" => {
+            let concept = str_of("conceptName");
+            if concept.trim().is_empty() {
+                return Err("BuildContext: conceptName is missing".into());
+            }
+            let b = vault.build_context(
+                &concept,
+                num_of("depth", 2) as u32,
+                num_of("maxEntities", 20) as usize,
+                payload
+                    .get("includeContent")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+            );
+            Ok(b.to_text())
+        }
+        "searchmemories" => {
+            let query = str_of("query");
+            let hits = vault.search(&query, num_of("pageSize", 10) as usize);
+            if json_out {
+                let results: Vec<Value> = hits
+                    .iter()
+                    .map(|h| json!({"title": h.title, "path": h.uri, "score": h.score, "snippet": h.snippet}))
+                    .collect();
+                Ok(json!({"success": true, "data": {"mode": "FullText", "query": query, "totalCount": results.len(),
+                    "page": 1, "pageSize": num_of("pageSize", 10), "results": results}, "error": null})
+                .to_string())
+            } else {
+                Ok(render::search_markdown(&hits))
+            }
+        }
+        "recentactivity" => {
+            let since = payload
+                .get("timespan")
+                .and_then(Value::as_str)
+                .and_then(timespan_ms)
+                .map(|span| v.clock.get().saturating_sub(span) as f64);
+            Ok(render::recent_markdown(
+                &vault.recent(num_of("limit", 10) as usize, since),
+            ))
+        }
+        "readmemory" => {
+            let id = str_of("identifier");
+            let uri = if id.starts_with("memory://") {
+                id.clone()
+            } else {
+                format!("memory://{id}")
+            };
+            match vault.read(&uri) {
+                Some(text) => Ok(json!({"success": true, "data": {"uri": uri, "title": vault.title(&uri).unwrap_or(""),
+                    "content": text}, "error": null})
+                .to_string()),
+                None => Err(format!("ReadMemory: {id} is not in the vault")),
+            }
+        }
+        "writememory" => Err("WriteMemory: the vault is read-only for hookwise".into()),
+        other => Err(format!("Unknown tool: {other}")),
+    }
+}
+
+/// A .NET TimeSpan string (`d.hh:mm:ss`, `hh:mm:ss`, `hh:mm`) in milliseconds.
+pub fn timespan_ms(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let (days, rest) = match s.split_once('.') {
+        Some((d, r)) if r.contains(':') && !d.contains(':') => (d.parse::<u64>().ok()?, r),
+        _ => (0, s),
+    };
+    let parts: Vec<&str> = rest.split(':').collect();
+    if parts.len() < 2 || parts.len() > 3 {
+        return None;
+    }
+    let h: u64 = parts[0].parse().ok()?;
+    let m: u64 = parts[1].parse().ok()?;
+    let sec: f64 = match parts.get(2) {
+        Some(x) => x.parse().ok()?,
+        None => 0.0,
+    };
+    Some(((days * 24 + h) * 60 + m) * 60_000 + (sec * 1000.0) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dotnet_timespans() {
+        assert_eq!(timespan_ms("1.00:00:00"), Some(86_400_000));
+        assert_eq!(timespan_ms("02:30:00"), Some(9_000_000));
+        assert_eq!(timespan_ms("00:00:01.5"), Some(1500));
+        assert_eq!(timespan_ms("soon"), None);
+        assert_eq!(timespan_ms("7"), None);
     }
 }

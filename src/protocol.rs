@@ -48,12 +48,15 @@ pub enum Request {
     /// Engine-internal, never sent to the host: an operation parked until the MCP session has
     /// news for request `rpcId` (see `mcp::router`).
     McpAwait { session: u64, rpc_id: u64 },
-    /// List a folder (with `recursive`, everything below it), at most `max_entries` entries.
-    /// Reply: `ListDirResult`.
+    /// List a folder (with `recursive`, everything below it, not descending into symlinked
+    /// folders), at most `max_entries` entries; with `skip_hidden`, names starting with `.`
+    /// (`.git`, `.obsidian`) are left out. Reply: `ListDirResult`.
     ListDir {
         path: String,
         recursive: bool,
         max_entries: u64,
+        #[serde(default)]
+        skip_hidden: bool,
     },
 }
 

@@ -657,6 +657,7 @@ pub async fn refresh(io: &Io, vault: &RefCell<Vault>, root: &str) -> RefreshStat
             path: root.to_string(),
             recursive: true,
             max_entries: MAX_LIST_ENTRIES,
+            skip_hidden: true,
         }),
     ])
     .await;

@@ -549,10 +549,11 @@ fn list_dir_request_shape() {
         path: "/v".into(),
         recursive: true,
         max_entries: 10,
+        skip_hidden: true,
     };
     assert_eq!(
         serde_json::to_value(&r).unwrap(),
-        json!({"kind": "listDir", "path": "/v", "recursive": true, "maxEntries": 10})
+        json!({"kind": "listDir", "path": "/v", "recursive": true, "maxEntries": 10, "skipHidden": true})
     );
     let l: ListDirResult = serde_json::from_value(json!({"entries": [
         {"path": "a.md", "isFile": true, "isDir": false, "isSymlink": true,
