@@ -95,8 +95,10 @@ async function start({ fake = {}, options = {}, client = {}, noCli = false, prep
   const f = fakeEnv({ FAKE_MAENIFOLD_NOW: FAKE_NOW, TZ: "UTC", ...fake });
   if (prepare) prepare(f);
   if (noCli) {
+    // No CLI and no maenifold memory folder either (with one, the vault would answer).
     f.env.PATH = tmpdir("hookwise-empty-path-");
     f.env.MAENIFOLD_CLI = "";
+    f.env.MAENIFOLD_ROOT = tmpdir("hookwise-empty-root-");
   }
   resetEnv();
   Object.assign(process.env, f.env);
