@@ -40,6 +40,11 @@ impl Graph {
             .filter(|&id| !self.files[id as usize].is_empty())
     }
 
+    /// One more than the largest concept id ever given out.
+    pub fn id_bound(&self) -> usize {
+        self.names.len()
+    }
+
     pub fn name(&self, id: ConceptId) -> &str {
         &self.names[id as usize]
     }

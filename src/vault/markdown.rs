@@ -445,10 +445,20 @@ pub fn parse(text: &str, stem: &str) -> Note {
 /// at a word boundary and marking the cut with `…`.
 pub fn collapse(s: &str, max: usize) -> String {
     let mut out = String::with_capacity(s.len().min(max.saturating_mul(4)).min(4096));
+    let bytes = s.as_bytes();
     let mut count = 0usize;
     let mut pending_space = false;
-    for ch in s.chars() {
-        if ch.is_whitespace() {
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let (space, len) = if b < 0x80 {
+            (b.is_ascii_whitespace(), 1)
+        } else {
+            let ch = s[i..].chars().next().expect("char boundary");
+            (ch.is_whitespace(), ch.len_utf8())
+        };
+        i += len;
+        if space {
             pending_space = !out.is_empty();
             continue;
         }
@@ -463,7 +473,11 @@ pub fn collapse(s: &str, max: usize) -> String {
         if count + 1 > max {
             return cut_words(out);
         }
-        out.push(ch);
+        if len == 1 {
+            out.push(b as char);
+        } else {
+            out.push_str(&s[i - len..i]);
+        }
         count += 1;
     }
     out
@@ -487,7 +501,8 @@ fn cut_words(mut out: String) -> String {
 /// cut, it ends at a sentence end that falls late enough, else at a word boundary with `…`.
 pub fn preview(text: &str, from: usize, max: usize) -> String {
     let from = floor_boundary(text, from.min(text.len()));
-    let end = window_end(text, from, max).min(natural_end(text, from));
+    let end = window_end(text, from, max);
+    let end = natural_end(&text[..end], from);
     let collapsed = collapse(&text[from..end], usize::MAX);
     if collapsed.chars().count() <= max {
         return collapsed;
@@ -516,7 +531,8 @@ pub fn preview(text: &str, from: usize, max: usize) -> String {
     cut_words(head.to_string())
 }
 
-/// Where the prose starting at `from` naturally pauses (see [`preview`]).
+/// Where the prose starting at `from` naturally pauses (see [`preview`]), or the end of
+/// `text` (the caller passes a bounded slice).
 fn natural_end(text: &str, from: usize) -> usize {
     const ENOUGH: usize = 160;
     let mut pos = from;
@@ -544,18 +560,24 @@ fn natural_end(text: &str, from: usize) -> usize {
 /// The end of enough raw text from `from` for `max` collapsed characters (collapsing
 /// whitespace only ever shrinks a text, so `max + 1` non-space characters are enough).
 fn window_end(text: &str, from: usize, max: usize) -> usize {
-    let mut end = from;
+    // Count characters by their first byte (not a UTF-8 continuation byte); ASCII whitespace
+    // does not count. Other whitespace counts, which only makes the window a little short.
+    let bytes = &text.as_bytes()[from..];
     let mut seen = 0usize;
-    for (i, ch) in text[from..].char_indices() {
-        if !ch.is_whitespace() {
+    for (i, &b) in bytes.iter().enumerate() {
+        if (b & 0xC0) != 0x80 && !b.is_ascii_whitespace() {
             seen += 1;
-        }
-        end = from + i + ch.len_utf8();
-        if seen > max {
-            break;
+            if seen > max {
+                // Include that character: the caller can tell the text goes on.
+                let mut j = from + i + 1;
+                while j < text.len() && !text.is_char_boundary(j) {
+                    j += 1;
+                }
+                return j;
+            }
         }
     }
-    end
+    text.len()
 }
 
 /// The largest char boundary ≤ `i`.

@@ -510,15 +510,30 @@ impl Vault {
         }
 
         if depth >= 2 {
-            let mut ring: FxHashMap<ConceptId, u32> = FxHashMap::default();
+            // Dense per-concept scratch (ids are small integers): u32::MAX marks `c` and its
+            // neighbors, other values sum the weights towards the ring.
+            let mut score: Vec<u32> = vec![0; g.id_bound()];
+            score[c as usize] = u32::MAX;
+            for (n, _) in g.neighbors(c) {
+                score[n as usize] = u32::MAX;
+            }
+            let mut touched: Vec<ConceptId> = Vec::new();
             for &(r, _) in direct.iter().take(EXPAND_FROM) {
                 for (n, w) in g.neighbors(r) {
-                    if n != c && !g.is_neighbor(c, n) {
-                        *ring.entry(n).or_insert(0) += w;
+                    let s = &mut score[n as usize];
+                    if *s == u32::MAX {
+                        continue;
                     }
+                    if *s == 0 {
+                        touched.push(n);
+                    }
+                    *s += w;
                 }
             }
-            let mut ring: Vec<(ConceptId, u32)> = ring.into_iter().collect();
+            let mut ring: Vec<(ConceptId, u32)> = touched
+                .into_iter()
+                .map(|n| (n, score[n as usize]))
+                .collect();
             top_k(&mut ring, max_entities, by_weight);
             out.expanded = ring.iter().map(|&(n, _)| g.name(n).to_string()).collect();
         }
@@ -624,16 +639,33 @@ fn reserve_heap(bytes: u64) {
     let _ = bytes;
 }
 
-/// Keep the first `k` of `v` under `cmp`, sorted; O(n) selection before the sort.
-fn top_k<T>(v: &mut Vec<T>, k: usize, mut cmp: impl FnMut(&T, &T) -> Ordering) {
+/// Keep the first `k` of `v` under `cmp`, sorted. Small `k` (the usual case: 3 files, 20
+/// relations) is one pass that mostly compares against the current worst; large `k` uses an
+/// O(n) selection before the sort.
+fn top_k<T: Copy>(v: &mut Vec<T>, k: usize, mut cmp: impl FnMut(&T, &T) -> Ordering) {
     if k == 0 {
         v.clear();
         return;
     }
-    if v.len() > k {
-        v.select_nth_unstable_by(k - 1, &mut cmp);
-        v.truncate(k);
+    if v.len() <= k {
+        v.sort_unstable_by(cmp);
+        return;
     }
+    if k <= 32 {
+        let mut best: Vec<T> = Vec::with_capacity(k + 1);
+        for &x in v.iter() {
+            if best.len() == k && cmp(&x, &best[k - 1]) != Ordering::Less {
+                continue;
+            }
+            let at = best.partition_point(|b| cmp(b, &x) != Ordering::Greater);
+            best.insert(at, x);
+            best.truncate(k);
+        }
+        *v = best;
+        return;
+    }
+    v.select_nth_unstable_by(k - 1, &mut cmp);
+    v.truncate(k);
     v.sort_unstable_by(cmp);
 }
 

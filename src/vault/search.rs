@@ -339,8 +339,9 @@ impl Terms {
 #[derive(Default, Debug)]
 pub struct SearchIndex {
     terms: Terms,
-    /// Per term: (file, weighted term frequency), in insertion order; may hold dead files.
-    postings: Vec<Vec<(FileId, u32)>>,
+    /// Per term: postings in insertion order, each `file << 8 | tf` (the weighted term
+    /// frequency saturates at 255, where BM25 has long saturated too); may hold dead files.
+    postings: Vec<Vec<u32>>,
     /// Per file: weighted length; `None` for a dead or unused id.
     doc_len: Vec<Option<u32>>,
     live_docs: u32,
@@ -355,8 +356,10 @@ pub struct SearchIndex {
 }
 
 impl SearchIndex {
-    /// Index one document under a fresh (or purged) id.
+    /// Index one document under a fresh (or purged) id (below 2^24: ids are packed with the
+    /// term frequency; the vault's ids stay near its file count).
     pub fn add(&mut self, id: FileId, title: &str, body: &str) {
+        assert!(id < 1 << 24, "file id {id} out of range");
         self.adds = self.adds.wrapping_add(1);
         if self.adds == 0 {
             self.stamp.iter_mut().for_each(|s| *s = 0);
@@ -374,7 +377,8 @@ impl SearchIndex {
             len += 1;
         });
         for &t in &distinct {
-            self.postings[t as usize].push((id, self.tf[t as usize]));
+            let tf = self.tf[t as usize].min(255);
+            self.postings[t as usize].push(id << 8 | tf);
         }
         let idx = id as usize;
         if self.doc_len.len() <= idx {
@@ -432,7 +436,7 @@ impl SearchIndex {
         }
         let doc_len = &self.doc_len;
         for list in &mut self.postings {
-            list.retain(|&(f, _)| doc_len.get(f as usize).is_some_and(Option::is_some));
+            list.retain(|&p| doc_len.get((p >> 8) as usize).is_some_and(Option::is_some));
         }
         std::mem::take(&mut self.dead)
     }
@@ -462,7 +466,8 @@ impl SearchIndex {
                 continue;
             };
             live.clear();
-            for &(f, tf) in &self.postings[tid as usize] {
+            for &p in &self.postings[tid as usize] {
+                let (f, tf) = (p >> 8, p & 0xff);
                 if let Some(Some(dl)) = self.doc_len.get(f as usize) {
                     live.push((f, tf, *dl));
                 }

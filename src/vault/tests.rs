@@ -637,3 +637,27 @@ fn the_example_vault_is_coherent() {
         "memory://meetings/2026-03-09-ops-review"
     );
 }
+
+#[test]
+fn top_k_matches_a_full_sort() {
+    let mut seed = 12345u64;
+    for n in [0usize, 1, 5, 40, 300] {
+        for k in [0usize, 1, 3, 20, 33, 400] {
+            let v: Vec<(u32, u32)> = (0..n)
+                .map(|i| {
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    ((seed >> 60) as u32, i as u32)
+                })
+                .collect();
+            let cmp = |a: &(u32, u32), b: &(u32, u32)| b.0.cmp(&a.0).then(a.1.cmp(&b.1));
+            let mut want = v.clone();
+            want.sort_by(cmp);
+            want.truncate(k);
+            let mut got = v.clone();
+            top_k(&mut got, k, cmp);
+            assert_eq!(got, want, "n={n} k={k}");
+        }
+    }
+}
