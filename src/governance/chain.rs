@@ -45,13 +45,24 @@ pub struct Report {
 /// The `prev_hash` hex of a record line, if it is one.
 pub fn prev_hash_of(line: &str) -> Option<String> {
     let v: Value = serde_json::from_str(line).ok()?;
-    let p = v.get("metadata")?.get("dev.hookwise")?.get("prev_hash")?.as_str()?;
+    let p = v
+        .get("metadata")?
+        .get("dev.hookwise")?
+        .get("prev_hash")?
+        .as_str()?;
     let hex = p.strip_prefix("sha256:")?;
-    (hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit())).then(|| hex.to_ascii_lowercase())
+    (hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+        .then(|| hex.to_ascii_lowercase())
 }
 
 /// Verify the whole text of a trace file.
 pub fn verify(text: &str) -> Report {
+    verify_remembering(text, None)
+}
+
+/// [`verify`], and also report when the line whose SHA-256 hex is `last_appended` (the last
+/// record this process appended) is not in the file: lines were removed from the end.
+pub fn verify_remembering(text: &str, last_appended: Option<&str>) -> Report {
     let mut problems = Vec::new();
     let torn = !text.is_empty() && !text.ends_with('\n');
     let body = text.strip_suffix('\n').unwrap_or(text);
@@ -86,7 +97,11 @@ pub fn verify(text: &str) -> Report {
                 ),
             });
         }
-        let expected = if i == 0 { GENESIS } else { hashes[i - 1].as_str() };
+        let expected = if i == 0 {
+            GENESIS
+        } else {
+            hashes[i - 1].as_str()
+        };
         if p == expected {
             continue;
         }
@@ -94,7 +109,9 @@ pub fn verify(text: &str) -> Report {
             ChainProblem {
                 line: n,
                 kind: "reordered",
-                message: format!("line {n} was the first record of the chain but now follows line {i}"),
+                message: format!(
+                    "line {n} was the first record of the chain but now follows line {i}"
+                ),
             }
         } else if let Some(&j) = by_hash.get(p.as_str()) {
             ChainProblem {
@@ -113,7 +130,10 @@ pub fn verify(text: &str) -> Report {
                         j + 1
                     )
                 } else {
-                    format!("line {n} was written after line {}, but follows line {i}", j + 1)
+                    format!(
+                        "line {n} was written after line {}, but follows line {i}",
+                        j + 1
+                    )
                 },
             }
         } else if i == 0 {
@@ -133,11 +153,25 @@ pub fn verify(text: &str) -> Report {
         };
         problems.push(problem);
     }
+    if let Some(h) = last_appended {
+        if !hashes.iter().any(|x| x == h) {
+            problems.push(ChainProblem {
+                line: lines.len(),
+                kind: "truncated",
+                message: format!(
+                    "the last record this process appended (line hash sha256:{h}) is not in the file: lines were removed from the end"
+                ),
+            });
+        }
+    }
     if torn {
         problems.push(ChainProblem {
             line: lines.len(),
             kind: "torn",
-            message: format!("line {} has no final newline (an interrupted write?)", lines.len()),
+            message: format!(
+                "line {} has no final newline (an interrupted write?)",
+                lines.len()
+            ),
         });
     }
     Report {
@@ -190,7 +224,10 @@ mod tests {
         let r = verify(&text(&l));
         assert!(r.ok, "{r:?}");
         assert_eq!(r.lines, 5);
-        assert_eq!(r.head, Some(format!("sha256:{}", sha256_hex(l[4].as_bytes()))));
+        assert_eq!(
+            r.head,
+            Some(format!("sha256:{}", sha256_hex(l[4].as_bytes())))
+        );
         assert!(verify("").ok);
     }
 
@@ -226,7 +263,10 @@ mod tests {
         let mut l = chain(3);
         l.swap(0, 1);
         let r = verify(&text(&l));
-        assert_eq!(kinds(&r), vec![(1, "reordered"), (2, "reordered"), (3, "reordered")]);
+        assert_eq!(
+            kinds(&r),
+            vec![(1, "reordered"), (2, "reordered"), (3, "reordered")]
+        );
     }
 
     #[test]

@@ -154,7 +154,9 @@ pub fn declared(line: &str) -> Option<String> {
             rest = r;
             continue;
         }
-        if w == "const" && (r.starts_with("fn ") || r.starts_with("unsafe ") || r.starts_with("async ")) {
+        if w == "const"
+            && (r.starts_with("fn ") || r.starts_with("unsafe ") || r.starts_with("async "))
+        {
             rest = r;
             continue;
         }
@@ -228,7 +230,10 @@ mod tests {
             ("export const api = () => 1;", Some("const api")),
             ("export interface Props {", Some("interface Props")),
             ("type Id = string;", Some("type Id")),
-            ("func (s *Server) Serve(l net.Listener) error {", Some("func Serve")),
+            (
+                "func (s *Server) Serve(l net.Listener) error {",
+                Some("func Serve"),
+            ),
             ("func main() {", Some("func main")),
             ("let $el = 1", Some("let $el")),
             ("  const local = 1;", None),

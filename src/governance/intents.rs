@@ -206,7 +206,10 @@ fn field_line(text_lines: &[&str], item: Option<Item>, key: &str) -> Option<usiz
         let l = l.strip_prefix('-').map(str::trim_start).unwrap_or(l);
         let l = l.trim_start_matches(['"', '\'']);
         if let Some(r) = l.strip_prefix(key) {
-            if r.trim_start_matches(['"', '\'']).trim_start().starts_with(':') {
+            if r.trim_start_matches(['"', '\''])
+                .trim_start()
+                .starts_with(':')
+            {
                 return Some(n);
             }
         }
@@ -341,7 +344,9 @@ pub fn parse(file: &str, text: &str) -> IntentFile {
                     &mut out,
                     whole_line,
                     Severity::Error,
-                    format!("not valid YAML ({e}); the entries that parse on their own were loaded"),
+                    format!(
+                        "not valid YAML ({e}); the entries that parse on their own were loaded"
+                    ),
                 );
             }
             good
@@ -395,7 +400,10 @@ pub fn parse(file: &str, text: &str) -> IntentFile {
         let id_label = format!("{}{at}", id.as_deref().unwrap_or("?"));
         if let Some(i) = &id {
             if seen.contains(i) {
-                errs.push((fl("id"), format!("duplicate id '{i}'; this entry is skipped")));
+                errs.push((
+                    fl("id"),
+                    format!("duplicate id '{i}'; this entry is skipped"),
+                ));
             }
             seen.push(i.clone());
         }
@@ -403,11 +411,17 @@ pub fn parse(file: &str, text: &str) -> IntentFile {
             Some(Value::String(s)) => Some(s.clone()),
             Some(Value::Number(x)) => Some(x.to_string()),
             Some(_) => {
-                errs.push((fl("name"), format!("intent {id_label}: name must be a string")));
+                errs.push((
+                    fl("name"),
+                    format!("intent {id_label}: name must be a string"),
+                ));
                 None
             }
             None => {
-                errs.push((line, format!("intent {id_label}: missing required field 'name'")));
+                errs.push((
+                    line,
+                    format!("intent {id_label}: missing required field 'name'"),
+                ));
                 None
             }
         };
@@ -430,7 +444,10 @@ pub fn parse(file: &str, text: &str) -> IntentFile {
                 None
             }
             None => {
-                errs.push((line, format!("intent {id_label}: missing required field 'status'")));
+                errs.push((
+                    line,
+                    format!("intent {id_label}: missing required field 'status'"),
+                ));
                 None
             }
         };
@@ -439,7 +456,10 @@ pub fn parse(file: &str, text: &str) -> IntentFile {
                 Ok(list) => {
                     for p in &list {
                         if let Err(e) = normalize_pattern(p) {
-                            errs.push((fl("owned_scope"), format!("intent {id_label}: owned_scope: {e}")));
+                            errs.push((
+                                fl("owned_scope"),
+                                format!("intent {id_label}: owned_scope: {e}"),
+                            ));
                         }
                     }
                     if !list.is_empty() && list.iter().all(|p| p.trim().starts_with('!')) {
@@ -450,7 +470,9 @@ pub fn parse(file: &str, text: &str) -> IntentFile {
                     } else if list.is_empty() {
                         warns.push((
                             fl("owned_scope"),
-                            format!("intent {id_label}: owned_scope is empty, so nothing is in scope"),
+                            format!(
+                                "intent {id_label}: owned_scope is empty, so nothing is in scope"
+                            ),
                         ));
                     }
                     Some(list)
@@ -464,7 +486,10 @@ pub fn parse(file: &str, text: &str) -> IntentFile {
                 }
             },
             None => {
-                errs.push((line, format!("intent {id_label}: missing required field 'owned_scope'")));
+                errs.push((
+                    line,
+                    format!("intent {id_label}: missing required field 'owned_scope'"),
+                ));
                 None
             }
         };
@@ -474,7 +499,10 @@ pub fn parse(file: &str, text: &str) -> IntentFile {
                 Some(v) => match strings(v) {
                     Ok(l) => l,
                     Err(why) => {
-                        errs.push((fl(key), format!("intent {id_label}: {key} must be a list of strings; {why}")));
+                        errs.push((
+                            fl(key),
+                            format!("intent {id_label}: {key} must be a list of strings; {why}"),
+                        ));
                         Vec::new()
                     }
                 },
@@ -488,7 +516,11 @@ pub fn parse(file: &str, text: &str) -> IntentFile {
         }
         if !errs.is_empty() {
             for (l, e) in errs {
-                let e = if e.contains("skipped") { e } else { format!("{e}; entry skipped") };
+                let e = if e.contains("skipped") {
+                    e
+                } else {
+                    format!("{e}; entry skipped")
+                };
                 problem(&mut out, l, Severity::Error, e);
             }
             continue;
@@ -576,7 +608,10 @@ active_intents:
         let a = &f.intents[0];
         assert_eq!(a.status, Status::InProgress);
         assert_eq!(a.owned_scope, vec!["src/auth/**", "!src/auth/vendor/**"]);
-        assert_eq!(a.constraints, vec!["Keep the public API of src/auth/index.ts"]);
+        assert_eq!(
+            a.constraints,
+            vec!["Keep the public API of src/auth/index.ts"]
+        );
         assert_eq!(a.acceptance_criteria, vec!["All tests in tests/auth pass"]);
         assert_eq!((a.line, f.intents[1].line), (3, 12));
         assert_eq!(f.selectable().count(), 1);
@@ -618,12 +653,20 @@ active_intents:
         let status = e.iter().find(|p| p.message.contains("DONE")).unwrap();
         assert_eq!(status.line, 7, "{status}");
         assert!(status.message.contains("IN_PROGRESS, COMPLETE or BLOCKED"));
-        assert!(e.iter().any(|p| p.line == 6 && p.message.contains("missing required field 'name'")));
+        assert!(e
+            .iter()
+            .any(|p| p.line == 6 && p.message.contains("missing required field 'name'")));
         assert!(e.iter().any(|p| p.line == 9 && p.message.contains("'id'")));
-        let w = f.problems.iter().find(|p| p.severity == Severity::Warning).unwrap();
+        let w = f
+            .problems
+            .iter()
+            .find(|p| p.severity == Severity::Warning)
+            .unwrap();
         assert_eq!(w.line, 16);
         assert!(w.message.contains("owner"));
-        assert!(w.to_string().starts_with(".orchestration/active_intents.yaml:16: warning:"));
+        assert!(w
+            .to_string()
+            .starts_with(".orchestration/active_intents.yaml:16: warning:"));
     }
 
     #[test]
@@ -669,7 +712,11 @@ active_intents:
             "active_intents:\n  - id: A\n    id: B\n    name: n\n    status: IN_PROGRESS\n    owned_scope: [a]\n",
         );
         assert!(f.intents.is_empty());
-        assert!(f.problems[0].message.to_lowercase().contains("duplicate"), "{:?}", f.problems);
+        assert!(
+            f.problems[0].message.to_lowercase().contains("duplicate"),
+            "{:?}",
+            f.problems
+        );
     }
 
     #[test]
@@ -700,9 +747,15 @@ active_intents:
         let colon = e.iter().find(|p| p.message.contains("quotes")).unwrap();
         assert_eq!(colon.line, 6);
         assert!(colon.message.contains("Must not"));
-        assert!(e.iter().any(|p| p.line == 8 && p.message.contains("duplicate id 'A'")));
-        assert!(e.iter().any(|p| p.line == 15 && p.message.contains("src/[")));
-        assert!(e.iter().any(|p| p.line == 15 && p.message.contains("../up")));
+        assert!(e
+            .iter()
+            .any(|p| p.line == 8 && p.message.contains("duplicate id 'A'")));
+        assert!(e
+            .iter()
+            .any(|p| p.line == 15 && p.message.contains("src/[")));
+        assert!(e
+            .iter()
+            .any(|p| p.line == 15 && p.message.contains("../up")));
         // A had a bad constraint: skipped; the duplicate A is skipped; numeric id loads
         assert_eq!(f.ids(), vec!["7"]);
         assert!(f

@@ -209,10 +209,7 @@ mod tests {
                 lines: vec!["export const a = 1;".into(), "export const b = 2;".into()]
             }
         );
-        let FileOp::Update {
-            move_to, hunks, ..
-        } = &ops[1]
-        else {
+        let FileOp::Update { move_to, hunks, .. } = &ops[1] else {
             panic!()
         };
         assert_eq!(move_to.as_deref(), Some("src/renamed.ts"));
@@ -220,17 +217,21 @@ mod tests {
         assert_eq!(hunks.len(), 2);
         assert_eq!(hunks[0].new_side(), vec!["keep", "added", "keep2"]);
         assert_eq!(hunks[1].new_side(), vec!["x", "y"]);
+        assert_eq!(hunks[0].lines[1], HunkLine::Remove("gone".into()));
         assert_eq!(
-            hunks[0].lines[1],
-            HunkLine::Remove("gone".into())
+            ops[2],
+            FileOp::Delete {
+                path: "docs/obsolete.md".into()
+            }
         );
-        assert_eq!(ops[2], FileOp::Delete { path: "docs/obsolete.md".into() });
     }
 
     #[test]
     fn hunk_without_header() {
         let ops = parse("*** Update File: a\n line\n+new\n");
-        let FileOp::Update { hunks, .. } = &ops[0] else { panic!() };
+        let FileOp::Update { hunks, .. } = &ops[0] else {
+            panic!()
+        };
         assert_eq!(hunks[0].new_side(), vec!["line", "new"]);
     }
 }

@@ -133,7 +133,13 @@ fn span_of(text: &str, pos: usize, len: usize) -> (usize, usize) {
 }
 
 /// edit: `old` replaced by `new` (every occurrence with `replace_all`).
-pub fn edit(before: Option<&str>, after: &str, old: &str, new: &str, replace_all: bool) -> Vec<Range> {
+pub fn edit(
+    before: Option<&str>,
+    after: &str,
+    old: &str,
+    new: &str,
+    replace_all: bool,
+) -> Vec<Range> {
     let lines = split_lines(after);
     if new.is_empty() {
         return Vec::new(); // a deletion leaves no lines behind
@@ -173,7 +179,10 @@ pub fn edit(before: Option<&str>, after: &str, old: &str, new: &str, replace_all
     if found.is_empty() {
         return fallback(before, after);
     }
-    let spans = found.iter().map(|&p| span_of(after, p, new.len())).collect();
+    let spans = found
+        .iter()
+        .map(|&p| span_of(after, p, new.len()))
+        .collect();
     tidy(&lines, spans)
 }
 
@@ -287,7 +296,13 @@ mod tests {
     fn edit_region_located_from_the_old_offset() {
         let before = "fn a() {}\nfn b() {\n  old();\n}\nfn c() {\n  old();\n}\n";
         let after = before.replacen("  old();\n", "  new1();\n  new2();\n", 1);
-        let r = edit(Some(before), &after, "  old();\n", "  new1();\n  new2();\n", false);
+        let r = edit(
+            Some(before),
+            &after,
+            "  old();\n",
+            "  new1();\n  new2();\n",
+            false,
+        );
         assert_eq!(spans(&r), vec![(3, 4)]);
         assert_eq!(r[0].content_hash, content_hash(&["  new1();", "  new2();"]));
         // replace_all: both places (second shifted by the first)
@@ -297,7 +312,10 @@ mod tests {
         // the new text also exists elsewhere: the offset still finds the right one
         let before = "x\ny\nz\n";
         let after = "x\nx\nz\n";
-        assert_eq!(spans(&edit(Some(before), after, "y", "x", false)), vec![(2, 2)]);
+        assert_eq!(
+            spans(&edit(Some(before), after, "y", "x", false)),
+            vec![(2, 2)]
+        );
     }
 
     #[test]
@@ -308,14 +326,23 @@ mod tests {
         // fuzzy replacement (indentation changed by the tool): falls back to the changed block
         let before = "a\n  b\nc\n";
         let after = "a\n    B\nc\n";
-        assert_eq!(spans(&edit(Some(before), after, "b", "  B", false)), vec![(2, 2)]);
+        assert_eq!(
+            spans(&edit(Some(before), after, "b", "  B", false)),
+            vec![(2, 2)]
+        );
         // nothing known: whole file
-        assert_eq!(spans(&edit(None, "q\nr\n", "x", "zzz", false)), vec![(1, 2)]);
+        assert_eq!(
+            spans(&edit(None, "q\nr\n", "x", "zzz", false)),
+            vec![(1, 2)]
+        );
     }
 
     #[test]
     fn changed_block_between_prefix_and_suffix() {
-        assert_eq!(spans(&changed_block("a\nb\nc\n", "a\nX\nY\nc\n")), vec![(2, 3)]);
+        assert_eq!(
+            spans(&changed_block("a\nb\nc\n", "a\nX\nY\nc\n")),
+            vec![(2, 3)]
+        );
         assert!(changed_block("a\nb\n", "a\n").is_empty());
         assert!(changed_block("a\n", "a\n").is_empty());
         assert_eq!(spans(&changed_block("a\na\n", "a\na\na\n")), vec![(3, 3)]);
@@ -326,7 +353,9 @@ mod tests {
         let p = patch::parse(
             "*** Update File: f\n@@\n keep\n-gone\n+added1\n+added2\n keep2\n+tail\n@@\n x\n+y\n",
         );
-        let patch::FileOp::Update { hunks, .. } = &p[0] else { panic!() };
+        let patch::FileOp::Update { hunks, .. } = &p[0] else {
+            panic!()
+        };
         let after = "top\nkeep\nadded1\nadded2\nkeep2\ntail\nmid\nx\ny\nend\n";
         let r = patch_update(None, after, hunks);
         assert_eq!(spans(&r), vec![(3, 4), (6, 6), (9, 9)]);
@@ -336,7 +365,9 @@ mod tests {
         assert_eq!(spans(&r), vec![(2, 2)]);
         // whitespace differences are tolerated
         let p = patch::parse("*** Update File: f\n@@\n  a\n+b\n");
-        let patch::FileOp::Update { hunks, .. } = &p[0] else { panic!() };
+        let patch::FileOp::Update { hunks, .. } = &p[0] else {
+            panic!()
+        };
         assert_eq!(spans(&patch_update(None, "a  \nb\n", hunks)), vec![(2, 2)]);
     }
 }

@@ -118,11 +118,7 @@ fn slashes(p: &str, windows: bool) -> String {
 }
 
 /// The realpath of the deepest existing prefix of `abs`, with the rest appended.
-fn real_of(
-    abs: &Abs,
-    windows: bool,
-    realpath: &mut dyn FnMut(&str) -> Option<String>,
-) -> Abs {
+fn real_of(abs: &Abs, windows: bool, realpath: &mut dyn FnMut(&str) -> Option<String>) -> Abs {
     for k in (1..=abs.comps.len()).rev() {
         if let Some(r) = realpath(&abs.prefix(k)) {
             if let Some(mut real) = Abs::parse(&slashes(&r, windows)) {
@@ -158,9 +154,7 @@ pub fn resolve(
     }
     let windows = is_windows_path(worktree);
     if !windows && path.contains('\\') {
-        return Resolved::Invalid(
-            "the path contains a backslash; use forward slashes".into(),
-        );
+        return Resolved::Invalid("the path contains a backslash; use forward slashes".into());
     }
     let wt = slashes(worktree, windows);
     let p = slashes(path, windows);
@@ -370,7 +364,9 @@ mod tests {
 
     #[test]
     fn bad_patterns_are_errors() {
-        for bad in ["", "  ", "!", "./", "../x/**", "src/../x", "src/[", "src/{a"] {
+        for bad in [
+            "", "  ", "!", "./", "../x/**", "src/../x", "src/[", "src/{a",
+        ] {
             assert!(Scope::compile(&[bad]).is_err(), "{bad:?} should be refused");
         }
         let e = Scope::compile(&["src/**", "src/["]).unwrap_err();
@@ -404,7 +400,7 @@ mod tests {
             ("/w/secrets", "/w/secrets"),
             ("/w/src/out", "/outside"), // symlink to a folder outside
             ("/outside", "/outside"),
-            ("/w/src/in", "/w/src"), // symlink inside
+            ("/w/src/in", "/w/src"),       // symlink inside
             ("/w/lnk", "/elsewhere/deep"), // symlink: lnk/.. is /elsewhere
             ("/elsewhere", "/elsewhere"),
             ("/elsewhere/deep", "/elsewhere/deep"),
@@ -422,7 +418,10 @@ mod tests {
         assert_eq!(r("/w/src/a.ts"), Resolved::Inside("src/a.ts".into()));
         assert_eq!(r("src//new/b.ts"), Resolved::Inside("src/new/b.ts".into()));
         assert_eq!(r("src/../secrets/k"), Resolved::Inside("secrets/k".into()));
-        assert_eq!(r("src/x/../../secrets/k"), Resolved::Inside("secrets/k".into()));
+        assert_eq!(
+            r("src/x/../../secrets/k"),
+            Resolved::Inside("secrets/k".into())
+        );
         assert_eq!(r("../w/src/a.ts"), Resolved::Inside("src/a.ts".into()));
     }
 
@@ -445,7 +444,9 @@ mod tests {
         // case tricks: on Linux `SRC` is another folder
         assert!(!in_scope("SRC/a.ts"));
         // backslashes on a POSIX worktree are refused
-        assert!(matches!(r("src\\..\\secrets\\k"), Resolved::Invalid(m) if m.contains("backslash")));
+        assert!(
+            matches!(r("src\\..\\secrets\\k"), Resolved::Invalid(m) if m.contains("backslash"))
+        );
         assert!(matches!(r("src/a\0.ts"), Resolved::Invalid(_)));
         assert!(matches!(r(""), Resolved::Invalid(_)));
         assert!(matches!(r("."), Resolved::Invalid(_)));
@@ -454,7 +455,11 @@ mod tests {
 
     #[test]
     fn worktree_reached_through_a_symlink() {
-        let mut f = fs(&[("/link", "/real"), ("/real", "/real"), ("/real/src", "/real/src")]);
+        let mut f = fs(&[
+            ("/link", "/real"),
+            ("/real", "/real"),
+            ("/real/src", "/real/src"),
+        ]);
         assert_eq!(
             resolve("/link", "src/a.ts", &mut f),
             Resolved::Inside("src/a.ts".into())

@@ -106,8 +106,15 @@ pub struct RecordInput<'a> {
 
 /// Build a record for `files` (path, ranges) with the given class. `prev_hash` is empty:
 /// [`chained`] turns the record into the two halves the host joins around the hash.
-pub fn record(input: &RecordInput, class: MutationClass, files: Vec<(String, Vec<Range>)>) -> Record {
-    let model_id = input.model_id.filter(|m| !m.is_empty()).map(|m| m.chars().take(250).collect());
+pub fn record(
+    input: &RecordInput,
+    class: MutationClass,
+    files: Vec<(String, Vec<Range>)>,
+) -> Record {
+    let model_id = input
+        .model_id
+        .filter(|m| !m.is_empty())
+        .map(|m| m.chars().take(250).collect());
     Record {
         version: VERSION,
         id: uuid_v4(input.random),
@@ -258,7 +265,20 @@ mod tests {
         let mut days = 0i64;
         for y in 1970..3170i64 {
             let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-            let lens = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+            let lens = [
+                31,
+                if leap { 29 } else { 28 },
+                31,
+                30,
+                31,
+                30,
+                31,
+                31,
+                30,
+                31,
+                30,
+                31,
+            ];
             for (mi, len) in lens.iter().enumerate() {
                 for d in 1..=*len {
                     assert_eq!(civil_from_days(days), (y, mi as u32 + 1, d));
@@ -294,7 +314,11 @@ mod tests {
             tool: "edit",
         };
         let r = crate::governance::ranges::whole("a\nb\n");
-        record(&input, MutationClass::AstRefactor, vec![("src/a.ts".into(), r)])
+        record(
+            &input,
+            MutationClass::AstRefactor,
+            vec![("src/a.ts".into(), r)],
+        )
     }
 
     #[test]
@@ -302,12 +326,21 @@ mod tests {
         let rec = sample();
         let v = serde_json::to_value(&rec).unwrap();
         assert_eq!(v["version"], "0.1.0");
-        assert_eq!(v["vcs"]["revision"], "0123456789abcdef0123456789abcdef01234567");
+        assert_eq!(
+            v["vcs"]["revision"],
+            "0123456789abcdef0123456789abcdef01234567"
+        );
         assert_eq!(v["tool"]["name"], "hookwise");
         let conv = &v["files"][0]["conversations"][0];
-        assert_eq!(conv["contributor"], serde_json::json!({"type": "ai", "model_id": "anthropic/claude"}));
+        assert_eq!(
+            conv["contributor"],
+            serde_json::json!({"type": "ai", "model_id": "anthropic/claude"})
+        );
         assert_eq!(conv["ranges"][0]["content_hash"], content_hash(&["a", "b"]));
-        assert_eq!(v["metadata"]["dev.hookwise"]["mutation_class"], "AST_REFACTOR");
+        assert_eq!(
+            v["metadata"]["dev.hookwise"]["mutation_class"],
+            "AST_REFACTOR"
+        );
         // no HEAD or a bad one: no vcs; long model ids are cut
         let mut input = RecordInput {
             head: Some("main"),
@@ -315,7 +348,8 @@ mod tests {
             ..Default::default()
         };
         input.session_id = "s";
-        let v = serde_json::to_value(record(&input, MutationClass::IntentEvolution, vec![])).unwrap();
+        let v =
+            serde_json::to_value(record(&input, MutationClass::IntentEvolution, vec![])).unwrap();
         assert!(v.get("vcs").is_none());
         assert!(v["metadata"]["dev.hookwise"]["intent_id"].is_null());
     }
@@ -328,7 +362,10 @@ mod tests {
         let line = c.line(&prev);
         assert!(!line.contains('\n'));
         let v: serde_json::Value = serde_json::from_str(&line).unwrap();
-        assert_eq!(v["metadata"]["dev.hookwise"]["prev_hash"], format!("sha256:{prev}"));
+        assert_eq!(
+            v["metadata"]["dev.hookwise"]["prev_hash"],
+            format!("sha256:{prev}")
+        );
         assert_eq!(v["id"], rec.id);
         // a path that looks like the template's tail does not confuse it
         let mut tricky = sample();
