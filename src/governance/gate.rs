@@ -221,33 +221,34 @@ pub fn gate(
     if kind == ToolKind::Read {
         return Decision::Allow;
     }
-    let intent =
-        match state.active {
-            None => {
+    let intent = match state.active {
+        None => {
+            return Decision::Block(no_intent(
+                tool,
+                state.intents,
+                "no intent is active for this session",
+            ))
+        }
+        Some(id) => match state.intents.get(id) {
+            Some(i) if i.status == Status::InProgress => i,
+            Some(i) => {
                 return Decision::Block(no_intent(
                     tool,
                     state.intents,
-                    "no intent is active for this session",
+                    &format!("the active intent {id} is now {}", i.status.as_str()),
                 ))
             }
-            Some(id) => match state.intents.get(id) {
-                Some(i) if i.status == Status::InProgress => i,
-                Some(i) => {
-                    return Decision::Block(no_intent(
-                        tool,
-                        state.intents,
-                        &format!("the active intent {id} is now {}", i.status.as_str()),
-                    ))
-                }
-                None => return Decision::Block(no_intent(
+            None => {
+                return Decision::Block(no_intent(
                     tool,
                     state.intents,
                     &format!(
                         "the active intent {id} is no longer in .orchestration/active_intents.yaml"
                     ),
-                )),
-            },
-        };
+                ))
+            }
+        },
+    };
     let targets = match targets(kind, tool, args) {
         Ok(t) => t,
         Err(msg) => return Decision::Block(msg),

@@ -2,6 +2,7 @@ pub mod chain;
 pub mod classify;
 pub mod gate;
 pub mod git;
+pub mod glob;
 pub mod intents;
 pub mod ops;
 pub mod patch;

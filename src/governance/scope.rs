@@ -24,8 +24,9 @@
 //!   is active.
 //!
 //! # Globs (`owned_scope`)
-//! Patterns use [globset] with these semantics, chosen and tested row by row
-//! (see the tests at the bottom):
+//! Patterns use globset's syntax and semantics (with `literal_separator`), matched by
+//! [`super::glob`] — a regex-free implementation checked against globset itself — with
+//! these choices, tested row by row (see the tests at the bottom):
 //! - Patterns are anchored at the worktree root and matched against the whole relative path:
 //!   `*.ts` matches `a.ts` but not `src/a.ts` (write `**/*.ts` for any depth).
 //! - `*`, `?` and `[...]` never match `/` (globset `literal_separator`); `**` matches any
@@ -45,7 +46,7 @@
 //! - A pattern with a `..` component, an empty pattern or one globset cannot parse is an error
 //!   (the intent is not loaded), because dropping it silently could widen the scope.
 
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use super::glob::Glob;
 
 /// What a tool-call path turned out to be.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -258,53 +259,47 @@ pub fn normalize_pattern(raw: &str) -> Result<Pattern, String> {
     Ok(Pattern { exclude, globs })
 }
 
-fn build_glob(g: &str, exclude: bool) -> Result<globset::Glob, globset::Error> {
-    GlobBuilder::new(g)
-        .literal_separator(true)
-        .backslash_escape(true)
-        .case_insensitive(exclude)
-        .build()
+fn build_glob(g: &str, exclude: bool) -> Result<Glob, String> {
+    Glob::new(g, exclude)
 }
 
 /// A compiled `owned_scope`.
 #[derive(Debug, Clone)]
 pub struct Scope {
-    include: GlobSet,
-    exclude: GlobSet,
-    include_count: usize,
+    include: Vec<Glob>,
+    exclude: Vec<Glob>,
 }
 
 impl Scope {
     /// Compile the patterns. `Err` names the first bad pattern.
     pub fn compile<S: AsRef<str>>(patterns: &[S]) -> Result<Scope, String> {
-        let mut inc = GlobSetBuilder::new();
-        let mut exc = GlobSetBuilder::new();
-        let mut include_count = 0;
+        let mut include = Vec::new();
+        let mut exclude = Vec::new();
         for raw in patterns {
             let p = normalize_pattern(raw.as_ref())?;
             for g in &p.globs {
                 let glob = build_glob(g, p.exclude)
                     .map_err(|e| format!("'{}' is not a valid glob: {e}", raw.as_ref()))?;
                 if p.exclude {
-                    exc.add(glob);
+                    exclude.push(glob);
                 } else {
-                    inc.add(glob);
-                    include_count += 1;
+                    include.push(glob);
                 }
             }
         }
-        let include = inc.build().map_err(|e| e.to_string())?;
-        let exclude = exc.build().map_err(|e| e.to_string())?;
-        Ok(Scope {
-            include,
-            exclude,
-            include_count,
-        })
+        Ok(Scope { include, exclude })
     }
 
     /// Whether the worktree-relative path `rel` is in scope.
     pub fn matches(&self, rel: &str) -> bool {
-        self.include_count > 0 && self.include.is_match(rel) && !self.exclude.is_match(rel)
+        let mut scratch = Vec::new();
+        self.include
+            .iter()
+            .any(|g| g.is_match_with(rel, &mut scratch))
+            && !self
+                .exclude
+                .iter()
+                .any(|g| g.is_match_with(rel, &mut scratch))
     }
 }
 
