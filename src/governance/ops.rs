@@ -203,8 +203,10 @@ struct PendingFile {
     before: Before,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 struct Pending {
+    /// The gate blocked this call: a late `tool.after` for it records nothing.
+    blocked: bool,
     intent: Option<String>,
     files: Vec<PendingFile>,
     notice: Option<String>,
@@ -617,6 +619,13 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
             msg.push_str(&n);
         }
         out.block = Some(msg);
+        gov.put_pending(
+            &input.call_id,
+            Pending {
+                blocked: true,
+                ..Pending::default()
+            },
+        );
         return out;
     }
 
@@ -657,6 +666,13 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
         out.block = Some(format!(
             "hookwise blocked `{tool}`: {what} changed on disk since this session last read {it} (another session or process wrote to {it}). Read {it} again, then make the change on the current content."
         ));
+        gov.put_pending(
+            &input.call_id,
+            Pending {
+                blocked: true,
+                ..Pending::default()
+            },
+        );
         return out;
     }
     let notice = gov.take_notice(wt);
@@ -664,6 +680,7 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
         gov.put_pending(
             &input.call_id,
             Pending {
+                blocked: false,
                 intent: active,
                 files: pending_files,
                 notice,
@@ -746,7 +763,7 @@ pub async fn tool_after(io: &Io, gov: &Governance, input: &AfterInput) -> AfterO
         });
     }
     let kind = tool_kind(tool);
-    if input.failed || kind == ToolKind::Shell {
+    if input.failed || kind == ToolKind::Shell || pending.as_ref().is_some_and(|p| p.blocked) {
         return out; // a shell command's changes are not known file by file
     }
     let pending = match pending {
@@ -772,6 +789,7 @@ pub async fn tool_after(io: &Io, gov: &Governance, input: &AfterInput) -> AfterO
                 return out;
             }
             Pending {
+                blocked: false,
                 intent: gov.active_intent(&input.session_id),
                 files,
                 notice: None,

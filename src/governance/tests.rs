@@ -942,8 +942,38 @@ fn a_failed_append_is_logged_and_never_fails_the_call() {
             .any(|l| l.message.contains("could not append") && l.message.contains("EROFS")),
         "{r:?}"
     );
-    // a failed tool or a no-op change leaves no record
     t.fs.fail_append = false;
+    // a blocked call that the host reports anyway leaves no record
+    t.before("nobody", "write", json!({"filePath": "src/a"}));
+    t.fs.file("/w/src/a", "changed\n");
+    assert!(
+        !t.after("nobody", "write", json!({"filePath": "src/a"}))
+            .recorded
+    );
+    // without tool.before (a host that only reports after), the change is still recorded
+    t.calls += 1;
+    t.fs.file("/w/src/a", "a\n");
+    let r = t.after("s", "write", json!({"filePath": "src/a"}));
+    assert!(r.recorded, "{r:?}");
+    assert_eq!(t.trace_lines().len(), 1);
+    // a failed tool or a no-op change leaves no record
+    t.before("s", "write", json!({"filePath": "src/a"}));
+    t.fs.file("/w/src/a", "half-written\n");
+    let input = AfterInput {
+        tool: "write".into(),
+        session_id: "s".into(),
+        call_id: format!("call{}", t.calls),
+        args: json!({"filePath": "src/a"}),
+        worktree: WT.into(),
+        failed: true,
+        ..AfterInput::default()
+    };
+    let gov = t.gov.clone();
+    let r =
+        t.fs.run(move |io| async move { tool_after(&io, &gov, &input).await });
+    assert!(!r.recorded);
+    assert_eq!(t.trace_lines().len(), 1);
+    t.before("s", "read", json!({"filePath": "src/a"}));
     t.before("s", "write", json!({"filePath": "src/a"}));
     let r = t.after("s", "write", json!({"filePath": "src/a"}));
     assert!(
