@@ -18,6 +18,9 @@
 //! - Every path must resolve inside the worktree and inside the intent's scope; otherwise
 //!   blocked, naming each file (and what it resolved to) and the scope.
 //! - A write tool whose arguments name no file is blocked (nothing can be checked).
+//! - `.orchestration/` (the intents and the trace) is never writable through file tools,
+//!   whatever the scope says: otherwise the model could widen its own scope or rewrite the
+//!   trace. The user edits it.
 
 use std::collections::HashMap;
 
@@ -272,12 +275,16 @@ pub fn gate(
         }
     };
     let mut bad = Vec::new();
+    let mut governance = Vec::new();
     let mut seen: HashMap<&str, ()> = HashMap::new();
     for t in &targets {
         if seen.insert(t.path.as_str(), ()).is_some() {
             continue;
         }
         match resolve(&t.path) {
+            Resolved::Inside(rel) if is_governance_path(&rel) => {
+                governance.push(format!("`{rel}`"))
+            }
             Resolved::Inside(rel) if scope.matches(&rel) => {}
             Resolved::Inside(rel) if rel == t.path => bad.push(format!("`{rel}`")),
             Resolved::Inside(rel) => bad.push(format!("`{}` (resolves to `{rel}`)", t.path)),
@@ -287,6 +294,12 @@ pub fn gate(
             )),
             Resolved::Invalid(why) => bad.push(format!("`{}` ({why})", t.path)),
         }
+    }
+    if !governance.is_empty() {
+        return Decision::Block(format!(
+            "hookwise blocked `{tool}`: {} is in .orchestration/, which holds the intents and the trace; only the user changes it. Ask the user if an intent or its scope needs to change.",
+            governance.join(", ")
+        ));
     }
     if bad.is_empty() {
         return Decision::Allow;
@@ -302,6 +315,12 @@ pub fn gate(
         intent.name,
         intent.owned_scope.join(", ")
     ))
+}
+
+/// `.orchestration` and everything in it (any case: case-insensitive file systems).
+pub fn is_governance_path(rel: &str) -> bool {
+    let first = rel.split('/').next().unwrap_or("");
+    first.eq_ignore_ascii_case(".orchestration")
 }
 
 #[cfg(test)]
@@ -485,6 +504,43 @@ active_intents:
             Some("AUTH"),
         ));
         assert!(m.contains("names no file"), "{m}");
+    }
+
+    #[test]
+    fn the_governance_folder_is_off_limits() {
+        let f = intents::parse(
+            "f",
+            "active_intents:\n  - id: ALL\n    name: all\n    status: IN_PROGRESS\n    owned_scope: [\"**\"]\n",
+        );
+        let scope = Some(Scope::compile(&["**"]));
+        let m = mutating();
+        let st = GateState {
+            mutating: &m,
+            intents: &f,
+            active: Some("ALL"),
+            scope: scope.as_ref(),
+        };
+        let mut res = |p: &str| resolve("/w", p, &mut |q: &str| Some(q.to_string()));
+        for p in [
+            ".orchestration/active_intents.yaml",
+            "./.orchestration/agent_trace.jsonl",
+            "src/../.Orchestration/x",
+            "/w/.orchestration",
+        ] {
+            match gate("write", &json!({ "filePath": p }), &st, &mut res) {
+                Decision::Block(m) => assert!(m.contains("only the user changes it"), "{m}"),
+                Decision::Allow => panic!("{p} was allowed"),
+            }
+        }
+        assert_eq!(
+            gate(
+                "write",
+                &json!({"filePath": "src/.orchestration.md"}),
+                &st,
+                &mut res
+            ),
+            Decision::Allow
+        );
     }
 
     #[test]

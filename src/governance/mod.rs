@@ -101,6 +101,8 @@
 //! - Backslashes: refused on POSIX worktrees, separators on Windows worktrees.
 //! - Ranges: changed lines located in the file as written (fallback: the block between the
 //!   common prefix and suffix, or the whole file) — see [`ranges`].
+//! - `.orchestration/` is never writable through file tools, whatever the scope (the model
+//!   must not widen its own scope or rewrite the trace); the user edits it.
 //! - The intents file is read on every gated call (one small read) rather than watched.
 //! - `prev_hash` of the first record is the SHA-256 of the empty string; verification
 //!   cannot tell an edited line from removed lines (both break the same link) and says so.

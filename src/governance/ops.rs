@@ -48,7 +48,10 @@ const MAX_TRACE_BYTES: u64 = 256 * 1024 * 1024;
 const RECENT_TAIL_BYTES: u64 = 256 * 1024;
 const MAX_RECENT: usize = 500;
 const MAX_READS: usize = 4096;
-const MAX_PENDING: usize = 64;
+/// Calls waiting for their `tool.after` (a failed tool never gets one: the oldest go first).
+const MAX_PENDING: usize = 32;
+/// The earlier text of a file is kept for the record up to this size.
+const MAX_KEPT_TEXT: usize = 1024 * 1024;
 const LOCK_STALE_MS: u64 = 10_000;
 const LOCK_WAIT_MS: u64 = 5_000;
 
@@ -505,10 +508,16 @@ pub async fn resolve_paths(io: &Io, worktree: &str, raws: &[String]) -> Vec<Reso
 async fn fingerprint(io: &Io, path: &str) -> Option<(String, Before)> {
     let r = read_text(io, path, MAX_FILE_BYTES).await;
     match (r.text, r.error) {
-        (Some(t), _) => Some((
-            format!("sha256:{}", sha256_hex(t.as_bytes())),
-            Before::Text(t),
-        )),
+        (Some(t), _) => {
+            let fp = format!("sha256:{}", sha256_hex(t.as_bytes()));
+            // Large files are not kept for the record (ranges then fall back; see `ranges`).
+            let before = if t.len() > MAX_KEPT_TEXT {
+                Before::Unknown
+            } else {
+                Before::Text(t)
+            };
+            Some((fp, before))
+        }
         (None, Some(e)) if is_missing(&e) => Some(("absent".into(), Before::Absent)),
         (None, _) => {
             let s = stat(io, path).await;
@@ -1209,10 +1218,10 @@ fn summarize(line: &str) -> Option<RecentEntry> {
                 });
             }
         }
-        files.push(if spans.is_empty() {
-            path.to_string()
-        } else {
-            format!("{path} (lines {})", spans.join(", "))
+        files.push(match spans.as_slice() {
+            [] => path.to_string(),
+            [one] if !one.contains('-') => format!("{path} (line {one})"),
+            _ => format!("{path} (lines {})", spans.join(", ")),
         });
     }
     Some(RecentEntry {

@@ -774,7 +774,7 @@ fn system_prompt_block_before_and_after_selection() {
     let lines: Vec<&str> = recent.trim().lines().collect();
     assert_eq!(lines.len(), 5, "{recent}");
     assert!(
-        lines[0].contains("src/f2.ts (lines 1)")
+        lines[0].contains("src/f2.ts (line 1)")
             && lines[4].contains("src/f6.ts")
             && lines[4].contains("write"),
         "{recent}"
