@@ -26,12 +26,14 @@
 //! Each takes `&Io`, the shared [`ops::Governance`] handle and a plain input struct, and
 //! returns a serializable result. Inputs are deserializable from camelCase JSON (every field
 //! optional); `worktree` is the absolute worktree path (OpenCode `worktree`, VS Code
-//! `workspaceRoot`) — the engine can fill it from `init`'s `cwd`.
+//! `workspaceRoot`) — the engine can fill it from `init`'s `cwd`; `directory` (optional) is
+//! where relative tool paths start when the agent runs below the worktree (OpenCode
+//! `directory`).
 //!
 //! | operation | hook | input | output |
 //! |---|---|---|---|
-//! | [`ops::tool_before`] | `tool.execute.before` / `executePreHook` | `{tool, sessionId, callId, args, worktree}` | `{block?: string, followUp?: true, logs?}` |
-//! | [`ops::tool_after`] | `tool.execute.after` / `executePostHook` | `{tool, sessionId, callId, args, worktree, nowMs, random, head?, modelId?, failed?}` | `{recorded?: true, id?, mutations?, logs?}` |
+//! | [`ops::tool_before`] | `tool.execute.before` / `executePreHook` | `{tool, sessionId, callId, args, worktree, directory?}` | `{block?: string, followUp?: true, logs?}` |
+//! | [`ops::tool_after`] | `tool.execute.after` / `executePostHook` | `{tool, sessionId, callId, args, worktree, directory?, nowMs, random, head?, modelId?, failed?}` | `{recorded?: true, id?, mutations?, logs?}` |
 //! | [`ops::select_intent`] | custom tool `select_active_intent` | `{sessionId, intentId, worktree}` | `{ok, intentId?, text, logs?}` |
 //! | [`ops::system_context`] | `experimental.chat.system.transform` | `{sessionId, worktree, modelId?}` | `{system: [string], logs?}` |
 //! | [`ops::init_scaffold`] | `hookwise init` / engine call | `{worktree}` | `{created, path, message}` |

@@ -21,7 +21,7 @@ use super::git;
 use super::intents::{self, IntentFile, Problem, Severity, Status};
 use super::patch::{self, FileOp};
 use super::ranges::{self, sha256_hex, Range};
-use super::scope::{resolve, Resolved, Scope};
+use super::scope::{resolve_from, Resolved, Scope};
 use super::trace::{self, RecordInput};
 
 pub const DIR: &str = ".orchestration";
@@ -473,7 +473,7 @@ async fn refresh(
 
 /// Resolve paths with the host's realpaths: run the resolver, stat what it asked about, and
 /// run it again until it asks nothing new (one batch per round; a second round only after `..`).
-pub async fn resolve_paths(io: &Io, worktree: &str, raws: &[String]) -> Vec<Resolved> {
+pub async fn resolve_paths(io: &Io, worktree: &str, base: &str, raws: &[String]) -> Vec<Resolved> {
     let mut known: HashMap<String, Option<String>> = HashMap::new();
     for _ in 0..8 {
         let mut misses: Vec<String> = Vec::new();
@@ -488,7 +488,7 @@ pub async fn resolve_paths(io: &Io, worktree: &str, raws: &[String]) -> Vec<Reso
                     None
                 }
             };
-            out.push(resolve(worktree, raw, &mut look));
+            out.push(resolve_from(worktree, base, raw, &mut look));
         }
         if misses.is_empty() {
             return out;
@@ -542,6 +542,9 @@ pub struct ToolCallInput {
     pub args: Value,
     /// Absolute path of the worktree (OpenCode `worktree`, VS Code `workspaceRoot`).
     pub worktree: String,
+    /// Where relative paths start (OpenCode `directory`, when it is below the worktree);
+    /// empty: the worktree.
+    pub directory: String,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -577,7 +580,9 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
         if cfg.stale_writes {
             if let Some(p) = arg_str(&input.args, gate::PATH_KEYS) {
                 if let Some(Resolved::Inside(rel)) =
-                    resolve_paths(io, wt, &[p.to_string()]).await.pop()
+                    resolve_paths(io, wt, &input.directory, &[p.to_string()])
+                        .await
+                        .pop()
                 {
                     if let Some((fp, _)) = fingerprint(io, &join(wt, &rel)).await {
                         gov.remember_read(&input.session_id, read_key(wt, &rel), fp);
@@ -599,7 +604,7 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
         .map(|i| i.status == Status::InProgress)
         .unwrap_or(false);
     let resolved = if intent_ok && !raws.is_empty() {
-        resolve_paths(io, wt, &raws).await
+        resolve_paths(io, wt, &input.directory, &raws).await
     } else {
         Vec::new()
     };
@@ -709,6 +714,8 @@ pub struct AfterInput {
     pub call_id: String,
     pub args: Value,
     pub worktree: String,
+    /// Where relative paths start; empty: the worktree.
+    pub directory: String,
     /// Host time, epoch milliseconds (`Date.now()`).
     pub now_ms: f64,
     /// 16 random bytes as 32 hex characters (`crypto.randomBytes(16).toString("hex")`).
@@ -781,7 +788,7 @@ pub async fn tool_after(io: &Io, gov: &Governance, input: &AfterInput) -> AfterO
             // tool.before was not seen for this call: resolve now, the earlier text is unknown.
             let tgts = targets(kind, tool, &input.args).unwrap_or_default();
             let raws: Vec<String> = tgts.iter().map(|t| t.path.clone()).collect();
-            let resolved = resolve_paths(io, wt, &raws).await;
+            let resolved = resolve_paths(io, wt, &input.directory, &raws).await;
             let files = raws
                 .into_iter()
                 .zip(resolved)

@@ -1,8 +1,9 @@
 //! Where a tool call writes, and whether that is inside an intent's `owned_scope`.
 //!
 //! # Paths
-//! A path from a tool call (absolute, or relative to the worktree) is turned into the path of
-//! the file it really names, relative to the worktree:
+//! A path from a tool call (absolute, or relative to the directory the agent runs in — the
+//! worktree unless the host says otherwise) is turned into the path of the file it really
+//! names, relative to the worktree:
 //! - `.` and empty components are dropped; `..` pops a component **after** the part before it
 //!   has been resolved through the host's realpath, as the OS does (`link/../x` where `link`
 //!   points elsewhere is *not* `x`).
@@ -147,7 +148,18 @@ pub fn resolve(
     path: &str,
     realpath: &mut dyn FnMut(&str) -> Option<String>,
 ) -> Resolved {
-    if path.contains('\0') || worktree.contains('\0') {
+    resolve_from(worktree, "", path, realpath)
+}
+
+/// [`resolve`], with relative paths taken from `base` (an absolute folder, e.g. the
+/// directory the agent runs in, below the worktree); an empty `base` is the worktree.
+pub fn resolve_from(
+    worktree: &str,
+    base: &str,
+    path: &str,
+    realpath: &mut dyn FnMut(&str) -> Option<String>,
+) -> Resolved {
+    if path.contains('\0') || worktree.contains('\0') || base.contains('\0') {
         return Resolved::Invalid("the path contains a NUL byte".into());
     }
     if path.trim().is_empty() {
@@ -169,7 +181,16 @@ pub fn resolve(
             return Resolved::Invalid(format!("{path} is a drive-relative path"));
         }
         None => {
-            let mut a = wt_abs.clone();
+            let mut a = if base.is_empty() {
+                wt_abs.clone()
+            } else {
+                match Abs::parse(&slashes(base, windows)) {
+                    Some(b) => b,
+                    None => {
+                        return Resolved::Invalid(format!("the directory {base} is not absolute"))
+                    }
+                }
+            };
             a.comps.extend(
                 p.split('/')
                     .filter(|c| !c.is_empty() && *c != ".")
@@ -446,6 +467,27 @@ mod tests {
         assert!(matches!(r(""), Resolved::Invalid(_)));
         assert!(matches!(r("."), Resolved::Invalid(_)));
         assert!(matches!(r("src/.."), Resolved::Invalid(_)));
+    }
+
+    #[test]
+    fn relative_paths_from_a_subdirectory() {
+        let mut f = fs(&base());
+        assert_eq!(
+            resolve_from("/w", "/w/src", "a.ts", &mut f),
+            Resolved::Inside("src/a.ts".into())
+        );
+        assert_eq!(
+            resolve_from("/w", "/w/src", "../secrets/k", &mut f),
+            Resolved::Inside("secrets/k".into())
+        );
+        assert_eq!(
+            resolve_from("/w", "/w/src", "/w/x", &mut f),
+            Resolved::Inside("x".into())
+        );
+        assert!(matches!(
+            resolve_from("/w", "rel", "a", &mut f),
+            Resolved::Invalid(_)
+        ));
     }
 
     #[test]

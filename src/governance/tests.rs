@@ -43,6 +43,8 @@ struct T {
     fs: FakeFs,
     gov: Governance,
     calls: u32,
+    /// Where relative paths start (empty: the worktree).
+    dir: String,
 }
 
 impl T {
@@ -51,6 +53,7 @@ impl T {
             fs,
             gov: Governance::default(),
             calls: 0,
+            dir: String::new(),
         }
     }
 
@@ -62,6 +65,7 @@ impl T {
             call_id: format!("call{}", self.calls),
             args,
             worktree: WT.into(),
+            directory: self.dir.clone(),
         };
         let gov = self.gov.clone();
         self.fs
@@ -75,6 +79,7 @@ impl T {
             call_id: format!("call{}", self.calls),
             args,
             worktree: WT.into(),
+            directory: self.dir.clone(),
             now_ms: 1_763_781_123_456.0 + f64::from(self.calls),
             random: format!(
                 "{:032x}",
@@ -579,6 +584,22 @@ fn out_of_scope_writes_and_patches_are_blocked() {
     assert!(t
         .call("s", "write", json!({"filePath": "src/a.ts"}), |_| {})
         .is_err());
+}
+
+#[test]
+fn relative_paths_start_in_the_agents_directory() {
+    let mut t = T::new(project());
+    t.dir = "/w/src".into();
+    t.select("s", "INT-1");
+    t.call("s", "write", json!({"filePath": "a.ts"}), |fs| {
+        fs.file("/w/src/a.ts", "a\n")
+    })
+    .unwrap();
+    assert_eq!(t.trace_lines()[0]["files"][0]["path"], "src/a.ts");
+    let m = t
+        .call("s", "write", json!({"filePath": "../README.md"}), |_| {})
+        .unwrap_err();
+    assert!(m.contains("resolves to `README.md`"), "{m}");
 }
 
 #[test]
