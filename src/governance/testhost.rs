@@ -23,6 +23,9 @@ pub struct FakeFs {
     pub clock: u64,
     pub log: Vec<Request>,
     pub fail_append: bool,
+    /// When non-zero: answer each batch of requests in a shuffled order (seeded), as a busy
+    /// host might.
+    pub shuffle_seed: u64,
 }
 
 fn parent(p: &str) -> Option<&str> {
@@ -190,23 +193,40 @@ impl FakeFs {
         let slot: Rc<RefCell<Option<T>>> = Rc::default();
         let out = slot.clone();
         let mut ops = Ops::default();
-        let mut step = ops.start(move |io| {
+        let step = ops.start(move |io| {
             let fut = make(io);
             async move {
                 *out.borrow_mut() = Some(fut.await);
                 Value::Null
             }
         });
-        loop {
-            match step {
-                Step::Done { .. } => break,
-                Step::Pending { op, requests, .. } => {
-                    let mut next = None;
-                    for r in requests {
-                        let reply = self.handle(&r.req).expect("no scripted reply");
-                        next = ops.resume(op, r.id, reply).or(next);
-                    }
-                    step = next.expect("the operation waits on nothing");
+        // Every step a reply produces may carry new requests: queue them all.
+        let mut queue: Vec<(u64, crate::runtime::Outgoing)> = Vec::new();
+        let mut done = false;
+        let take = |step: Step, queue: &mut Vec<(u64, crate::runtime::Outgoing)>| match step {
+            Step::Done { .. } => true,
+            Step::Pending { op, requests, .. } => {
+                queue.extend(requests.into_iter().map(|r| (op, r)));
+                false
+            }
+        };
+        done |= take(step, &mut queue);
+        while !done {
+            assert!(!queue.is_empty(), "the operation waits on nothing");
+            let mut batch = std::mem::take(&mut queue);
+            if self.shuffle_seed != 0 {
+                for i in (1..batch.len()).rev() {
+                    let x = &mut self.shuffle_seed;
+                    *x ^= *x << 13;
+                    *x ^= *x >> 7;
+                    *x ^= *x << 17;
+                    batch.swap(i, (*x % (i as u64 + 1)) as usize);
+                }
+            }
+            for (op, r) in batch {
+                let reply = self.handle(&r.req).expect("no scripted reply");
+                if let Some(step) = ops.resume(op, r.id, reply) {
+                    done |= take(step, &mut queue);
                 }
             }
         }

@@ -1003,6 +1003,54 @@ fn a_failed_append_is_logged_and_never_fails_the_call() {
     );
 }
 
+/// Records appended concurrently (answered in any order) still form one valid chain: the
+/// previous line's hash is taken by the host at append time, not by the core.
+#[test]
+fn concurrent_appends_keep_one_chain() {
+    let mut fs = project();
+    for i in 0..6 {
+        fs.file(&format!("/w/src/f{i}"), &format!("{i}\n"));
+    }
+    fs.shuffle_seed = 0x5eed;
+    let mut t = T::new(fs);
+    t.select("s", "INT-1");
+    let gov = t.gov.clone();
+    let ids = t.fs.run(move |io| async move {
+        let inputs: Vec<AfterInput> = (0..6)
+            .map(|i| AfterInput {
+                tool: "write".into(),
+                session_id: "s".into(),
+                call_id: format!("c{i}"),
+                args: json!({ "filePath": format!("src/f{i}") }),
+                worktree: WT.into(),
+                random: format!("{i:032x}"),
+                ..AfterInput::default()
+            })
+            .collect();
+        let outs =
+            crate::runtime::join_all(inputs.iter().map(|x| tool_after(&io, &gov, x)).collect())
+                .await;
+        outs.into_iter().map(|o| o.id).collect::<Vec<_>>()
+    });
+    assert!(ids.iter().all(Option::is_some));
+    let lines = t.trace_lines();
+    assert_eq!(lines.len(), 6);
+    // appended in another order than the calls were made, and still one chain
+    let order: Vec<&str> = lines
+        .iter()
+        .map(|l| l["metadata"]["dev.hookwise"]["call_id"].as_str().unwrap())
+        .collect();
+    let mut sorted = order.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, ["c0", "c1", "c2", "c3", "c4", "c5"]);
+    assert_ne!(
+        order, sorted,
+        "the host answered in call order; the test proves nothing"
+    );
+    let v = t.verify();
+    assert!(v.report.ok, "{v:?}");
+}
+
 #[test]
 fn verify_reports_tampering_and_truncation() {
     let mut t = T::new(project());
