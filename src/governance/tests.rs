@@ -314,6 +314,27 @@ fn schema_errors(record: &Value) -> Vec<String> {
     errs
 }
 
+/// The vendored copy is the shared schema (checked wherever `shared/` sits beside the repo,
+/// as in CI and the worktrees).
+#[test]
+fn vendored_schema_matches_the_shared_one() {
+    let shared = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/schemas/agent-trace-record-v0.1.0.schema.json");
+    if let Ok(text) = std::fs::read_to_string(&shared) {
+        assert_eq!(
+            text,
+            SCHEMA,
+            "update src/governance/ from {}",
+            shared.display()
+        );
+    }
+    let v: Value = serde_json::from_str(SCHEMA).unwrap();
+    assert_eq!(
+        v["required"],
+        json!(["version", "id", "timestamp", "files"])
+    );
+}
+
 #[test]
 fn the_checker_catches_bad_records() {
     assert!(is_date_time("2026-11-22T03:12:03.456Z") && is_date_time("2026-11-22T03:12:03+01:00"));
