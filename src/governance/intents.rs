@@ -146,7 +146,7 @@ fn is_blank_or_comment(l: &str) -> bool {
 
 fn is_item(l: &str, at: usize) -> bool {
     indent(l) == at && {
-        let rest = &l[at..];
+        let rest = l[at..].trim_end();
         rest == "-" || rest.starts_with("- ") || rest.starts_with("-\t")
     }
 }
@@ -773,6 +773,19 @@ active_intents:
         assert_eq!(f.ids(), vec!["A"]);
         assert!(f.problems[0].message.contains("entry #2"));
         assert_eq!(f.problems[0].line, 1);
+    }
+
+    #[test]
+    fn crlf_files_and_items_on_their_own_line() {
+        let text = "active_intents:\r\n  -\r\n    id: A\r\n    name: a\r\n    status: IN_PROGRESS\r\n    owned_scope: [a]\r\n  - id: B\r\n    name: b\r\n    status: NOPE\r\n    owned_scope: [b]\r\n";
+        let f = parse(F, text);
+        assert_eq!(f.ids(), vec!["A"]);
+        assert_eq!(
+            (f.intents[0].line, f.problems[0].line),
+            (2, 9),
+            "{:?}",
+            f.problems
+        );
     }
 
     #[test]
