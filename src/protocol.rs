@@ -58,6 +58,24 @@ pub enum Request {
         #[serde(default)]
         skip_hidden: bool,
     },
+    /// Append one record to a hash-chained JSONL file (the Agent Trace log), under an
+    /// exclusive lock so that several processes keep one chain. The host writes the line
+    /// `before + <hex SHA-256 of the file's last line> + after` (see `governance` docs for the
+    /// exact steps). Reply: `{ok, prevHash?, error?}`.
+    AppendChained {
+        path: String,
+        lock_path: String,
+        before: String,
+        after: String,
+        stale_ms: u64,
+        wait_ms: u64,
+    },
+    /// Read the last `max_bytes` of a file as UTF-8, starting at a line boundary (a cut first
+    /// line is dropped). Reply: `ReadResult` (`error: "vanished"` when it does not exist).
+    ReadTail { path: String, max_bytes: u64 },
+    /// Create a file with `text`, creating its folders; never overwrite. Reply: `{ok, error?}`
+    /// with `error: "EEXIST"` when the file already exists.
+    CreateFile { path: String, text: String },
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -1,0 +1,577 @@
+//! The gate: may this tool call run under the session's intent?
+//!
+//! - Tools and what they write (arguments of OpenCode, Roo Code and OpenClaw are all
+//!   understood; the first key present wins):
+//!   - write: `write`, `write_to_file`, `write_file` — path in `filePath` | `file_path` | `path`
+//!   - edit: `edit`, `search_replace`, `edit_file`, `search_and_replace` — same path keys;
+//!     `oldString`|`old_string`|`oldText`|`old_text`, `newString`|…, `replaceAll`|`replace_all`
+//!   - `apply_diff` (Roo): `path`
+//!   - `apply_patch`: every Add/Update/Delete/Move to path in `patchText` | `patch` | `input`
+//!   - shell: `bash`, `execute_command`, `exec` — **cannot be scope-checked by path** (a
+//!     command can write anything); it needs an active intent, nothing more
+//!   - reads (`read`, `read_file`) are not gated; they are remembered for stale-write checks
+//!   - any other tool put in the mutating list: needs an active intent, and its path (same
+//!     keys) is scope-checked when it has one
+//! - Only tools in the configured mutating list are gated (default: all of the above).
+//! - No active intent → blocked, naming `select_active_intent` and the ids to choose from.
+//!   An active intent that is no longer IN_PROGRESS (or no longer in the file) counts as none.
+//! - Every path must resolve inside the worktree and inside the intent's scope; otherwise
+//!   blocked, naming each file (and what it resolved to) and the scope.
+//! - A write tool whose arguments name no file is blocked (nothing can be checked).
+//! - `.orchestration/` (the intents and the trace) is never writable through file tools,
+//!   whatever the scope says: otherwise the model could widen its own scope or rewrite the
+//!   trace. The user edits it.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::intents::{IntentFile, Status};
+use super::patch;
+use super::scope::{Resolved, Scope};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolKind {
+    Write,
+    Edit,
+    ApplyDiff,
+    ApplyPatch,
+    Shell,
+    Read,
+    Other,
+}
+
+pub fn tool_kind(name: &str) -> ToolKind {
+    match name {
+        "write" | "write_to_file" | "write_file" => ToolKind::Write,
+        "edit" | "search_replace" | "edit_file" | "search_and_replace" => ToolKind::Edit,
+        "apply_diff" => ToolKind::ApplyDiff,
+        "apply_patch" => ToolKind::ApplyPatch,
+        "bash" | "execute_command" | "exec" => ToolKind::Shell,
+        "read" | "read_file" => ToolKind::Read,
+        _ => ToolKind::Other,
+    }
+}
+
+/// The default mutating tools (OpenCode, Roo Code and its aliases, OpenClaw).
+pub const DEFAULT_MUTATING: &[&str] = &[
+    "write",
+    "edit",
+    "apply_patch",
+    "bash",
+    "write_to_file",
+    "write_file",
+    "apply_diff",
+    "search_replace",
+    "search_and_replace",
+    "edit_file",
+    "execute_command",
+    "exec",
+];
+/// The tools whose reads are remembered for stale-write checks.
+pub const DEFAULT_READ: &[&str] = &["read", "read_file"];
+
+pub const PATH_KEYS: &[&str] = &["filePath", "file_path", "path"];
+pub const PATCH_KEYS: &[&str] = &["patchText", "patch", "input"];
+pub const CONTENT_KEYS: &[&str] = &["content"];
+pub const OLD_KEYS: &[&str] = &["oldString", "old_string", "oldText", "old_text"];
+pub const NEW_KEYS: &[&str] = &["newString", "new_string", "newText", "new_text"];
+pub const REPLACE_ALL_KEYS: &[&str] = &["replaceAll", "replace_all"];
+
+/// The first string argument among `keys`.
+pub fn arg_str<'a>(args: &'a Value, keys: &[&str]) -> Option<&'a str> {
+    keys.iter()
+        .find_map(|k| args.get(*k).and_then(Value::as_str))
+}
+
+pub fn arg_bool(args: &Value, keys: &[&str]) -> bool {
+    keys.iter()
+        .find_map(|k| args.get(*k).and_then(Value::as_bool))
+        .unwrap_or(false)
+}
+
+/// What a call does to one path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TargetOp {
+    /// Creates or replaces the file (write, Add File).
+    Write,
+    /// Changes an existing file (edit, apply_diff, Update File).
+    Edit,
+    Delete,
+    /// Destination of a Move to.
+    MoveTo,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    pub path: String,
+    pub op: TargetOp,
+}
+
+/// The paths a call writes. `Err` when a file tool names none.
+pub fn targets(kind: ToolKind, tool: &str, args: &Value) -> Result<Vec<Target>, String> {
+    let one = |op| -> Result<Vec<Target>, String> {
+        match arg_str(args, PATH_KEYS) {
+            Some(p) => Ok(vec![Target {
+                path: p.to_string(),
+                op,
+            }]),
+            None => Err(format!(
+                "hookwise blocked `{tool}`: its arguments name no file (filePath, file_path or path), so its scope cannot be checked"
+            )),
+        }
+    };
+    match kind {
+        ToolKind::Write => one(TargetOp::Write),
+        ToolKind::Edit | ToolKind::ApplyDiff => one(TargetOp::Edit),
+        ToolKind::ApplyPatch => {
+            let text = arg_str(args, PATCH_KEYS).unwrap_or("");
+            let mut out = Vec::new();
+            for op in patch::parse(text) {
+                match op {
+                    patch::FileOp::Add { path, .. } => out.push(Target {
+                        path,
+                        op: TargetOp::Write,
+                    }),
+                    patch::FileOp::Update { path, move_to, .. } => {
+                        out.push(Target {
+                            path,
+                            op: TargetOp::Edit,
+                        });
+                        if let Some(m) = move_to {
+                            out.push(Target {
+                                path: m,
+                                op: TargetOp::MoveTo,
+                            });
+                        }
+                    }
+                    patch::FileOp::Delete { path } => out.push(Target {
+                        path,
+                        op: TargetOp::Delete,
+                    }),
+                }
+            }
+            if out.is_empty() {
+                return Err(format!(
+                    "hookwise blocked `{tool}`: the patch names no file (*** Add File / Update File / Delete File), so its scope cannot be checked"
+                ));
+            }
+            Ok(out)
+        }
+        ToolKind::Shell | ToolKind::Read => Ok(Vec::new()),
+        ToolKind::Other => Ok(match arg_str(args, PATH_KEYS) {
+            Some(p) => vec![Target {
+                path: p.to_string(),
+                op: TargetOp::Write,
+            }],
+            None => Vec::new(),
+        }),
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    Allow,
+    /// The message the model reads.
+    Block(String),
+}
+
+/// What the gate needs to know besides the call.
+pub struct GateState<'a> {
+    /// The tools that are gated.
+    pub mutating: &'a [String],
+    /// The intents (governance is on).
+    pub intents: &'a IntentFile,
+    /// The session's active intent id.
+    pub active: Option<&'a str>,
+    /// The compiled scope of the active intent (`Err`: it does not compile).
+    pub scope: Option<&'a Result<Scope, String>>,
+}
+
+/// "INT-1 (name), INT-2 (name)" for the intents that can be selected.
+pub fn choices(f: &IntentFile) -> String {
+    let v: Vec<String> = f
+        .selectable()
+        .map(|i| format!("{} ({})", i.id, i.name))
+        .collect();
+    v.join(", ")
+}
+
+fn no_intent(tool: &str, f: &IntentFile, why: &str) -> String {
+    let list = choices(f);
+    if list.is_empty() {
+        format!(
+            "hookwise blocked `{tool}`: {why}, and no intent in .orchestration/active_intents.yaml is IN_PROGRESS. Ask the user to add or reopen an intent; changes are blocked until then."
+        )
+    } else {
+        format!(
+            "hookwise blocked `{tool}`: {why}. Call the `select_active_intent` tool with one of these intent ids first: {list}. Then retry."
+        )
+    }
+}
+
+/// Decide. `resolve` maps a path from the arguments to what it names.
+pub fn gate(
+    tool: &str,
+    args: &Value,
+    state: &GateState,
+    resolve: &mut dyn FnMut(&str) -> Resolved,
+) -> Decision {
+    if !state.mutating.iter().any(|t| t == tool) {
+        return Decision::Allow;
+    }
+    let kind = tool_kind(tool);
+    if kind == ToolKind::Read {
+        return Decision::Allow;
+    }
+    let intent = match state.active {
+        None => {
+            return Decision::Block(no_intent(
+                tool,
+                state.intents,
+                "no intent is active for this session",
+            ))
+        }
+        Some(id) => match state.intents.get(id) {
+            Some(i) if i.status == Status::InProgress => i,
+            Some(i) => {
+                return Decision::Block(no_intent(
+                    tool,
+                    state.intents,
+                    &format!("the active intent {id} is now {}", i.status.as_str()),
+                ))
+            }
+            None => {
+                return Decision::Block(no_intent(
+                    tool,
+                    state.intents,
+                    &format!(
+                        "the active intent {id} is no longer in .orchestration/active_intents.yaml"
+                    ),
+                ))
+            }
+        },
+    };
+    let targets = match targets(kind, tool, args) {
+        Ok(t) => t,
+        Err(msg) => return Decision::Block(msg),
+    };
+    if targets.is_empty() {
+        return Decision::Allow; // shell: an active intent is all it needs
+    }
+    let scope = match state.scope {
+        Some(Ok(s)) => s,
+        Some(Err(e)) => {
+            return Decision::Block(format!(
+                "hookwise blocked `{tool}`: the owned_scope of intent {} does not compile ({e})",
+                intent.id
+            ))
+        }
+        None => {
+            return Decision::Block(format!(
+                "hookwise blocked `{tool}`: the scope of intent {} is not available",
+                intent.id
+            ))
+        }
+    };
+    let mut bad = Vec::new();
+    let mut governance = Vec::new();
+    let mut seen: HashMap<&str, ()> = HashMap::new();
+    for t in &targets {
+        if seen.insert(t.path.as_str(), ()).is_some() {
+            continue;
+        }
+        match resolve(&t.path) {
+            Resolved::Inside(rel) if is_governance_path(&rel) => {
+                governance.push(format!("`{rel}`"))
+            }
+            Resolved::Inside(rel) if scope.matches(&rel) => {}
+            Resolved::Inside(rel) if rel == t.path => bad.push(format!("`{rel}`")),
+            Resolved::Inside(rel) => bad.push(format!("`{}` (resolves to `{rel}`)", t.path)),
+            Resolved::Outside(real) => bad.push(format!(
+                "`{}` (resolves to {real}, outside the worktree)",
+                t.path
+            )),
+            Resolved::Invalid(why) => bad.push(format!("`{}` ({why})", t.path)),
+        }
+    }
+    if !governance.is_empty() {
+        return Decision::Block(format!(
+            "hookwise blocked `{tool}`: {} is in .orchestration/, which holds the intents and the trace; only the user changes it. Ask the user if an intent or its scope needs to change.",
+            governance.join(", ")
+        ));
+    }
+    if bad.is_empty() {
+        return Decision::Allow;
+    }
+    let what = if bad.len() == 1 {
+        format!("{} is", bad[0])
+    } else {
+        format!("{} are", bad.join(", "))
+    };
+    Decision::Block(format!(
+        "hookwise blocked `{tool}`: {what} outside the scope of the active intent {} ({}). Its owned_scope: {}. Keep changes inside that scope; if this change belongs to another intent, call select_active_intent with it; otherwise ask the user to widen owned_scope in .orchestration/active_intents.yaml.",
+        intent.id,
+        intent.name,
+        intent.owned_scope.join(", ")
+    ))
+}
+
+/// `.orchestration` and everything in it (any case: case-insensitive file systems).
+pub fn is_governance_path(rel: &str) -> bool {
+    let first = rel.split('/').next().unwrap_or("");
+    first.eq_ignore_ascii_case(".orchestration")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::governance::intents;
+    use crate::governance::scope::resolve;
+    use serde_json::json;
+
+    const YAML: &str = "\
+active_intents:
+  - id: AUTH
+    name: Auth
+    status: IN_PROGRESS
+    owned_scope: [src/auth/**, \"!src/auth/secrets/**\"]
+  - id: DONE
+    name: Done
+    status: COMPLETE
+    owned_scope: [\"**\"]
+  - id: UI
+    name: UI
+    status: IN_PROGRESS
+    owned_scope: [\"ui/**\"]
+";
+
+    fn mutating() -> Vec<String> {
+        DEFAULT_MUTATING.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn run(tool: &str, args: Value, active: Option<&str>) -> Decision {
+        let f = intents::parse("f", YAML);
+        let scope = active
+            .and_then(|a| f.get(a))
+            .map(|i| Scope::compile(&i.owned_scope));
+        let m = mutating();
+        let st = GateState {
+            mutating: &m,
+            intents: &f,
+            active,
+            scope: scope.as_ref(),
+        };
+        let mut fs = |p: &str| match p {
+            "/w" | "/w/src" | "/w/src/auth" => Some(p.to_string()),
+            "/w/src/auth/link" => Some("/etc".to_string()),
+            _ => None,
+        };
+        gate(tool, &args, &st, &mut |p| resolve("/w", p, &mut fs))
+    }
+
+    fn blocked(d: Decision) -> String {
+        match d {
+            Decision::Block(m) => m,
+            Decision::Allow => panic!("expected a block"),
+        }
+    }
+
+    #[test]
+    fn no_active_intent_blocks_and_lists_ids() {
+        let m = blocked(run("write", json!({"filePath": "src/auth/a.ts"}), None));
+        assert!(m.contains("select_active_intent"), "{m}");
+        assert!(m.contains("AUTH (Auth)") && m.contains("UI (UI)"));
+        assert!(!m.contains("DONE"), "COMPLETE intents are not offered: {m}");
+        // bash needs an intent too, and nothing more
+        blocked(run("bash", json!({"command": "rm -rf /"}), None));
+        assert_eq!(
+            run("bash", json!({"command": "ls"}), Some("AUTH")),
+            Decision::Allow
+        );
+        assert_eq!(
+            run("execute_command", json!({"command": "ls"}), Some("UI")),
+            Decision::Allow
+        );
+        // a COMPLETE or vanished intent is no intent
+        assert!(blocked(run("bash", json!({}), Some("DONE"))).contains("now COMPLETE"));
+        assert!(blocked(run("bash", json!({}), Some("GONE"))).contains("no longer"));
+    }
+
+    #[test]
+    fn non_mutating_tools_pass() {
+        assert_eq!(
+            run("read", json!({"filePath": "/etc/passwd"}), None),
+            Decision::Allow
+        );
+        assert_eq!(run("grep", json!({"pattern": "x"}), None), Decision::Allow);
+        assert_eq!(run("task", json!({"prompt": "x"}), None), Decision::Allow);
+    }
+
+    #[test]
+    fn scope_for_every_tool_shape() {
+        let ok = [
+            ("write", json!({"filePath": "src/auth/a.ts", "content": ""})),
+            ("edit", json!({"filePath": "/w/src/auth/a.ts"})),
+            ("write_to_file", json!({"path": "src/auth/a.ts"})),
+            ("write_file", json!({"path": "src/auth/a.ts"})),
+            ("apply_diff", json!({"path": "src/auth/a.ts", "diff": ""})),
+            ("edit", json!({"file_path": "src/auth/a.ts"})),
+            ("search_replace", json!({"file_path": "src/auth/x/y.ts"})),
+            ("edit_file", json!({"file_path": "./src/auth/a.ts"})),
+            ("search_and_replace", json!({"file_path": "src/auth/a.ts"})),
+            (
+                "apply_patch",
+                json!({"patchText": "*** Begin Patch\n*** Add File: src/auth/n.ts\n+x\n*** End Patch"}),
+            ),
+            (
+                "apply_patch",
+                json!({"patch": "*** Update File: src/auth/a.ts\n*** Move to: src/auth/b.ts\n"}),
+            ),
+            (
+                "apply_patch",
+                json!({"input": "*** Delete File: src/auth/old.ts\n"}),
+            ),
+        ];
+        for (tool, args) in ok {
+            assert_eq!(
+                run(tool, args.clone(), Some("AUTH")),
+                Decision::Allow,
+                "{tool} {args}"
+            );
+        }
+        let out = [
+            ("write", json!({"filePath": "src/other.ts"})),
+            ("write", json!({"filePath": "src/auth/../other.ts"})),
+            ("write", json!({"filePath": "src/auth/secrets/k"})),
+            ("write", json!({"filePath": "src/auth/SECRETS/k"})),
+            ("write", json!({"filePath": "/abs/outside"})),
+            ("write", json!({"filePath": "src/auth/link/passwd"})),
+            ("write", json!({"filePath": "SRC/auth/a.ts"})),
+            ("write", json!({"filePath": "src\\auth\\..\\..\\x"})),
+            ("write_to_file", json!({"path": "ui/a.ts"})),
+            (
+                "apply_patch",
+                json!({"patchText": "*** Add File: src/auth/ok.ts\n+x\n*** Add File: ui/evil.ts\n+x\n"}),
+            ),
+            (
+                "apply_patch",
+                json!({"patchText": "*** Update File: src/auth/a.ts\n*** Move to: ui/a.ts\n"}),
+            ),
+            (
+                "apply_patch",
+                json!({"patchText": "*** Delete File: README.md\n"}),
+            ),
+        ];
+        for (tool, args) in out {
+            let m = blocked(run(tool, args.clone(), Some("AUTH")));
+            assert!(
+                m.contains("outside the scope of the active intent AUTH"),
+                "{tool} {args}: {m}"
+            );
+            assert!(m.contains("src/auth/**, !src/auth/secrets/**"), "{m}");
+        }
+    }
+
+    #[test]
+    fn block_messages_name_the_file_and_what_it_resolved_to() {
+        let m = blocked(run(
+            "write",
+            json!({"filePath": "src/auth/../other.ts"}),
+            Some("AUTH"),
+        ));
+        assert!(
+            m.contains("`src/auth/../other.ts` (resolves to `src/other.ts`) is outside"),
+            "{m}"
+        );
+        let m = blocked(run(
+            "write",
+            json!({"filePath": "src/auth/link/passwd"}),
+            Some("AUTH"),
+        ));
+        assert!(m.contains("/etc/passwd, outside the worktree"), "{m}");
+        let m = blocked(run(
+            "apply_patch",
+            json!({"patchText": "*** Add File: a\n+x\n*** Add File: b\n+x\n"}),
+            Some("AUTH"),
+        ));
+        assert!(m.contains("`a`, `b` are outside"), "{m}");
+        let m = blocked(run("write", json!({"content": "x"}), Some("AUTH")));
+        assert!(m.contains("name no file"), "{m}");
+        let m = blocked(run(
+            "apply_patch",
+            json!({"patchText": "garbage"}),
+            Some("AUTH"),
+        ));
+        assert!(m.contains("names no file"), "{m}");
+    }
+
+    #[test]
+    fn the_governance_folder_is_off_limits() {
+        let f = intents::parse(
+            "f",
+            "active_intents:\n  - id: ALL\n    name: all\n    status: IN_PROGRESS\n    owned_scope: [\"**\"]\n",
+        );
+        let scope = Some(Scope::compile(&["**"]));
+        let m = mutating();
+        let st = GateState {
+            mutating: &m,
+            intents: &f,
+            active: Some("ALL"),
+            scope: scope.as_ref(),
+        };
+        let mut res = |p: &str| resolve("/w", p, &mut |q: &str| Some(q.to_string()));
+        for p in [
+            ".orchestration/active_intents.yaml",
+            "./.orchestration/agent_trace.jsonl",
+            "src/../.Orchestration/x",
+            "/w/.orchestration",
+        ] {
+            match gate("write", &json!({ "filePath": p }), &st, &mut res) {
+                Decision::Block(m) => assert!(m.contains("only the user changes it"), "{m}"),
+                Decision::Allow => panic!("{p} was allowed"),
+            }
+        }
+        assert_eq!(
+            gate(
+                "write",
+                &json!({"filePath": "src/.orchestration.md"}),
+                &st,
+                &mut res
+            ),
+            Decision::Allow
+        );
+    }
+
+    #[test]
+    fn configured_list_decides_what_is_gated() {
+        let f = intents::parse("f", YAML);
+        let only_write = vec!["write".to_string(), "mcp_fs_write".to_string()];
+        let st = GateState {
+            mutating: &only_write,
+            intents: &f,
+            active: None,
+            scope: None,
+        };
+        let mut res = |p: &str| Resolved::Inside(p.to_string());
+        assert_eq!(gate("bash", &json!({}), &st, &mut res), Decision::Allow);
+        assert!(matches!(
+            gate("mcp_fs_write", &json!({}), &st, &mut res),
+            Decision::Block(_)
+        ));
+        let scope = Some(Scope::compile(&["src/auth/**"]));
+        let st = GateState {
+            active: Some("AUTH"),
+            scope: scope.as_ref(),
+            ..st
+        };
+        assert_eq!(
+            gate("mcp_fs_write", &json!({}), &st, &mut res),
+            Decision::Allow
+        );
+        assert!(matches!(
+            gate("mcp_fs_write", &json!({"path": "ui/x"}), &st, &mut res),
+            Decision::Block(_)
+        ));
+    }
+}

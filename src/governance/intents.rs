@@ -1,0 +1,810 @@
+//! `.orchestration/active_intents.yaml`: the intents a session may work under.
+//!
+//! ```yaml
+//! active_intents:
+//!   - id: INT-001
+//!     name: JWT authentication
+//!     status: IN_PROGRESS          # IN_PROGRESS | COMPLETE | BLOCKED
+//!     owned_scope: [src/auth/**, "!src/auth/vendor/**"]
+//!     constraints: [Keep the public API of src/auth/index.ts]
+//!     acceptance_criteria: [All tests in tests/auth pass]
+//! ```
+//!
+//! Parsing uses a real YAML parser (serde_norway) **entry by entry**: each item of the
+//! `active_intents` block sequence is parsed on its own (padded with blank lines so the
+//! parser's line numbers are the file's), so one malformed entry — a syntax error, a missing
+//! field, an unknown status, a bad glob — is reported with the file, its line and what is
+//! wrong, and every valid entry still loads. When the whole file parses, its values are used
+//! (anchors and aliases work); the per-entry split only supplies line numbers, and is used for
+//! parsing when the whole file does not parse. A flow-style list (`active_intents: [{…}]`) is
+//! parsed whole; its problems name the entry by position.
+//!
+//! Rules: `id` (string or number, unique, no whitespace), `name` (string), `status` and
+//! `owned_scope` (list of globs, see [`super::scope`]) are required; `constraints` and
+//! `acceptance_criteria` are optional lists of strings (a single string is one item). An item
+//! that YAML reads as a mapping (`- Must not: break`) is an error that says to quote it.
+//! Unknown fields are warnings. A second entry with an id already seen is an error.
+
+use serde::Serialize;
+use serde_norway::Value;
+
+use super::scope::normalize_pattern;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Status {
+    #[serde(rename = "IN_PROGRESS")]
+    InProgress,
+    #[serde(rename = "COMPLETE")]
+    Complete,
+    #[serde(rename = "BLOCKED")]
+    Blocked,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::InProgress => "IN_PROGRESS",
+            Status::Complete => "COMPLETE",
+            Status::Blocked => "BLOCKED",
+        }
+    }
+    fn parse(s: &str) -> Option<Status> {
+        match s {
+            "IN_PROGRESS" => Some(Status::InProgress),
+            "COMPLETE" => Some(Status::Complete),
+            "BLOCKED" => Some(Status::Blocked),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Intent {
+    pub id: String,
+    pub name: String,
+    pub status: Status,
+    pub owned_scope: Vec<String>,
+    pub constraints: Vec<String>,
+    pub acceptance_criteria: Vec<String>,
+    /// Line of the entry in the file (1-based).
+    pub line: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+/// Something wrong in the file. An `Error` entry is not loaded; a `Warning` entry is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Problem {
+    pub file: String,
+    pub line: usize,
+    pub severity: Severity,
+    pub message: String,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let sev = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        write!(f, "{}:{}: {sev}: {}", self.file, self.line, self.message)
+    }
+}
+
+/// The parsed file: the intents that loaded and what was wrong.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct IntentFile {
+    pub intents: Vec<Intent>,
+    pub problems: Vec<Problem>,
+}
+
+impl IntentFile {
+    pub fn get(&self, id: &str) -> Option<&Intent> {
+        self.intents.iter().find(|i| i.id == id)
+    }
+    pub fn ids(&self) -> Vec<&str> {
+        self.intents.iter().map(|i| i.id.as_str()).collect()
+    }
+    /// The intents that can be selected (IN_PROGRESS).
+    pub fn selectable(&self) -> impl Iterator<Item = &Intent> {
+        self.intents
+            .iter()
+            .filter(|i| i.status == Status::InProgress)
+    }
+}
+
+const KNOWN: &[&str] = &[
+    "id",
+    "name",
+    "status",
+    "owned_scope",
+    "constraints",
+    "acceptance_criteria",
+];
+
+/// The span of one block-sequence item: its first line and the line after it (1-based).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Item {
+    start: usize,
+    end: usize,
+}
+
+fn indent(l: &str) -> usize {
+    l.len() - l.trim_start_matches(' ').len()
+}
+
+fn is_blank_or_comment(l: &str) -> bool {
+    let t = l.trim();
+    t.is_empty() || t.starts_with('#')
+}
+
+fn is_item(l: &str, at: usize) -> bool {
+    indent(l) == at && {
+        let rest = l[at..].trim_end();
+        rest == "-" || rest.starts_with("- ") || rest.starts_with("-\t")
+    }
+}
+
+/// Find the top-level `active_intents:` key and the items of its block sequence.
+/// `None` for the items when the list is written inline (flow style or empty).
+fn locate(text: &str) -> (Option<usize>, Option<Vec<Item>>) {
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(key) = lines.iter().position(|l| {
+        l.strip_prefix("active_intents")
+            .map(|r| r.trim_start().starts_with(':'))
+            .unwrap_or(false)
+    }) else {
+        return (None, None);
+    };
+    let after_colon = lines[key].split_once(':').map(|x| x.1).unwrap_or("");
+    if !is_blank_or_comment(after_colon) {
+        return (Some(key + 1), None); // inline value
+    }
+    let Some(first) = (key + 1..lines.len()).find(|&i| !is_blank_or_comment(lines[i])) else {
+        return (Some(key + 1), None);
+    };
+    let at = indent(lines[first]);
+    if !is_item(lines[first], at) {
+        return (Some(key + 1), None);
+    }
+    let mut items: Vec<Item> = Vec::new();
+    let mut end = lines.len();
+    for (i, l) in lines.iter().enumerate().skip(first) {
+        if is_blank_or_comment(l) {
+            continue;
+        }
+        if is_item(l, at) {
+            if let Some(last) = items.last_mut() {
+                last.end = i + 1;
+            }
+            items.push(Item {
+                start: i + 1,
+                end: 0,
+            });
+        } else if indent(l) < at || (at == 0 && indent(l) == 0) {
+            end = i;
+            break;
+        }
+    }
+    if let Some(last) = items.last_mut() {
+        last.end = end + 1;
+    }
+    (Some(key + 1), Some(items))
+}
+
+/// The line (1-based) of `key:` inside the item, or the item's first line.
+fn field_line(text_lines: &[&str], item: Option<Item>, key: &str) -> Option<usize> {
+    let item = item?;
+    for n in item.start..item.end {
+        let l = text_lines.get(n - 1)?.trim_start();
+        let l = l.strip_prefix('-').map(str::trim_start).unwrap_or(l);
+        let l = l.trim_start_matches(['"', '\'']);
+        if let Some(r) = l.strip_prefix(key) {
+            if r.trim_start_matches(['"', '\''])
+                .trim_start()
+                .starts_with(':')
+            {
+                return Some(n);
+            }
+        }
+    }
+    Some(item.start)
+}
+
+/// Parse the file's text. `file` names it in messages.
+pub fn parse(file: &str, text: &str) -> IntentFile {
+    let mut out = IntentFile::default();
+    let problem = |out: &mut IntentFile, line: usize, severity, message: String| {
+        out.problems.push(Problem {
+            file: file.to_string(),
+            line,
+            severity,
+            message,
+        })
+    };
+    let (key_line, items) = locate(text);
+    let lines: Vec<&str> = text.lines().collect();
+
+    let whole: Result<Value, _> = if text.trim().is_empty() {
+        Ok(Value::Null)
+    } else {
+        serde_norway::from_str(text)
+    };
+    let entries: Vec<(Value, Option<Item>, usize)> = match whole {
+        Ok(doc) => {
+            let list = match &doc {
+                Value::Null => {
+                    problem(
+                        &mut out,
+                        1,
+                        Severity::Warning,
+                        "the file is empty; expected `active_intents:` with a list of intents"
+                            .into(),
+                    );
+                    return out;
+                }
+                Value::Mapping(m) => match m.get("active_intents") {
+                    Some(v) => v.clone(),
+                    None => {
+                        problem(
+                            &mut out,
+                            1,
+                            Severity::Error,
+                            "no `active_intents:` key at the top level".into(),
+                        );
+                        return out;
+                    }
+                },
+                _ => {
+                    problem(
+                        &mut out,
+                        1,
+                        Severity::Error,
+                        "the file must be a mapping with an `active_intents:` list".into(),
+                    );
+                    return out;
+                }
+            };
+            match list {
+                Value::Null => Vec::new(),
+                Value::Sequence(seq) => {
+                    let spans = items.filter(|it| it.len() == seq.len());
+                    seq.into_iter()
+                        .enumerate()
+                        .map(|(k, v)| {
+                            let item = spans.as_ref().map(|s| s[k]);
+                            let line = item.map(|i| i.start).or(key_line).unwrap_or(1);
+                            (v, item, line)
+                        })
+                        .collect()
+                }
+                _ => {
+                    problem(
+                        &mut out,
+                        key_line.unwrap_or(1),
+                        Severity::Error,
+                        "`active_intents` must be a list of intents".into(),
+                    );
+                    return out;
+                }
+            }
+        }
+        Err(e) => {
+            let whole_line = e.location().map(|l| l.line()).unwrap_or(1);
+            let Some(items) = items else {
+                problem(
+                    &mut out,
+                    whole_line,
+                    Severity::Error,
+                    format!("not valid YAML: {e}"),
+                );
+                return out;
+            };
+            // Parse each entry on its own, padded so line numbers stay the file's.
+            let mut good = Vec::new();
+            let mut any_bad = false;
+            for it in items {
+                let mut chunk = "\n".repeat(it.start - 1);
+                for l in &lines[it.start - 1..(it.end - 1).min(lines.len())] {
+                    chunk.push_str(l);
+                    chunk.push('\n');
+                }
+                match serde_norway::from_str::<Value>(&chunk) {
+                    Ok(Value::Sequence(mut s)) if s.len() == 1 => {
+                        good.push((s.remove(0), Some(it), it.start))
+                    }
+                    Ok(_) => {
+                        any_bad = true;
+                        problem(
+                            &mut out,
+                            it.start,
+                            Severity::Error,
+                            "this entry is not a single list item".into(),
+                        )
+                    }
+                    Err(ce) => {
+                        any_bad = true;
+                        problem(
+                            &mut out,
+                            ce.location().map(|l| l.line()).unwrap_or(it.start),
+                            Severity::Error,
+                            format!("not valid YAML, entry skipped: {ce}"),
+                        )
+                    }
+                }
+            }
+            if !any_bad {
+                problem(
+                    &mut out,
+                    whole_line,
+                    Severity::Error,
+                    format!(
+                        "not valid YAML ({e}); the entries that parse on their own were loaded"
+                    ),
+                );
+            }
+            good
+        }
+    };
+
+    let n = entries.len();
+    let mut seen: Vec<String> = Vec::new();
+    for (k, (v, item, line)) in entries.into_iter().enumerate() {
+        let at = if item.is_some() || n == 1 {
+            String::new()
+        } else {
+            format!(" (entry #{})", k + 1)
+        };
+        let mut errs: Vec<(usize, String)> = Vec::new();
+        let mut warns: Vec<(usize, String)> = Vec::new();
+        let fl = |key: &str| field_line(&lines, item, key).unwrap_or(line);
+        let Value::Mapping(m) = v else {
+            problem(
+                &mut out,
+                line,
+                Severity::Error,
+                format!("an intent must be a mapping with id, name, status and owned_scope{at}; entry skipped"),
+            );
+            continue;
+        };
+        for (key, _) in m.iter() {
+            match key.as_str() {
+                Some(k) if KNOWN.contains(&k) => {}
+                Some(k) => warns.push((fl(k), format!("unknown field '{k}' (ignored){at}"))),
+                None => warns.push((line, format!("a non-string key is ignored{at}"))),
+            }
+        }
+        let id = match m.get("id") {
+            Some(Value::String(s)) if !s.trim().is_empty() => {
+                if s.chars().any(char::is_whitespace) {
+                    errs.push((fl("id"), format!("id '{s}' contains whitespace{at}")));
+                }
+                Some(s.clone())
+            }
+            Some(Value::Number(num)) => Some(num.to_string()),
+            Some(_) => {
+                errs.push((fl("id"), format!("id must be a non-empty string{at}")));
+                None
+            }
+            None => {
+                errs.push((line, format!("missing required field 'id'{at}")));
+                None
+            }
+        };
+        let id_label = format!("{}{at}", id.as_deref().unwrap_or("?"));
+        if let Some(i) = &id {
+            if seen.contains(i) {
+                errs.push((
+                    fl("id"),
+                    format!("duplicate id '{i}'; this entry is skipped"),
+                ));
+            }
+            seen.push(i.clone());
+        }
+        let name = match m.get("name") {
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Number(x)) => Some(x.to_string()),
+            Some(_) => {
+                errs.push((
+                    fl("name"),
+                    format!("intent {id_label}: name must be a string"),
+                ));
+                None
+            }
+            None => {
+                errs.push((
+                    line,
+                    format!("intent {id_label}: missing required field 'name'"),
+                ));
+                None
+            }
+        };
+        let status = match m.get("status") {
+            Some(Value::String(s)) => match Status::parse(s.trim()) {
+                Some(st) => Some(st),
+                None => {
+                    errs.push((
+                        fl("status"),
+                        format!("intent {id_label}: unknown status '{s}' (expected IN_PROGRESS, COMPLETE or BLOCKED)"),
+                    ));
+                    None
+                }
+            },
+            Some(_) => {
+                errs.push((
+                    fl("status"),
+                    format!("intent {id_label}: status must be IN_PROGRESS, COMPLETE or BLOCKED"),
+                ));
+                None
+            }
+            None => {
+                errs.push((
+                    line,
+                    format!("intent {id_label}: missing required field 'status'"),
+                ));
+                None
+            }
+        };
+        let scope = match m.get("owned_scope") {
+            Some(v) => match strings(v) {
+                Ok(list) => {
+                    for p in &list {
+                        if let Err(e) = normalize_pattern(p) {
+                            errs.push((
+                                fl("owned_scope"),
+                                format!("intent {id_label}: owned_scope: {e}"),
+                            ));
+                        }
+                    }
+                    if !list.is_empty() && list.iter().all(|p| p.trim().starts_with('!')) {
+                        warns.push((
+                            fl("owned_scope"),
+                            format!("intent {id_label}: owned_scope has only exclusions, so nothing is in scope (add an include such as '**')"),
+                        ));
+                    } else if list.is_empty() {
+                        warns.push((
+                            fl("owned_scope"),
+                            format!(
+                                "intent {id_label}: owned_scope is empty, so nothing is in scope"
+                            ),
+                        ));
+                    }
+                    Some(list)
+                }
+                Err(why) => {
+                    errs.push((
+                        fl("owned_scope"),
+                        format!("intent {id_label}: owned_scope must be a list of globs; {why}"),
+                    ));
+                    None
+                }
+            },
+            None => {
+                errs.push((
+                    line,
+                    format!("intent {id_label}: missing required field 'owned_scope'"),
+                ));
+                None
+            }
+        };
+        let mut optional = |key: &str| -> Vec<String> {
+            match m.get(key) {
+                None | Some(Value::Null) => Vec::new(),
+                Some(v) => match strings(v) {
+                    Ok(l) => l,
+                    Err(why) => {
+                        errs.push((
+                            fl(key),
+                            format!("intent {id_label}: {key} must be a list of strings; {why}"),
+                        ));
+                        Vec::new()
+                    }
+                },
+            }
+        };
+        let constraints = optional("constraints");
+        let acceptance_criteria = optional("acceptance_criteria");
+
+        for (l, w) in warns {
+            problem(&mut out, l, Severity::Warning, w);
+        }
+        if !errs.is_empty() {
+            for (l, e) in errs {
+                let e = if e.contains("skipped") {
+                    e
+                } else {
+                    format!("{e}; entry skipped")
+                };
+                problem(&mut out, l, Severity::Error, e);
+            }
+            continue;
+        }
+        if let (Some(id), Some(name), Some(status), Some(owned_scope)) = (id, name, status, scope) {
+            out.intents.push(Intent {
+                id,
+                name,
+                status,
+                owned_scope,
+                constraints,
+                acceptance_criteria,
+                line,
+            });
+        }
+    }
+    out
+}
+
+/// A list of strings (a lone string is one item; numbers and booleans read as their text).
+fn strings(v: &Value) -> Result<Vec<String>, String> {
+    let one = |x: &Value| -> Result<String, String> {
+        match x {
+            Value::String(s) => Ok(s.clone()),
+            Value::Number(n) => Ok(n.to_string()),
+            Value::Bool(b) => Ok(b.to_string()),
+            Value::Mapping(m) => {
+                let k = m
+                    .iter()
+                    .next()
+                    .and_then(|(k, _)| k.as_str().map(str::to_string))
+                    .unwrap_or_default();
+                Err(format!(
+                    "an item reads as a mapping (text with ': ' such as '{k}: …'); put it in quotes"
+                ))
+            }
+            Value::Null => Err("an item is empty".into()),
+            _ => Err("an item is not a string".into()),
+        }
+    };
+    match v {
+        Value::Sequence(s) => s.iter().map(one).collect(),
+        Value::String(_) => Ok(vec![one(v)?]),
+        Value::Null => Ok(Vec::new()),
+        other => Err(one(other).err().unwrap_or_else(|| "not a list".into())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const F: &str = ".orchestration/active_intents.yaml";
+
+    const VALID: &str = "\
+# intents for this repo
+active_intents:
+  - id: INT-001
+    name: JWT authentication
+    status: IN_PROGRESS
+    owned_scope:
+      - src/auth/**
+      - \"!src/auth/vendor/**\"
+    constraints:
+      - Keep the public API of src/auth/index.ts
+    acceptance_criteria: [All tests in tests/auth pass]
+  - id: INT-002
+    name: Billing
+    status: COMPLETE
+    owned_scope: [src/billing/**]
+";
+
+    fn errors(f: &IntentFile) -> Vec<&Problem> {
+        f.problems
+            .iter()
+            .filter(|p| p.severity == Severity::Error)
+            .collect()
+    }
+
+    #[test]
+    fn valid_file() {
+        let f = parse(F, VALID);
+        assert!(f.problems.is_empty(), "{:?}", f.problems);
+        assert_eq!(f.ids(), vec!["INT-001", "INT-002"]);
+        let a = &f.intents[0];
+        assert_eq!(a.status, Status::InProgress);
+        assert_eq!(a.owned_scope, vec!["src/auth/**", "!src/auth/vendor/**"]);
+        assert_eq!(
+            a.constraints,
+            vec!["Keep the public API of src/auth/index.ts"]
+        );
+        assert_eq!(a.acceptance_criteria, vec!["All tests in tests/auth pass"]);
+        assert_eq!((a.line, f.intents[1].line), (3, 12));
+        assert_eq!(f.selectable().count(), 1);
+    }
+
+    #[test]
+    fn empty_list_and_scaffold() {
+        let f = parse(F, "active_intents: []\n");
+        assert!(f.intents.is_empty() && f.problems.is_empty());
+        let f = parse(F, "active_intents:\n");
+        assert!(f.intents.is_empty() && f.problems.is_empty());
+        let f = parse(F, "");
+        assert_eq!(f.problems[0].severity, Severity::Warning);
+    }
+
+    #[test]
+    fn missing_fields_and_unknown_status_skip_only_that_entry() {
+        let text = "\
+active_intents:
+  - id: A
+    name: ok
+    status: IN_PROGRESS
+    owned_scope: [a/**]
+  - id: B
+    status: DONE
+    owned_scope: [b/**]
+  - name: no id
+    status: BLOCKED
+    owned_scope: [c/**]
+  - id: D
+    name: d
+    status: IN_PROGRESS
+    owned_scope: [d/**]
+    owner: me
+";
+        let f = parse(F, text);
+        assert_eq!(f.ids(), vec!["A", "D"]);
+        let e = errors(&f);
+        let status = e.iter().find(|p| p.message.contains("DONE")).unwrap();
+        assert_eq!(status.line, 7, "{status}");
+        assert!(status.message.contains("IN_PROGRESS, COMPLETE or BLOCKED"));
+        assert!(e
+            .iter()
+            .any(|p| p.line == 6 && p.message.contains("missing required field 'name'")));
+        assert!(e.iter().any(|p| p.line == 9 && p.message.contains("'id'")));
+        let w = f
+            .problems
+            .iter()
+            .find(|p| p.severity == Severity::Warning)
+            .unwrap();
+        assert_eq!(w.line, 16);
+        assert!(w.message.contains("owner"));
+        assert!(w
+            .to_string()
+            .starts_with(".orchestration/active_intents.yaml:16: warning:"));
+    }
+
+    #[test]
+    fn syntax_error_in_one_entry_keeps_the_others() {
+        let text = "\
+active_intents:
+  - id: A
+    name: ok
+    status: IN_PROGRESS
+    owned_scope: [a/**]
+  - id: B
+    name: \"unterminated
+    status: IN_PROGRESS
+    owned_scope: [b/**]
+  - id: C
+    name: fine
+    status: BLOCKED
+    owned_scope: [c/**]
+";
+        let f = parse(F, text);
+        assert_eq!(f.ids(), vec!["A", "C"]);
+        let e = errors(&f);
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!((6..=10).contains(&e[0].line), "{}", e[0]);
+        assert!(e[0].message.contains("not valid YAML"));
+    }
+
+    #[test]
+    fn malformed_file() {
+        let f = parse(F, "active_intents: [\n  {id: A\n");
+        assert!(f.intents.is_empty());
+        assert_eq!(f.problems.len(), 1);
+        assert!(f.problems[0].message.contains("not valid YAML"));
+        let f = parse(F, "intents:\n  - id: A\n");
+        assert!(f.problems[0].message.contains("active_intents"));
+        let f = parse(F, "- a\n- b\n");
+        assert!(f.problems[0].message.contains("mapping"));
+        let f = parse(F, "active_intents: 3\n");
+        assert!(f.problems[0].message.contains("must be a list"));
+        // duplicate keys are a YAML error
+        let f = parse(
+            F,
+            "active_intents:\n  - id: A\n    id: B\n    name: n\n    status: IN_PROGRESS\n    owned_scope: [a]\n",
+        );
+        assert!(f.intents.is_empty());
+        assert!(
+            f.problems[0].message.to_lowercase().contains("duplicate"),
+            "{:?}",
+            f.problems
+        );
+    }
+
+    #[test]
+    fn wrong_types_duplicates_bad_globs_and_colon_pitfall() {
+        let text = "\
+active_intents:
+  - id: A
+    name: a
+    status: IN_PROGRESS
+    owned_scope: src/**
+    constraints:
+      - Must not: break the API
+  - id: A
+    name: again
+    status: IN_PROGRESS
+    owned_scope: [x/**]
+  - id: C
+    name: c
+    status: IN_PROGRESS
+    owned_scope: [\"src/[\", ../up]
+  - id: 7
+    name: numeric id
+    status: IN_PROGRESS
+    owned_scope: [\"!only/excluded\"]
+";
+        let f = parse(F, text);
+        let e = errors(&f);
+        let colon = e.iter().find(|p| p.message.contains("quotes")).unwrap();
+        assert_eq!(colon.line, 6);
+        assert!(colon.message.contains("Must not"));
+        assert!(e
+            .iter()
+            .any(|p| p.line == 8 && p.message.contains("duplicate id 'A'")));
+        assert!(e
+            .iter()
+            .any(|p| p.line == 15 && p.message.contains("src/[")));
+        assert!(e
+            .iter()
+            .any(|p| p.line == 15 && p.message.contains("../up")));
+        // A had a bad constraint: skipped; the duplicate A is skipped; numeric id loads
+        assert_eq!(f.ids(), vec!["7"]);
+        assert!(f
+            .problems
+            .iter()
+            .any(|p| p.severity == Severity::Warning && p.message.contains("only exclusions")));
+    }
+
+    #[test]
+    fn flow_style_names_entries_by_position() {
+        let f = parse(
+            F,
+            "active_intents: [{id: A, name: a, status: IN_PROGRESS, owned_scope: [a]}, {id: B, name: b, status: NOPE, owned_scope: [b]}]\n",
+        );
+        assert_eq!(f.ids(), vec!["A"]);
+        assert!(f.problems[0].message.contains("entry #2"));
+        assert_eq!(f.problems[0].line, 1);
+    }
+
+    #[test]
+    fn crlf_files_and_items_on_their_own_line() {
+        let text = "active_intents:\r\n  -\r\n    id: A\r\n    name: a\r\n    status: IN_PROGRESS\r\n    owned_scope: [a]\r\n  - id: B\r\n    name: b\r\n    status: NOPE\r\n    owned_scope: [b]\r\n";
+        let f = parse(F, text);
+        assert_eq!(f.ids(), vec!["A"]);
+        assert_eq!(
+            (f.intents[0].line, f.problems[0].line),
+            (2, 9),
+            "{:?}",
+            f.problems
+        );
+    }
+
+    #[test]
+    fn indentless_sequence_and_other_top_level_keys() {
+        let text = "\
+version: 1
+active_intents:
+- id: A
+  name: a
+  status: IN_PROGRESS
+  owned_scope: [a/**]
+- id: B
+  name: b
+  status: BLOCKED
+  owned_scope: [b/**]
+notes: hi
+";
+        let f = parse(F, text);
+        assert!(f.problems.is_empty(), "{:?}", f.problems);
+        assert_eq!((f.intents[0].line, f.intents[1].line), (3, 7));
+    }
+}

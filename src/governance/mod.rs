@@ -1,0 +1,241 @@
+//! Intent governance and Agent Trace: scoped, traceable changes.
+//!
+//! # Opt-in
+//! Governance is on for a worktree while `.orchestration/active_intents.yaml` exists (option
+//! `governance: true` forces it on, `false` off; see [`ops::GovConfig::from_options`]).
+//! While it is off every operation here is a quiet no-op that reads nothing but that file:
+//! no block, no folder created, no system-prompt text.
+//!
+//! While it is on:
+//! - mutating tools ([`gate`]) need an active intent for the session; file changes must stay
+//!   inside its `owned_scope` ([`scope`]); `bash`-like tools need an active intent only —
+//!   **a shell command cannot be scope-checked by path**;
+//! - a session that read a file and then writes it after someone else changed it is
+//!   blocked and told to re-read (stale writes);
+//! - every file mutation appends one Agent Trace v0.1.0 record ([`trace`]) to
+//!   `.orchestration/agent_trace.jsonl`, hash-chained ([`chain`]);
+//! - the system prompt carries an `<intent_context>` block.
+//!
+//! Where to read the rules: path resolution and glob semantics in [`scope`] (matcher in
+//! [`glob`]), the YAML format and its error reporting in [`intents`], which tools and
+//! arguments are gated in [`gate`], patch parsing in [`patch`], ranges and hashing in
+//! [`ranges`], the mutation class rule in [`classify`], the record format in [`trace`],
+//! chain verification in [`chain`], HEAD lookup in [`git`].
+//!
+//! # Operations (engine-ready)
+//! Each takes `&Io`, the shared [`ops::Governance`] handle and a plain input struct, and
+//! returns a serializable result. Inputs are deserializable from camelCase JSON (every field
+//! optional); `worktree` is the absolute worktree path (OpenCode `worktree`, VS Code
+//! `workspaceRoot`) — the engine can fill it from `init`'s `cwd`; `directory` (optional) is
+//! where relative tool paths start when the agent runs below the worktree (OpenCode
+//! `directory`).
+//!
+//! | operation | hook | input | output |
+//! |---|---|---|---|
+//! | [`ops::tool_before`] | `tool.execute.before` / `executePreHook` | `{tool, sessionId, callId, args, worktree, directory?}` | `{block?: string, followUp?: true, logs?}` |
+//! | [`ops::tool_after`] | `tool.execute.after` / `executePostHook` | `{tool, sessionId, callId, args, worktree, directory?, nowMs, random, head?, modelId?, failed?}` | `{recorded?: true, id?, mutations?, logs?}` |
+//! | [`ops::select_intent`] | custom tool `select_active_intent` | `{sessionId, intentId, worktree}` | `{ok, intentId?, text, logs?}` |
+//! | [`ops::system_context`] | `experimental.chat.system.transform` | `{sessionId, worktree, modelId?}` | `{system: [string], logs?}` |
+//! | [`ops::init_scaffold`] | `hookwise init` / engine call | `{worktree}` | `{created, path, message}` |
+//! | [`ops::trace_verify`] | `hookwise trace verify` / engine call | `{worktree}` | `{path, error?, ok, lines, head?, problems: [{line, kind, message}]}` |
+//!
+//! Synchronous calls on the handle: [`ops::Governance::session_created`]`(id, parentId)` for
+//! OpenCode's `session.created` event (subagent sessions inherit their parent's intent until
+//! they select their own), [`ops::Governance::set_model`], and
+//! [`ops::GovConfig::watched_tools`] (the tools whose `tool.before`/`tool.after` must reach
+//! the engine while governance is on: the mutating tools and `read`/`read_file`).
+//!
+//! Details:
+//! - `tool_before`: `block` is the message the model reads (throw it / `{blocked: true,
+//!   reason}`); check it before any other `tool.before` work. `followUp: true` means a record
+//!   is expected: call `tool_after` with the same `callId` once the tool has run. For read
+//!   tools it only remembers the file's content hash for the session.
+//! - `tool_after`: `args` are the tool's arguments (OpenCode passes them in the after hook's
+//!   input); `nowMs` = `Date.now()`; `random` = 16 random bytes as 32 hex characters
+//!   (`crypto.randomBytes(16).toString("hex")`; without them the id is derived from the call);
+//!   `head` = the git commit when the host knows it (else it is read from `.git`); `failed`:
+//!   the tool failed, record nothing. `mutations` (path `["output"]`, `append`) carries a
+//!   one-time notice about problems in the intents file for the tool result. A failed append
+//!   is a `warn` log, never an error. Shell tools leave no record (their changes are not
+//!   known file by file).
+//! - `select_intent.text` is the tool result for the model in both cases (`ok: false`: unknown
+//!   id with the valid ids listed, or a COMPLETE/BLOCKED intent, or governance off).
+//! - The active intent lives in memory per session (a restart asks the model to select again).
+//!
+//! # Host requests used
+//! `ReadFile` (the intents file on each operation — it is re-parsed only when its text
+//! changes; files before and after a mutation), `Stat` (realpaths: all prefixes of a path in
+//! one batch), and three requests added for governance at the end of
+//! [`crate::protocol::Request`]:
+//!
+//! - `{"kind":"appendChained", path, lockPath, before, after, staleMs, waitMs}` → `{ok: true,
+//!   prevHash}` | `{ok: false, error}`. The host appends the record line whose `prev_hash`
+//!   is the hash of the file's real last line, atomically with respect to other processes:
+//!   1. `mkdir -p dirname(path)`.
+//!   2. Take the lock: `open(lockPath, "wx")` (O_CREAT|O_EXCL); on EEXIST, if the lock file's
+//!      mtime is older than `staleMs` remove it (ignore ENOENT) and retry at once, else sleep
+//!      1–5 ms (random) and retry; after `waitMs` in total reply `{ok: false, error: "lock
+//!      timeout"}`.
+//!   3. With no `await` until the lock is released: `fd = open(path, "a+")`; read the last
+//!      line: the bytes after the last `\n` that comes before the file's final byte (read
+//!      backwards in 64 KiB chunks until a `\n` or the start); if the file is non-empty and
+//!      does not end with `\n`, the last line is the bytes after its last `\n` and the write
+//!      below starts with `"\n"`.
+//!   4. `prevHash` = hex SHA-256 of those bytes (of nothing for an empty file).
+//!   5. ONE `write(fd, [maybe "\n"] + before + prevHash + after + "\n")`; close.
+//!   6. Remove the lock (in a `finally`), reply `{ok: true, prevHash}`.
+//!
+//!   The core never sees the file; the line is `before + prevHash + after` exactly (the
+//!   core keeps it to remember the chain's head). A lock left by a crashed process is broken
+//!   after `staleMs` (10 s); the critical section itself is synchronous and takes well under
+//!   that.
+//!   A reference implementation for Node (`fs`, `fs/promises` as `fsp`, `path`, `crypto`;
+//!   `readTail` and `createFile` too), checked with 8 processes × 500 records appending to
+//!   one file: 4000 whole lines, one valid chain, ~1400 records/s on a 2-core machine; a
+//!   torn last line and a stale lock were handled as described:
+//!
+//!   ```js
+//!   /** Request `appendChained`: see the governance module docs. */
+//!   async function appendChained({ path: p, lockPath, before, after, staleMs, waitMs }) {
+//!     try {
+//!       await fsp.mkdir(path.dirname(p), { recursive: true });
+//!     } catch (e) {
+//!       return { ok: false, error: String(e && e.message) };
+//!     }
+//!     const started = Date.now();
+//!     for (;;) {
+//!       try {
+//!         fs.closeSync(fs.openSync(lockPath, "wx"));
+//!         break;
+//!       } catch (e) {
+//!         if (!e || e.code !== "EEXIST") return { ok: false, error: String(e && e.message) };
+//!         try {
+//!           if (Date.now() - fs.statSync(lockPath).mtimeMs > staleMs) {
+//!             fs.unlinkSync(lockPath); // left by a crashed process
+//!             continue;
+//!           }
+//!         } catch {
+//!           continue; // released meanwhile
+//!         }
+//!         if (Date.now() - started > waitMs) return { ok: false, error: "lock timeout" };
+//!         await new Promise((r) => setTimeout(r, 1 + Math.random() * 4));
+//!       }
+//!     }
+//!     // Critical section: synchronous, no await until the lock is removed.
+//!     try {
+//!       const fd = fs.openSync(p, "a+");
+//!       try {
+//!         const size = fs.fstatSync(fd).size;
+//!         let last = Buffer.alloc(0);
+//!         let prefix = "";
+//!         if (size > 0) {
+//!           const one = Buffer.alloc(1);
+//!           fs.readSync(fd, one, 0, 1, size - 1);
+//!           let end = size;
+//!           if (one[0] === 0x0a) end = size - 1;
+//!           else prefix = "\n"; // torn last line: close it, and chain to it
+//!           const parts = [];
+//!           let pos = end;
+//!           while (pos > 0) {
+//!             const n = Math.min(65536, pos);
+//!             const buf = Buffer.alloc(n);
+//!             fs.readSync(fd, buf, 0, n, pos - n);
+//!             const i = buf.lastIndexOf(0x0a);
+//!             if (i >= 0) {
+//!               parts.unshift(buf.subarray(i + 1));
+//!               break;
+//!             }
+//!             parts.unshift(buf);
+//!             pos -= n;
+//!           }
+//!           last = Buffer.concat(parts);
+//!         }
+//!         const prevHash = crypto.createHash("sha256").update(last).digest("hex");
+//!         fs.writeSync(fd, prefix + before + prevHash + after + "\n");
+//!         return { ok: true, prevHash };
+//!       } finally {
+//!         fs.closeSync(fd);
+//!       }
+//!     } catch (e) {
+//!       return { ok: false, error: String(e && e.message) };
+//!     } finally {
+//!       try { fs.unlinkSync(lockPath); } catch { /* already gone */ }
+//!     }
+//!   }
+//!
+//!   /** Request `readTail`. */
+//!   async function readTail({ path: p, maxBytes }) {
+//!     let fd;
+//!     try {
+//!       fd = await fsp.open(p, "r");
+//!     } catch (e) {
+//!       return { error: e && e.code === "ENOENT" ? "vanished" : String((e && e.code) || e) };
+//!     }
+//!     try {
+//!       const { size } = await fd.stat();
+//!       const start = Math.max(0, size - maxBytes);
+//!       let buf = Buffer.alloc(size - start);
+//!       await fd.read(buf, 0, buf.length, start);
+//!       if (start > 0) {
+//!         const i = buf.indexOf(0x0a);
+//!         buf = i < 0 ? Buffer.alloc(0) : buf.subarray(i + 1);
+//!       }
+//!       return { text: buf.toString("utf8") };
+//!     } finally {
+//!       await fd.close();
+//!     }
+//!   }
+//!   /** Request `createFile`. */
+//!   async function createFile({ path: p, text }) {
+//!     try {
+//!       await fsp.mkdir(path.dirname(p), { recursive: true });
+//!       await fsp.writeFile(p, text, { flag: "wx" });
+//!       return { ok: true };
+//!     } catch (e) {
+//!       return { ok: false, error: e && e.code === "EEXIST" ? "EEXIST" : String(e && e.message) };
+//!     }
+//!   }
+//!   ```
+//!
+//! - `{"kind":"readTail", path, maxBytes}` → `ReadResult`: the last `maxBytes` bytes as UTF-8,
+//!   starting after the first `\n` when the read started mid-file; `error: "vanished"` when
+//!   missing. Used for `<recent_changes>` (the last 256 KiB, re-read when the trace's size or
+//!   mtime changes).
+//! - `{"kind":"createFile", path, text}` → `{ok: true}` | `{ok: false, error: "EEXIST" |
+//!   message}`: `mkdir -p` then `writeFile(path, text, {flag: "wx"})` — never overwrites.
+//!
+//! # Decisions where the issue was silent
+//! - Globs follow globset's syntax; `!` excludes win; dotfiles are included; a leading `./`
+//!   or `/` is dropped; a trailing `/` or a plain path covers everything below; excludes
+//!   ignore case and includes do not (both fail closed) — see [`scope`].
+//! - Backslashes: refused on POSIX worktrees, separators on Windows worktrees.
+//! - Ranges: changed lines located in the file as written (fallback: the block between the
+//!   common prefix and suffix, or the whole file) — see [`ranges`].
+//! - `.orchestration/` is never writable through file tools, whatever the scope (the model
+//!   must not widen its own scope or rewrite the trace); the user edits it.
+//! - The intents file is read on every gated call (one small read) rather than watched.
+//! - `prev_hash` of the first record is the SHA-256 of the empty string; verification
+//!   cannot tell an edited line from removed lines (both break the same link) and says so.
+
+pub mod chain;
+pub mod classify;
+pub mod gate;
+pub mod git;
+pub mod glob;
+pub mod intents;
+pub mod ops;
+pub mod patch;
+pub mod ranges;
+pub mod scope;
+pub mod trace;
+
+pub use ops::{
+    init_scaffold, select_intent, system_context, tool_after, tool_before, trace_verify,
+    AfterInput, AfterOutput, Enabled, GateOutput, GovConfig, Governance, InitInput, InitOutput,
+    SelectInput, SelectOutput, SystemInput, SystemOutput, ToolCallInput, VerifyInput, VerifyOutput,
+};
+
+#[cfg(test)]
+pub(crate) mod testhost;
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,378 @@
+//! Agent Trace v0.1.0 records, one JSON line each in `.orchestration/agent_trace.jsonl`.
+//!
+//! ```json
+//! {"version":"0.1.0","id":"<uuid v4>","timestamp":"2026-11-22T03:12:03.456Z",
+//!  "vcs":{"type":"git","revision":"<40 hex>"},            // only when HEAD is known
+//!  "tool":{"name":"hookwise","version":"0.1.0"},
+//!  "files":[{"path":"src/a.ts","conversations":[{"contributor":{"type":"ai","model_id":"p/m"},
+//!            "ranges":[{"start_line":3,"end_line":4,"content_hash":"sha256:<hex>"}]}]}],
+//!  "metadata":{"dev.hookwise":{"intent_id":"INT-1","mutation_class":"AST_REFACTOR",
+//!            "session_id":"s","call_id":"c","tool":"edit","prev_hash":"sha256:<hex>"}}}
+//! ```
+//! - `id`: UUID v4 made from 16 random bytes the host supplies (no getrandom in the core).
+//! - `timestamp`: RFC 3339 in UTC with milliseconds, from the host's epoch milliseconds.
+//! - `prev_hash`: `sha256:` + hex SHA-256 of the exact text of the previous line of the file
+//!   (without its newline); the first line's is the SHA-256 of the empty string. The host
+//!   fills it in at append time under a lock (see [`Chained`] and `Request::AppendChained`),
+//!   because only then is the previous line known when several processes append.
+//! - `model_id` is cut to 250 characters (the schema's limit).
+
+use serde::{Deserialize, Serialize};
+
+use super::classify::MutationClass;
+use super::ranges::Range;
+
+pub const VERSION: &str = "0.1.0";
+pub const TOOL_NAME: &str = "hookwise";
+/// `prev_hash` of the first line: SHA-256 of the empty string.
+pub const GENESIS: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Record {
+    pub version: &'static str,
+    pub id: String,
+    pub timestamp: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vcs: Option<Vcs>,
+    pub tool: ToolInfo,
+    pub files: Vec<FileEntry>,
+    /// Last, so the chained template can split at its last field.
+    pub metadata: Metadata,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Vcs {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub revision: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolInfo {
+    pub name: &'static str,
+    pub version: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FileEntry {
+    pub path: String,
+    pub conversations: Vec<Conversation>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Conversation {
+    pub contributor: Contributor,
+    pub ranges: Vec<Range>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Contributor {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_id: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Metadata {
+    #[serde(rename = "dev.hookwise")]
+    pub hookwise: HookwiseMeta,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HookwiseMeta {
+    pub intent_id: Option<String>,
+    pub mutation_class: MutationClass,
+    pub session_id: String,
+    pub call_id: String,
+    pub tool: String,
+    /// Must stay the last field (see [`chained`]).
+    pub prev_hash: String,
+}
+
+/// What one record is about; the ids, time and randomness come from the host.
+#[derive(Debug, Clone, Default)]
+pub struct RecordInput<'a> {
+    pub random: [u8; 16],
+    pub now_ms: i64,
+    pub head: Option<&'a str>,
+    pub tool_version: &'a str,
+    pub model_id: Option<&'a str>,
+    pub intent_id: Option<&'a str>,
+    pub session_id: &'a str,
+    pub call_id: &'a str,
+    pub tool: &'a str,
+}
+
+/// Build a record for `files` (path, ranges) with the given class. `prev_hash` is empty:
+/// [`chained`] turns the record into the two halves the host joins around the hash.
+pub fn record(
+    input: &RecordInput,
+    class: MutationClass,
+    files: Vec<(String, Vec<Range>)>,
+) -> Record {
+    let model_id = input
+        .model_id
+        .filter(|m| !m.is_empty())
+        .map(|m| m.chars().take(250).collect());
+    Record {
+        version: VERSION,
+        id: uuid_v4(input.random),
+        timestamp: rfc3339(input.now_ms),
+        vcs: input.head.filter(|h| is_git_sha(h)).map(|h| Vcs {
+            kind: "git".into(),
+            revision: h.to_ascii_lowercase(),
+        }),
+        tool: ToolInfo {
+            name: TOOL_NAME,
+            version: input.tool_version.to_string(),
+        },
+        files: files
+            .into_iter()
+            .map(|(path, ranges)| FileEntry {
+                path,
+                conversations: vec![Conversation {
+                    contributor: Contributor {
+                        kind: "ai",
+                        model_id: model_id.clone(),
+                    },
+                    ranges,
+                }],
+            })
+            .collect(),
+        metadata: Metadata {
+            hookwise: HookwiseMeta {
+                intent_id: input.intent_id.map(str::to_string),
+                mutation_class: class,
+                session_id: input.session_id.to_string(),
+                call_id: input.call_id.to_string(),
+                tool: input.tool.to_string(),
+                prev_hash: String::new(),
+            },
+        },
+    }
+}
+
+/// A record line with a hole for the previous line's hash: the line is
+/// `before + <64 hex> + after`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chained {
+    pub before: String,
+    pub after: String,
+}
+
+impl Chained {
+    /// The line with `prev_hex` filled in (what the host writes).
+    pub fn line(&self, prev_hex: &str) -> String {
+        format!("{}{prev_hex}{}", self.before, self.after)
+    }
+}
+
+/// Split the serialized record around its `prev_hash` value.
+pub fn chained(rec: &Record) -> Result<Chained, String> {
+    let mut r = rec.clone();
+    r.metadata.hookwise.prev_hash = String::new();
+    let s = serde_json::to_string(&r).map_err(|e| e.to_string())?;
+    const TAIL: &str = "\"prev_hash\":\"\"}}}";
+    let head = s
+        .strip_suffix(TAIL)
+        .ok_or("the record does not end with prev_hash")?;
+    Ok(Chained {
+        before: format!("{head}\"prev_hash\":\"sha256:"),
+        after: "\"}}}".into(),
+    })
+}
+
+pub fn is_git_sha(s: &str) -> bool {
+    s.len() == 40 && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// UUID v4 (RFC 9562) from 16 random bytes.
+pub fn uuid_v4(mut b: [u8; 16]) -> String {
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let mut s = String::with_capacity(36);
+    for (i, x) in b.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            s.push('-');
+        }
+        s.push_str(&format!("{x:02x}"));
+    }
+    s
+}
+
+/// 16 bytes from 32 hex characters.
+pub fn parse_random(hex: &str) -> Option<[u8; 16]> {
+    if hex.len() != 32 || !hex.is_ascii() {
+        return None;
+    }
+    let mut out = [0u8; 16];
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok()?;
+    }
+    Some(out)
+}
+
+/// Days since 1970-01-01 → (year, month, day), proleptic Gregorian (H. Hinnant's algorithm).
+pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+/// Largest time an RFC 3339 year can hold (9999-12-31T23:59:59.999Z).
+pub const MAX_MS: i64 = 253_402_300_799_999;
+
+/// `YYYY-MM-DDTHH:MM:SS.mmmZ` for epoch milliseconds, clamped to years 1970–9999.
+pub fn rfc3339(ms: i64) -> String {
+    let ms = ms.clamp(0, MAX_MS);
+    let days = ms.div_euclid(86_400_000);
+    let rem = ms.rem_euclid(86_400_000);
+    let (y, m, d) = civil_from_days(days);
+    let (h, mi, s, milli) = (
+        rem / 3_600_000,
+        rem / 60_000 % 60,
+        rem / 1000 % 60,
+        rem % 1000,
+    );
+    format!("{y:04}-{m:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{milli:03}Z")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::governance::ranges::{content_hash, sha256_hex};
+
+    #[test]
+    fn timestamps() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(rfc3339(951_782_400_000), "2000-02-29T00:00:00.000Z");
+        assert_eq!(rfc3339(68_169_600_000), "1972-02-29T00:00:00.000Z");
+        assert_eq!(rfc3339(1_700_000_000_000), "2023-11-14T22:13:20.000Z");
+        assert_eq!(rfc3339(1_763_781_123_456), "2025-11-22T03:12:03.456Z");
+        assert_eq!(rfc3339(4_107_542_400_000), "2100-03-01T00:00:00.000Z");
+        assert_eq!(rfc3339(MAX_MS), "9999-12-31T23:59:59.999Z");
+        assert_eq!(rfc3339(i64::MAX), "9999-12-31T23:59:59.999Z");
+        assert_eq!(rfc3339(-5), "1970-01-01T00:00:00.000Z");
+        // every day for 1200 years round-trips through a simple day counter
+        let mut days = 0i64;
+        for y in 1970..3170i64 {
+            let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+            let lens = [
+                31,
+                if leap { 29 } else { 28 },
+                31,
+                30,
+                31,
+                30,
+                31,
+                31,
+                30,
+                31,
+                30,
+                31,
+            ];
+            for (mi, len) in lens.iter().enumerate() {
+                for d in 1..=*len {
+                    assert_eq!(civil_from_days(days), (y, mi as u32 + 1, d));
+                    days += 1;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn uuids() {
+        let u = uuid_v4([0xff; 16]);
+        assert_eq!(u, "ffffffff-ffff-4fff-bfff-ffffffffffff");
+        let u = uuid_v4([0; 16]);
+        assert_eq!(u, "00000000-0000-4000-8000-000000000000");
+        let b = parse_random("000102030405060708090a0b0c0d0e0f").unwrap();
+        assert_eq!(uuid_v4(b), "00010203-0405-4607-8809-0a0b0c0d0e0f");
+        assert!(parse_random("zz0102030405060708090a0b0c0d0e0f").is_none());
+        assert!(parse_random("00").is_none());
+        assert!(parse_random("é00102030405060708090a0b0c0d0e0").is_none());
+    }
+
+    fn sample() -> Record {
+        let input = RecordInput {
+            random: [7; 16],
+            now_ms: 1_763_781_123_456,
+            head: Some("0123456789ABCDEF0123456789abcdef01234567"),
+            tool_version: "0.1.0",
+            model_id: Some("anthropic/claude"),
+            intent_id: Some("INT-1"),
+            session_id: "ses_1",
+            call_id: "call_1",
+            tool: "edit",
+        };
+        let r = crate::governance::ranges::whole("a\nb\n");
+        record(
+            &input,
+            MutationClass::AstRefactor,
+            vec![("src/a.ts".into(), r)],
+        )
+    }
+
+    #[test]
+    fn record_shape() {
+        let rec = sample();
+        let v = serde_json::to_value(&rec).unwrap();
+        assert_eq!(v["version"], "0.1.0");
+        assert_eq!(
+            v["vcs"]["revision"],
+            "0123456789abcdef0123456789abcdef01234567"
+        );
+        assert_eq!(v["tool"]["name"], "hookwise");
+        let conv = &v["files"][0]["conversations"][0];
+        assert_eq!(
+            conv["contributor"],
+            serde_json::json!({"type": "ai", "model_id": "anthropic/claude"})
+        );
+        assert_eq!(conv["ranges"][0]["content_hash"], content_hash(&["a", "b"]));
+        assert_eq!(
+            v["metadata"]["dev.hookwise"]["mutation_class"],
+            "AST_REFACTOR"
+        );
+        // no HEAD or a bad one: no vcs; long model ids are cut
+        let mut input = RecordInput {
+            head: Some("main"),
+            model_id: Some(&"m".repeat(300)),
+            ..Default::default()
+        };
+        input.session_id = "s";
+        let v =
+            serde_json::to_value(record(&input, MutationClass::IntentEvolution, vec![])).unwrap();
+        assert!(v.get("vcs").is_none());
+        assert!(v["metadata"]["dev.hookwise"]["intent_id"].is_null());
+    }
+
+    #[test]
+    fn chained_template_fills_the_hash() {
+        let rec = sample();
+        let c = chained(&rec).unwrap();
+        let prev = sha256_hex(b"previous line");
+        let line = c.line(&prev);
+        assert!(!line.contains('\n'));
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(
+            v["metadata"]["dev.hookwise"]["prev_hash"],
+            format!("sha256:{prev}")
+        );
+        assert_eq!(v["id"], rec.id);
+        // a path that looks like the template's tail does not confuse it
+        let mut tricky = sample();
+        tricky.files[0].path = "\"prev_hash\":\"\"}}}".into();
+        let line = chained(&tricky).unwrap().line(GENESIS);
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["files"][0]["path"], "\"prev_hash\":\"\"}}}");
+        assert_eq!(GENESIS, sha256_hex(b""));
+    }
+}
