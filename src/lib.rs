@@ -7,6 +7,7 @@ pub mod config;
 pub mod context;
 pub mod discovery;
 pub mod engine;
+pub mod enforce;
 pub mod knowledge;
 pub mod maenifold;
 pub mod placement;

@@ -25,6 +25,19 @@ pub enum Request {
     ReadFile { path: String, max_bytes: u64 },
     /// Append one line (no newline inside) to a file, creating it and its folders. Reply: `{ok, error?}`.
     AppendLine { path: String, line: String },
+    /// List a folder (with `recursive`, everything below it), at most `max_entries` entries.
+    /// Reply: `ListDirResult`.
+    ListDir {
+        path: String,
+        recursive: bool,
+        max_entries: u64,
+    },
+    /// Replace a file's whole text atomically (write a temporary file beside it, then rename),
+    /// creating its folders. Writes to one path are carried out in the order requested.
+    /// Reply: `{ok, error?}`.
+    WriteFile { path: String, text: String },
+    /// The host's wall clock. Reply: `{ms}` (milliseconds since the Unix epoch, fractional).
+    Now,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
