@@ -6,8 +6,8 @@
 pub mod config;
 pub mod context;
 pub mod discovery;
-pub mod engine;
 pub mod enforce;
+pub mod engine;
 pub mod knowledge;
 pub mod maenifold;
 pub mod placement;

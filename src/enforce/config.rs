@@ -84,7 +84,9 @@ impl Category {
         Some(match w.as_str() {
             "process" | "processes" | "procedure" | "procedures" | "sop" | "sops" | "runbook"
             | "runbooks" | "playbook" | "playbooks" | "workflow" | "workflows" => Category::Process,
-            "security" | "secure" | "sec" | "vulnerability" | "vulnerabilities" => Category::Security,
+            "security" | "secure" | "sec" | "vulnerability" | "vulnerabilities" => {
+                Category::Security
+            }
             "credentials" | "credential" | "creds" | "secrets" | "secret" | "keys" | "auth" => {
                 Category::Credentials
             }
@@ -140,44 +142,226 @@ pub struct Settings {
 
 /// The built-in risk patterns: (name, regex, level, scope).
 pub const DEFAULT_RISK_PATTERNS: &[(&str, &str, Risk, Scope)] = &[
-    ("rm -rf on / or ~", r"^rm\s+(.*\s)?(-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\s+(.*\s)?(/|/\*|~|~/|\$HOME|\.|\.\.|\*)(\s|$)", Risk::Critical, Scope::Command),
-    ("recursive rm", r"^rm\s+(.*\s)?(-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)(\s|$)", Risk::High, Scope::Command),
-    ("git push --force", r"^git\s+(.*\s)?push\s+(.*\s)?(--force|-f|--force-with-lease)(\s|=|$)", Risk::High, Scope::Command),
-    ("git push +refspec", r"^git\s+(.*\s)?push\s+.*\s\+\S", Risk::High, Scope::Command),
-    ("git push", r"^git\s+(.*\s)?push(\s|$)", Risk::Medium, Scope::Command),
-    ("git reset --hard", r"^git\s+(.*\s)?reset\s+(.*\s)?--hard", Risk::High, Scope::Command),
-    ("git clean -f", r"^git\s+(.*\s)?clean\s+(.*\s)?-[a-zA-Z]*f", Risk::High, Scope::Command),
-    ("git branch -D", r"^git\s+(.*\s)?branch\s+(.*\s)?(-D|--delete\s+--force)(\s|$)", Risk::High, Scope::Command),
-    ("git rebase", r"^git\s+(.*\s)?rebase(\s|$)", Risk::Medium, Scope::Command),
-    ("DROP TABLE/DATABASE", r"(?i)\bdrop\s+(table|database|schema)\b", Risk::Critical, Scope::Any),
-    ("TRUNCATE TABLE", r"(?i)\btruncate\s+table\b", Risk::High, Scope::Any),
-    ("DELETE FROM", r"(?i)\bdelete\s+from\b", Risk::High, Scope::Any),
-    ("disk wipe", r"^(mkfs(\.\w+)?|fdisk|parted|wipefs|shred)(\s|$)|^dd\s.*\bof=/dev/", Risk::Critical, Scope::Command),
-    ("shutdown/reboot", r"^(shutdown|reboot|halt|poweroff)(\s|$)", Risk::Critical, Scope::Command),
-    ("terraform destroy", r"^(terraform|tofu)\s+(.*\s)?destroy(\s|$)", Risk::Critical, Scope::Command),
-    ("terraform apply", r"^(terraform|tofu)\s+(.*\s)?apply(\s|$)", Risk::High, Scope::Command),
-    ("kubectl delete", r"^kubectl\s+(.*\s)?delete(\s|$)", Risk::High, Scope::Command),
-    ("kubectl change", r"^kubectl\s+(.*\s)?(apply|replace|patch|scale|rollout|drain|cordon|edit|set)(\s|$)", Risk::Medium, Scope::Command),
-    ("helm change", r"^helm\s+(.*\s)?(install|upgrade|uninstall|rollback|delete)(\s|$)", Risk::Medium, Scope::Command),
-    ("docker prune", r"^docker\s+((system|volume|image|container|network|builder)\s+)?prune(\s|$)", Risk::High, Scope::Command),
-    ("docker change", r"^(docker\s+(compose\s+)?|docker-compose\s+)(.*\s)?(up|down|rm|rmi|stop|kill|restart)(\s|$)", Risk::Medium, Scope::Command),
-    ("systemctl change", r"^systemctl\s+(.*\s)?(stop|restart|disable|mask|kill|reload|start|enable)(\s|$)", Risk::Medium, Scope::Command),
-    ("remote shell/copy", r"^(ssh|scp|rsync|sftp|mosh)(\s|$)", Risk::Medium, Scope::Command),
-    ("package publish", r"^(npm|pnpm|yarn|cargo|twine|gem)\s+(.*\s)?publish(\s|$)", Risk::High, Scope::Command),
-    ("chmod 777", r"^chmod\s+(.*\s)?(-R\s+)?0?777(\s|$)", Risk::High, Scope::Command),
-    ("recursive chown/chmod", r"^(chown|chmod)\s+(.*\s)?-R(\s|$)", Risk::Medium, Scope::Command),
-    ("HTTP write", r"^curl\s.*(-X\s*|--request\s+)(POST|PUT|DELETE|PATCH)\b", Risk::Medium, Scope::Command),
-    ("aws delete", r"^aws\s+\S+\s+(rm|rb|delete-\S*|terminate-\S*|remove-\S*)(\s|$)", Risk::High, Scope::Command),
-    ("redis flush", r"(?i)^redis-cli\s+(.*\s)?(flushall|flushdb)(\s|$)", Risk::Critical, Scope::Command),
-    ("database client", r"^(psql|mysql|mariadb|mongo|mongosh|redis-cli|sqlite3)(\s|$)", Risk::Medium, Scope::Command),
+    (
+        "rm -rf on / or ~",
+        r"^rm\s+(.*\s)?(-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\s+(.*\s)?(/|/\*|~|~/|\$HOME|\.|\.\.|\*)(\s|$)",
+        Risk::Critical,
+        Scope::Command,
+    ),
+    (
+        "recursive rm",
+        r"^rm\s+(.*\s)?(-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)(\s|$)",
+        Risk::High,
+        Scope::Command,
+    ),
+    (
+        "git push --force",
+        r"^git\s+(.*\s)?push\s+(.*\s)?(--force|-f|--force-with-lease)(\s|=|$)",
+        Risk::High,
+        Scope::Command,
+    ),
+    (
+        "git push +refspec",
+        r"^git\s+(.*\s)?push\s+.*\s\+\S",
+        Risk::High,
+        Scope::Command,
+    ),
+    (
+        "git push",
+        r"^git\s+(.*\s)?push(\s|$)",
+        Risk::Medium,
+        Scope::Command,
+    ),
+    (
+        "git reset --hard",
+        r"^git\s+(.*\s)?reset\s+(.*\s)?--hard",
+        Risk::High,
+        Scope::Command,
+    ),
+    (
+        "git clean -f",
+        r"^git\s+(.*\s)?clean\s+(.*\s)?-[a-zA-Z]*f",
+        Risk::High,
+        Scope::Command,
+    ),
+    (
+        "git branch -D",
+        r"^git\s+(.*\s)?branch\s+(.*\s)?(-D|--delete\s+--force)(\s|$)",
+        Risk::High,
+        Scope::Command,
+    ),
+    (
+        "git rebase",
+        r"^git\s+(.*\s)?rebase(\s|$)",
+        Risk::Medium,
+        Scope::Command,
+    ),
+    (
+        "DROP TABLE/DATABASE",
+        r"(?i)\bdrop\s+(table|database|schema)\b",
+        Risk::Critical,
+        Scope::Any,
+    ),
+    (
+        "TRUNCATE TABLE",
+        r"(?i)\btruncate\s+table\b",
+        Risk::High,
+        Scope::Any,
+    ),
+    (
+        "DELETE FROM",
+        r"(?i)\bdelete\s+from\b",
+        Risk::High,
+        Scope::Any,
+    ),
+    (
+        "disk wipe",
+        r"^(mkfs(\.\w+)?|fdisk|parted|wipefs|shred)(\s|$)|^dd\s.*\bof=/dev/",
+        Risk::Critical,
+        Scope::Command,
+    ),
+    (
+        "shutdown/reboot",
+        r"^(shutdown|reboot|halt|poweroff)(\s|$)",
+        Risk::Critical,
+        Scope::Command,
+    ),
+    (
+        "terraform destroy",
+        r"^(terraform|tofu)\s+(.*\s)?destroy(\s|$)",
+        Risk::Critical,
+        Scope::Command,
+    ),
+    (
+        "terraform apply",
+        r"^(terraform|tofu)\s+(.*\s)?apply(\s|$)",
+        Risk::High,
+        Scope::Command,
+    ),
+    (
+        "kubectl delete",
+        r"^kubectl\s+(.*\s)?delete(\s|$)",
+        Risk::High,
+        Scope::Command,
+    ),
+    (
+        "kubectl change",
+        r"^kubectl\s+(.*\s)?(apply|replace|patch|scale|rollout|drain|cordon|edit|set)(\s|$)",
+        Risk::Medium,
+        Scope::Command,
+    ),
+    (
+        "helm change",
+        r"^helm\s+(.*\s)?(install|upgrade|uninstall|rollback|delete)(\s|$)",
+        Risk::Medium,
+        Scope::Command,
+    ),
+    (
+        "docker prune",
+        r"^docker\s+((system|volume|image|container|network|builder)\s+)?prune(\s|$)",
+        Risk::High,
+        Scope::Command,
+    ),
+    (
+        "docker change",
+        r"^(docker\s+(compose\s+)?|docker-compose\s+)(.*\s)?(up|down|rm|rmi|stop|kill|restart)(\s|$)",
+        Risk::Medium,
+        Scope::Command,
+    ),
+    (
+        "systemctl change",
+        r"^systemctl\s+(.*\s)?(stop|restart|disable|mask|kill|reload|start|enable)(\s|$)",
+        Risk::Medium,
+        Scope::Command,
+    ),
+    (
+        "remote shell/copy",
+        r"^(ssh|scp|rsync|sftp|mosh)(\s|$)",
+        Risk::Medium,
+        Scope::Command,
+    ),
+    (
+        "package publish",
+        r"^(npm|pnpm|yarn|cargo|twine|gem)\s+(.*\s)?publish(\s|$)",
+        Risk::High,
+        Scope::Command,
+    ),
+    (
+        "chmod 777",
+        r"^chmod\s+(.*\s)?(-R\s+)?0?777(\s|$)",
+        Risk::High,
+        Scope::Command,
+    ),
+    (
+        "recursive chown/chmod",
+        r"^(chown|chmod)\s+(.*\s)?-R(\s|$)",
+        Risk::Medium,
+        Scope::Command,
+    ),
+    (
+        "HTTP write",
+        r"^curl\s.*(-X\s*|--request\s+)(POST|PUT|DELETE|PATCH)\b",
+        Risk::Medium,
+        Scope::Command,
+    ),
+    (
+        "aws delete",
+        r"^aws\s+\S+\s+(rm|rb|delete-\S*|terminate-\S*|remove-\S*)(\s|$)",
+        Risk::High,
+        Scope::Command,
+    ),
+    (
+        "redis flush",
+        r"(?i)^redis-cli\s+(.*\s)?(flushall|flushdb)(\s|$)",
+        Risk::Critical,
+        Scope::Command,
+    ),
+    (
+        "database client",
+        r"^(psql|mysql|mariadb|mongo|mongosh|redis-cli|sqlite3)(\s|$)",
+        Risk::Medium,
+        Scope::Command,
+    ),
 ];
 
 /// The built-in keyword → service map.
 pub const DEFAULT_SERVICES: &[(&str, &[&str])] = &[
     ("git", &["git", "gh"]),
-    ("docker", &["docker", "docker-compose", "dockerfile", "podman", "podman-compose"]),
-    ("kubernetes", &["kubectl", "kubernetes", "k8s", "helm", "kustomize", "minikube", "k9s"]),
-    ("postgres", &["postgres", "postgresql", "psql", "pg_dump", "pg_restore", "pg_dumpall", "pg_ctl", "pgbouncer"]),
+    (
+        "docker",
+        &[
+            "docker",
+            "docker-compose",
+            "dockerfile",
+            "podman",
+            "podman-compose",
+        ],
+    ),
+    (
+        "kubernetes",
+        &[
+            "kubectl",
+            "kubernetes",
+            "k8s",
+            "helm",
+            "kustomize",
+            "minikube",
+            "k9s",
+        ],
+    ),
+    (
+        "postgres",
+        &[
+            "postgres",
+            "postgresql",
+            "psql",
+            "pg_dump",
+            "pg_restore",
+            "pg_dumpall",
+            "pg_ctl",
+            "pgbouncer",
+        ],
+    ),
     ("mysql", &["mysql", "mysqldump", "mariadb"]),
     ("redis", &["redis", "redis-cli", "redis-server"]),
     ("nginx", &["nginx"]),
@@ -209,7 +393,10 @@ fn default_rules() -> Rules {
                 })
             })
             .collect(),
-        prod_hosts: DEFAULT_PROD_HOSTS.iter().filter_map(|r| Regex::new(r).ok()).collect(),
+        prod_hosts: DEFAULT_PROD_HOSTS
+            .iter()
+            .filter_map(|r| Regex::new(r).ok())
+            .collect(),
         read_only: Vec::new(),
     }
 }
@@ -271,10 +458,18 @@ impl Settings {
         };
         let level = |v: Option<&Value>| v.and_then(Value::as_str).and_then(Level::parse);
         let risk = |v: Option<&Value>| v.and_then(Value::as_str).and_then(Risk::parse);
-        let uint = |v: Option<&Value>| v.and_then(Value::as_f64).filter(|f| *f >= 0.0).map(|f| f as u64);
+        let uint = |v: Option<&Value>| {
+            v.and_then(Value::as_f64)
+                .filter(|f| *f >= 0.0)
+                .map(|f| f as u64)
+        };
         let strings = |v: Option<&Value>| {
-            v.and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect::<Vec<_>>())
+            v.and_then(Value::as_array).map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
         };
 
         if let Some(l) = level(e.get("level")) {
@@ -288,7 +483,11 @@ impl Settings {
             }
         }
         if let Some(t) = e.get("thresholds").and_then(Value::as_object) {
-            let get = |k: &str| t.get(k).and_then(Value::as_f64).filter(|f| (0.0..=1.0).contains(f));
+            let get = |k: &str| {
+                t.get(k)
+                    .and_then(Value::as_f64)
+                    .filter(|f| (0.0..=1.0).contains(f))
+            };
             if let Some(v) = get("strict") {
                 s.thresholds.strict = v;
             }
@@ -350,7 +549,12 @@ impl Settings {
             for (name, kws) in m {
                 let kws: Vec<String> = kws
                     .as_array()
-                    .map(|a| a.iter().filter_map(Value::as_str).map(|k| k.to_lowercase()).collect())
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(Value::as_str)
+                            .map(|k| k.to_lowercase())
+                            .collect()
+                    })
                     .unwrap_or_default();
                 s.rules.services.retain(|(n, _)| n != name);
                 if !kws.is_empty() {
@@ -363,7 +567,10 @@ impl Settings {
             for (i, p) in a.iter().enumerate() {
                 let re = p.get("pattern").and_then(Value::as_str).unwrap_or("");
                 let Some(level) = risk(p.get("level")) else {
-                    bad(&format!("riskPatterns[{i}].level"), "is missing or not a risk level; pattern ignored");
+                    bad(
+                        &format!("riskPatterns[{i}].level"),
+                        "is missing or not a risk level; pattern ignored",
+                    );
                     continue;
                 };
                 let scope = match p.get("scope").and_then(Value::as_str) {
@@ -372,12 +579,19 @@ impl Settings {
                 };
                 match Regex::new(re) {
                     Ok(regex) => patterns.push(RiskPattern {
-                        name: p.get("name").and_then(Value::as_str).unwrap_or(re).to_string(),
+                        name: p
+                            .get("name")
+                            .and_then(Value::as_str)
+                            .unwrap_or(re)
+                            .to_string(),
                         regex,
                         level,
                         scope,
                     }),
-                    Err(err) => bad(&format!("riskPatterns[{i}].pattern"), &format!("is not a valid regex: {err}")),
+                    Err(err) => bad(
+                        &format!("riskPatterns[{i}].pattern"),
+                        &format!("is not a valid regex: {}", super::schema::regex_error(&err)),
+                    ),
                 }
             }
         }
@@ -436,7 +650,11 @@ mod tests {
     #[test]
     fn defaults_compile() {
         let s = Settings::default();
-        assert_eq!(s.rules.risk_patterns.len(), DEFAULT_RISK_PATTERNS.len(), "every default regex compiles");
+        assert_eq!(
+            s.rules.risk_patterns.len(),
+            DEFAULT_RISK_PATTERNS.len(),
+            "every default regex compiles"
+        );
         assert_eq!(s.rules.prod_hosts.len(), 1);
         assert_eq!(s.categories[&Category::Gotchas], Level::Category);
     }
@@ -462,11 +680,18 @@ mod tests {
         assert_eq!(s.categories[&Category::Technical], Level::Disabled);
         assert_eq!(s.thresholds.strict, 0.8);
         assert_eq!(s.thresholds.advisory, 0.3);
-        assert!(s.rules.services.iter().any(|(n, k)| n == "billing" && k == &["stripe"]));
+        assert!(s
+            .rules
+            .services
+            .iter()
+            .any(|(n, k)| n == "billing" && k == &["stripe"]));
         assert!(!s.rules.services.iter().any(|(n, _)| n == "aws"));
         assert_eq!(s.rules.risk_patterns[0].name, "deploy");
         assert_eq!(s.rules.risk_patterns.len(), DEFAULT_RISK_PATTERNS.len() + 1);
-        assert_eq!(s.rules.read_only, vec![vec!["make".to_string(), "help".to_string()]]);
+        assert_eq!(
+            s.rules.read_only,
+            vec![vec!["make".to_string(), "help".to_string()]]
+        );
         assert_eq!(s.sections, vec!["preflight"]);
 
         let s = Settings::from_value(
@@ -478,7 +703,10 @@ mod tests {
 
         let mut base = json!({"a": 1, "e": {"level": "strict", "x": [1, 2]}});
         merge(&mut base, &json!({"e": {"x": [3]}, "b": 2}));
-        assert_eq!(base, json!({"a": 1, "b": 2, "e": {"level": "strict", "x": [3]}}));
+        assert_eq!(
+            base,
+            json!({"a": 1, "b": 2, "e": {"level": "strict", "x": [3]}})
+        );
     }
 
     #[test]

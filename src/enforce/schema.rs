@@ -53,7 +53,9 @@ pub fn validate_with(schema: &Value, value: &Value, file: &str) -> (Value, Vec<I
         file,
         issues: Vec::new(),
     };
-    let out = v.check(schema, value, "", 0).unwrap_or(Value::Object(Map::new()));
+    let out = v
+        .check(schema, value, "", 0)
+        .unwrap_or(Value::Object(Map::new()));
     (out, v.issues)
 }
 
@@ -112,7 +114,10 @@ impl Validator<'_> {
             return None;
         }
         let schema = match schema.get("$ref").and_then(Value::as_str) {
-            Some(r) => match r.strip_prefix("#/$defs/").and_then(|n| self.root.get("$defs")?.get(n)) {
+            Some(r) => match r
+                .strip_prefix("#/$defs/")
+                .and_then(|n| self.root.get("$defs")?.get(n))
+            {
                 Some(s) => s.clone(),
                 None => {
                     self.issue(path, format!("has an unresolvable schema reference {r}"));
@@ -141,13 +146,24 @@ impl Validator<'_> {
                     })
                     .collect::<Vec<_>>()
                     .join(" or ");
-                self.issue(path, format!("must be {want}, got {} ({})", type_name(value), brief(value)));
+                self.issue(
+                    path,
+                    format!(
+                        "must be {want}, got {} ({})",
+                        type_name(value),
+                        brief(value)
+                    ),
+                );
                 return None;
             }
         }
         if let Some(Value::Array(allowed)) = schema.get("enum") {
             if !allowed.contains(value) {
-                let list = allowed.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ");
+                let list = allowed
+                    .iter()
+                    .map(|a| a.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ");
                 self.issue(path, format!("must be one of {list}, got {}", brief(value)));
                 return None;
             }
@@ -181,9 +197,10 @@ impl Validator<'_> {
             }
             if schema.get("format").and_then(Value::as_str) == Some("regex") {
                 if let Err(e) = regex::Regex::new(s) {
-                    let msg = e.to_string();
-                    let last = msg.lines().filter(|l| !l.trim().is_empty()).last().unwrap_or("").trim();
-                    self.issue(path, format!("is not a valid regex ({s}): {last}"));
+                    self.issue(
+                        path,
+                        format!("is not a valid regex ({s}): {}", regex_error(&e)),
+                    );
                     return None;
                 }
             }
@@ -193,7 +210,10 @@ impl Validator<'_> {
             Value::Array(a) => {
                 if let Some(max) = schema.get("maxItems").and_then(Value::as_u64) {
                     if a.len() as u64 > max {
-                        self.issue(path, format!("may have at most {max} items, got {}", a.len()));
+                        self.issue(
+                            path,
+                            format!("may have at most {max} items, got {}", a.len()),
+                        );
                         return None;
                     }
                 }
@@ -201,9 +221,15 @@ impl Validator<'_> {
                     Some(items) => {
                         let mut out = Vec::new();
                         for (i, x) in a.iter().enumerate() {
-                            if let Some(ok) = self.check(items, x, &format!("{path}[{i}]"), depth + 1) {
+                            if let Some(ok) =
+                                self.check(items, x, &format!("{path}[{i}]"), depth + 1)
+                            {
                                 out.push(ok);
                             }
+                        }
+                        if out.is_empty() && !a.is_empty() {
+                            // nothing valid is left: the default applies, not an empty list
+                            return None;
                         }
                         Some(Value::Array(out))
                     }
@@ -258,7 +284,10 @@ impl Validator<'_> {
                 if !out.contains_key(r) {
                     if !m.contains_key(r) {
                         // (a present but invalid one was reported already)
-                        self.issue(&child(path, r), "is required here; the whole entry is ignored".into());
+                        self.issue(
+                            &child(path, r),
+                            "is required here; the whole entry is ignored".into(),
+                        );
                     }
                     return None;
                 }
@@ -266,6 +295,16 @@ impl Validator<'_> {
         }
         Some(out)
     }
+}
+
+/// The telling line of a regex error (the full text repeats the pattern with a caret).
+pub fn regex_error(e: &regex::Error) -> String {
+    let msg = e.to_string();
+    msg.lines()
+        .rfind(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+        .to_string()
 }
 
 /// A short rendering of a value for messages.
@@ -281,7 +320,12 @@ fn brief(v: &Value) -> String {
 /// The known key nearest to a misspelt one (edit distance ≤ 2).
 fn closest<'k>(k: &str, known: impl Iterator<Item = &'k str>) -> Option<&'k str> {
     known
-        .map(|c| (distance(&k.to_ascii_lowercase(), &c.to_ascii_lowercase()), c))
+        .map(|c| {
+            (
+                distance(&k.to_ascii_lowercase(), &c.to_ascii_lowercase()),
+                c,
+            )
+        })
         .filter(|(d, _)| *d <= 2)
         .min()
         .map(|(_, c)| c)
@@ -311,7 +355,13 @@ mod tests {
     fn the_shipped_schema_parses() {
         let s: Value = serde_json::from_str(SCHEMA_TEXT).expect("schema is JSON");
         assert_eq!(s["type"], "object");
-        assert!(s["$defs"]["enforcement"]["properties"].as_object().unwrap().len() > 15);
+        assert!(
+            s["$defs"]["enforcement"]["properties"]
+                .as_object()
+                .unwrap()
+                .len()
+                > 15
+        );
     }
 
     #[test]
@@ -319,8 +369,16 @@ mod tests {
         // every key src/config.rs knows is in the schema
         let s: Value = serde_json::from_str(SCHEMA_TEXT).unwrap();
         for k in [
-            "cliPath", "timeoutMs", "deadlineMs", "tokenBudget", "maxConcepts", "depth",
-            "maxEntities", "includeContent", "promptFields", "enforcement",
+            "cliPath",
+            "timeoutMs",
+            "deadlineMs",
+            "tokenBudget",
+            "maxConcepts",
+            "depth",
+            "maxEntities",
+            "includeContent",
+            "promptFields",
+            "enforcement",
         ] {
             assert!(s["properties"].get(k).is_some(), "{k}");
         }
@@ -395,13 +453,18 @@ mod tests {
         assert!(msg("tokenBudgt").contains("did you mean 'tokenBudget'"));
         assert!(msg("enforcement.level").contains("\"paranoid\""));
         assert!(msg("enforcement.deadlineMs").contains("must be an integer, got a string"));
-        assert!(msg("enforcement.riskPatterns[1].pattern").contains("not a valid regex ((unclosed)"));
+        assert!(
+            msg("enforcement.riskPatterns[1].pattern").contains("not a valid regex ((unclosed)")
+        );
         assert!(msg("depth").starts_with(".opencode/hookwise.json: 'depth' must be at most 2"));
         // what stays
         let e = &out["enforcement"];
         assert_eq!(e["cooldownMs"], 1000);
         assert_eq!(e["thresholds"], json!({"advisory": 0.2}));
-        assert_eq!(e["riskPatterns"], json!([{"pattern": "ok", "level": "high"}]));
+        assert_eq!(
+            e["riskPatterns"],
+            json!([{"pattern": "ok", "level": "high"}])
+        );
         assert_eq!(e["prodHosts"], json!(["prod"]));
         assert!(e.get("level").is_none() && e.get("services").unwrap().get("db").is_none());
         assert!(out.get("depth").is_none());
@@ -411,6 +474,9 @@ mod tests {
     fn wrong_document_type() {
         let (out, issues) = validate(&json!([1]), "plugin options");
         assert_eq!(out, json!({}));
-        assert_eq!(issues[0].to_string(), "plugin options: must be an object, got an array ([1])");
+        assert_eq!(
+            issues[0].to_string(),
+            "plugin options: must be an object, got an array ([1])"
+        );
     }
 }

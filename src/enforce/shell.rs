@@ -293,8 +293,7 @@ impl Parser<'_> {
 
     /// `2>` / `1<`: the digits before a redirection name a file descriptor, not a word.
     fn drop_fd_word(&mut self) {
-        if self.in_word && !self.word.is_empty() && self.word.chars().all(|c| c.is_ascii_digit())
-        {
+        if self.in_word && !self.word.is_empty() && self.word.chars().all(|c| c.is_ascii_digit()) {
             self.word.clear();
             self.in_word = false;
         } else {
@@ -460,7 +459,12 @@ pub fn is_assignment(w: &str) -> bool {
 
 /// Skip the options of a wrapper program. `with_value`: short options that take a value.
 /// Returns the index after them.
-fn skip_options(words: &[String], mut i: usize, with_value: &str, long_with_value: &[&str]) -> usize {
+fn skip_options(
+    words: &[String],
+    mut i: usize,
+    with_value: &str,
+    long_with_value: &[&str],
+) -> usize {
     while let Some(w) = words.get(i) {
         if w == "--" {
             return i + 1;
@@ -522,19 +526,28 @@ pub fn command_start(words: &[String]) -> Option<(usize, bool)> {
                 words,
                 i + 1,
                 "nILPdEsa",
-                &["max-args", "max-lines", "max-procs", "delimiter", "arg-file"],
+                &[
+                    "max-args",
+                    "max-lines",
+                    "max-procs",
+                    "delimiter",
+                    "arg-file",
+                ],
             ),
             "timeout" => {
                 let j = skip_options(words, i + 1, "sk", &["signal", "kill-after"]);
                 j + 1 // the duration
             }
-            "nohup" | "exec" | "command" | "builtin" | "time" => skip_options(words, i + 1, "", &[]),
-            "{" | "}" | "!" | "then" | "do" | "else" | "elif" | "if" | "while" | "until" => {
-                i + 1
+            "nohup" | "exec" | "command" | "builtin" | "time" => {
+                skip_options(words, i + 1, "", &[])
             }
+            "{" | "}" | "!" | "then" | "do" | "else" | "elif" | "if" | "while" | "until" => i + 1,
             _ => return Some((i, sudo)),
         };
-        if !matches!(name, "{" | "}" | "!" | "then" | "do" | "else" | "elif" | "if" | "while" | "until") {
+        if !matches!(
+            name,
+            "{" | "}" | "!" | "then" | "do" | "else" | "elif" | "if" | "while" | "until"
+        ) {
             last_wrapper = Some(before);
         }
     }
@@ -597,7 +610,10 @@ mod tests {
             vec![w(&["git", "commit", "-m", r#"fix: "quoted" thing"#])]
         );
         assert_eq!(words("echo a\\ b"), vec![w(&["echo", "a b"])]);
-        assert_eq!(words("echo 'unclosed && rm"), vec![w(&["echo", "unclosed && rm"])]);
+        assert_eq!(
+            words("echo 'unclosed && rm"),
+            vec![w(&["echo", "unclosed && rm"])]
+        );
     }
 
     #[test]
@@ -652,15 +668,25 @@ mod tests {
     fn command_start_skips_wrappers() {
         let cs = |l: &str| {
             let s = &split(l)[0];
-            s.command_start().map(|(i, sudo)| (s.words[i].clone(), sudo))
+            s.command_start()
+                .map(|(i, sudo)| (s.words[i].clone(), sudo))
         };
         assert_eq!(cs("FOO=1 BAR=2 make"), Some(("make".into(), false)));
         assert_eq!(cs("sudo -u root -E rm -rf /"), Some(("rm".into(), true)));
-        assert_eq!(cs("env -i PATH=/bin nohup nice -n 5 ./run.sh"), Some(("./run.sh".into(), false)));
-        assert_eq!(cs("timeout -s KILL 30 curl x"), Some(("curl".into(), false)));
+        assert_eq!(
+            cs("env -i PATH=/bin nohup nice -n 5 ./run.sh"),
+            Some(("./run.sh".into(), false))
+        );
+        assert_eq!(
+            cs("timeout -s KILL 30 curl x"),
+            Some(("curl".into(), false))
+        );
         assert_eq!(cs("env"), Some(("env".into(), false)));
         assert_eq!(cs("A=1"), None);
-        assert_eq!(cs("find . -name '*.o' | xargs -n 10 rm"), Some(("find".into(), false)));
+        assert_eq!(
+            cs("find . -name '*.o' | xargs -n 10 rm"),
+            Some(("find".into(), false))
+        );
         assert_eq!(split("ls | xargs -I{} rm {}")[1].program(), Some("rm"));
         assert_eq!(split("/usr/bin/git status")[0].program(), Some("git"));
     }
