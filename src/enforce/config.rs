@@ -5,9 +5,7 @@
 //! validated against the shipped schema; options win (objects merged key by key, arrays
 //! replace). See [`super::load_config`].
 
-use std::collections::BTreeMap;
-
-use regex::Regex;
+use super::re::Regex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -121,7 +119,8 @@ pub struct MemorySettings {
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub level: Level,
-    pub categories: BTreeMap<Category, Level>,
+    /// The rule of each category, indexed by `Category as usize`.
+    pub categories: [Level; 6],
     pub thresholds: Thresholds,
     pub category_min_risk: Risk,
     pub deadline_ms: u64,
@@ -405,14 +404,15 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             level: Level::Category,
-            categories: BTreeMap::from([
-                (Category::Process, Level::Strict),
-                (Category::Security, Level::Strict),
-                (Category::Credentials, Level::Strict),
-                (Category::Gotchas, Level::Category),
-                (Category::Technical, Level::Advisory),
-                (Category::General, Level::Advisory),
-            ]),
+            // process, security, credentials, gotchas, technical, general
+            categories: [
+                Level::Strict,
+                Level::Strict,
+                Level::Strict,
+                Level::Category,
+                Level::Advisory,
+                Level::Advisory,
+            ],
             thresholds: Thresholds {
                 strict: 0.5,
                 category: 0.7,
@@ -442,6 +442,11 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// The rule of a category.
+    pub fn rule(&self, c: Category) -> Level {
+        self.categories[c as usize]
+    }
+
     /// Settings from the (schema-validated) `enforcement` object. Anything still unusable
     /// (it should not be, after validation) is reported under `file` and left at its default.
     pub fn from_value(e: &Value, file: &str, issues: &mut Vec<Issue>) -> Settings {
@@ -478,7 +483,7 @@ impl Settings {
         if let Some(c) = e.get("categories").and_then(Value::as_object) {
             for cat in Category::ALL {
                 if let Some(l) = level(c.get(cat.as_str())) {
-                    s.categories.insert(cat, l);
+                    s.categories[cat as usize] = l;
                 }
             }
         }
@@ -656,7 +661,9 @@ mod tests {
             "every default regex compiles"
         );
         assert_eq!(s.rules.prod_hosts.len(), 1);
-        assert_eq!(s.categories[&Category::Gotchas], Level::Category);
+        assert_eq!(s.rule(Category::Gotchas), Level::Category);
+        assert_eq!(s.rule(Category::Process), Level::Strict);
+        assert_eq!(s.rule(Category::General), Level::Advisory);
     }
 
     #[test]
@@ -677,7 +684,7 @@ mod tests {
         );
         assert!(issues.is_empty());
         assert_eq!(s.level, Level::Strict);
-        assert_eq!(s.categories[&Category::Technical], Level::Disabled);
+        assert_eq!(s.rule(Category::Technical), Level::Disabled);
         assert_eq!(s.thresholds.strict, 0.8);
         assert_eq!(s.thresholds.advisory, 0.3);
         assert!(s
@@ -707,6 +714,22 @@ mod tests {
             base,
             json!({"a": 1, "b": 2, "e": {"level": "strict", "x": [3]}})
         );
+    }
+
+        #[test]
+    fn user_patterns_use_perl_classes_and_case_folding() {
+        // \s, \w, \b and (?i) must work in configured patterns (ASCII semantics)
+        let mut issues = vec![];
+        let s = Settings::from_value(
+            &json!({"riskPatterns": [{"pattern": "(?i)^make\\s+deploy\\b.*\\bprod\\w*", "level": "critical"}],
+                    "replaceDefaultRiskPatterns": true}),
+            "f",
+            &mut issues,
+        );
+        assert!(issues.is_empty(), "{issues:?}");
+        let re = &s.rules.risk_patterns[0].regex;
+        assert!(re.is_match("MAKE  deploy TARGET=production"));
+        assert!(!re.is_match("make deployment prod"));
     }
 
     #[test]

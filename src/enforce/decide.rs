@@ -74,11 +74,7 @@ pub enum Action {
 /// The level that applies to a finding of `category`.
 pub fn effective_level(s: &Settings, category: Category) -> Level {
     match s.level {
-        Level::Category => s
-            .categories
-            .get(&category)
-            .copied()
-            .unwrap_or(Level::Advisory),
+        Level::Category => s.rule(category),
         other => other,
     }
 }
@@ -236,13 +232,19 @@ pub fn cooldown_key(
     sop_ids: &[&str],
     memory_categories: &[Category],
 ) -> String {
-    let mut ids: Vec<&str> = sop_ids.to_vec();
-    ids.sort_unstable();
-    ids.dedup();
+    let o = super::order(sop_ids.len(), &|a, b| sop_ids[a].cmp(sop_ids[b]));
+    let mut ids: Vec<&str> = Vec::new();
+    for i in o {
+        if ids.last() != Some(&sop_ids[i]) {
+            ids.push(sop_ids[i]);
+        }
+    }
     let what = if ids.is_empty() {
-        let mut c: Vec<&str> = memory_categories.iter().map(|c| c.as_str()).collect();
-        c.sort_unstable();
-        c.dedup();
+        let c: Vec<&str> = Category::ALL
+            .iter()
+            .filter(|c| memory_categories.contains(c))
+            .map(|c| c.as_str())
+            .collect();
         format!("memories:{}", c.join(","))
     } else {
         ids.join(",")
@@ -473,8 +475,8 @@ mod tests {
             Action::Ignore
         );
         let mut s = settings(Level::Category);
-        s.categories.insert(Category::Technical, Level::Strict);
-        s.categories.insert(Category::Process, Level::Disabled);
+        s.categories[Category::Technical as usize] = Level::Strict;
+        s.categories[Category::Process as usize] = Level::Disabled;
         assert_eq!(
             classify(&s, Category::Technical, 0.6, &ctx(Risk::Low)),
             Action::Block

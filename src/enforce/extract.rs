@@ -6,10 +6,9 @@
 //! every segment is read-only (`ls`, `cat`, `git status`, …, no output redirection to a file,
 //! no command substitution) takes the fast path and is never blocked.
 
-use std::collections::BTreeSet;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
-use regex::Regex;
+use super::re::Regex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -942,8 +941,11 @@ pub fn extract(tool: &str, args: &Value, sit: &Situation, rules: &Rules) -> Acti
             services.push((pos, name.clone()));
         }
     }
-    services.sort();
-    ctx.services = services.into_iter().map(|(_, s)| s).collect();
+    let o = super::order(services.len(), &|a, b| services[a].0.cmp(&services[b].0));
+    ctx.services = super::arrange(services, &o)
+        .into_iter()
+        .map(|(_, s)| s)
+        .collect();
     let prog_service = ctx.program.as_deref().and_then(|p| {
         let p = p.to_ascii_lowercase();
         rules
@@ -991,9 +993,15 @@ fn raise(risk: &mut Risk, reasons: &mut Vec<String>, level: Risk, why: &str) {
     }
 }
 
+/// First occurrences only, in order (the lists are short).
 fn dedup(v: Vec<String>) -> Vec<String> {
-    let mut seen = BTreeSet::new();
-    v.into_iter().filter(|x| seen.insert(x.clone())).collect()
+    let mut out: Vec<String> = Vec::with_capacity(v.len());
+    for x in v {
+        if !out.contains(&x) {
+            out.push(x);
+        }
+    }
+    out
 }
 
 /// `program args…` of a segment (after wrappers), then its here-document on later lines.

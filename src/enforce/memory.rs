@@ -123,7 +123,7 @@ pub fn parse_results(data: &Value, max: usize) -> Vec<Memory> {
     let Some(results) = data.get("results").and_then(Value::as_array) else {
         return Vec::new();
     };
-    let mut out: Vec<Memory> = results
+    let out: Vec<Memory> = results
         .iter()
         .filter_map(|r| {
             let uri = r.get("path").and_then(Value::as_str)?.to_string();
@@ -160,11 +160,10 @@ pub fn parse_results(data: &Value, max: usize) -> Vec<Memory> {
             })
         })
         .collect();
-    out.sort_by(|a, b| {
-        b.confidence
-            .partial_cmp(&a.confidence)
-            .unwrap_or(std::cmp::Ordering::Equal)
+    let o = super::order(out.len(), &|a, b| {
+        out[b].confidence.total_cmp(&out[a].confidence)
     });
+    let mut out = super::arrange(out, &o);
     out.truncate(max);
     out
 }

@@ -17,12 +17,13 @@
 //! Follow the steps above …, then retry the same call unchanged to acknowledge: it will run.
 //! ```
 
-use std::collections::BTreeMap;
-
+#[cfg(test)]
 use super::config::Category;
 use super::extract::ActionContext;
 use super::memory::Memory;
 use super::sop::SopMatch;
+#[cfg(test)]
+use std::collections::BTreeMap;
 
 /// SOP excerpts shown at most.
 pub const TOP_SOPS: usize = 3;
@@ -94,16 +95,13 @@ pub fn detected_line(ctx: &ActionContext) -> String {
 
 /// The memories worth showing: best first, at most [`MEMORIES_PER_CATEGORY`] per category.
 fn memory_lines(memories: &[&Memory]) -> Vec<String> {
-    let mut per: BTreeMap<Category, usize> = BTreeMap::new();
-    let mut sorted: Vec<&&Memory> = memories.iter().collect();
-    sorted.sort_by(|a, b| {
-        b.confidence
-            .partial_cmp(&a.confidence)
-            .unwrap_or(std::cmp::Ordering::Equal)
+    let mut per = [0usize; 6];
+    let o = super::order(memories.len(), &|a, b| {
+        memories[b].confidence.total_cmp(&memories[a].confidence)
     });
     let mut out = Vec::new();
-    for m in sorted {
-        let n = per.entry(m.category).or_default();
+    for m in o.into_iter().map(|i| memories[i]) {
+        let n = &mut per[m.category as usize];
         if *n >= MEMORIES_PER_CATEGORY || out.len() >= MAX_MEMORIES {
             continue;
         }
@@ -147,8 +145,7 @@ fn sop_head(i: usize, m: &SopMatch) -> String {
 /// rest is handed on. Returns each text's allowance.
 fn share(needs: &[usize], budget: usize) -> Vec<usize> {
     let mut alloc = vec![0; needs.len()];
-    let mut order: Vec<usize> = (0..needs.len()).collect();
-    order.sort_by_key(|i| needs[*i]);
+    let order = super::order(needs.len(), &|a, b| needs[a].cmp(&needs[b]));
     let mut left = budget;
     for (k, &i) in order.iter().enumerate() {
         let fair = left / (needs.len() - k);

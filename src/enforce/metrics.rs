@@ -271,12 +271,16 @@ pub fn summarize(text: &str) -> Summary {
         s.cooldown_hits += usize::from(e.cooldown_hit);
         s.bypasses += usize::from(e.bypass);
     }
-    lookups.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    let o = super::order(lookups.len(), &|a, b| lookups[a].total_cmp(&lookups[b]));
+    let lookups = super::arrange(lookups, &o);
     s.lookup_p50_ms = percentile(&lookups, 50.0);
     s.lookup_p95_ms = percentile(&lookups, 95.0);
     s.lookup_max_ms = lookups.last().copied().unwrap_or(0.0);
-    let mut top: Vec<(String, usize)> = sops.into_iter().collect();
-    top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let top: Vec<(String, usize)> = sops.into_iter().collect();
+    let o = super::order(top.len(), &|a, b| {
+        top[b].1.cmp(&top[a].1).then(top[a].0.cmp(&top[b].0))
+    });
+    let mut top = super::arrange(top, &o);
     top.truncate(10);
     s.top_sops = top;
     s

@@ -48,6 +48,11 @@
 //! (`hookwise metrics verify`), [`schema::validate`], [`sop::parse`], [`extract::extract`],
 //! [`decide::decide`].
 
+/// The regex engine of configured and SOP patterns — the one place to switch it.
+pub mod re {
+    pub use regex_lite::{Error, Regex};
+}
+
 pub mod config;
 pub mod decide;
 pub mod extract;
@@ -59,10 +64,12 @@ pub mod shell;
 pub mod sop;
 
 #[cfg(test)]
+mod bench;
+#[cfg(test)]
 mod tests;
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
@@ -86,6 +93,23 @@ const MAX_STATE_BYTES: u64 = 4 * 1024 * 1024;
 const MAX_METRICS_BYTES: u64 = 64 * 1024 * 1024;
 /// How long start-up may spend priming the SOP cache.
 const START_DEADLINE_MS: u64 = 3000;
+
+/// The order that sorts `n` items by `cmp` (stable). One sort instantiation serves every
+/// list in this module: each `sort_by` on a new type or closure would add kilobytes of wasm.
+pub fn order(n: usize, cmp: &dyn Fn(usize, usize) -> std::cmp::Ordering) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..n).collect();
+    idx.sort_by(|a, b| cmp(*a, *b));
+    idx
+}
+
+/// `v` rearranged into `order` (from [`order`]).
+pub fn arrange<T>(v: Vec<T>, order: &[usize]) -> Vec<T> {
+    let mut slots: Vec<Option<T>> = v.into_iter().map(Some).collect();
+    order
+        .iter()
+        .filter_map(|i| slots.get_mut(*i).and_then(Option::take))
+        .collect()
+}
 
 /// `root` + `p`, unless `p` is absolute.
 pub fn join(root: &str, p: &str) -> String {
@@ -262,7 +286,7 @@ struct Inner {
     sops: Rc<RefCell<sop::SopCache>>,
     state: RefCell<CooldownState>,
     /// Warnings already given once (later repeats are debug lines).
-    warned: RefCell<BTreeSet<String>>,
+    warned: RefCell<Vec<String>>,
 }
 
 /// The enforcement engine of one plugin instance. Cheap to clone.
@@ -420,7 +444,9 @@ impl Enforcer {
 
     /// A warning the first time, a debug line after.
     fn once(&self, key: &str, message: String) -> Log {
-        if self.inner.warned.borrow_mut().insert(key.to_string()) {
+        let mut warned = self.inner.warned.borrow_mut();
+        if !warned.iter().any(|k| k == key) && warned.len() < 256 {
+            warned.push(key.to_string());
             Log::warn(message)
         } else {
             Log::debug(message)
@@ -525,20 +551,13 @@ impl Enforcer {
         let pick_sops = |idx: &[usize]| idx.iter().map(|i| &matches[*i]).collect::<Vec<_>>();
         let pick_mems = |idx: &[usize]| idx.iter().map(|i| &memories[*i]).collect::<Vec<_>>();
         let so = &verdict.sorted;
-        let mut all_sops: Vec<usize> = so
-            .block_sops
-            .iter()
-            .chain(&so.advise_sops)
-            .copied()
+        // in rank order (the inputs are ranked)
+        let all_sops: Vec<usize> = (0..matches.len())
+            .filter(|i| so.block_sops.contains(i) || so.advise_sops.contains(i))
             .collect();
-        all_sops.sort_unstable();
-        let mut all_mems: Vec<usize> = so
-            .block_memories
-            .iter()
-            .chain(&so.advise_memories)
-            .copied()
+        let all_mems: Vec<usize> = (0..memories.len())
+            .filter(|i| so.block_memories.contains(i) || so.advise_memories.contains(i))
             .collect();
-        all_mems.sort_unstable();
 
         let mut d = Decision::quick(verdict.kind, None);
         match verdict.kind {
@@ -588,14 +607,19 @@ impl Enforcer {
             .map(|i| matches[*i].sop.id.clone())
             .collect();
         d.memories = all_mems.len();
-        let mut cats: Vec<Category> = all_sops
+        let mut present = [false; 6];
+        for c in all_sops
             .iter()
             .map(|i| matches[*i].sop.category)
             .chain(all_mems.iter().map(|i| memories[*i].category))
+        {
+            present[c as usize] = true;
+        }
+        d.categories = Category::ALL
+            .iter()
+            .filter(|c| present[**c as usize])
+            .map(|c| c.as_str().to_string())
             .collect();
-        cats.sort_unstable();
-        cats.dedup();
-        d.categories = cats.iter().map(|c| c.as_str().to_string()).collect();
         d.lookup_ms = lookup_ms;
         d.timed_out = timed_out;
         d.cooldown_hit = verdict.cooldown_hit;

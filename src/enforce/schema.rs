@@ -196,7 +196,7 @@ impl Validator<'_> {
                 }
             }
             if schema.get("format").and_then(Value::as_str) == Some("regex") {
-                if let Err(e) = regex::Regex::new(s) {
+                if let Err(e) = super::re::Regex::new(s) {
                     self.issue(
                         path,
                         format!("is not a valid regex ({s}): {}", regex_error(&e)),
@@ -298,7 +298,7 @@ impl Validator<'_> {
 }
 
 /// The telling line of a regex error (the full text repeats the pattern with a caret).
-pub fn regex_error(e: &regex::Error) -> String {
+pub fn regex_error(e: &super::re::Error) -> String {
     let msg = e.to_string();
     msg.lines()
         .rfind(|l| !l.trim().is_empty())

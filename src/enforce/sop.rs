@@ -39,7 +39,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use regex::Regex;
+use super::re::Regex;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -862,18 +862,18 @@ pub fn match_sop(sop: &Rc<Sop>, ctx: &ActionContext, hay_lower: &str) -> Option<
 /// Every SOP in the cache that applies, best first (confidence, then priority, then id).
 pub fn match_all(cache: &SopCache, ctx: &ActionContext) -> Vec<SopMatch> {
     let hay = ctx.haystack.to_lowercase();
-    let mut out: Vec<SopMatch> = cache
+    let out: Vec<SopMatch> = cache
         .sops()
         .filter_map(|s| match_sop(s, ctx, &hay))
         .collect();
-    out.sort_by(|a, b| {
-        b.confidence
-            .partial_cmp(&a.confidence)
-            .unwrap_or(std::cmp::Ordering::Equal)
-            .then(b.sop.priority.cmp(&a.sop.priority))
-            .then(a.sop.id.cmp(&b.sop.id))
+    let o = super::order(out.len(), &|a, b| {
+        let (x, y) = (&out[a], &out[b]);
+        y.confidence
+            .total_cmp(&x.confidence)
+            .then(y.sop.priority.cmp(&x.sop.priority))
+            .then(x.sop.id.cmp(&y.sop.id))
     });
-    out
+    super::arrange(out, &o)
 }
 
 // ---------------------------------------------------------------------------------------

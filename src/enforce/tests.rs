@@ -657,7 +657,7 @@ fn config_file_and_options_are_validated_and_merged() {
         issues,
         vec![
             ".opencode/hookwise.json: 'enforcement.cooldownMs' must be an integer, got a string (\"soon\")".to_string(),
-            "plugin options: 'enforcement.prodHosts[0]' is not a valid regex ([x): error: unclosed character class".to_string(),
+            "plugin options: 'enforcement.prodHosts[0]' is not a valid regex ([x): non-empty character class has no closing bracket".to_string(),
             "plugin options: 'typo' is not a known key; ignored".to_string(),
         ]
     );
