@@ -716,7 +716,7 @@ mod tests {
         );
     }
 
-        #[test]
+    #[test]
     fn user_patterns_use_perl_classes_and_case_folding() {
         // \s, \w, \b and (?i) must work in configured patterns (ASCII semantics)
         let mut issues = vec![];
