@@ -6,6 +6,7 @@
 pub mod config;
 pub mod context;
 pub mod discovery;
+pub mod enforce;
 pub mod engine;
 pub mod governance;
 pub mod knowledge;

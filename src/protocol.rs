@@ -76,6 +76,12 @@ pub enum Request {
     /// Create a file with `text`, creating its folders; never overwrite. Reply: `{ok, error?}`
     /// with `error: "EEXIST"` when the file already exists.
     CreateFile { path: String, text: String },
+    /// Replace a file's whole text atomically (write a temporary file beside it, then rename),
+    /// creating its folders. Writes to one path are carried out in the order requested.
+    /// Reply: `{ok, error?}`.
+    WriteFile { path: String, text: String },
+    /// The host's wall clock. Reply: `{ms}` (milliseconds since the Unix epoch, fractional).
+    Now,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

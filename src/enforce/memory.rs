@@ -1,0 +1,243 @@
+//! Memories: knowledge looked up by the call's keywords. One enum of sources so the embedded
+//! vault can join the maenifold CLI later without touching the decision code.
+//!
+//! maenifold: `SearchMemories --json` (Hybrid by default). Its results carry no tags, so a
+//! memory's category comes from the folders of its `memory://` path (`memory://security/…`,
+//! `memory://ops/gotchas/…`; deepest first), else `general`. A source that does give `tags`
+//! has them looked at first. Confidence: a result's `score` (Semantic / FullText), else the
+//! larger of its `semanticScore` and `textScore` (Hybrid; the fused score is a rank-fusion
+//! number near 0.03 and says nothing absolute), clamped to 0–1.
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::config::Category;
+use crate::knowledge::Source;
+use crate::maenifold::{self, CliFailure, SpawnResult};
+use crate::runtime::Io;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Memory {
+    pub title: String,
+    pub uri: String,
+    pub snippet: String,
+    pub confidence: f64,
+    pub category: Category,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemoryQuery {
+    /// The call's keywords, most telling first.
+    pub keywords: Vec<String>,
+    /// `Hybrid`, `Semantic` or `FullText`.
+    pub mode: String,
+    pub max_results: u32,
+}
+
+/// Where memories come from.
+#[derive(Debug, Clone)]
+pub enum MemorySource {
+    /// maenifold (CLI today; a warm MCP session is a variant of [`Source`]).
+    Maenifold(Source),
+    /// A fixed set (tests, benchmarks, hosts that search themselves): every memory whose
+    /// title or snippet holds a keyword. Each search costs `delay_ms` of host time.
+    Fixed {
+        memories: Vec<Memory>,
+        delay_ms: u64,
+    },
+}
+
+/// Words per query: more dilutes a semantic search.
+const QUERY_WORDS: usize = 8;
+
+impl MemorySource {
+    pub fn name(&self) -> &'static str {
+        match self {
+            MemorySource::Maenifold(s) => s.name(),
+            MemorySource::Fixed { .. } => "fixed",
+        }
+    }
+
+    /// Search; `Ok(vec![])` is "nothing relevant".
+    pub async fn search(&self, io: &Io, q: &MemoryQuery) -> Result<Vec<Memory>, String> {
+        if q.keywords.is_empty() {
+            return Ok(Vec::new());
+        }
+        match self {
+            MemorySource::Maenifold(src) => {
+                let query = q
+                    .keywords
+                    .iter()
+                    .take(QUERY_WORDS)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let payload = json!({
+                    "query": query,
+                    "mode": q.mode,
+                    "pageSize": q.max_results,
+                });
+                let text = match src.cli_call(io, "SearchMemories", &payload, true).await {
+                    Ok(t) => t,
+                    Err(e) if e.contains("no informative keywords") => return Ok(Vec::new()),
+                    Err(e) => return Err(e),
+                };
+                let judged = maenifold::judge_json(&SpawnResult {
+                    success: true,
+                    stdout: text.clone(),
+                    exit_code: Some(0),
+                    ..Default::default()
+                });
+                match judged {
+                    Ok(data) => Ok(parse_results(&data, q.max_results as usize)),
+                    Err(_) if text.starts_with("No memories found") => Ok(Vec::new()),
+                    Err(CliFailure::JsonError { code, message }) => {
+                        Err(format!("SearchMemories: {code}: {message}"))
+                    }
+                    Err(e) => Err(format!("SearchMemories: {e}")),
+                }
+            }
+            MemorySource::Fixed { memories, delay_ms } => {
+                if *delay_ms > 0 {
+                    io.sleep(*delay_ms).await;
+                }
+                let kws: Vec<String> = q.keywords.iter().map(|k| k.to_lowercase()).collect();
+                let mut out: Vec<Memory> = memories
+                    .iter()
+                    .filter(|m| {
+                        let t = format!("{} {}", m.title, m.snippet).to_lowercase();
+                        kws.iter().any(|k| t.contains(k.as_str()))
+                    })
+                    .cloned()
+                    .collect();
+                out.truncate(q.max_results as usize);
+                Ok(out)
+            }
+        }
+    }
+}
+
+/// SearchMemories `--json` data → memories, best first.
+pub fn parse_results(data: &Value, max: usize) -> Vec<Memory> {
+    let Some(results) = data.get("results").and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    let out: Vec<Memory> = results
+        .iter()
+        .filter_map(|r| {
+            let uri = r.get("path").and_then(Value::as_str)?.to_string();
+            let num = |k: &str| r.get(k).and_then(Value::as_f64).filter(|f| f.is_finite());
+            let confidence = num("score")
+                .or_else(|| match (num("semanticScore"), num("textScore")) {
+                    (Some(a), Some(b)) => Some(a.max(b)),
+                    (a, b) => a.or(b),
+                })
+                .unwrap_or(0.0)
+                .clamp(0.0, 1.0);
+            let tags: Vec<&str> = r
+                .get("tags")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            Some(Memory {
+                title: r
+                    .get("title")
+                    .and_then(Value::as_str)
+                    .filter(|t| !t.is_empty())
+                    .unwrap_or(&uri)
+                    .to_string(),
+                snippet: r
+                    .get("snippet")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                category: category_of(&uri, &tags),
+                confidence,
+                uri,
+            })
+        })
+        .collect();
+    let o = super::order(out.len(), &|a, b| {
+        out[b].confidence.total_cmp(&out[a].confidence)
+    });
+    let mut out = super::arrange(out, &o);
+    out.truncate(max);
+    out
+}
+
+/// A memory's category: its tags, else the folders of its URI (deepest first).
+pub fn category_of(uri: &str, tags: &[&str]) -> Category {
+    if let Some(c) = tags.iter().find_map(|t| Category::from_word(t)) {
+        return c;
+    }
+    let path = uri.strip_prefix("memory://").unwrap_or(uri);
+    let mut folders: Vec<&str> = path.split('/').collect();
+    folders.pop(); // the file itself
+    folders
+        .iter()
+        .rev()
+        .find_map(|f| Category::from_word(f))
+        .unwrap_or(Category::General)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hybrid_and_single_score_results() {
+        let data = json!({
+            "mode": "Hybrid", "query": "git push", "totalCount": 3,
+            "results": [
+                {"title": "Auth Design", "path": "memory://security/auth-design", "fusedScore": 0.033, "textScore": 0.05, "semanticScore": 0.712, "snippet": "Tokens  are\nRS256"},
+                {"title": "", "path": "memory://ops/gotchas/force-push", "fusedScore": 0.03, "textScore": 0.9, "semanticScore": 0.4, "snippet": "x"},
+                {"title": "no path"},
+                {"title": "Weird", "path": "memory://notes/w", "textScore": 7.5}
+            ]
+        });
+        let m = parse_results(&data, 10);
+        assert_eq!(m.len(), 3);
+        assert_eq!(m[0].title, "Weird");
+        assert_eq!(m[0].confidence, 1.0, "clamped");
+        assert_eq!(m[1].uri, "memory://ops/gotchas/force-push");
+        assert_eq!(m[1].title, "memory://ops/gotchas/force-push");
+        assert_eq!((m[1].confidence, m[1].category), (0.9, Category::Gotchas));
+        assert_eq!(
+            (m[2].confidence, m[2].category),
+            (0.712, Category::Security)
+        );
+        assert_eq!(m[2].snippet, "Tokens are RS256");
+        let sem = json!({"results": [{"title": "t", "path": "memory://a/b", "score": 0.81, "snippet": ""}]});
+        assert_eq!(parse_results(&sem, 10)[0].confidence, 0.81);
+        assert!(parse_results(&json!({}), 10).is_empty());
+        assert_eq!(parse_results(&data, 1).len(), 1);
+    }
+
+    #[test]
+    fn categories_from_tags_and_folders() {
+        assert_eq!(
+            category_of("memory://runbooks/deploy", &[]),
+            Category::Process
+        );
+        assert_eq!(
+            category_of("memory://x/secrets/y/z", &[]),
+            Category::Credentials
+        );
+        assert_eq!(
+            category_of("memory://notes/deploy", &["gotcha"]),
+            Category::Gotchas
+        );
+        assert_eq!(
+            category_of("memory://security", &[]),
+            Category::General,
+            "the file name is no folder"
+        );
+        assert_eq!(
+            category_of("memory://projects/shop/api", &[]),
+            Category::General
+        );
+    }
+}

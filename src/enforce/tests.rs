@@ -1,0 +1,738 @@
+//! The operations driven by a scripted host with a virtual clock: every request gets a due
+//! time (a slow source answers late, a hung one never), the host answers in due order, and
+//! cancelled requests are dropped — so deadlines are exact and tests are deterministic.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::knowledge::Source;
+use crate::protocol::Request;
+use crate::runtime::{Ops, Step};
+
+pub(crate) const ROOT: &str = "/w/shop";
+
+pub(crate) const FORCE_SOP: &str = "---\nid: git-force-push\ncategory: process\nmatch:\n  tools: [bash]\n  patterns: ['git\\s+push\\s.*(--force|-f\\b)']\n---\n# Force-pushing\n\n## Preflight\n1. Announce it in the team channel.\n2. Run `git fetch` and compare with the remote first.\n\n## Rollback\nThe old head is in the reflog of the server.\n";
+
+pub(crate) const NGINX_SOP: &str = "meta:\n  id: nginx\n  category: technical\n  service: nginx\ngotchas:\n  - reload keeps connections, restart drops them\n";
+
+type SpawnFn = Box<dyn Fn(&[String]) -> Option<(f64, String)>>;
+
+#[derive(Default, Clone)]
+pub(crate) struct Faults {
+    pub list_error: Option<String>,
+    pub read_error: Option<String>,
+    pub write_error: Option<String>,
+    /// Every reply (but timers) is a bare string.
+    pub garbage: bool,
+    /// Listings are never answered.
+    pub hang_list: bool,
+}
+
+pub(crate) struct Host {
+    pub ops: Ops,
+    pub clock: f64,
+    /// path → (text, mtime)
+    pub fs: BTreeMap<String, (String, f64)>,
+    pub spawn: SpawnFn,
+    pub faults: Faults,
+    pub seen: Vec<Request>,
+    pub cancelled: Vec<u64>,
+}
+
+impl Host {
+    pub fn new() -> Host {
+        Host {
+            ops: Ops::default(),
+            clock: 1_700_000_000_000.0,
+            fs: BTreeMap::new(),
+            spawn: Box::new(|_| None),
+            faults: Faults::default(),
+            seen: Vec::new(),
+            cancelled: Vec::new(),
+        }
+    }
+
+    pub fn file(&mut self, rel: &str, text: &str) {
+        let t = self.clock;
+        self.fs.insert(join(ROOT, rel), (text.to_string(), t));
+    }
+
+    pub fn text(&self, rel: &str) -> Option<&str> {
+        self.fs.get(&join(ROOT, rel)).map(|(t, _)| t.as_str())
+    }
+
+    /// (due time, reply) for a request; `None`: never answered.
+    fn answer(&mut self, req: &Request) -> Option<(f64, Value)> {
+        self.seen.push(req.clone());
+        let now = self.clock;
+        if self.faults.garbage && !matches!(req, Request::Sleep { .. }) {
+            return Some((now, json!("garbage")));
+        }
+        Some(match req {
+            Request::Now => (now, json!({ "ms": now })),
+            Request::Sleep { ms } => (now + *ms as f64, json!({})),
+            Request::ListDir { .. } if self.faults.hang_list => return None,
+            Request::ListDir { path, .. } => {
+                if let Some(e) = &self.faults.list_error {
+                    return Some((now, json!({"entries": [], "truncated": false, "error": e})));
+                }
+                let prefix = format!("{}/", path.trim_end_matches('/'));
+                let entries: Vec<Value> = self
+                    .fs
+                    .iter()
+                    .filter(|(p, _)| p.starts_with(&prefix))
+                    .map(|(p, (t, m))| {
+                        json!({"path": &p[prefix.len()..], "isFile": true, "isDir": false, "isSymlink": false, "size": t.len(), "mtimeMs": m})
+                    })
+                    .collect();
+                if entries.is_empty() {
+                    (
+                        now,
+                        json!({"entries": [], "truncated": false, "error": "ENOENT: no such file or directory"}),
+                    )
+                } else {
+                    (now, json!({ "entries": entries, "truncated": false }))
+                }
+            }
+            Request::ReadFile { path, .. } => {
+                if let Some(e) = &self.faults.read_error {
+                    return Some((now, json!({ "error": e })));
+                }
+                match self.fs.get(path) {
+                    Some((t, _)) => (now, json!({ "text": t })),
+                    None => (now, json!({"error": "not-found"})),
+                }
+            }
+            Request::WriteFile { path, text } => {
+                if let Some(e) = &self.faults.write_error {
+                    return Some((now, json!({"ok": false, "error": e})));
+                }
+                self.fs.insert(path.clone(), (text.clone(), now));
+                (now, json!({"ok": true}))
+            }
+            Request::AppendLine { path, line } => {
+                if let Some(e) = &self.faults.write_error {
+                    return Some((now, json!({"ok": false, "error": e})));
+                }
+                let entry = self.fs.entry(path.clone()).or_insert((String::new(), now));
+                entry.0.push_str(line);
+                entry.0.push('\n');
+                (now, json!({"ok": true}))
+            }
+            Request::Spawn { argv, .. } => {
+                let (delay, out) = (self.spawn)(argv)?;
+                (
+                    now + delay,
+                    json!({"success": true, "stdout": out, "exitCode": 0}),
+                )
+            }
+            Request::Stat { .. } => (now, json!({"exists": false})),
+            other => panic!("the enforcement test host does not carry out {other:?}"),
+        })
+    }
+
+    /// Run one operation to its end; returns its result and the virtual time it took.
+    pub fn run<F, Fut>(&mut self, make: F) -> (Value, f64)
+    where
+        F: FnOnce(Io) -> Fut,
+        Fut: Future<Output = Value> + 'static,
+    {
+        let start = self.clock;
+        let mut queue: Vec<(f64, u64, u64, Value)> = Vec::new();
+        let mut step = self.ops.start(make);
+        loop {
+            match step {
+                Step::Done { result, cancel, .. } => {
+                    self.cancelled.extend(cancel);
+                    return (result, self.clock - start);
+                }
+                Step::Pending {
+                    op,
+                    requests,
+                    cancel,
+                } => {
+                    queue.retain(|(_, _, id, _)| !cancel.contains(id));
+                    self.cancelled.extend(cancel);
+                    for r in requests {
+                        if let Some((due, reply)) = self.answer(&r.req) {
+                            queue.push((due, op, r.id, reply));
+                        }
+                    }
+                    // the earliest due; ties in request order
+                    let k = (0..queue.len())
+                        .min_by(|a, b| {
+                            queue[*a]
+                                .0
+                                .partial_cmp(&queue[*b].0)
+                                .unwrap()
+                                .then(a.cmp(b))
+                        })
+                        .expect("the operation waits with nothing due");
+                    let (due, op, id, reply) = queue.remove(k);
+                    self.clock = self.clock.max(due);
+                    step = match self.ops.resume(op, id, reply) {
+                        Some(s) => s,
+                        None => Step::Pending {
+                            op,
+                            requests: vec![],
+                            cancel: vec![],
+                        },
+                    };
+                }
+            }
+        }
+    }
+
+    pub fn load(&mut self, options: Value) -> LoadedConfig {
+        let slot = std::rc::Rc::new(RefCell::new(None));
+        let s2 = slot.clone();
+        self.run(move |io| async move {
+            *s2.borrow_mut() = Some(load_config(&io, ROOT, &options).await);
+            Value::Null
+        });
+        let c = slot.borrow_mut().take();
+        c.expect("loaded")
+    }
+
+    pub fn start(
+        &mut self,
+        settings: Settings,
+        env: &[(&str, &str)],
+        memory: Option<MemorySource>,
+    ) -> (Enforcer, Vec<Log>) {
+        let env: BTreeMap<String, String> = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let slot = std::rc::Rc::new(RefCell::new(None));
+        let s2 = slot.clone();
+        self.run(move |io| async move {
+            *s2.borrow_mut() = Some(Enforcer::start(&io, settings, ROOT, &env, memory).await);
+            Value::Null
+        });
+        let r = slot.borrow_mut().take();
+        r.expect("started")
+    }
+
+    pub fn before(&mut self, e: &Enforcer, tool: &str, args: Value) -> (Value, f64) {
+        let e = e.clone();
+        let tool = tool.to_string();
+        self.run(move |io| async move {
+            serde_json::to_value(e.before(&io, &tool, &args).await).unwrap()
+        })
+    }
+}
+
+fn bash(cmd: &str) -> Value {
+    json!({"command": cmd, "description": "d"})
+}
+
+fn cli() -> MemorySource {
+    MemorySource::Maenifold(Source::Cli {
+        path: "/bin/maenifold".into(),
+        timeout_ms: 5000,
+        max_bytes: 1 << 20,
+    })
+}
+
+fn search_reply(results: Value) -> String {
+    json!({"success": true, "data": {"mode": "Hybrid", "query": "q", "totalCount": 1, "results": results}, "error": null}).to_string()
+}
+
+fn messages(d: &Value) -> Vec<String> {
+    d["logs"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|l| {
+                    format!(
+                        "{}: {}",
+                        l["level"].as_str().unwrap(),
+                        l["message"].as_str().unwrap()
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn with_sops() -> Host {
+    let mut h = Host::new();
+    h.file(".opencode/sops/git/force.md", FORCE_SOP);
+    h.file(".opencode/sops/nginx.ai.sop", NGINX_SOP);
+    h
+}
+
+#[test]
+fn force_push_is_blocked_once_then_the_retry_runs() {
+    let mut h = with_sops();
+    let (e, logs) = h.start(Settings::default(), &[], None);
+    assert!(
+        logs.iter()
+            .any(|l| l.message.contains("level category, 2 SOP(s)")),
+        "{logs:?}"
+    );
+
+    let (d, _) = h.before(&e, "bash", bash("git push --force origin main"));
+    assert_eq!(d["decision"], "block");
+    let block = d["block"].as_str().unwrap();
+    assert!(
+        block.contains("Detected: bash `git push --force`"),
+        "{block}"
+    );
+    assert!(block.contains("Announce it in the team channel"));
+    assert!(block.contains("The old head is in the reflog"));
+    assert!(block.contains("retry the same call unchanged"));
+    assert!(block.chars().count() <= 4000);
+    assert_eq!(d["sops"], json!(["git-force-push"]));
+    assert_eq!(d["detected"]["risk"], "high");
+
+    let (d2, _) = h.before(&e, "bash", bash("git push --force origin main"));
+    assert_eq!(d2["decision"], "acknowledged");
+    assert_eq!(d2["cooldownHit"], true);
+    assert!(d2.get("block").is_none());
+
+    // metrics: two chained lines; the state file holds the cooldown and the head
+    let m = h
+        .text(".opencode/hookwise/metrics.jsonl")
+        .unwrap()
+        .to_string();
+    assert_eq!(m.lines().count(), 2);
+    let state = h.text(".opencode/hookwise/state.json").unwrap().to_string();
+    let (ok, report) = cli_metrics_verify(&m, Some(&state));
+    assert!(ok, "{report}");
+    assert!(state.contains("block|bash|shop|git|git-force-push"));
+    let summary = cli_metrics_summary(&m);
+    assert!(
+        summary.contains("block: 1") && summary.contains("acknowledged: 1"),
+        "{summary}"
+    );
+}
+
+#[test]
+fn the_cooldown_survives_a_restart() {
+    let mut h = with_sops();
+    let (e, _) = h.start(Settings::default(), &[], None);
+    assert_eq!(
+        h.before(&e, "bash", bash("git push -f")).0["decision"].clone(),
+        "block"
+    );
+    drop(e);
+    h.clock += 60_000.0;
+    let (e2, _) = h.start(Settings::default(), &[], None);
+    let (d, _) = h.before(&e2, "bash", bash("git push -f"));
+    assert_eq!(d["decision"], "acknowledged");
+    // and the metrics chain continued across the restart
+    let m = h
+        .text(".opencode/hookwise/metrics.jsonl")
+        .unwrap()
+        .to_string();
+    let (ok, report) = cli_metrics_verify(&m, h.text(".opencode/hookwise/state.json"));
+    assert!(ok, "{report}");
+    assert_eq!(m.lines().count(), 2);
+}
+
+#[test]
+fn read_only_calls_take_the_fast_path_without_io() {
+    let mut h = with_sops();
+    let (e, _) = h.start(Settings::default(), &[], Some(cli()));
+    let before = h.seen.len();
+    for cmd in [
+        "git status",
+        "ls -la && cat README.md",
+        "git log --oneline | head -5",
+        "kubectl get pods",
+    ] {
+        let (d, t) = h.before(&e, "bash", bash(cmd));
+        assert_eq!(d["decision"], "readOnly", "{cmd}");
+        assert_eq!(t, 0.0);
+    }
+    let (d, _) = h.before(&e, "read", json!({"filePath": "/etc/hosts"}));
+    assert_eq!(d["decision"], "readOnly");
+    assert_eq!(h.seen.len(), before, "no host request at all");
+    assert!(h.text(".opencode/hookwise/metrics.jsonl").is_none());
+}
+
+#[test]
+fn advisory_runs_with_the_knowledge_as_advice() {
+    let mut h = with_sops();
+    let s = Settings {
+        level: Level::Advisory,
+        ..Settings::default()
+    };
+    let (e, _) = h.start(s, &[], None);
+    let (d, _) = h.before(&e, "bash", bash("git push --force"));
+    assert_eq!(d["decision"], "advise");
+    assert!(d.get("block").is_none());
+    let advice = d["advice"].as_str().unwrap();
+    assert!(advice.starts_with("hookwise advisory (the call runs as is)"));
+    assert!(advice.contains("Announce it in the team channel"));
+    // a technical SOP under category level also advises
+    let (e, _) = h.start(Settings::default(), &[], None);
+    let (d, _) = h.before(&e, "bash", bash("sudo systemctl restart nginx"));
+    assert_eq!(d["decision"], "advise", "{d}");
+    assert!(d["advice"]
+        .as_str()
+        .unwrap()
+        .contains("reload keeps connections"));
+    // and once per cooldown window
+    let (d, _) = h.before(&e, "bash", bash("sudo systemctl restart nginx"));
+    assert_eq!(
+        (d["decision"].as_str(), d["cooldownHit"].as_bool()),
+        (Some("allow"), Some(true))
+    );
+}
+
+#[test]
+fn the_deadline_is_honoured_against_a_slow_memory_source() {
+    let mut h = with_sops();
+    h.spawn = Box::new(|_| Some((2000.0, search_reply(json!([])))));
+    let (e, _) = h.start(Settings::default(), &[], Some(cli()));
+    h.clock += 5000.0; // the SOP cache is due for a refresh too
+    let (d, took) = h.before(&e, "bash", bash("git push --force"));
+    assert!(took <= 150.0 + 1e-9, "took {took} ms");
+    assert_eq!(d["timedOut"], true);
+    assert_eq!(d["decision"], "block", "decided on the SOPs in hand");
+    assert!((d["lookupMs"].as_f64().unwrap() - 150.0).abs() < 1e-9);
+    let spawn_ids: Vec<usize> = h
+        .seen
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| matches!(r, Request::Spawn { .. }))
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(spawn_ids.len(), 1);
+    assert!(!h.cancelled.is_empty(), "the slow search is cancelled");
+    let logs = messages(&d);
+    assert!(
+        logs.iter()
+            .any(|l| l.starts_with("warn: memory search did not finish within the 150 ms")),
+        "{logs:?}"
+    );
+    // the second time it is a debug line, not another warning
+    let (d, _) = h.before(&e, "bash", bash("git push --force origin other"));
+    assert!(
+        messages(&d).iter().all(|l| !l.starts_with("warn")),
+        "{:?}",
+        messages(&d)
+    );
+}
+
+#[test]
+fn memories_found_in_time_take_part() {
+    let mut h = Host::new();
+    h.spawn = Box::new(|argv| {
+        assert_eq!(argv[2], "SearchMemories");
+        assert_eq!(argv.last().unwrap(), "--json");
+        let p: Value = serde_json::from_str(&argv[4]).unwrap();
+        assert_eq!(p["mode"], "Hybrid");
+        assert!(p["query"].as_str().unwrap().starts_with("psql"), "{p}");
+        Some((
+            20.0,
+            search_reply(json!([
+                {"title": "Prod DB access", "path": "memory://security/prod-db", "fusedScore": 0.03, "textScore": 0.4, "semanticScore": 0.82, "snippet": "Use the bastion; never connect directly."},
+                {"title": "Pool sizes", "path": "memory://technical/pools", "fusedScore": 0.02, "textScore": 0.6, "semanticScore": 0.1, "snippet": "max 20"}
+            ])),
+        ))
+    });
+    let (e, _) = h.start(Settings::default(), &[], Some(cli()));
+    let (d, took) = h.before(&e, "bash", bash("psql -h db.prod.internal -U app shop"));
+    assert_eq!(took, 20.0);
+    assert_eq!(d["decision"], "block");
+    assert_eq!(d["memories"], 2);
+    assert_eq!(d["categories"], json!(["security", "technical"]));
+    let block = d["block"].as_str().unwrap();
+    assert!(
+        block.contains(
+            "- security (0.82) Prod DB access — memory://security/prod-db: Use the bastion"
+        ),
+        "{block}"
+    );
+    assert!(block.contains("- technical (0.60) Pool sizes"));
+    // low-risk calls do not search memories
+    let n = h.seen.len();
+    let (d, _) = h.before(&e, "bash", bash("npm test"));
+    assert_eq!(d["decision"], "allow");
+    assert!(!h.seen[n..]
+        .iter()
+        .any(|r| matches!(r, Request::Spawn { .. })));
+}
+
+#[test]
+fn every_fault_fails_open_with_one_warning() {
+    // the listing fails, reads fail, writes fail, the CLI errors
+    let mut h = with_sops();
+    h.faults.list_error = Some("EACCES: permission denied".into());
+    h.faults.write_error = Some("EROFS: read-only file system".into());
+    h.spawn = Box::new(|_| Some((1.0, "ERROR: database is locked".into())));
+    let (e, logs) = h.start(Settings::default(), &[], Some(cli()));
+    assert!(
+        logs.iter()
+            .any(|l| l.message.contains("could not be listed: EACCES")),
+        "{logs:?}"
+    );
+    let (d, _) = h.before(&e, "bash", bash("git push --force"));
+    assert_eq!(d["decision"], "allow", "no SOPs in hand: the call runs");
+    let logs = messages(&d);
+    assert!(
+        logs.iter().any(
+            |l| l.starts_with("warn: memory search failed") && l.contains("database is locked")
+        ),
+        "{logs:?}"
+    );
+    assert!(
+        logs.iter()
+            .any(|l| l.starts_with("warn: could not write the metrics file")),
+        "{logs:?}"
+    );
+    assert!(
+        logs.iter()
+            .any(|l| l.starts_with("warn: could not write the state file")),
+        "{logs:?}"
+    );
+    let (d, _) = h.before(&e, "bash", bash("git push --force"));
+    assert!(
+        messages(&d).iter().all(|l| !l.starts_with("warn")),
+        "warned once: {:?}",
+        messages(&d)
+    );
+
+    // garbage replies everywhere
+    let mut h = with_sops();
+    h.faults.garbage = true;
+    let (e, _) = h.start(Settings::default(), &[], Some(cli()));
+    let (d, _) = h.before(&e, "bash", bash("git push --force && rm -rf /"));
+    assert_eq!(d["decision"], "allow");
+    assert_eq!(d["detected"]["risk"], "critical");
+
+    // unreadable SOP files
+    let mut h = with_sops();
+    h.faults.read_error = Some("not-utf8".into());
+    let (e, logs) = h.start(Settings::default(), &[], None);
+    assert!(
+        logs.iter().any(|l| l
+            .message
+            .contains("SOP .opencode/sops/git/force.md skipped: could not be read: not-utf8")),
+        "{logs:?}"
+    );
+    assert_eq!(
+        h.before(&e, "bash", bash("git push -f")).0["decision"].clone(),
+        "allow"
+    );
+
+    // a hung SOP listing: the deadline holds and the cached SOPs decide
+    let mut h = with_sops();
+    let (e, _) = h.start(Settings::default(), &[], None);
+    h.clock += 10_000.0;
+    h.faults.hang_list = true;
+    let (d, took) = h.before(&e, "bash", bash("git push -f"));
+    assert_eq!(took, 150.0);
+    assert_eq!(d["decision"], "block");
+    assert_eq!(d["timedOut"], true);
+}
+
+#[test]
+fn a_broken_sop_is_skipped_with_its_name_and_the_rest_work() {
+    let mut h = with_sops();
+    h.file(
+        ".opencode/sops/broken.md",
+        "---\npatterns: ['(unclosed']\n---\n",
+    );
+    h.file(".opencode/sops/notes.txt", "not an SOP");
+    h.file(".opencode/sops/README.md", "# About these SOPs");
+    let (e, logs) = h.start(Settings::default(), &[], None);
+    let warns: Vec<&Log> = logs
+        .iter()
+        .filter(|l| l.level == crate::protocol::Level::Warn)
+        .collect();
+    assert_eq!(warns.len(), 1, "{logs:?}");
+    assert!(warns[0].message.starts_with(
+        "SOP .opencode/sops/broken.md skipped: pattern 1 ('(unclosed') is not a valid regex"
+    ));
+    assert_eq!(e.sop_cache().borrow().len(), 2);
+    assert_eq!(
+        h.before(&e, "bash", bash("git push -f")).0["decision"].clone(),
+        "block"
+    );
+}
+
+#[test]
+fn the_sop_cache_reparses_only_what_changed() {
+    let mut h = with_sops();
+    let (e, _) = h.start(Settings::default(), &[], None);
+    let parsed = e.sop_cache().borrow().parsed;
+    assert_eq!(parsed, 2);
+    let reads = |h: &Host| {
+        h.seen
+            .iter()
+            .filter(|r| matches!(r, Request::ReadFile { path, .. } if path.contains("/sops/")))
+            .count()
+    };
+    let r0 = reads(&h);
+    // within the refresh interval: not even listed
+    let lists = h
+        .seen
+        .iter()
+        .filter(|r| matches!(r, Request::ListDir { .. }))
+        .count();
+    h.before(&e, "bash", bash("npm run build"));
+    assert_eq!(
+        h.seen
+            .iter()
+            .filter(|r| matches!(r, Request::ListDir { .. }))
+            .count(),
+        lists
+    );
+    // later: listed again, nothing re-read
+    h.clock += 2000.0;
+    h.before(&e, "bash", bash("npm run build"));
+    assert_eq!(reads(&h), r0);
+    // a changed file is re-read and the change applies
+    h.clock += 2000.0;
+    h.file(
+        ".opencode/sops/git/force.md",
+        &FORCE_SOP.replace("Announce it", "Ask the lead"),
+    );
+    let (d, _) = h.before(&e, "bash", bash("git push -f"));
+    assert_eq!(reads(&h), r0 + 1);
+    assert!(d["block"].as_str().unwrap().contains("Ask the lead"));
+    // a deleted file is forgotten
+    h.clock += 2000.0;
+    h.fs.remove(&join(ROOT, ".opencode/sops/git/force.md"));
+    let (d, _) = h.before(&e, "bash", bash("git push -f origin x"));
+    assert_eq!(d["decision"], "allow");
+}
+
+#[test]
+fn bypass_is_loud_and_blocks_nothing() {
+    let mut h = with_sops();
+    let (e, logs) = h.start(Settings::default(), &[("HOOKWISE_BYPASS", "1")], None);
+    assert!(logs.iter().any(|l| l.level == crate::protocol::Level::Warn
+        && l.message
+            .starts_with("EMERGENCY BYPASS IS ON (HOOKWISE_BYPASS=1)")));
+    let (d, _) = h.before(&e, "bash", bash("git push --force"));
+    assert_eq!(d["decision"], "bypass");
+    assert_eq!(d["bypass"], true);
+    assert!(d["advice"].as_str().unwrap().contains("Announce it"));
+    assert!(messages(&d).iter().any(|l| l.starts_with("warn: BYPASS (HOOKWISE_BYPASS=1): bash `git push --force` would have been blocked by git-force-push")));
+    let m = h.text(".opencode/hookwise/metrics.jsonl").unwrap();
+    assert!(m.contains("\"decision\":\"bypass\"") && m.contains("\"bypass\":true"));
+    // the option works too
+    let s = Settings {
+        bypass: true,
+        ..Settings::default()
+    };
+    let (e, _) = h.start(s, &[], None);
+    assert_eq!(
+        h.before(&e, "bash", bash("git push --force x")).0["decision"].clone(),
+        "bypass"
+    );
+}
+
+#[test]
+fn disabled_does_nothing() {
+    let mut h = with_sops();
+    let s = Settings {
+        level: Level::Disabled,
+        ..Settings::default()
+    };
+    let (e, _) = h.start(s, &[], Some(cli()));
+    assert!(h.seen.is_empty(), "no I/O at start");
+    let (d, _) = h.before(&e, "bash", bash("rm -rf /"));
+    assert_eq!(d["decision"], "disabled");
+    assert!(h.seen.is_empty());
+}
+
+#[test]
+fn config_file_and_options_are_validated_and_merged() {
+    let mut h = Host::new();
+    h.file(
+        ".opencode/hookwise.json",
+        r#"{"cliPath": "/opt/m", "enforcement": {"level": "strict", "deadlineMs": 250, "cooldownMs": "soon", "riskPatterns": [{"pattern": "^make deploy", "level": "critical"}], "sopFolders": ["ops/sops"]}}"#,
+    );
+    let c = h.load(json!({"maxConcepts": 3, "enforcement": {"level": "advisory", "prodHosts": ["[x"]}, "typo": 1}));
+    let issues: Vec<String> = c.issues.iter().map(|i| i.to_string()).collect();
+    assert_eq!(
+        issues,
+        vec![
+            ".opencode/hookwise.json: 'enforcement.cooldownMs' must be an integer, got a string (\"soon\")".to_string(),
+            "plugin options: 'enforcement.prodHosts[0]' is not a valid regex ([x): non-empty character class has no closing bracket".to_string(),
+            "plugin options: 'typo' is not a known key; ignored".to_string(),
+        ]
+    );
+    assert_eq!(c.options["cliPath"], "/opt/m");
+    assert_eq!(c.options["maxConcepts"], 3);
+    assert_eq!(c.settings.level, Level::Advisory, "options win");
+    assert_eq!(c.settings.deadline_ms, 250, "the file's valid keys apply");
+    assert_eq!(c.settings.cooldown_ms, 600_000, "the bad one falls back");
+    assert_eq!(c.settings.sop_folders, vec!["ops/sops"]);
+    assert_eq!(c.settings.rules.risk_patterns[0].name, "^make deploy");
+    assert!(
+        !c.settings.rules.prod_hosts.is_empty(),
+        "bad prodHosts: the default list stays"
+    );
+
+    let mut h = Host::new();
+    h.file(".opencode/hookwise.json", "{ not json");
+    let c = h.load(Value::Null);
+    assert_eq!(c.issues.len(), 1);
+    assert!(c.issues[0]
+        .to_string()
+        .starts_with(".opencode/hookwise.json: is not valid JSON"));
+    assert_eq!(c.settings.level, Level::Category);
+    let mut h = Host::new();
+    assert!(h.load(json!({})).issues.is_empty(), "no file is fine");
+}
+
+#[test]
+fn a_lost_state_file_continues_the_chain_from_the_metrics_file() {
+    let mut h = with_sops();
+    let (e, _) = h.start(Settings::default(), &[], None);
+    h.before(&e, "bash", bash("npm publish"));
+    h.fs.remove(&join(ROOT, ".opencode/hookwise/state.json"));
+    let (e, _) = h.start(Settings::default(), &[], None);
+    h.before(&e, "bash", bash("npm publish"));
+    let m = h
+        .text(".opencode/hookwise/metrics.jsonl")
+        .unwrap()
+        .to_string();
+    assert_eq!(m.lines().count(), 2);
+    let (ok, report) = cli_metrics_verify(&m, h.text(".opencode/hookwise/state.json"));
+    assert!(ok, "{report}");
+    // a corrupt state file is reported, and the decision still works
+    h.file(
+        ".opencode/hookwise/state.json",
+        "{\"version\": 1, \"cooldowns\": 7}",
+    );
+    let (e, logs) = h.start(Settings::default(), &[], None);
+    assert!(logs.iter().any(|l| l
+        .message
+        .starts_with("state file .opencode/hookwise/state.json is unusable")));
+    assert_eq!(
+        h.before(&e, "bash", bash("git push -f")).0["decision"].clone(),
+        "block"
+    );
+}
+
+#[test]
+fn non_shell_tools_are_matched_on_their_arguments() {
+    let mut h = Host::new();
+    h.file(
+        ".opencode/sops/migrations.md",
+        "---\ncategory: gotchas\nmatch:\n  tools: [write, edit]\n  patterns: ['migrations/.*\\.sql']\n---\n## Gotchas\nNever edit an applied migration; add a new one.\n",
+    );
+    let (e, _) = h.start(Settings::default(), &[], None);
+    let (d, _) = h.before(
+        &e,
+        "edit",
+        json!({"filePath": "db/migrations/001_init.sql", "oldString": "a", "newString": "b"}),
+    );
+    // gotchas under category level block only at risk ≥ medium: an edit is low, so it advises
+    assert_eq!(d["decision"], "advise", "{d}");
+    assert!(d["advice"]
+        .as_str()
+        .unwrap()
+        .contains("Never edit an applied migration"));
+}
