@@ -91,7 +91,11 @@ const commands = {
     const { engine, warnings } = await engineFor(flags);
     const r = await engine.augmentToolCall({ tool: "task", args: { prompt: text } });
     warnings.forEach((w) => process.stderr.write(w + "\n"));
-    const body = r.context ?? (r.concepts.length ? `(no knowledge for: ${r.concepts.join(", ")})` : "(no [[concepts]] in the text)");
+    // With no knowledge source the hooks never look at the text: say that, not "no concepts".
+    const off = !r.concepts.length && !(await engine.doctor()).source;
+    const body =
+      r.context ??
+      (r.concepts.length ? `(no knowledge for: ${r.concepts.join(", ")})` : off ? "(no knowledge source: see hookwise doctor)" : "(no [[concepts]] in the text)");
     print(flags, { concepts: r.concepts, context: r.context }, body);
   },
 
@@ -148,8 +152,8 @@ const commands = {
     const cwd = path.resolve(flags.cwd || process.cwd());
     const { engine } = await engineFor(flags, { quiet: true });
     const r = await engine.scaffold();
-    print(flags, r, [...r.created.map((f) => `created ${f}`), ...r.kept.map((f) => `kept ${f} (exists)`)].join("\n") || "nothing to do");
-    void cwd;
+    print(flags, r, [...r.created.map((f) => `created ${f}`), ...r.kept.map((f) => `kept ${f} (it exists)`), ...r.failed.map((f) => `failed ${f}`)].join("\n") || "nothing to do");
+    if (r.failed.length) throw new Error(`could not create: ${r.failed.join("; ")} (in ${cwd})`);
   },
 };
 
@@ -163,8 +167,13 @@ async function main(argv) {
   }
   const cmd = parsed._[0];
   if (!cmd || cmd === "help") {
-    process.stdout.write(HELP.main + "\n");
-    return cmd ? 0 : parsed.flags.help ? 0 : 2;
+    // Asked for: stdout, exit 0. No command at all is a usage error: stderr, exit 2.
+    if (cmd || parsed.flags.help) {
+      process.stdout.write(HELP.main + "\n");
+      return 0;
+    }
+    process.stderr.write(HELP.main + "\n");
+    return 2;
   }
   if (!commands[cmd]) {
     process.stderr.write(`hookwise: unknown command '${cmd}'\n\n${HELP.main}\n`);
@@ -174,9 +183,17 @@ async function main(argv) {
     process.stdout.write(HELP[cmd] + "\n");
     return 0;
   }
-  if (parsed.flags.vault && !fs.existsSync(parsed.flags.vault)) {
-    process.stderr.write(`hookwise: --vault ${parsed.flags.vault}: no such folder\n`);
-    return 2;
+  if (parsed.flags.vault !== undefined) {
+    let st = null;
+    try {
+      st = fs.statSync(parsed.flags.vault);
+    } catch {
+      /* reported below */
+    }
+    if (!st || !st.isDirectory()) {
+      process.stderr.write(`hookwise: --vault ${parsed.flags.vault}: ${st ? "not a folder" : "no such folder"}\n`);
+      return 2;
+    }
   }
   try {
     await commands[cmd](parsed);

@@ -61,6 +61,11 @@ class Engine {
     return (await this._hw.run({ hook: "doctor" })) || { discovery: this.discovery, source: null, warnings: ["hookwise is not running"] };
   }
 
+  /** Create hookwise's configuration files in the workspace (never overwriting). */
+  async scaffold() {
+    return (await this._hw.run({ hook: "init.scaffold", cwd: this._hw.o.cwd ?? process.cwd() })) || { created: [], kept: [], failed: ["hookwise is not running"] };
+  }
+
   dispose() {}
 }
 

@@ -59,6 +59,8 @@ export declare class Engine {
   }>;
   /** Knowledge source, CLI discovery, configuration warnings, cache statistics. */
   doctor(): Promise<Record<string, unknown>>;
+  /** Create hookwise's configuration files in the workspace (never overwriting). */
+  scaffold(): Promise<{ created: string[]; kept: string[]; failed: string[] }>;
   dispose(): void;
 }
 

@@ -279,6 +279,17 @@ async function listDir({ path: root, recursive, maxEntries, skipHidden }) {
   return { entries, truncated };
 }
 
+/** Create a file (and its folders); never overwrite: `{ok: false, error: "EEXIST"}`. */
+async function createFile({ path: p, text }) {
+  try {
+    await fsp.mkdir(path.dirname(p), { recursive: true });
+    await fsp.writeFile(p, text, { flag: "wx" });
+    return { ok: true };
+  } catch (e) {
+    return { ok: false, error: e && e.code === "EEXIST" ? "EEXIST" : String(e && e.message) };
+  }
+}
+
 function sleep({ ms }) {
   let t;
   const promise = new Promise((resolve) => { t = setTimeout(() => resolve({}), ms); });
@@ -314,6 +325,8 @@ function createHost({ runner, extra, env } = {}) {
           return settled(appendLine(req));
         case "listDir":
           return settled(listDir(req));
+        case "createFile":
+          return settled(createFile(req));
         default:
           if (extra && typeof extra[req.kind] === "function") {
             return settled(Promise.resolve().then(() => extra[req.kind](req)).catch((e) => ({ error: String(e && e.message) })));

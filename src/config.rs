@@ -193,6 +193,36 @@ impl Config {
     }
 }
 
+/// The project's configuration file, relative to the worktree.
+pub const CONFIG_FILE: &str = ".opencode/hookwise.json";
+
+/// Plugin options over the project's `.opencode/hookwise.json` (key by key; the plugin's win).
+/// A file that is not a JSON object is reported and ignored.
+pub fn merge_file_options(options: &Value, file: Option<&str>, path: &str) -> (Value, Vec<Log>) {
+    let mut logs = Vec::new();
+    let mut merged = match file.map(serde_json::from_str::<Value>) {
+        None => serde_json::Map::new(),
+        Some(Ok(Value::Object(m))) => m,
+        Some(Ok(other)) => {
+            logs.push(Log::warn(format!(
+                "{path}: must be a JSON object, is {}; ignored",
+                kind(&other)
+            )));
+            serde_json::Map::new()
+        }
+        Some(Err(e)) => {
+            logs.push(Log::warn(format!("{path}: not valid JSON ({e}); ignored")));
+            serde_json::Map::new()
+        }
+    };
+    if let Value::Object(o) = options {
+        for (k, v) in o {
+            merged.insert(k.clone(), v.clone());
+        }
+    }
+    (Value::Object(merged), logs)
+}
+
 fn kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
@@ -279,6 +309,24 @@ mod tests {
         assert!(l[0].message.contains("tokenBudgt"));
         let (c, _) = Config::from_sources(&json!({}), &env(&[("MAENIFOLD_CLI", "/env/m")]));
         assert_eq!(c.cli_path, Some(("/env/m".into(), "env")));
+    }
+
+    #[test]
+    fn file_options_under_plugin_options() {
+        let (v, l) = merge_file_options(
+            &json!({"tokenBudget": 100}),
+            Some(r#"{"tokenBudget": 5, "depth": 2}"#),
+            "f",
+        );
+        assert_eq!(v, json!({"tokenBudget": 100, "depth": 2}));
+        assert!(l.is_empty());
+        let (v, l) = merge_file_options(&json!({"a": 1}), Some("{oops"), ".opencode/hookwise.json");
+        assert_eq!(v, json!({"a": 1}));
+        assert!(l[0]
+            .message
+            .starts_with(".opencode/hookwise.json: not valid JSON"));
+        let (_, l) = merge_file_options(&Value::Null, Some("[1]"), "f");
+        assert!(l[0].message.contains("must be a JSON object"));
     }
 
     #[test]

@@ -63,6 +63,13 @@ pub enum Call {
     /// What hookwise knows about itself: knowledge source, discovery, configuration.
     #[serde(rename = "doctor")]
     Doctor,
+    /// `hookwise init`: create hookwise's configuration files in the project, never
+    /// overwriting one that exists.
+    #[serde(rename = "init.scaffold")]
+    Scaffold {
+        #[serde(default)]
+        cwd: String,
+    },
     /// Before the summarising model call (OpenCode `experimental.session.compacting`).
     #[serde(rename = "session.compacting")]
     SessionCompacting {
@@ -325,6 +332,30 @@ impl Engine {
                 drop(s);
                 self.ops.start(move |_| async move { report })
             }
+            Call::Scaffold { cwd } => self.ops.start(move |io| async move {
+                let files = scaffold_files();
+                let replies = join_all(
+                    files
+                        .iter()
+                        .map(|(rel, text)| {
+                            io.request(crate::protocol::Request::CreateFile {
+                                path: format!("{}/{rel}", cwd.trim_end_matches('/')),
+                                text: text.to_string(),
+                            })
+                        })
+                        .collect(),
+                )
+                .await;
+                let (mut created, mut kept, mut failed) = (vec![], vec![], vec![]);
+                for ((rel, _), r) in files.iter().zip(replies) {
+                    match (r.get("ok").and_then(Value::as_bool), r.get("error").and_then(Value::as_str)) {
+                        (Some(true), _) => created.push(*rel),
+                        (_, Some("EEXIST")) => kept.push(*rel),
+                        (_, e) => failed.push(format!("{rel}: {}", e.unwrap_or("failed"))),
+                    }
+                }
+                json!({"created": created, "kept": kept, "failed": failed})
+            }),
             Call::SessionCompacting { session_id, now_ms } => {
                 let sessions = self.sessions.clone();
                 self.ops.start(move |io| async move {
@@ -368,6 +399,14 @@ impl Engine {
             }
         }
     }
+}
+
+/// The files `hookwise init` creates (relative to the project), with their first contents.
+fn scaffold_files() -> Vec<(&'static str, &'static str)> {
+    vec![(
+        ".opencode/hookwise.json",
+        "{\n  \"knowledge\": \"auto\",\n  \"tokenBudget\": 2000,\n  \"sessionContextChannel\": \"system\"\n}\n",
+    )]
 }
 
 /// What a session operation needs from the shared state (no borrow held across awaits).
@@ -530,7 +569,29 @@ async fn init(
     worktree: String,
     directory: String,
 ) -> Value {
-    let (config, mut logs) = Config::from_sources(&options, &env);
+    // The project's .opencode/hookwise.json, under the plugin's own options.
+    let file = if cwd.is_empty() {
+        None
+    } else {
+        let path = format!(
+            "{}/{}",
+            cwd.trim_end_matches('/'),
+            crate::config::CONFIG_FILE
+        );
+        let r: crate::protocol::ReadResult = serde_json::from_value(
+            io.request(crate::protocol::Request::ReadFile {
+                path,
+                max_bytes: 1 << 20,
+            })
+            .await,
+        )
+        .unwrap_or_default();
+        r.text
+    };
+    let (options, mut logs) =
+        crate::config::merge_file_options(&options, file.as_deref(), crate::config::CONFIG_FILE);
+    let (config, config_logs) = Config::from_sources(&options, &env);
+    logs.extend(config_logs);
     let (session_cfg, session_logs) = SessionConfig::from_sources(&options, &env);
     logs.extend(session_logs);
     let project = session::project_name(
@@ -793,6 +854,7 @@ mod tests {
                                     timers.push((op, r.id, json!({})));
                                     continue;
                                 }
+                                Request::ReadFile { .. } => json!({"error": "vanished"}),
                                 other => panic!("unexpected {other:?}"),
                             };
                             next = self.engine.resume(op, r.id, reply).or(next);
