@@ -420,7 +420,8 @@ fn to_value<T: Serialize>(t: T) -> Value {
 }
 
 /// Which knowledge source answers: option `knowledge` = `auto` (maenifold when its CLI is
-/// found, else a vault when one exists, else none — quietly), `maenifold`, or `vault`.
+/// found, else a vault when one exists, else none — quietly), `maenifold`, or `vault`. An
+/// explicit CLI path (option `cliPath`, env `MAENIFOLD_CLI`) means maenifold.
 /// The vault: option `vault` / env `HOOKWISE_VAULT`, else `$MAENIFOLD_ROOT/memory` (root
 /// default `~/maenifold`), else `.opencode/knowledge/` in the project — the first that exists.
 async fn choose_source(
@@ -453,7 +454,9 @@ async fn choose_source(
         };
         return (Some(src), found, logs);
     }
-    if want == "maenifold" {
+    // A CLI path the user set explicitly that does not work is reported, not replaced by a
+    // vault behind their back.
+    if want == "maenifold" || config.cli_path.is_some() {
         logs.push(Log::warn(format!(
             "knowledge context is off: {}",
             found.error.clone().unwrap_or_default()
