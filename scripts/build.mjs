@@ -61,6 +61,9 @@ fs.copyFileSync(wasmFile, path.join(dist, "hookwise_bg.wasm"));
 for (const f of fs.readdirSync(path.join(root, "js"))) {
   fs.copyFileSync(path.join(root, "js", f), path.join(dist, f));
 }
+// The same declarations for the require condition: TypeScript reads a .d.ts in a
+// "type": "module" package as ESM, so CommonJS consumers get their own .d.cts.
+fs.copyFileSync(path.join(dist, "engine.d.ts"), path.join(dist, "engine.d.cts"));
 
 const tpl = JSON.parse(fs.readFileSync(path.join(root, "pkg-template/package.json"), "utf8"));
 tpl.version = version;
