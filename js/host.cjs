@@ -245,33 +245,43 @@ async function listDir({ path: root, recursive, maxEntries, skipHidden }) {
         if (!rel) throw e;
         continue; // a folder that vanished or cannot be read: its files are simply not listed
       }
+      // One folder's entries are looked at together (stat and realpath in parallel).
+      const picked = [];
       for (const d of names) {
         if (skipHidden && d.name.startsWith(".")) continue;
-        if (entries.length >= maxEntries) {
+        if (entries.length + picked.length >= maxEntries) {
           truncated = true;
-          return { entries, truncated };
+          break;
         }
-        const relPath = rel ? `${rel}/${d.name}` : d.name;
-        const full = path.join(root, relPath);
-        const isSymlink = d.isSymbolicLink();
-        let st;
-        try {
-          st = await fsp.stat(full);
-        } catch {
-          entries.push({ path: relPath, isFile: false, isDir: false, isSymlink, size: 0, mtimeMs: 0 });
-          continue; // a broken link, or gone meanwhile
-        }
-        const e = { path: relPath, isFile: st.isFile(), isDir: st.isDirectory(), isSymlink, size: st.size, mtimeMs: st.mtimeMs };
-        if (isSymlink) {
-          try {
-            e.realpath = await fsp.realpath(full);
-          } catch {
-            /* unresolvable: left without */
-          }
-        }
-        entries.push(e);
-        if (recursive && e.isDir && !isSymlink) queue.push(relPath);
+        picked.push(d);
       }
+      const found = await Promise.all(
+        picked.map(async (d) => {
+          const relPath = rel ? `${rel}/${d.name}` : d.name;
+          const full = path.join(root, relPath);
+          const isSymlink = d.isSymbolicLink();
+          let st;
+          try {
+            st = await fsp.stat(full);
+          } catch {
+            return { path: relPath, isFile: false, isDir: false, isSymlink, size: 0, mtimeMs: 0 }; // broken link, or gone
+          }
+          const e = { path: relPath, isFile: st.isFile(), isDir: st.isDirectory(), isSymlink, size: st.size, mtimeMs: st.mtimeMs };
+          if (isSymlink) {
+            try {
+              e.realpath = await fsp.realpath(full);
+            } catch {
+              /* unresolvable: left without */
+            }
+          }
+          return e;
+        }),
+      );
+      for (const e of found) {
+        entries.push(e);
+        if (recursive && e.isDir && !e.isSymlink) queue.push(e.path);
+      }
+      if (truncated) return { entries, truncated };
     }
   } catch (e) {
     return { entries, truncated, error: e && e.code ? e.code : String(e) };

@@ -16,7 +16,8 @@ async function server(input, options) {
   };
   const hw = new Hookwise({
     options: options || {},
-    cwd: (input && (input.worktree || input.directory)) || process.cwd(),
+    // Outside a git repository OpenCode's worktree is "/": the project is the directory then.
+    cwd: (input && ((input.worktree && input.worktree !== "/" ? input.worktree : "") || input.directory)) || process.cwd(),
     worktree: (input && input.worktree) || "",
     directory: (input && input.directory) || "",
     log,

@@ -681,11 +681,20 @@ async fn tool_before(
         max_entities: q.max_entities,
         include_content: q.include_content,
     };
+    // A vault answers in process from an index it re-lists every `vaultRefreshMs`: caching its
+    // answers for the cache's TTL would hide edits of the notes.
+    let use_cache = !matches!(source, Source::Vault(_));
     let cached: Vec<Option<BuildContext>> = {
         let mut s = shared.borrow_mut();
         concepts
             .iter()
-            .map(|c| s.cache.get(&key(c), now_ms))
+            .map(|c| {
+                if use_cache {
+                    s.cache.get(&key(c), now_ms)
+                } else {
+                    None
+                }
+            })
             .collect()
     };
     let src = source.with_timeout(cfg.deadline_ms);
@@ -704,7 +713,7 @@ async fn tool_before(
                 Some(b) => Ok(b),
                 None => {
                     let a = fresh.next().expect("one answer per miss");
-                    if let Ok(b) = &a {
+                    if let (true, Ok(b)) = (use_cache, &a) {
                         s.cache.put(key(c), b.clone(), now_ms);
                     }
                     a

@@ -234,8 +234,17 @@ fn vault_call(
             } else {
                 format!("memory://{id}")
             };
-            match vault.read(&uri) {
-                Some(text) => Ok(json!({"success": true, "data": {"uri": uri, "title": vault.title(&uri).unwrap_or(""),
+            // maenifold's ReadMemory also takes a bare name (RecentActivity lists only those).
+            let found = vault.read(&uri).map(|t| (uri.clone(), t)).or_else(|| {
+                let u = if id.starts_with("memory://") {
+                    None
+                } else {
+                    vault.uri_of_slug(&id)
+                }?;
+                vault.read(&u).map(|t| (u, t))
+            });
+            match found {
+                Some((uri, text)) => Ok(json!({"success": true, "data": {"uri": uri, "title": vault.title(&uri).unwrap_or(""),
                     "content": text}, "error": null})
                 .to_string()),
                 None => Err(format!("ReadMemory: {id} is not in the vault")),

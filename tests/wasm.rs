@@ -28,7 +28,14 @@ fn init_asks_the_host_to_stat_candidates_in_one_step() {
     assert_eq!(read["path"], "/w/.opencode/hookwise.json");
     let op = step["pending"]["op"].as_u64().unwrap() as u32;
     let rid = read["id"].as_u64().unwrap() as u32;
-    let step = parse(&e.resume(op, format!(r#"[[{rid},{{"error":"vanished"}}]]"#).as_bytes(), 1.0).unwrap());
+    let step = parse(
+        &e.resume(
+            op,
+            format!(r#"[[{rid},{{"error":"vanished"}}]]"#).as_bytes(),
+            1.0,
+        )
+        .unwrap(),
+    );
     // … then the CLI candidates, in one step.
     let reqs = step["pending"]["requests"].as_array().unwrap();
     assert_eq!(reqs.len(), 2);

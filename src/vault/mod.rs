@@ -439,6 +439,16 @@ impl Vault {
         Some(self.file(id).text.clone())
     }
 
+    /// The URI of the note a bare name (its file name without `.md`) names, as maenifold's
+    /// ReadMemory finds one; the shortest URI wins a tie.
+    pub fn uri_of_slug(&self, slug: &str) -> Option<String> {
+        self.by_uri
+            .keys()
+            .filter(|u| u.rsplit('/').next() == Some(slug))
+            .min_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)))
+            .cloned()
+    }
+
     /// Title of the note at `uri`.
     pub fn title(&self, uri: &str) -> Option<&str> {
         self.by_uri.get(uri).map(|&id| self.file(id).title.as_str())
