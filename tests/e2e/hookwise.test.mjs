@@ -256,7 +256,7 @@ describe("hookwise in the real OpenCode (packed, loaded by package name)", { ski
     assert.equal(hooked.text().trim().endsWith("all done"), true, hooked.describe());
   });
 
-  test("each tool call asked the fake maenifold for BuildContext of auth, with the documented payload", () => {
+  test("the first tool call asked the fake maenifold for BuildContext of auth, with the documented payload; the cache answered the rest", () => {
     const calls = fs
       .readFileSync(fakeLog, "utf8")
       .split("\n")
@@ -266,25 +266,16 @@ describe("hookwise in the real OpenCode (packed, loaded by package name)", { ski
     const expectedArgv = ["--tool", "BuildContext", "--payload", JSON.stringify(EXPECTED_PAYLOAD)];
     const lookups = calls.filter((c) => JSON.stringify(c.argv) === JSON.stringify(expectedArgv));
     const shown = JSON.stringify(calls.map((c) => [c.time, ...c.argv]), null, 1);
-    // bash, write, task: one lookup each (the subagent answers in text and calls no tool).
-    assert.equal(lookups.length, 3, `BuildContext(auth) lookups for tool calls:\n${shown}`);
-    for (const c of lookups) {
-      assert.equal(c.mode, "cli");
-      assert.deepEqual(c.payload, EXPECTED_PAYLOAD);
-    }
-    // Each lookup ran while its tool call was in flight: after the model's request that made
-    // the call arrived, before the request that carries its result (for task: before the
-    // subagent's first request).
-    const at = (req) => req.time;
-    const windows = [
-      ["bash", at(hooked.mainRequests().find((q) => q.reply?.tool === "bash")), at(nextAfter(hooked, "call_bash").req)],
-      ["write", at(nextAfter(hooked, "call_bash").req), at(nextAfter(hooked, "call_write").req)],
-      ["task", at(nextAfter(hooked, "call_write").req), at(subagentRequests(hooked)[0])],
-    ];
-    for (const [tool, from, to] of windows) {
-      const inside = lookups.filter((c) => Date.parse(c.time) >= from && Date.parse(c.time) <= to);
-      assert.equal(inside.length, 1, `one lookup during the ${tool} call (${new Date(from).toISOString()}..${new Date(to).toISOString()}):\n${shown}`);
-    }
+    // bash, write and task all name [[auth]]: one CLI call (during the bash call); the write
+    // and task calls got the same context from the 5-minute cache (the other tests show they
+    // carry it).
+    assert.equal(lookups.length, 1, `BuildContext(auth) lookups for tool calls:\n${shown}`);
+    assert.equal(lookups[0].mode, "cli");
+    assert.deepEqual(lookups[0].payload, EXPECTED_PAYLOAD);
+    const from = hooked.mainRequests().find((q) => q.reply?.tool === "bash").time;
+    const to = nextAfter(hooked, "call_bash").req.time;
+    const t = Date.parse(lookups[0].time);
+    assert.ok(t >= from && t <= to, `the lookup ran during the bash call (${new Date(from).toISOString()}..${new Date(to).toISOString()}):\n${shown}`);
   });
 
   test("with no CLI: bash, write and task work exactly as without hookwise, and one warning is logged", () => {
