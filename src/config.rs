@@ -75,6 +75,9 @@ const KNOWN: &[&str] = &[
     "knowledge",
     "vault",
     "vaultRefreshMs",
+    // pre-action enforcement (validated by the enforcement module's schema)
+    "enforcement",
+    "$schema",
 ];
 
 impl Config {
