@@ -600,6 +600,12 @@ async fn init(
     worktree: String,
     directory: String,
 ) -> Value {
+    // OpenCode's worktree is `/` outside a git repository: the project is the directory then.
+    let cwd = if (cwd.is_empty() || cwd == "/") && !directory.is_empty() {
+        directory.clone()
+    } else {
+        cwd
+    };
     let wanted = wants_policy(&io, &options, &cwd).await;
     #[cfg(not(feature = "policy"))]
     if wanted {
