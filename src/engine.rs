@@ -796,11 +796,14 @@ async fn metrics(io: &Io, shared: &Rc<RefCell<Shared>>, verify: bool) -> Value {
     let text = |v: &Value| v.get("text").and_then(Value::as_str).map(str::to_string);
     let (metrics_text, state_text) = (text(&replies[0]), text(&replies[1]));
     let Some(m) = metrics_text else {
+        // Nothing recorded is fine; a state file with a chain head and no metrics is a deletion.
+        let ok = !verify || state_text.is_none();
         return json!({
-            "ok": !verify,
+            "ok": ok,
             "found": false,
-            "text": format!("no metrics file at {} ({})", settings.metrics_file,
-                replies[0].get("error").and_then(Value::as_str).unwrap_or("not found")),
+            "text": format!("no metrics file at {} ({}){}", settings.metrics_file,
+                replies[0].get("error").and_then(Value::as_str).unwrap_or("not found"),
+                if ok { "" } else { "; the state file says decisions were recorded: the metrics file was deleted" }),
             "metricsFile": settings.metrics_file,
             "stateFile": settings.state_file,
         });
