@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `hookwise` command: what the hooks would do, from a terminal. Works under Node and Bun.
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { createEngine } from "./engine.mjs";
 
@@ -14,6 +15,7 @@ commands:
   session [--project NAME]      the context a new session would start with
   check --tool NAME --args JSON what the hooks would do with that tool call
   doctor                        which knowledge source is active and why, discovery, timings
+  metrics [verify]              enforcement decisions summary; verify checks the hash chain
   init                          scaffold hookwise's configuration in this project (never overwrites)
 
 options (every command):
@@ -30,8 +32,14 @@ Prints the context a new session of the project would start with (default projec
 folder's name).`,
   check: `usage: hookwise check --tool NAME --args JSON [--vault DIR] [--json]
 
-Shows what the hooks would do with that tool call: the arguments it would run with and
-where the context goes.`,
+Shows what the hooks would do with that tool call: the pre-action enforcement decision
+(against fresh cooldowns: the check records nothing in the project), the arguments it would
+run with and where the context goes.`,
+  metrics: `usage: hookwise metrics [verify] [--cwd DIR] [--json]
+
+Summarises the pre-action enforcement metrics (decisions by kind, lookup time p50/p95, top
+SOPs). With verify: checks the file's hash chain (edits, deletions, reordering); exits 1 when
+it finds problems.`,
   doctor: `usage: hookwise doctor [--vault DIR] [--json]
 
 Which knowledge source is active and why, how the maenifold CLI was found, configuration
@@ -42,6 +50,12 @@ Creates hookwise's configuration files in the project when they do not exist yet
 };
 
 class UsageError extends Error {}
+class ExitCode extends Error {
+  constructor(code) {
+    super(`exit ${code}`);
+    this.code = code;
+  }
+}
 
 function parseArgs(argv) {
   const out = { _: [], flags: {} };
@@ -61,7 +75,7 @@ function parseArgs(argv) {
   return out;
 }
 
-async function engineFor(flags, { quiet } = {}) {
+async function engineFor(flags, { quiet, options: extra } = {}) {
   const cwd = path.resolve(flags.cwd || process.cwd());
   const env = { ...process.env };
   if (flags.vault) env.HOOKWISE_VAULT = path.resolve(flags.vault);
@@ -71,7 +85,7 @@ async function engineFor(flags, { quiet } = {}) {
   const engine = await createEngine({
     cwd,
     env,
-    options: flags.vault ? { vault: path.resolve(flags.vault) } : {},
+    options: { ...(flags.vault ? { vault: path.resolve(flags.vault) } : {}), ...(extra || {}) },
     log: (level, message) => {
       if (level === "warn" || level === "error") warnings.push(`${level}: ${message}`);
     },
@@ -114,12 +128,34 @@ const commands = {
     } catch (e) {
       throw new UsageError(`--args is not JSON: ${e.message}`);
     }
-    const { engine, warnings } = await engineFor(flags);
-    const r = await engine.augmentToolCall({ tool: flags.tool, args });
+    // A check must not consume a cooldown or add to the project's metrics: enforcement state
+    // goes to a throw-away folder.
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "hookwise-check-"));
+    let r, warnings;
+    try {
+      const e = await engineFor(flags, { options: { enforcement: { stateFile: path.join(scratch, "state.json"), metricsFile: path.join(scratch, "metrics.jsonl") } } });
+      warnings = e.warnings;
+      r = await e.engine.augmentToolCall({ tool: flags.tool, args });
+    } finally {
+      fs.rmSync(scratch, { recursive: true, force: true });
+    }
     warnings.forEach((w) => process.stderr.write(w + "\n"));
+    const d = r.enforcement;
+    const decision = d ? `${d.decision}${d.sops && d.sops.length ? ` (SOPs: ${d.sops.join(", ")})` : ""}${d.detected ? `, risk ${d.detected.risk}` : ""}` : "off";
     const where = !r.context ? "nowhere (no knowledge)" : r.deliverWithResult ? "with the tool's result (arguments unchanged)" : "into the arguments";
-    const json = { tool: flags.tool, concepts: r.concepts, context: r.context, contextGoes: r.deliverWithResult ? "result" : r.context ? "arguments" : "none", args: r.args };
-    print(flags, json, `tool: ${flags.tool}\nconcepts: ${r.concepts.join(", ") || "(none)"}\ncontext goes: ${where}\nargs:\n${JSON.stringify(r.args, null, 2)}${r.context ? `\n\ncontext:\n${r.context}` : ""}`);
+    const json = { tool: flags.tool, enforcement: d, blocked: r.blocked, ...(r.blocked ? { reason: r.reason } : {}), advice: r.advice, concepts: r.concepts, context: r.context, contextGoes: r.deliverWithResult ? "result" : r.context ? "arguments" : "none", args: r.args };
+    const extra = r.blocked ? `\n\nblocked with:\n${r.reason}` : r.advice ? `\n\nadvice:\n${r.advice}` : "";
+    print(flags, json, `tool: ${flags.tool}\nenforcement: ${decision}${extra}\nconcepts: ${r.concepts.join(", ") || "(none)"}\ncontext goes: ${where}\nargs:\n${JSON.stringify(r.args, null, 2)}${r.context ? `\n\ncontext:\n${r.context}` : ""}`);
+  },
+
+  async metrics({ _, flags }) {
+    const sub = _[1];
+    if (sub && sub !== "verify") throw new UsageError(`unknown metrics subcommand '${sub}'`);
+    const { engine, warnings } = await engineFor(flags, { quiet: true });
+    const r = await engine.metrics({ verify: sub === "verify" });
+    warnings.forEach((w) => process.stderr.write(w + "\n"));
+    print(flags, r, r.text);
+    if (!r.ok) throw new ExitCode(1);
   },
 
   async doctor({ flags }) {
@@ -199,6 +235,7 @@ async function main(argv) {
     await commands[cmd](parsed);
     return 0;
   } catch (e) {
+    if (e instanceof ExitCode) return e.code;
     if (e instanceof UsageError) {
       process.stderr.write(`hookwise ${cmd}: ${e.message}\n\n${HELP[cmd]}\n`);
       return 2;

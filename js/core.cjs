@@ -15,21 +15,30 @@ class HookwiseError extends Error {
   }
 }
 
-let wasm = null;
-/** Load and instantiate the wasm module once (synchronously). */
+const loaded = {}; // flavour -> instantiated module
+/**
+ * Load and instantiate a wasm flavour once (synchronously): "lean" (default) or "policy"
+ * (with pre-action enforcement; in `policy/` next to the lean one).
+ */
 function loadWasm(opts = {}) {
-  if (wasm) return wasm;
-  const mod = require("./wasm.cjs");
-  const bytes = opts.wasmBytes || fs.readFileSync(opts.wasmPath || path.join(__dirname, "hookwise_bg.wasm"));
+  const flavor = opts.flavor === "policy" ? "policy" : "lean";
+  if (loaded[flavor]) return loaded[flavor];
+  const mod = flavor === "policy" ? require("./policy/wasm.cjs") : require("./wasm.cjs");
+  let bytes;
+  if (flavor === "policy") {
+    bytes = opts.policyWasmBytes || fs.readFileSync(opts.wasmPath ? path.join(path.dirname(opts.wasmPath), "policy", "hookwise_bg.wasm") : path.join(__dirname, "policy", "hookwise_bg.wasm"));
+  } else {
+    bytes = opts.wasmBytes || fs.readFileSync(opts.wasmPath || path.join(__dirname, "hookwise_bg.wasm"));
+  }
   mod.initSync({ module: bytes });
-  wasm = mod;
-  return wasm;
+  loaded[flavor] = mod;
+  return mod;
 }
 
 const encoder = new TextEncoder();
 
 /** Turn anything the wasm threw into a HookwiseError (a Rust panic included). */
-function wrap(e) {
+function wrap(e, wasm) {
   if (e instanceof HookwiseError) return e;
   const panic = wasm && safe(() => wasm.lastPanic());
   if (panic) return new HookwiseError("Panic", `hookwise core panicked: ${panic}`, e);
@@ -49,9 +58,10 @@ function safe(f) {
 
 class Core {
   constructor(host, opts = {}) {
-    loadWasm(opts);
+    this.wasm = loadWasm(opts);
+    this.flavor = opts.flavor === "policy" ? "policy" : "lean";
     this.host = host;
-    this.engine = new wasm.Engine();
+    this.engine = new this.wasm.Engine();
     this.broken = null;
   }
 
@@ -123,7 +133,7 @@ class Core {
   }
 
   fail(e) {
-    const err = wrap(e);
+    const err = wrap(e, this.wasm);
     // After a trap the instance's state cannot be trusted: this core refuses further calls
     // and the owner makes a new one.
     if (err.kind === "Panic" || err.kind === "Trap") this.broken = err;

@@ -26,14 +26,52 @@ class Engine {
     const id = callId || randomUUID();
     const copy = args && typeof args === "object" ? structuredClone(args) : args;
     const r = await this._hw.toolBefore({ tool: String(tool), sessionId: sessionId || "", callId: id, args: copy });
-    const changed = !!(r && r.mutations && r.mutations.length);
+    const blocked = !!(r && typeof r.block === "string");
+    const changed = !blocked && !!(r && r.mutations && r.mutations.length);
     return {
       args: changed ? copy : args,
       context: (r && r.context) || null,
       concepts: (r && r.concepts) || [],
       callId: id,
       deliverWithResult: !!(r && r.followUp),
+      blocked,
+      ...(blocked ? { reason: r.block } : {}),
+      advice: (r && r.advice) || null,
+      enforcement: (r && r.enforcement) || null,
     };
+  }
+
+  /**
+   * Pre-action enforcement (and knowledge context) before a tool runs, for hosts that place
+   * text themselves. Never throws.
+   * @returns {Promise<{ blocked: boolean, reason?: string, contextInjection?: string, decision?: object }>}
+   *   `blocked`: do not run the tool; show `reason` to the model (a retry of the same call
+   *   within the cooldown passes). `contextInjection`: advice and knowledge context to give
+   *   the model with this call.
+   */
+  async executePreHook({ toolName, params, sessionId, workspaceRoot } = {}) {
+    void workspaceRoot; // the engine's root is its `cwd` (createEngine)
+    const callId = randomUUID();
+    const copy = params && typeof params === "object" ? structuredClone(params) : params ?? {};
+    const r = await this._hw.toolBefore({ tool: String(toolName), sessionId: sessionId || "", callId, args: copy });
+    if (r && r.followUp) {
+      // the host places the text itself: drop what waits for this call's result
+      await this._hw.toolAfter({ tool: String(toolName), sessionId: sessionId || "", callId, output: { output: "" } });
+    }
+    const out = { blocked: !!(r && typeof r.block === "string") };
+    if (out.blocked) out.reason = r.block;
+    const text = [r && r.advice, r && r.context].filter(Boolean).join("\n\n");
+    if (!out.blocked && text) out.contextInjection = text;
+    if (r && r.enforcement) out.decision = r.enforcement;
+    return out;
+  }
+
+  /**
+   * The enforcement metrics: a summary, or (`verify`) the hash chain checked.
+   * @returns {Promise<{ ok: boolean, text: string, found?: boolean, metricsFile?: string, stateFile?: string }>}
+   */
+  async metrics({ verify = false } = {}) {
+    return (await this._hw.run({ hook: "metrics", verify: !!verify })) || { ok: false, text: "hookwise is not running" };
   }
 
   /**

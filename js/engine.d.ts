@@ -26,6 +26,8 @@ export interface EngineOptions {
   /** Where hookwise_bg.wasm is, when the package was bundled. */
   wasmPath?: string;
   wasmBytes?: Uint8Array;
+  /** The policy (enforcement) build's bytes, when bundled; else read from `policy/` beside wasmPath. */
+  policyWasmBytes?: Uint8Array;
 }
 
 export interface Discovery {
@@ -43,11 +45,43 @@ export interface Augmented<A = unknown> {
   callId: string;
   /** The context could not go into the arguments: pass the result to completeToolCall. */
   deliverWithResult: boolean;
+  /** Pre-action enforcement blocked the call: do not run it; give `reason` to the model. */
+  blocked: boolean;
+  reason?: string;
+  /** Enforcement advice (already placed: comment lines, or with the result). */
+  advice: string | null;
+  /** The enforcement decision, when enforcement is on. */
+  enforcement: EnforcementDecision | null;
+}
+
+export interface EnforcementDecision {
+  decision: "allow" | "advise" | "block" | "acknowledged" | "bypass" | "readOnly" | "disabled";
+  sops?: string[];
+  memories: number;
+  categories?: string[];
+  lookupMs: number;
+  timedOut: boolean;
+  cooldownHit: boolean;
+  bypass: boolean;
+  detected?: Record<string, unknown>;
+}
+
+export interface PreHookResult {
+  /** Do not run the tool; show `reason` to the model. The same call retried within the cooldown passes. */
+  blocked: boolean;
+  reason?: string;
+  /** Advice and knowledge context to give the model with this call. */
+  contextInjection?: string;
+  decision?: EnforcementDecision;
 }
 
 export declare class Engine {
   readonly discovery: Discovery | null;
   augmentToolCall<A = unknown>(call: { tool: string; args: A; callId?: string; sessionId?: string }): Promise<Augmented<A>>;
+  /** Pre-action enforcement and context for hosts that place text themselves. Never throws. */
+  executePreHook(call: { toolName: string; params: unknown; sessionId?: string; workspaceRoot?: string }): Promise<PreHookResult>;
+  /** Enforcement metrics: a summary, or the hash chain verified. */
+  metrics(o?: { verify?: boolean }): Promise<{ ok: boolean; text: string; found?: boolean; metricsFile?: string; stateFile?: string }>;
   completeToolCall(call: { tool: string; callId: string; sessionId?: string; output: string }): Promise<{ output: string }>;
   /** The context a new session would start with, computed now. */
   sessionPreview(o?: { project?: string; strategy?: "parallel" | "sequential" | "seed" }): Promise<{

@@ -47,15 +47,22 @@ class Hookwise {
     if (!this.ready) {
       this.ready = (async () => {
         try {
-          this.core = new Core(this.host, { wasmPath: this.o.wasmPath, wasmBytes: this.o.wasmBytes });
-          const r = await this.core.call({
+          const init = {
             hook: "init",
             options: this.o.options ?? {},
             env: envObject(this.o.env ?? process.env),
             cwd: this.o.cwd ?? process.cwd(),
             worktree: this.o.worktree ?? "",
             directory: this.o.directory ?? "",
-          });
+          };
+          this.initCall = init;
+          this.core = this.newCore("lean");
+          let r = await this.core.call(init);
+          if (r && r.needs === "policy") {
+            // The project wants pre-action enforcement: the core with it starts instead.
+            this.core = this.newCore("policy");
+            r = await this.core.call(init);
+          }
           this.plan = r.plan || {};
           this.started = true;
           this.discovery = r.discovery || null;
@@ -69,12 +76,24 @@ class Hookwise {
     return this.ready;
   }
 
+  newCore(flavor) {
+    return new Core(this.host, { flavor, wasmPath: this.o.wasmPath, wasmBytes: this.o.wasmBytes, policyWasmBytes: this.o.policyWasmBytes });
+  }
+
   /** Run one hook call; `null` when it failed (logged). */
   async run(call) {
     await this.init();
     if (!this.core) return null;
     try {
-      const r = await this.core.call(call);
+      let r = await this.core.call(call);
+      if (r && r.needs === "policy" && this.core.flavor === "lean") {
+        // A call only the policy core answers (e.g. metrics): start it and ask again.
+        this.core = this.newCore("policy");
+        const init = await this.core.call(this.initCall);
+        this.plan = (init && init.plan) || {};
+        this.emit(init && init.logs);
+        r = await this.core.call(call);
+      }
       this.emit(r && r.logs);
       return r;
     } catch (e) {
@@ -89,15 +108,25 @@ class Hookwise {
     }
   }
 
-  /** `tool.execute.before`: applies the core's changes to `args` in place. */
+  /**
+   * `tool.execute.before`: applies the core's changes to `args` in place. A result with
+   * `block` means the call must not run: the caller throws `block` (this never throws).
+   */
   async toolBefore({ tool, sessionId, callId, args }) {
     if (!this.started) await this.init();
-    const plan = this.plan.toolBefore;
-    if (!plan) return null;
-    const seen = excerpts(args, plan);
-    if (seen.excerpts.length === 0) return null;
-    const r = await this.run({ hook: "tool.before", tool, sessionId, callId, ...seen });
+    let call;
+    if (this.plan.toolBeforeAll) {
+      call = { hook: "tool.before", tool, sessionId, callId, args };
+    } else {
+      const plan = this.plan.toolBefore;
+      if (!plan) return null;
+      const seen = excerpts(args, plan);
+      if (seen.excerpts.length === 0) return null;
+      call = { hook: "tool.before", tool, sessionId, callId, ...seen };
+    }
+    const r = await this.run(call);
     if (!r) return null;
+    if (typeof r.block === "string") return r;
     applyMutations(args, r.mutations);
     if (r.followUp && callId) {
       if (this.followUps.size >= MAX_FOLLOW_UPS) this.followUps.delete(this.followUps.values().next().value);

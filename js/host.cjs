@@ -229,6 +229,36 @@ async function appendLine({ path: p, line }) {
   }
 }
 
+// Writes to one path run one after another, in the order requested (parallel tool calls).
+const writeQueues = new Map(); // path -> promise of the latest write
+let writeSeq = 0;
+
+function inOrder(p, f) {
+  const prev = writeQueues.get(p) || Promise.resolve();
+  const next = prev.then(f);
+  writeQueues.set(p, next);
+  next.then(() => {
+    if (writeQueues.get(p) === next) writeQueues.delete(p);
+  });
+  return next;
+}
+
+/** Replace a file's text atomically (temp file + rename), creating its folders. */
+function writeFile({ path: p, text }) {
+  return inOrder(p, async () => {
+    const tmp = `${p}.${process.pid}.${++writeSeq}.tmp`;
+    try {
+      await fsp.mkdir(path.dirname(p), { recursive: true });
+      await fsp.writeFile(tmp, text);
+      await fsp.rename(tmp, p);
+      return { ok: true };
+    } catch (e) {
+      await fsp.rm(tmp, { force: true }).catch(() => {});
+      return { ok: false, error: String(e && e.message) };
+    }
+  });
+}
+
 /** A folder's entries (relative `/` paths), breadth first; symlinked folders are listed but
  * not descended into. */
 async function listDir({ path: root, recursive, maxEntries, skipHidden }) {
@@ -332,11 +362,15 @@ function createHost({ runner, extra, env } = {}) {
         case "readFile":
           return settled(readFile(req));
         case "appendLine":
-          return settled(appendLine(req));
+          return settled(inOrder(req.path, () => appendLine(req)));
         case "listDir":
           return settled(listDir(req));
         case "createFile":
           return settled(createFile(req));
+        case "writeFile":
+          return settled(writeFile(req));
+        case "now":
+          return settled(Promise.resolve({ ms: Date.now() }));
         default:
           if (extra && typeof extra[req.kind] === "function") {
             return settled(Promise.resolve().then(() => extra[req.kind](req)).catch((e) => ({ error: String(e && e.message) })));
@@ -347,4 +381,4 @@ function createHost({ runner, extra, env } = {}) {
   };
 }
 
-module.exports = { createHost, spawnProcess, stat, readFile, appendLine, listDir, hasBun };
+module.exports = { createHost, spawnProcess, stat, readFile, appendLine, listDir, writeFile, hasBun };

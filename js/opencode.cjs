@@ -66,9 +66,16 @@ async function server(input, options) {
     "experimental.session.compacting": guard("session.compacting", async (inp, out) => {
       await hw.compacting(inp && inp.sessionID, out && out.context);
     }),
-    "tool.execute.before": guard("tool.execute.before", async (inp, out) => {
-      await hw.toolBefore({ tool: inp.tool, sessionId: inp.sessionID, callId: inp.callID, args: out.args });
-    }),
+    // The one hook that may throw: a deliberate block from pre-action enforcement. The
+    // guarded work only records the message; it is thrown after, and nothing else throws.
+    "tool.execute.before": async (inp, out) => {
+      let block = null;
+      await guard("tool.execute.before", async () => {
+        const r = await hw.toolBefore({ tool: inp.tool, sessionId: inp.sessionID, callId: inp.callID, args: out.args });
+        if (r && typeof r.block === "string" && r.block) block = r.block;
+      })();
+      if (block !== null) throw new Error(block);
+    },
     "tool.execute.after": guard("tool.execute.after", async (inp, out) => {
       await hw.toolAfter({ tool: inp.tool, sessionId: inp.sessionID, callId: inp.callID, output: out });
     }),

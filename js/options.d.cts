@@ -18,4 +18,6 @@ export interface HookwisePluginOptions {
   includeContent?: boolean;
   /** Top-level fields of custom/MCP tools that are prompts for a model (default ["prompt", "instructions"]). */
   promptFields?: string[];
+  /** Pre-action enforcement (schema: hookwise.schema.json, `enforcement`); also read from .opencode/hookwise.json. */
+  enforcement?: Record<string, unknown>;
 }

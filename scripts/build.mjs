@@ -26,38 +26,49 @@ if (have !== pinned) {
   process.exit(1);
 }
 
-run("cargo", ["build", "--release", "--target", "wasm32-unknown-unknown"]);
-const built = path.join(root, "target/wasm32-unknown-unknown/release/hookwise.wasm");
-const gen = path.join(root, "build/wasm");
-fs.rmSync(gen, { recursive: true, force: true });
-run("wasm-bindgen", ["--target", "web", "--out-dir", gen, built]);
-
-const wasmFile = path.join(gen, "hookwise_bg.wasm");
-const wasmOpt = path.join(root, "node_modules/.bin/wasm-opt");
-if (fs.existsSync(wasmOpt) && process.env.HOOKWISE_NO_WASM_OPT !== "1") {
-  run(wasmOpt, ["-Oz", "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals", "--enable-reference-types", "--enable-multivalue", wasmFile, "-o", wasmFile]);
-}
-
 const pkg = path.join(root, "pkg");
 const dist = path.join(pkg, "dist");
 fs.rmSync(pkg, { recursive: true, force: true });
 fs.mkdirSync(dist, { recursive: true });
-
-// wasm-bindgen's web target is ESM; the core must also load through require(), so it is
-// converted to CommonJS once here. Loading goes through initSync with bytes we read ourselves,
-// so a bundled copy can point at its .wasm (engine option wasmPath).
 const esbuild = await import(path.join(root, "node_modules/esbuild/lib/main.js")).then((m) => m.default ?? m);
-esbuild.buildSync({
-  entryPoints: [path.join(gen, "hookwise.js")],
-  outfile: path.join(dist, "wasm.cjs"),
-  format: "cjs",
-  platform: "node",
-  target: "node20",
-  logLevel: "warning",
-  // only the async default-init path reads import.meta.url; we always initSync with bytes
-  logOverride: { "empty-import-meta": "silent" },
-});
-fs.copyFileSync(wasmFile, path.join(dist, "hookwise_bg.wasm"));
+
+// Two flavours of the core: the lean one (knowledge, sessions) that every project loads, and
+// the `policy` one with pre-action enforcement, loaded only when a project wants it (the lean
+// init answers `needs: "policy"`), so the common case stays under the size budget.
+const sizes = [];
+function flavour(name, features, outDir) {
+  // one target dir: the dependencies are shared, and cargo keeps both builds of the crate
+  run("cargo", ["build", "--release", "--target", "wasm32-unknown-unknown", ...features]);
+  const built = path.join(root, "target/wasm32-unknown-unknown/release/hookwise.wasm");
+  const gen = path.join(root, "build", name === "lean" ? "wasm" : `wasm-${name}`);
+  fs.rmSync(gen, { recursive: true, force: true });
+  run("wasm-bindgen", ["--target", "web", "--out-dir", gen, built]);
+
+  const wasmFile = path.join(gen, "hookwise_bg.wasm");
+  const wasmOpt = path.join(root, "node_modules/.bin/wasm-opt");
+  if (fs.existsSync(wasmOpt) && process.env.HOOKWISE_NO_WASM_OPT !== "1") {
+    run(wasmOpt, ["-Oz", "--strip-debug", "--strip-producers", "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals", "--enable-reference-types", "--enable-multivalue", wasmFile, "-o", wasmFile]);
+  }
+  fs.mkdirSync(outDir, { recursive: true });
+  // wasm-bindgen's web target is ESM; the core must also load through require(), so it is
+  // converted to CommonJS once here. Loading goes through initSync with bytes we read
+  // ourselves, so a bundled copy can point at its .wasm (engine option wasmPath).
+  esbuild.buildSync({
+    entryPoints: [path.join(gen, "hookwise.js")],
+    outfile: path.join(outDir, "wasm.cjs"),
+    format: "cjs",
+    platform: "node",
+    target: "node20",
+    logLevel: "warning",
+    // only the async default-init path reads import.meta.url; we always initSync with bytes
+    logOverride: { "empty-import-meta": "silent" },
+  });
+  fs.copyFileSync(wasmFile, path.join(outDir, "hookwise_bg.wasm"));
+  const bytes = fs.readFileSync(wasmFile);
+  sizes.push(`${name} wasm ${bytes.length} bytes, ${zlib.gzipSync(bytes, { level: 9 }).length} gzipped`);
+}
+flavour("lean", [], dist);
+flavour("policy", ["--features", "policy"], path.join(dist, "policy"));
 for (const f of fs.readdirSync(path.join(root, "js"))) {
   fs.copyFileSync(path.join(root, "js", f), path.join(dist, f));
 }
@@ -71,6 +82,4 @@ fs.writeFileSync(path.join(pkg, "package.json"), JSON.stringify(tpl, null, 2) + 
 fs.copyFileSync(path.join(root, "README.md"), path.join(pkg, "README.md"));
 fs.copyFileSync(path.join(root, "LICENSE"), path.join(pkg, "LICENSE"));
 
-const bytes = fs.readFileSync(path.join(dist, "hookwise_bg.wasm"));
-const gz = zlib.gzipSync(bytes, { level: 9 }).length;
-console.log(`hookwise ${version}: pkg/ assembled; wasm ${bytes.length} bytes, ${gz} gzipped`);
+console.log(`hookwise ${version}: pkg/ assembled; ${sizes.join("; ")}`);

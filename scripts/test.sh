@@ -8,7 +8,10 @@ export PATH="$PWD/node_modules/.bin:$PATH"
 step() { printf '\n== %s\n' "$*"; }
 
 step "core (native cargo test)"
-cargo test --quiet 2>&1 | grep -E "^test result|FAILED|panicked"
+cargo test --quiet 2>&1 | grep -E "^test result|FAILED|panicked"; test "${PIPESTATUS[0]}" -eq 0
+
+step "core with every feature (cargo test --all-features: the policy wiring)"
+cargo test --quiet --all-features 2>&1 | grep -E "^test result|FAILED|panicked"; test "${PIPESTATUS[0]}" -eq 0
 
 step "wasm adapters (wasm-pack test --node)"
 wasm-pack test --node 2>&1 | grep -vE "^\[INFO\]|^\s*$"; test "${PIPESTATUS[0]}" -eq 0

@@ -75,6 +75,9 @@ const KNOWN: &[&str] = &[
     "knowledge",
     "vault",
     "vaultRefreshMs",
+    // pre-action enforcement (validated by the enforcement module's schema)
+    "enforcement",
+    "$schema",
 ];
 
 impl Config {
@@ -265,7 +268,12 @@ fn num(
     if let Some(v) = opts.get(key) {
         match v.as_f64() {
             Some(n) if n.is_finite() && n >= min && n <= max => set(n.floor()),
-            _ => logs.push(Log::warn(format!("hookwise option '{key}' must be a number from {min} to {max}; got {v}; using the default"))),
+            // (printed as integers: every numeric option is whole, and float formatting would
+            // add several KB to the wasm)
+            _ => logs.push(Log::warn(format!(
+                "hookwise option '{key}' must be a number from {} to {}; got {v}; using the default",
+                min as i64, max as i64
+            ))),
         }
     }
 }

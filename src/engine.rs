@@ -20,6 +20,9 @@ use crate::protocol::{Log, Mutation, PathKey};
 use crate::runtime::{join_all, Io, Ops, Step};
 use crate::session::{self, Channel, SessionConfig, SessionInfo, SessionState};
 
+#[cfg(feature = "policy")]
+use crate::enforce::{self, Enforcer, Level as EnforceLevel, MemorySource};
+
 /// A hook call from the host.
 #[derive(Debug, Deserialize)]
 #[serde(tag = "hook", rename_all_fields = "camelCase")]
@@ -103,6 +106,14 @@ pub enum Call {
         #[serde(default)]
         call_id: String,
     },
+    /// The enforcement metrics (`hookwise metrics [verify]`): reads the files the
+    /// configuration names. Result: `{ok, text, metricsFile, stateFile}`; in the lean build
+    /// `{needs: "policy"}`.
+    #[serde(rename = "metrics")]
+    Metrics {
+        #[serde(default)]
+        verify: bool,
+    },
 }
 
 /// Which hooks need the engine at all, so the host can skip the crossing for the others.
@@ -120,6 +131,10 @@ pub struct Plan {
     pub system_transform: bool,
     /// `session.compacting` is wanted.
     pub compaction: bool,
+    /// Pre-action enforcement is on: every `tool.before` goes to the engine with the whole
+    /// arguments (`args`), not excerpts.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub tool_before_all: bool,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -153,6 +168,15 @@ pub struct ToolResult {
     pub context: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub logs: Vec<Log>,
+    /// Pre-action enforcement blocks the call: the host throws this message.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub block: Option<String>,
+    /// Pre-action enforcement's advice (already placed: comment lines or with the result).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub advice: Option<String>,
+    /// The enforcement decision (`enforce::Decision` without its logs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enforcement: Option<Value>,
 }
 
 struct Shared {
@@ -169,6 +193,10 @@ struct Shared {
     /// How init went, for `doctor`.
     discovery: Option<Discovery>,
     init_warnings: Vec<String>,
+    /// The project root hookwise started in.
+    cwd: String,
+    #[cfg(feature = "policy")]
+    enforcer: Option<Enforcer>,
 }
 
 impl Default for Shared {
@@ -183,6 +211,9 @@ impl Default for Shared {
             clock: Rc::default(),
             discovery: None,
             init_warnings: Vec::new(),
+            cwd: String::new(),
+            #[cfg(feature = "policy")]
+            enforcer: None,
         }
     }
 }
@@ -383,6 +414,26 @@ impl Engine {
                 ..
             } => self.ops.start(move |io| async move {
                 let now_ms = shared.borrow().clock.get();
+                // Enforcement first: a block skips the knowledge lookups.
+                #[cfg(feature = "policy")]
+                let enforcer = shared.borrow().enforcer.clone(); // no borrow across awaits
+                #[cfg(feature = "policy")]
+                let pre = match (&args, enforcer) {
+                    (Some(a), Some(e)) => {
+                        let mut d = e.before(&io, &tool, a).await;
+                        let logs = std::mem::take(&mut d.logs);
+                        if let Some(b) = d.block.clone() {
+                            return to_value(ToolResult {
+                                block: Some(b),
+                                logs,
+                                enforcement: Some(to_value(&d)),
+                                ..Default::default()
+                            });
+                        }
+                        Some((d, logs))
+                    }
+                    _ => None,
+                };
                 let view = match (&args, &excerpts) {
                     (Some(a), _) => ArgsView::Full(a),
                     (None, Some(e)) => ArgsView::Excerpts {
@@ -391,12 +442,31 @@ impl Engine {
                     },
                     (None, None) => return to_value(ToolResult::default()),
                 };
-                to_value(tool_before(&io, &shared, &tool, &call_id, &view, now_ms).await)
+                #[allow(unused_mut)]
+                let mut r = tool_before(&io, &shared, &tool, &call_id, &view, now_ms).await;
+                #[cfg(feature = "policy")]
+                if let Some((d, mut logs)) = pre {
+                    logs.append(&mut r.logs);
+                    r.logs = logs;
+                    if let Some(advice) = d.advice.clone() {
+                        place_advice(&shared, &mut r, &tool, &call_id, &view, advice);
+                    }
+                    r.enforcement = Some(to_value(&d));
+                }
+                to_value(r)
             }),
             Call::ToolAfter { call_id, .. } => {
                 let r = tool_after(&shared, &call_id);
                 self.ops.start(move |_| async move { to_value(r) })
             }
+            #[cfg(feature = "policy")]
+            Call::Metrics { verify } => {
+                self.ops.start(move |io| async move { metrics(&io, &shared, verify).await })
+            }
+            #[cfg(not(feature = "policy"))]
+            Call::Metrics { .. } => self
+                .ops
+                .start(move |_| async move { json!({"needs": "policy"}) }),
         }
     }
 }
@@ -572,27 +642,37 @@ async fn init(
     worktree: String,
     directory: String,
 ) -> Value {
-    // The project's .opencode/hookwise.json, under the plugin's own options.
-    let file = if cwd.is_empty() {
-        None
+    // OpenCode's worktree is `/` outside a git repository: the project is the directory then.
+    let cwd = if (cwd.is_empty() || cwd == "/") && !directory.is_empty() {
+        directory.clone()
     } else {
-        let path = format!(
-            "{}/{}",
-            cwd.trim_end_matches('/'),
-            crate::config::CONFIG_FILE
-        );
-        let r: crate::protocol::ReadResult = serde_json::from_value(
-            io.request(crate::protocol::Request::ReadFile {
-                path,
-                max_bytes: 1 << 20,
-            })
-            .await,
-        )
-        .unwrap_or_default();
-        r.text
+        cwd
     };
-    let (options, mut logs) =
-        crate::config::merge_file_options(&options, file.as_deref(), crate::config::CONFIG_FILE);
+    // One step: does the project want enforcement, and its .opencode/hookwise.json.
+    let (wanted, file) = wants_policy(&io, &options, &cwd).await;
+    #[cfg(not(feature = "policy"))]
+    if wanted {
+        // The lean build has no enforcement: the host loads the policy build and starts again.
+        return json!({ "needs": "policy" });
+    }
+    #[cfg(feature = "policy")]
+    let loaded = if wanted {
+        Some(enforce::load_config(&io, &cwd, &options).await)
+    } else {
+        None
+    };
+    #[cfg(feature = "policy")]
+    let loaded_options = loaded.as_ref().map(|l| l.options.clone());
+    #[cfg(not(feature = "policy"))]
+    let loaded_options: Option<Value> = None;
+    let (options, mut logs) = match loaded_options {
+        // Enforcement's loader already merged .opencode/hookwise.json under the options.
+        Some(o) => (o, Vec::new()),
+        // The project's .opencode/hookwise.json, under the plugin's own options.
+        None => {
+            crate::config::merge_file_options(&options, file.as_deref(), crate::config::CONFIG_FILE)
+        }
+    };
     let (config, config_logs) = Config::from_sources(&options, &env);
     logs.extend(config_logs);
     let (session_cfg, session_logs) = SessionConfig::from_sources(&options, &env);
@@ -608,6 +688,27 @@ async fn init(
     let clock = shared.borrow().clock.clone();
     let (source, found, mut source_logs) = choose_source(&io, &config, &env, &cwd, clock).await;
     logs.append(&mut source_logs);
+    #[cfg(feature = "policy")]
+    let enforcer = match loaded {
+        Some(l) => {
+            logs.extend(l.issues.iter().map(|i| Log::warn(i.to_string())));
+            // Memories come from the maenifold CLI; a vault has no memory search (yet).
+            let memory = match &source {
+                Some(s @ Source::Cli { .. }) => Some(MemorySource::Maenifold(s.clone())),
+                _ => None,
+            };
+            let (e, mut elogs) = Enforcer::start(&io, l.settings, &cwd, &env, memory).await;
+            logs.append(&mut elogs);
+            Some(e)
+        }
+        None => None,
+    };
+    #[cfg(feature = "policy")]
+    let enforcing = enforcer
+        .as_ref()
+        .is_some_and(|e| e.settings().level != EnforceLevel::Disabled);
+    #[cfg(not(feature = "policy"))]
+    let enforcing = false;
     let plan = Plan {
         tool_before: source.as_ref().map(|_| ExcerptPlan {
             needle: "[[".into(),
@@ -620,6 +721,7 @@ async fn init(
             && session_cfg.enabled
             && session_cfg.channel == Channel::System,
         compaction: true,
+        tool_before_all: enforcing,
     };
     {
         let mut s = shared.borrow_mut();
@@ -633,8 +735,142 @@ async fn init(
         s.session = session_cfg;
         s.project = project;
         s.source = source;
+        s.cwd = cwd;
+        #[cfg(feature = "policy")]
+        {
+            s.enforcer = enforcer;
+        }
     }
     json!({ "discovery": found, "plan": plan, "logs": logs })
+}
+
+/// Whether the project wants pre-action enforcement: option `enforcement`, an `enforcement`
+/// key in `.opencode/hookwise.json`, or a `.opencode/sops/` folder.
+async fn wants_policy(io: &Io, options: &Value, cwd: &str) -> (bool, Option<String>) {
+    if cwd.is_empty() {
+        return (options.get("enforcement").is_some(), None);
+    }
+    let root = cwd.trim_end_matches('/');
+    let replies = join_all(vec![
+        io.request(crate::protocol::Request::Stat {
+            path: format!("{root}/.opencode/sops"),
+        }),
+        io.request(crate::protocol::Request::ReadFile {
+            path: format!("{root}/{}", crate::config::CONFIG_FILE),
+            max_bytes: 1024 * 1024,
+        }),
+    ])
+    .await;
+    let st: crate::protocol::StatResult =
+        serde_json::from_value(replies[0].clone()).unwrap_or_default();
+    let file = replies[1]
+        .get("text")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let in_file = file
+        .as_deref()
+        .and_then(|t| serde_json::from_str::<Value>(t).ok())
+        .is_some_and(|v| v.get("enforcement").is_some());
+    (
+        options.get("enforcement").is_some() || (st.exists && st.is_dir) || in_file,
+        file,
+    )
+}
+
+/// Place enforcement advice without changing what the tool does: `# ` comment lines before a
+/// shell command (next to the knowledge block, if any), else with the tool's result.
+#[cfg(feature = "policy")]
+fn place_advice(
+    shared: &Rc<RefCell<Shared>>,
+    r: &mut ToolResult,
+    tool: &str,
+    call_id: &str,
+    view: &ArgsView<'_>,
+    advice: String,
+) {
+    let prompt_fields = shared.borrow().config.prompt_fields.clone();
+    let lines: Vec<String> = advice.lines().map(str::to_string).collect();
+    match placement::placement(tool, view, &prompt_fields) {
+        Placement::Prepend {
+            field,
+            style: Style::ShellComment,
+        } => {
+            let block = context::fit(&lines, Style::ShellComment, usize::MAX);
+            let path = vec![PathKey::Key(field)];
+            match r.mutations.iter_mut().find(|m| m.path == path) {
+                Some(m) => {
+                    m.prepend = Some(format!("{block}\n{}", m.prepend.take().unwrap_or_default()))
+                }
+                None => r.mutations.push(Mutation {
+                    path,
+                    prepend: Some(format!("{block}\n")),
+                    append: None,
+                    strip: Some(context::delimiters(Style::ShellComment)),
+                }),
+            }
+        }
+        _ => {
+            let block = context::fit(&lines, Style::Markdown, usize::MAX);
+            let mut s = shared.borrow_mut();
+            match s.after.iter_mut().find(|(id, _)| id == call_id) {
+                Some(e) => e.1 = format!("{block}\n\n{}", e.1),
+                None => {
+                    if s.after.len() >= MAX_PENDING_AFTER {
+                        s.after.pop_front();
+                    }
+                    s.after.push_back((call_id.to_string(), block));
+                }
+            }
+            r.follow_up = true;
+        }
+    }
+    r.advice = Some(advice);
+}
+
+/// `hookwise metrics [verify]`: the files the configuration names, summarised or verified.
+#[cfg(feature = "policy")]
+async fn metrics(io: &Io, shared: &Rc<RefCell<Shared>>, verify: bool) -> Value {
+    let (cwd, enforcer) = {
+        let s = shared.borrow();
+        (s.cwd.clone(), s.enforcer.clone())
+    };
+    let settings = match enforcer {
+        Some(e) => e.settings().clone(),
+        None => enforce::load_config(io, &cwd, &Value::Null).await.settings,
+    };
+    let read = |p: &str| {
+        io.request(crate::protocol::Request::ReadFile {
+            path: enforce::join(&cwd, p),
+            max_bytes: 64 * 1024 * 1024,
+        })
+    };
+    let replies = join_all(vec![
+        read(&settings.metrics_file),
+        read(&settings.state_file),
+    ])
+    .await;
+    let text = |v: &Value| v.get("text").and_then(Value::as_str).map(str::to_string);
+    let (metrics_text, state_text) = (text(&replies[0]), text(&replies[1]));
+    let Some(m) = metrics_text else {
+        // Nothing recorded is fine; a state file with a chain head and no metrics is a deletion.
+        let ok = !verify || state_text.is_none();
+        return json!({
+            "ok": ok,
+            "found": false,
+            "text": format!("no metrics file at {} ({}){}", settings.metrics_file,
+                replies[0].get("error").and_then(Value::as_str).unwrap_or("not found"),
+                if ok { "" } else { "; the state file says decisions were recorded: the metrics file was deleted" }),
+            "metricsFile": settings.metrics_file,
+            "stateFile": settings.state_file,
+        });
+    };
+    let (ok, text) = if verify {
+        enforce::cli_metrics_verify(&m, state_text.as_deref())
+    } else {
+        (true, enforce::cli_metrics_summary(&m))
+    };
+    json!({"ok": ok, "found": true, "text": text, "metricsFile": settings.metrics_file,
+        "stateFile": settings.state_file})
 }
 
 /// `tool.before`: find the concepts, look them up in parallel under one deadline, place the
@@ -849,6 +1085,7 @@ mod tests {
                                     json!({"exists": true, "realpath": path, "isFile": true, "executable": true})
                                 }
                                 Request::Stat { .. } => json!({"exists": false}),
+                                Request::ReadFile { .. } => json!({"error": "vanished"}),
                                 Request::Spawn { argv, .. } => {
                                     self.spawned.push(argv.clone());
                                     match (self.cli)(argv) {

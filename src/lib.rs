@@ -8,6 +8,8 @@ pub mod context;
 pub mod discovery;
 pub mod enforce;
 pub mod engine;
+#[cfg(test)]
+mod engine_wiring_tests;
 pub mod governance;
 pub mod knowledge;
 pub mod maenifold;

@@ -22,16 +22,22 @@ fn init_asks_the_host_to_stat_candidates_in_one_step() {
         )
         .unwrap(),
     );
-    // First the project's .opencode/hookwise.json …
-    let read = &step["pending"]["requests"][0];
-    assert_eq!(read["kind"], "readFile");
-    assert_eq!(read["path"], "/w/.opencode/hookwise.json");
+    // first: does the project want pre-action enforcement (the policy build)?
+    let probe = step["pending"]["requests"].as_array().unwrap();
+    assert_eq!(probe.len(), 2);
+    assert_eq!(probe[0]["kind"], "stat");
+    assert_eq!(probe[0]["path"], "/w/.opencode/sops");
+    assert_eq!(probe[1]["kind"], "readFile");
+    assert_eq!(probe[1]["path"], "/w/.opencode/hookwise.json");
     let op = step["pending"]["op"].as_u64().unwrap() as u32;
-    let rid = read["id"].as_u64().unwrap() as u32;
+    let (p0, p1) = (
+        probe[0]["id"].as_u64().unwrap(),
+        probe[1]["id"].as_u64().unwrap(),
+    );
     let step = parse(
         &e.resume(
             op,
-            format!(r#"[[{rid},{{"error":"vanished"}}]]"#).as_bytes(),
+            format!(r#"[[{p0},{{"exists":false}}],[{p1},{{"error":"vanished"}}]]"#).as_bytes(),
             1.0,
         )
         .unwrap(),

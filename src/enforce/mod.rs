@@ -129,6 +129,7 @@ pub fn join(root: &str, p: &str) -> String {
 fn not_found(e: &str) -> bool {
     let l = e.to_ascii_lowercase();
     l.contains("not-found")
+        || l == "vanished" // the JS host's readFile on ENOENT
         || l.contains("enoent")
         || l.contains("no such file")
         || l.contains("not found")

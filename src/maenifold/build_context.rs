@@ -186,8 +186,10 @@ impl BuildContext {
             ));
             for sib in &self.siblings {
                 s.push_str(&format!(
-                    "  • {} (shared neighbors: {}, overlap: {:.3})\n",
-                    sib.name, sib.shared_neighbors, sib.overlap
+                    "  • {} (shared neighbors: {}, overlap: {})\n",
+                    sib.name,
+                    sib.shared_neighbors,
+                    crate::maenifold::fixed(sib.overlap, 3)
                 ));
             }
         }

@@ -26,6 +26,19 @@ pub fn argv(cli: &str, tool: &str, payload: &Value, json: bool) -> Vec<String> {
     v
 }
 
+/// `x` with `decimals` digits after the point, as maenifold prints scores. Integer
+/// arithmetic only: float formatting (`{:.3}`) would pull several KB of code into the wasm.
+pub fn fixed(x: f64, decimals: u32) -> String {
+    if !x.is_finite() {
+        return "0".into();
+    }
+    let scale = 10i64.pow(decimals);
+    let n = (x * scale as f64).round() as i64;
+    let sign = if n < 0 { "-" } else { "" };
+    let (int, frac) = (n.abs() / scale, n.abs() % scale);
+    format!("{sign}{int}.{frac:0width$}", width = decimals as usize)
+}
+
 /// Why a CLI answer is not usable.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CliFailure {
@@ -183,6 +196,15 @@ mod tests {
         c.exit_code = Some(134);
         c.stderr = "Unhandled exception\n   at Main".into();
         assert!(matches!(judge(&c), Err(CliFailure::Process(m)) if m.contains("134")));
+    }
+
+    #[test]
+    fn fixed_point_scores() {
+        assert_eq!(fixed(0.512, 3), "0.512");
+        assert_eq!(fixed(1.0, 2), "1.00");
+        assert_eq!(fixed(0.0049, 2), "0.00");
+        assert_eq!(fixed(-2.345, 2), "-2.35");
+        assert_eq!(fixed(f64::NAN, 2), "0");
     }
 
     #[test]

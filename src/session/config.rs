@@ -151,8 +151,11 @@ fn ranged(
             let c = n.floor().clamp(min, max);
             if c != n.floor() {
                 logs.push(Log::warn(format!(
-                    "hookwise {} is outside {min}–{max}; using {c}",
-                    raw.shown(key, env_key)
+                    "hookwise {} is outside {}–{}; using {}",
+                    raw.shown(key, env_key),
+                    min as i64,
+                    max as i64,
+                    c as i64
                 )));
             }
             c

@@ -18,9 +18,10 @@ pub fn search_markdown(hits: &[Hit]) -> String {
     for h in hits {
         let rel = if top > 0.0 { h.score / top } else { 0.0 };
         s.push_str(&format!(
-            "📄 **{}** ({})\n   📊 Text relevance: {rel:.2}\n   📝 {}\n\n",
+            "📄 **{}** ({})\n   📊 Text relevance: {}\n   📝 {}\n\n",
             h.title,
             h.uri,
+            crate::maenifold::fixed(rel, 2),
             h.snippet.replace('\n', " ")
         ));
     }

@@ -266,7 +266,7 @@ test("check --tool bash: the arguments it would run with (comment lines), and wh
   const args = { command: "echo [[jwt]]", description: "say it" };
   const r = await once(["check", "--tool", "bash", "--args", JSON.stringify(args), "--vault", VAULT_REL]);
   assert.equal(r.code, 0, show(r));
-  assert.match(r.stdout, /^tool: bash\nconcepts: jwt\ncontext goes: into the arguments\nargs:\n/);
+  assert.match(r.stdout, /^tool: bash\n(enforcement: [^\n]*\n)?concepts: jwt\ncontext goes: into the arguments\nargs:\n/);
   const printed = JSON.parse(r.stdout.split("\nargs:\n")[1].split("\n\ncontext:\n")[0]);
   assert.equal(printed.description, "say it");
   const cmd = printed.command;
@@ -291,7 +291,7 @@ test("check --tool write: the content is left alone; the context comes with the 
   const args = { filePath: "notes/x.md", content: "See [[Session Tokens]] and [[JWT]]." };
   const r = await once(["check", "--tool", "write", "--args", JSON.stringify(args), "--vault", VAULT_REL]);
   assert.equal(r.code, 0, show(r));
-  assert.match(r.stdout, /^tool: write\nconcepts: session-tokens, jwt\ncontext goes: with the tool's result \(arguments unchanged\)\n/);
+  assert.match(r.stdout, /^tool: write\n(enforcement: [^\n]*\n)?concepts: session-tokens, jwt\ncontext goes: with the tool's result \(arguments unchanged\)\n/);
   assert.deepEqual(JSON.parse(r.stdout.split("\nargs:\n")[1].split("\n\ncontext:\n")[0]), args);
   const block = r.stdout.split("\n\ncontext:\n")[1].replace(/\n$/, "");
   assert.ok(block.startsWith(OPEN + "\n") && block.endsWith("\n" + CLOSE), show(r));
@@ -307,7 +307,12 @@ test("check --tool write: the content is left alone; the context comes with the 
 
   const nothing = await once(["check", "--tool", "bash", "--args", '{"command":"ls -la"}', "--vault", VAULT_REL, "--json"]);
   assert.equal(nothing.code, 0, show(nothing));
-  assert.deepEqual(JSON.parse(nothing.stdout), { tool: "bash", concepts: [], context: null, contextGoes: "none", args: { command: "ls -la" } });
+  const n = JSON.parse(nothing.stdout);
+  assert.deepEqual(
+    { tool: n.tool, concepts: n.concepts, context: n.context, contextGoes: n.contextGoes, args: n.args, blocked: n.blocked },
+    { tool: "bash", concepts: [], context: null, contextGoes: "none", args: { command: "ls -la" }, blocked: false },
+  );
+  assert.equal(n.enforcement.decision, "readOnly", "ls is read-only: never checked");
 });
 
 test("doctor --json: the vault is the source, with its stats, no CLI, and a timing of each hook", T, async () => {

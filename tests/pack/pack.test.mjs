@@ -123,7 +123,7 @@ async function pluginFacts(plugin, { cwd, fakeCli }) {
   withCli.args = out.args;
 
   const noCli = { logs: [] };
-  const hooks2 = await plugin.server({ client: client(noCli.logs), directory: cwd, worktree: cwd }, { cliPath: cwd + "/no-such-maenifold" });
+  const hooks2 = await plugin.server({ client: client(noCli.logs), directory: cwd, worktree: cwd }, { cliPath: cwd + "/no-such-maenifold", knowledge: "maenifold" }); // no vault fallback either (MAENIFOLD_ROOT has a memory/ folder)
   for (let i = 0; i < 3; i++) {
     const o = { args: { command: "echo [[auth]]" } };
     await hooks2["tool.execute.before"]({ tool: "bash", sessionID: "s", callID: `n${i}` }, o);

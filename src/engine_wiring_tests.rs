@@ -1,0 +1,226 @@
+//! The engine's enforcement wiring: which build answers what (lean: `needs: "policy"`;
+//! `--features policy`: decisions), driven with a scripted host that has a small file system
+//! and a clock. `cargo test --all-features` runs the policy half.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use crate::engine::Engine;
+use crate::protocol::Request;
+use crate::runtime::Step;
+
+const FORCE_SOP: &str = "---\nid: git-force-push\ncategory: process\nmatch:\n  tools: [bash]\n  patterns: ['git\\s+push\\s.*--force']\n---\n# Force-pushing\n\n## Preflight\nAnnounce it (WIRING-MARKER).\n";
+
+struct Fs {
+    engine: Engine,
+    files: BTreeMap<String, String>,
+    seen: Vec<Request>,
+}
+
+impl Fs {
+    fn new(files: &[(&str, &str)]) -> Fs {
+        Fs {
+            engine: Engine::new(),
+            files: files
+                .iter()
+                .map(|(p, t)| (format!("/p/{p}"), t.to_string()))
+                .collect(),
+            seen: Vec::new(),
+        }
+    }
+
+    fn answer(&mut self, req: &Request) -> Option<Value> {
+        self.seen.push(req.clone());
+        Some(match req {
+            Request::Now => json!({"ms": 1_700_000_000_000.0}),
+            Request::Sleep { .. } => return None,
+            Request::Stat { path } => {
+                let dir = format!("{}/", path.trim_end_matches('/'));
+                if self.files.contains_key(path) {
+                    json!({"exists": true, "isFile": true, "realpath": path})
+                } else if self.files.keys().any(|k| k.starts_with(&dir)) {
+                    json!({"exists": true, "isDir": true, "realpath": path})
+                } else {
+                    json!({"exists": false})
+                }
+            }
+            Request::ReadFile { path, .. } => match self.files.get(path) {
+                Some(t) => json!({ "text": t }),
+                None => json!({"error": "vanished"}),
+            },
+            Request::ListDir { path, .. } => {
+                let prefix = format!("{}/", path.trim_end_matches('/'));
+                let entries: Vec<Value> = self
+                    .files
+                    .iter()
+                    .filter(|(p, _)| p.starts_with(&prefix))
+                    .map(|(p, t)| json!({"path": &p[prefix.len()..], "isFile": true, "isDir": false, "isSymlink": false, "size": t.len(), "mtimeMs": 1.0}))
+                    .collect();
+                if entries.is_empty() {
+                    json!({"entries": [], "truncated": false, "error": "ENOENT"})
+                } else {
+                    json!({"entries": entries, "truncated": false})
+                }
+            }
+            Request::WriteFile { path, text } => {
+                self.files.insert(path.clone(), text.clone());
+                json!({"ok": true})
+            }
+            Request::AppendLine { path, line } => {
+                self.files
+                    .entry(path.clone())
+                    .or_default()
+                    .push_str(&format!("{line}\n"));
+                json!({"ok": true})
+            }
+            _ => json!({"error": "unsupported"}),
+        })
+    }
+
+    fn drive(&mut self, call: Value) -> Value {
+        let mut step = self.engine.start_json(call.to_string()).unwrap();
+        let mut timers = Vec::new();
+        loop {
+            match step {
+                Step::Done { result, .. } => return result,
+                Step::Pending { op, requests, .. } => {
+                    let mut next = None;
+                    for r in requests {
+                        match self.answer(&r.req) {
+                            Some(reply) => next = self.engine.resume(op, r.id, reply).or(next),
+                            None => timers.push((op, r.id)),
+                        }
+                    }
+                    step = match next {
+                        Some(s) => s,
+                        None => {
+                            let (op, id) = timers.pop().expect("stuck");
+                            self.engine.resume(op, id, json!({})).unwrap()
+                        }
+                    };
+                }
+            }
+        }
+    }
+
+    fn init(&mut self, options: Value) -> Value {
+        // outside a git repository OpenCode's worktree is `/`: the directory is the project
+        self.drive(
+            json!({"hook": "init", "options": options, "env": {"PATH": "/nowhere"},
+            "cwd": "/", "worktree": "/", "directory": "/p"}),
+        )
+    }
+}
+
+#[cfg(feature = "policy")]
+fn bash(c: &str) -> Value {
+    json!({"hook": "tool.before", "tool": "bash", "callId": "c", "args": {"command": c}})
+}
+
+#[test]
+fn a_project_without_enforcement_never_needs_the_policy_build() {
+    let mut h = Fs::new(&[("README.md", "hi")]);
+    let r = h.init(json!({}));
+    assert!(r.get("needs").is_none(), "{r}");
+    assert!(r["plan"].get("toolBeforeAll").is_none());
+}
+
+#[cfg(not(feature = "policy"))]
+#[test]
+fn the_lean_build_asks_for_the_policy_build() {
+    for (files, options) in [
+        (vec![(".opencode/sops/force.md", FORCE_SOP)], json!({})),
+        (
+            vec![(
+                ".opencode/hookwise.json",
+                r#"{"enforcement": {"level": "strict"}}"#,
+            )],
+            json!({}),
+        ),
+        (vec![], json!({"enforcement": {}})),
+    ] {
+        let mut h = Fs::new(&files);
+        assert_eq!(h.init(options), json!({"needs": "policy"}));
+    }
+    let mut h = Fs::new(&[]);
+    assert_eq!(
+        h.drive(json!({"hook": "metrics"})),
+        json!({"needs": "policy"})
+    );
+}
+
+#[cfg(feature = "policy")]
+#[test]
+fn policy_blocks_then_acknowledges_and_read_only_is_untouched() {
+    let mut h = Fs::new(&[(".opencode/sops/force.md", FORCE_SOP)]);
+    let r = h.init(json!({}));
+    assert_eq!(r["plan"]["toolBeforeAll"], true, "{r}");
+    let b = h.drive(bash("git push --force origin main"));
+    assert!(
+        b["block"].as_str().unwrap().contains("WIRING-MARKER"),
+        "{b}"
+    );
+    assert_eq!(b["enforcement"]["decision"], "block");
+    assert!(b.get("mutations").is_none());
+    let again = h.drive(bash("git push --force origin main"));
+    assert!(again.get("block").is_none(), "{again}");
+    assert_eq!(again["enforcement"]["decision"], "acknowledged");
+    let before = h.seen.len();
+    let ro = h.drive(bash("git status"));
+    assert_eq!(ro["enforcement"]["decision"], "readOnly");
+    assert_eq!(h.seen.len(), before, "no I/O for a read-only command");
+    let m = h.drive(json!({"hook": "metrics", "verify": true}));
+    assert_eq!(m["ok"], true, "{m}");
+    assert_eq!(
+        h.files["/p/.opencode/hookwise/metrics.jsonl"]
+            .lines()
+            .count(),
+        2
+    );
+    // a deleted metrics file is found out by the state file's chain head
+    h.files.remove("/p/.opencode/hookwise/metrics.jsonl");
+    let gone = h.drive(json!({"hook": "metrics", "verify": true}));
+    assert_eq!(gone["ok"], false, "{gone}");
+    assert_eq!(h.drive(json!({"hook": "metrics"}))["ok"], true);
+}
+
+#[cfg(feature = "policy")]
+#[test]
+fn policy_advice_goes_into_comment_lines_or_with_the_result() {
+    let sop = "---\nid: nginx\ncategory: technical\nmatch:\n  patterns: ['nginx']\n---\n## Gotchas\nReload, do not restart (ADVICE-MARKER).\n";
+    let mut h = Fs::new(&[(".opencode/sops/nginx.md", sop)]);
+    h.init(json!({}));
+    let r = h.drive(bash("mkdir -p nginx-conf"));
+    let pre = r["mutations"][0]["prepend"].as_str().unwrap();
+    assert!(pre.contains("ADVICE-MARKER"));
+    assert!(pre.lines().all(|l| l.starts_with('#')), "{pre}");
+    let w = h.drive(
+        json!({"hook": "tool.before", "tool": "write", "callId": "w",
+        "args": {"filePath": "nginx.conf", "content": "server {} # nginx"}}),
+    );
+    assert!(w.get("mutations").is_none(), "{w}");
+    assert_eq!(w["followUp"], true);
+    let a = h.drive(json!({"hook": "tool.after", "tool": "write", "callId": "w"}));
+    assert!(a["mutations"][0]["append"]
+        .as_str()
+        .unwrap()
+        .contains("ADVICE-MARKER"));
+}
+
+#[cfg(feature = "policy")]
+#[test]
+fn policy_config_issues_are_warnings_and_known_keys_are_not() {
+    let mut h = Fs::new(&[(
+        ".opencode/hookwise.json",
+        r#"{"$schema": "x", "enforcement": {"level": "strict", "cooldownMs": "soon"}}"#,
+    )]);
+    let r = h.init(json!({}));
+    let logs = r["logs"].to_string();
+    assert!(
+        logs.contains(".opencode/hookwise.json") && logs.contains("cooldownMs"),
+        "{logs}"
+    );
+    assert!(!logs.contains("'enforcement' is not known"), "{logs}");
+    assert!(!logs.contains("'$schema' is not known"), "{logs}");
+}

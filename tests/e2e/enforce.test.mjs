@@ -1,0 +1,170 @@
+// Pre-action enforcement in the real OpenCode: the package is built (`npm run build` → pkg/),
+// packed and loaded by name, offline. The project has two SOPs in .opencode/sops/ — a strict
+// one (process) for `git push --force` and an advisory one (technical) for `nginx-conf` — so
+// the lean core asks for the policy core at start. A scripted model makes four bash calls:
+//   1. git push --force … (harmless: --dry-run to a remote that does not exist, in a folder
+//      that is no repository) → blocked, the SOP text is the tool result the model reads;
+//   2. the same call again → the retry is the acknowledgment: it runs, unchanged;
+//   3. mkdir -p nginx-conf → runs, with the advice as comment lines before the command;
+//   4. ls -la → read-only: untouched.
+//
+//   node --test tests/e2e/enforce.test.mjs     (needs pkg/: run `npm run build` first)
+
+import { test, describe, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { e2eGate, runOpencode, assertRunOk, repoRoot } from "./lib/opencode.mjs";
+
+const gate = e2eGate();
+if (gate.skip) console.log(`# e2e enforce ${gate.skip}`);
+if (gate.error) test("OpenCode binary is available (required when CI is set)", () => assert.fail(gate.error));
+const suiteSkip = gate.skip || (gate.error ? "OpenCode binary missing" : false);
+
+const PKG_DIR = path.join(repoRoot, "pkg");
+
+const FORCE = "git push --force --dry-run /nonexistent/hookwise-e2e.git HEAD";
+const ADVISED = "mkdir -p nginx-conf";
+const READ_ONLY = "ls -la";
+const FORCE_MARKER = "E2E-FORCE-MARKER";
+const ADVICE_MARKER = "E2E-ADVICE-MARKER";
+
+const FILES = {
+  ".opencode/sops/force-push.md": `---
+id: force-push
+category: process
+match:
+  tools: [bash]
+  patterns: ['git\\s+push\\s.*--force']
+---
+# Force-pushing
+
+## Preflight
+1. Announce it in the team channel (${FORCE_MARKER}).
+2. Compare with the remote first.
+`,
+  ".opencode/sops/nginx.md": `---
+id: nginx-advice
+category: technical
+match:
+  tools: [bash]
+  patterns: ['nginx-conf']
+---
+# nginx configuration
+
+## Gotchas
+Reload keeps connections; restart drops them (${ADVICE_MARKER}).
+`,
+};
+
+function script(req) {
+  switch (req.toolResults().length) {
+    case 0:
+      return { tool: "bash", id: "call_force1", args: { command: FORCE, description: "Force push" } };
+    case 1:
+      return { tool: "bash", id: "call_force2", args: { command: FORCE, description: "Force push again" } };
+    case 2:
+      return { tool: "bash", id: "call_advised", args: { command: ADVISED, description: "Make the folder" } };
+    case 3:
+      return { tool: "bash", id: "call_ro", args: { command: READ_ONLY, description: "List" } };
+    default:
+      return "all done";
+  }
+}
+
+function nextAfter(r, callId) {
+  for (const req of r.mainRequests()) {
+    const res = req.toolResults().find((t) => t.toolCallId === callId);
+    if (res) return { req, result: res.content, call: req.assistantToolCalls().find((c) => c.id === callId) };
+  }
+  assert.fail(`no request carries the result of ${callId}\n${r.describe()}`);
+}
+
+describe("pre-action enforcement in the real OpenCode", { skip: suiteSkip }, () => {
+  let packDir;
+  let run;
+
+  before(async () => {
+    assert.ok(fs.existsSync(path.join(PKG_DIR, "package.json")), `no built package at ${PKG_DIR}: run \`npm run build\` first`);
+    packDir = fs.mkdtempSync(path.join(os.tmpdir(), "hookwise-e2e-enforce-"));
+    const packed = JSON.parse(
+      execFileSync("npm", ["pack", "--json", PKG_DIR, "--pack-destination", packDir], {
+        cwd: repoRoot,
+        encoding: "utf8",
+        env: { ...process.env, npm_config_offline: "true", npm_config_update_notifier: "false", npm_config_loglevel: "error" },
+      }),
+    );
+    const listed = packed[0].files.map((f) => f.path);
+    for (const f of ["dist/hookwise_bg.wasm", "dist/policy/hookwise_bg.wasm", "dist/policy/wasm.cjs"]) {
+      assert.ok(listed.includes(f), `packed hookwise lacks ${f}: ${listed.join(", ")}`);
+    }
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), "hookwise-e2e-enforce-home-"));
+    run = await runOpencode({
+      prompt: "Push the branch.",
+      plugins: [{ tarball: path.join(packDir, packed[0].filename), install: "cache" }],
+      // no maenifold, no vault: enforcement alone
+      env: { PATH: (process.env.PATH ?? "").split(":").filter((d) => d && !fs.existsSync(path.join(d, "maenifold"))).join(":"), HOME: home, MAENIFOLD_ROOT: path.join(home, "none") },
+      config: { permission: { bash: { "*": "allow" } } },
+      files: FILES,
+      script,
+      timeoutMs: 50_000,
+    });
+    assertRunOk(run);
+  });
+
+  after(() => {
+    run?.cleanup();
+    if (packDir) fs.rmSync(packDir, { recursive: true, force: true });
+  });
+
+  test("the policy core started, with both SOPs", () => {
+    const started = run.logs.service("hookwise").filter((e) => /pre-action enforcement: level/.test(e.message ?? ""));
+    assert.equal(started.length, 1, run.describe());
+    assert.match(started[0].message, /2 SOP\(s\)/);
+  });
+
+  test("git push --force with a matching strict SOP is blocked once, with the SOP text in the model's next request", () => {
+    const first = nextAfter(run, "call_force1");
+    assert.ok(first.result.includes(FORCE_MARKER), `the SOP text is the tool result:\n${first.result}`);
+    assert.match(first.result, /retry/i, "and says how to proceed");
+    const use = run.toolUses().find((u) => u.callID === "call_force1");
+    assert.equal(use?.status, "error", "the tool did not run");
+  });
+
+  test("the retry runs, unchanged", () => {
+    const use = run.toolUses().find((u) => u.callID === "call_force2");
+    assert.equal(use?.status, "completed", run.describe());
+    const again = nextAfter(run, "call_force2");
+    assert.ok(!again.result.includes(FORCE_MARKER), "not blocked again");
+    assert.equal(again.call.args.command, FORCE, "the command ran as the model wrote it");
+    // it really ran: git answered (no repository / no such remote), not hookwise
+    assert.ok(!/hookwise paused/.test(again.result), again.result);
+  });
+
+  test("an advisory match runs, with the advice visible to the model as comment lines", () => {
+    const use = run.toolUses().find((u) => u.callID === "call_advised");
+    assert.equal(use?.status, "completed", run.describe());
+    assert.ok(fs.existsSync(path.join(run.dir, "nginx-conf")), "the command did what it says");
+    const got = nextAfter(run, "call_advised");
+    const cmd = got.call.args.command;
+    assert.ok(cmd.endsWith("\n" + ADVISED), `the command comes last, untouched:\n${cmd}`);
+    assert.ok(cmd.includes(ADVICE_MARKER), `the advice is in the call the model sees:\n${cmd}`);
+    for (const line of cmd.split("\n").slice(0, -1)) assert.match(line, /^#( |$)/, "every added line is a comment");
+  });
+
+  test("a read-only command is untouched", () => {
+    const use = run.toolUses().find((u) => u.callID === "call_ro");
+    assert.equal(use?.status, "completed");
+    const got = nextAfter(run, "call_ro");
+    assert.equal(got.call.args.command, READ_ONLY);
+    assert.match(got.result, /nginx-conf/, "ls ran in the project");
+  });
+
+  test("the decisions were recorded, hash-chained", () => {
+    const file = path.join(run.dir, ".opencode/hookwise/metrics.jsonl");
+    const lines = fs.readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    assert.deepEqual(lines.map((l) => l.decision), ["block", "acknowledged", "advise"]);
+  });
+});

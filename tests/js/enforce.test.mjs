@@ -1,0 +1,240 @@
+// Pre-action enforcement through the OpenCode plugin and the engine API: SOPs in the project,
+// the real host (files, clock), the policy core loaded only when the project wants it.
+import { test, afterEach } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { createRequire } from "node:module";
+import { dist, fakeEnv, recordingClient, loadPlugin, tmpdir } from "./helpers.mjs";
+
+const require = createRequire(import.meta.url);
+const { Hookwise } = require(path.join(dist, "hookwise.cjs"));
+const { createEngine } = require(path.join(dist, "engine.cjs"));
+
+const saved = { ...process.env };
+afterEach(() => {
+  for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+  Object.assign(process.env, saved);
+});
+
+const FORCE_SOP = `---
+id: git-force-push
+category: process
+match:
+  tools: [bash]
+  patterns: ['git\\s+push\\s.*(--force|-f\\b)']
+---
+# Force-pushing
+
+## Preflight
+1. Announce it in the team channel (FORCE-PUSH-MARKER).
+2. Run \`git fetch\` and compare with the remote first.
+`;
+
+const NGINX_SOP = `---
+id: nginx-reload
+category: technical
+match:
+  patterns: ['nginx']
+---
+# nginx
+
+## Gotchas
+Reload keeps connections; restart drops them (NGINX-MARKER).
+`;
+
+/** A project folder with these SOPs (name -> text) and, if given, .opencode/hookwise.json. */
+function project(sops = {}, config = null) {
+  const dir = tmpdir("hookwise-enforce-");
+  if (Object.keys(sops).length || config === null) fs.mkdirSync(path.join(dir, ".opencode/sops"), { recursive: true });
+  for (const [name, text] of Object.entries(sops)) fs.writeFileSync(path.join(dir, ".opencode/sops", name), text);
+  if (config !== null) {
+    fs.mkdirSync(path.join(dir, ".opencode"), { recursive: true });
+    fs.writeFileSync(path.join(dir, ".opencode/hookwise.json"), JSON.stringify(config));
+  }
+  return dir;
+}
+
+/** No maenifold anywhere: an empty HOME and PATH without it (the vault is not found either). */
+function quietEnv() {
+  const home = tmpdir("hookwise-home-");
+  return { HOME: home, MAENIFOLD_ROOT: path.join(home, "none"), PATH: "/usr/bin:/bin" };
+}
+
+async function start(dir, { env = quietEnv(), options = {} } = {}) {
+  for (const k of ["HOOKWISE_BYPASS", "MAENIFOLD_CLI", "HOOKWISE_VAULT"]) delete process.env[k];
+  Object.assign(process.env, env);
+  const plugin = await loadPlugin();
+  const rec = recordingClient();
+  const hooks = await plugin.server({ client: rec.client, directory: dir, worktree: dir }, options);
+  return { hooks, rec };
+}
+
+async function bash(hooks, command, callID = `c${Math.random()}`) {
+  const output = { args: { command, description: "d" } };
+  try {
+    await hooks["tool.execute.before"]({ tool: "bash", sessionID: "s", callID }, output);
+    return { ran: true, command: output.args.command };
+  } catch (e) {
+    return { ran: false, error: e };
+  }
+}
+
+const warnings = (rec) => rec.logs.filter((l) => l.level === "warn").map((l) => l.message);
+const metricsLines = (dir) => {
+  const f = path.join(dir, ".opencode/hookwise/metrics.jsonl");
+  return fs.existsSync(f) ? fs.readFileSync(f, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
+};
+
+test("a strict SOP blocks the first git push --force with its text; the retry runs", async () => {
+  const dir = project({ "force.md": FORCE_SOP });
+  const { hooks } = await start(dir);
+  const first = await bash(hooks, "git push --force origin main");
+  assert.equal(first.ran, false, "the first call is blocked");
+  assert.ok(first.error instanceof Error);
+  assert.match(first.error.message, /FORCE-PUSH-MARKER/);
+  assert.match(first.error.message, /retry/i);
+  const retry = await bash(hooks, "git push --force origin main");
+  assert.equal(retry.ran, true, "the same call retried is the acknowledgment");
+  assert.equal(retry.command, "git push --force origin main", "and runs unchanged");
+  const m = metricsLines(dir);
+  assert.deepEqual(m.map((l) => l.decision), ["block", "acknowledged"]);
+  assert.ok(m[1].prev.length === 64 && m[1].prev !== m[0].prev, "hash-chained lines");
+});
+
+test("the cooldown survives a restart (a new plugin instance)", async () => {
+  const dir = project({ "force.md": FORCE_SOP });
+  const a = await start(dir);
+  assert.equal((await bash(a.hooks, "git push --force origin main")).ran, false);
+  const b = await start(dir);
+  const again = await bash(b.hooks, "git push --force origin main");
+  assert.equal(again.ran, true, "the new instance read the cooldown from the state file");
+  const other = await bash(b.hooks, "git push -f origin release");
+  assert.equal(other.ran, true, "same key (tool, project, service, SOPs): also acknowledged");
+  assert.ok(fs.existsSync(path.join(dir, ".opencode/hookwise/state.json")));
+});
+
+test("advisory: the call runs; bash gets the advice as comment lines, other tools with their result", async () => {
+  const dir = project({ "nginx.md": NGINX_SOP });
+  const { hooks } = await start(dir);
+  const r = await bash(hooks, "sudo systemctl reload nginx");
+  assert.equal(r.ran, true);
+  assert.match(r.command, /NGINX-MARKER/);
+  const lines = r.command.split("\n");
+  assert.equal(lines.at(-1), "sudo systemctl reload nginx", "the command itself is unchanged");
+  assert.ok(lines.slice(0, -1).every((l) => l.startsWith("#")), "every added line is a comment");
+
+  // a tool whose arguments are never altered: the advice comes with its result
+  const args = { filePath: path.join(dir, "nginx.conf"), content: "server { listen 80; } # nginx" };
+  const before = structuredClone(args);
+  const out = { args };
+  await hooks["tool.execute.before"]({ tool: "write", sessionID: "s", callID: "w1" }, out);
+  assert.deepEqual(out.args, before, "write's arguments are untouched");
+  const result = { title: "", output: "Wrote file", metadata: {} };
+  await hooks["tool.execute.after"]({ tool: "write", sessionID: "s", callID: "w1" }, result);
+  assert.match(result.output, /^Wrote file/);
+  assert.match(result.output, /NGINX-MARKER/);
+});
+
+test("a read-only command is untouched and costs no engine I/O", async () => {
+  const dir = project({ "force.md": FORCE_SOP, "nginx.md": NGINX_SOP });
+  process.env.HOME = quietEnv().HOME;
+  const hw = new Hookwise({ cwd: dir, env: quietEnv() });
+  await hw.init();
+  assert.equal(hw.core.flavor, "policy");
+  assert.equal(hw.plan.toolBeforeAll, true);
+  const seen = [];
+  const run = hw.host.run.bind(hw.host);
+  hw.host.run = (req) => {
+    seen.push(req.kind);
+    return run(req);
+  };
+  const args = { command: "git log --oneline | head -5 # nginx force" };
+  const r = await hw.toolBefore({ tool: "bash", sessionId: "s", callId: "r1", args });
+  assert.equal(args.command, "git log --oneline | head -5 # nginx force");
+  assert.equal(r.enforcement.decision, "readOnly");
+  assert.deepEqual(seen, [], "no request at all");
+  const before = metricsLines(dir).length;
+  await hw.toolBefore({ tool: "read", sessionId: "s", callId: "r2", args: { filePath: "/etc/nginx/nginx.conf" } });
+  assert.equal(metricsLines(dir).length, before);
+});
+
+test("a project without enforcement runs the lean core, with no enforcement crossing", async () => {
+  const dir = tmpdir("hookwise-lean-");
+  const hw = new Hookwise({ cwd: dir, env: quietEnv() });
+  await hw.init();
+  assert.equal(hw.core.flavor, "lean");
+  assert.ok(!hw.plan.toolBeforeAll);
+  const args = { command: "git push --force origin main" };
+  assert.equal(await hw.toolBefore({ tool: "bash", sessionId: "s", callId: "x", args }), null);
+  assert.ok(!fs.existsSync(path.join(dir, ".opencode")));
+});
+
+test("a broken SOP file gives one warning naming it; the other SOPs still work", async () => {
+  const dir = project({ "force.md": FORCE_SOP, "broken.md": "---\nid: [unclosed\nmatch: {\n---\nbody\n" });
+  const { hooks, rec } = await start(dir);
+  const first = await bash(hooks, "git push --force origin main");
+  assert.equal(first.ran, false);
+  assert.match(first.error.message, /FORCE-PUSH-MARKER/);
+  await bash(hooks, "git push --force origin other");
+  const named = warnings(rec).filter((w) => w.includes("broken.md"));
+  assert.equal(named.length, 1, `one warning naming the file: ${JSON.stringify(warnings(rec))}`);
+});
+
+test("a bad configuration key is reported with the file and key; the rest works", async () => {
+  const dir = project({ "force.md": FORCE_SOP }, { enforcement: { level: "strict", cooldownMs: "soon", bogusKey: 1 } });
+  const { hooks, rec } = await start(dir);
+  const w = warnings(rec);
+  assert.ok(w.some((m) => m.includes(".opencode/hookwise.json") && m.includes("cooldownMs")), JSON.stringify(w));
+  assert.ok(w.some((m) => m.includes(".opencode/hookwise.json") && m.includes("bogusKey")), JSON.stringify(w));
+  assert.ok(!w.some((m) => m.includes("option 'enforcement' is not known")), "the foundation config knows the key");
+  assert.equal((await bash(hooks, "git push --force origin main")).ran, false, "still enforced");
+});
+
+test("HOOKWISE_BYPASS=1: the call passes, loudly", async () => {
+  const dir = project({ "force.md": FORCE_SOP });
+  const { hooks, rec } = await start(dir, { env: { ...quietEnv(), HOOKWISE_BYPASS: "1" } });
+  assert.ok(warnings(rec).some((m) => /BYPASS/.test(m)), "said at start");
+  const r = await bash(hooks, "git push --force origin main");
+  assert.equal(r.ran, true);
+  assert.match(r.command, /FORCE-PUSH-MARKER/, "the would-be block is given as advice");
+  assert.ok(warnings(rec).some((m) => /BYPASS/.test(m) && m.includes("git-force-push")), "and logged per call");
+  assert.equal(metricsLines(dir).at(-1).bypass, true);
+});
+
+test("a slow memory source: the decision comes within the deadline (fail open)", async () => {
+  const f = fakeEnv({ FAKE_MAENIFOLD_STARTUP_MS: "4000", FAKE_MAENIFOLD_ANSWER_MS: "1000" });
+  const dir = project({}, { enforcement: { level: "strict", deadlineMs: 200 } });
+  const { hooks, rec } = await start(dir, { env: f.env });
+  const t0 = performance.now();
+  const r = await bash(hooks, "kubectl delete namespace production");
+  const ms = performance.now() - t0;
+  assert.equal(r.ran, true, "nothing in hand: the call proceeds");
+  assert.ok(ms < 1500, `decided in ${ms} ms`);
+  assert.ok(warnings(rec).some((m) => /memory search did not finish within the 200 ms deadline/.test(m)), JSON.stringify(warnings(rec)));
+  assert.equal(metricsLines(dir).at(-1).timedOut, true);
+});
+
+test("engine API: executePreHook blocks, then passes; metrics summarise and verify", async () => {
+  const dir = project({ "force.md": FORCE_SOP, "nginx.md": NGINX_SOP });
+  const engine = await createEngine({ cwd: dir, env: quietEnv() });
+  const call = { toolName: "bash", params: { command: "git push --force origin main" }, sessionId: "s", workspaceRoot: dir };
+  const a = await engine.executePreHook(call);
+  assert.equal(a.blocked, true);
+  assert.match(a.reason, /FORCE-PUSH-MARKER/);
+  const b = await engine.executePreHook(call);
+  assert.equal(b.blocked, false);
+  const c = await engine.executePreHook({ toolName: "edit", params: { filePath: "nginx.conf", oldString: "a", newString: "b # nginx" } });
+  assert.equal(c.blocked, false);
+  assert.match(c.contextInjection, /NGINX-MARKER/);
+  const sum = await engine.metrics();
+  assert.equal(sum.ok, true);
+  assert.match(sum.text, /block/);
+  const ok = await engine.metrics({ verify: true });
+  assert.equal(ok.ok, true, ok.text);
+  // an edited line breaks the chain
+  const file = path.join(dir, ".opencode/hookwise/metrics.jsonl");
+  fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace('"decision":"block"', '"decision":"allow"'));
+  const bad = await engine.metrics({ verify: true });
+  assert.equal(bad.ok, false, bad.text);
+});
