@@ -81,5 +81,7 @@ tpl.version = version;
 fs.writeFileSync(path.join(pkg, "package.json"), JSON.stringify(tpl, null, 2) + "\n");
 fs.copyFileSync(path.join(root, "README.md"), path.join(pkg, "README.md"));
 fs.copyFileSync(path.join(root, "LICENSE"), path.join(pkg, "LICENSE"));
+// The configuration schema the core validates against, for editors ("$schema") and tools.
+fs.copyFileSync(path.join(root, "schema/hookwise.schema.json"), path.join(dist, "hookwise.schema.json"));
 
 console.log(`hookwise ${version}: pkg/ assembled; ${sizes.join("; ")}`);

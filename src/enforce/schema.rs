@@ -395,7 +395,7 @@ mod tests {
     #[test]
     fn valid_config_passes_whole() {
         let cfg = json!({
-            "$schema": "./node_modules/hookwise/schema/hookwise.schema.json",
+            "$schema": "./node_modules/hookwise/dist/hookwise.schema.json",
             "enforcement": {
                 "level": "strict",
                 "categories": {"gotchas": "strict"},
