@@ -10,6 +10,7 @@
 //
 //   node --test tests/e2e/enforce.test.mjs     (needs pkg/: run `npm run build` first)
 
+import { packHookwise } from "./lib/pack.mjs";
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -88,14 +89,9 @@ describe("pre-action enforcement in the real OpenCode", { skip: suiteSkip }, () 
 
   before(async () => {
     assert.ok(fs.existsSync(path.join(PKG_DIR, "package.json")), `no built package at ${PKG_DIR}: run \`npm run build\` first`);
-    packDir = fs.mkdtempSync(path.join(os.tmpdir(), "hookwise-e2e-enforce-"));
-    const packed = JSON.parse(
-      execFileSync("npm", ["pack", "--json", PKG_DIR, "--pack-destination", packDir], {
-        cwd: repoRoot,
-        encoding: "utf8",
-        env: { ...process.env, npm_config_offline: "true", npm_config_update_notifier: "false", npm_config_loglevel: "error" },
-      }),
-    );
+    const pack = packHookwise("hookwise-e2e-enforce-");
+    packDir = pack.packDir;
+    const packed = pack.packed;
     const listed = packed[0].files.map((f) => f.path);
     for (const f of ["dist/hookwise_bg.wasm", "dist/policy/hookwise_bg.wasm", "dist/policy/wasm.cjs"]) {
       assert.ok(listed.includes(f), `packed hookwise lacks ${f}: ${listed.join(", ")}`);

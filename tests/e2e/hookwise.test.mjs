@@ -15,6 +15,7 @@
 // plugin when this file was written), so no third run is spent on a plugin-less reference.
 // Skips like smoke.test.mjs without the OpenCode binary (fails under CI).
 
+import { packHookwise } from "./lib/pack.mjs";
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -129,14 +130,9 @@ describe("hookwise in the real OpenCode (packed, loaded by package name)", { ski
       fs.existsSync(path.join(PKG_DIR, "package.json")),
       `no built package at ${PKG_DIR}: run \`npm run build\` at the repository root first`,
     );
-    packDir = fs.mkdtempSync(path.join(os.tmpdir(), "hookwise-e2e-hw-"));
-    const packed = JSON.parse(
-      execFileSync("npm", ["pack", "--json", PKG_DIR, "--pack-destination", packDir], {
-        cwd: repoRoot,
-        encoding: "utf8",
-        env: { ...process.env, npm_config_offline: "true", npm_config_update_notifier: "false", npm_config_loglevel: "error" },
-      }),
-    );
+    const pack = packHookwise("hookwise-e2e-hw-");
+    packDir = pack.packDir;
+    const packed = pack.packed;
     tarball = path.join(packDir, packed[0].filename);
     const listed = packed[0].files.map((f) => f.path);
     for (const f of ["package.json", "dist/index.mjs", "dist/hookwise_bg.wasm"]) {

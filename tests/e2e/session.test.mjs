@@ -15,6 +15,7 @@
 //   prompted — option sessionContextChannel "prompt": the context as a noReply user turn.
 // Skips like smoke.test.mjs without the OpenCode binary (fails under CI).
 
+import { packHookwise } from "./lib/pack.mjs";
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -108,14 +109,9 @@ describe("hookwise session context and compaction in the real OpenCode", { skip:
 
   before(async () => {
     assert.ok(fs.existsSync(path.join(PKG_DIR, "package.json")), `no built package at ${PKG_DIR}: run \`npm run build\` first`);
-    packDir = fs.mkdtempSync(path.join(os.tmpdir(), "hookwise-e2e-session-"));
-    const packed = JSON.parse(
-      execFileSync("npm", ["pack", "--json", PKG_DIR, "--pack-destination", packDir], {
-        cwd: repoRoot,
-        encoding: "utf8",
-        env: { ...process.env, npm_config_offline: "true", npm_config_update_notifier: "false", npm_config_loglevel: "error" },
-      }),
-    );
+    const pack = packHookwise("hookwise-e2e-session-");
+    packDir = pack.packDir;
+    const packed = pack.packed;
     const tarball = path.join(packDir, packed[0].filename);
     root = path.join(packDir, "root");
     fs.cpSync(FIXTURE_ROOT, root, { recursive: true });

@@ -15,6 +15,7 @@
 // that OpenCode's run got exactly what `hookwise context` / the engine give.
 // Skips like smoke.test.mjs without the OpenCode binary (fails under CI).
 
+import { packHookwise } from "./lib/pack.mjs";
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -105,14 +106,9 @@ describe("the embedded vault in the real OpenCode, no maenifold installed", { sk
 
   before(async () => {
     assert.ok(fs.existsSync(path.join(PKG_DIR, "package.json")), `no built package at ${PKG_DIR}: run \`npm run build\` first`);
-    packDir = fs.mkdtempSync(path.join(os.tmpdir(), "hookwise-e2e-vault-"));
-    const packed = JSON.parse(
-      execFileSync("npm", ["pack", "--json", PKG_DIR, "--pack-destination", packDir], {
-        cwd: repoRoot,
-        encoding: "utf8",
-        env: { ...process.env, npm_config_offline: "true", npm_config_update_notifier: "false", npm_config_loglevel: "error" },
-      }),
-    );
+    const pack = packHookwise("hookwise-e2e-vault-");
+    packDir = pack.packDir;
+    const packed = pack.packed;
     const tarball = path.join(packDir, packed[0].filename);
     vaultDir = path.join(packDir, "vault");
     fs.cpSync(EXAMPLE_VAULT, vaultDir, { recursive: true });
