@@ -699,6 +699,7 @@ async fn init(
             };
             let (e, mut elogs) = Enforcer::start(&io, l.settings, &cwd, &env, memory).await;
             logs.append(&mut elogs);
+            e.use_clock(shared.borrow().clock.clone());
             Some(e)
         }
         None => None,
