@@ -58,11 +58,8 @@ class Hookwise {
           this.initCall = init;
           this.core = this.newCore("lean");
           let r = await this.core.call(init);
-          if (r && r.needs === "policy") {
-            // The project wants pre-action enforcement: the core with it starts instead.
-            this.core = this.newCore("policy");
-            r = await this.core.call(init);
-          }
+          // The project wants pre-action enforcement: the core with it starts instead.
+          if (r && r.needs === "policy") r = await this.startPolicyCore();
           this.plan = r.plan || {};
           this.started = true;
           this.discovery = r.discovery || null;
@@ -74,6 +71,12 @@ class Hookwise {
       })();
     }
     return this.ready;
+  }
+
+  /** Replace the lean core with the policy one and run `init` on it again. */
+  async startPolicyCore() {
+    this.core = this.newCore("policy");
+    return this.core.call(this.initCall);
   }
 
   newCore(flavor) {
@@ -88,8 +91,7 @@ class Hookwise {
       let r = await this.core.call(call);
       if (r && r.needs === "policy" && this.core.flavor === "lean") {
         // A call only the policy core answers (e.g. metrics): start it and ask again.
-        this.core = this.newCore("policy");
-        const init = await this.core.call(this.initCall);
+        const init = await this.startPolicyCore();
         this.plan = (init && init.plan) || {};
         this.emit(init && init.logs);
         r = await this.core.call(call);
@@ -143,15 +145,13 @@ class Hookwise {
     if (r) applyMutations(output, r.mutations);
     return r;
   }
-}
 
-Object.assign(Hookwise.prototype, {
   /** A session was created: `{ id, parentID? }`. Returns the core's result (or null). */
   async sessionCreated(session) {
     if (!this.started) await this.init();
     if (!this.plan.sessionCreated || !session || !session.id) return null;
     return this.run({ hook: "session.created", session: { id: session.id, parentID: session.parentID ?? null } });
-  },
+  }
 
   /** Before a model request: pushes the session's context onto `system` (an array) in place. */
   async systemTransform(sessionId, system) {
@@ -160,7 +160,7 @@ Object.assign(Hookwise.prototype, {
     const r = await this.run({ hook: "system.transform", sessionId: sessionId ?? null, system });
     if (r && Array.isArray(r.system)) system.push(...r.system);
     return r;
-  },
+  }
 
   /** Before compaction: pushes the preservation block onto `context` (an array) in place. */
   async compacting(sessionId, context) {
@@ -169,7 +169,7 @@ Object.assign(Hookwise.prototype, {
     const r = await this.run({ hook: "session.compacting", sessionId: String(sessionId ?? ""), nowMs: Date.now() });
     if (r && Array.isArray(r.context)) context.push(...r.context);
     return r;
-  },
-});
+  }
+}
 
 module.exports = { Hookwise };
