@@ -96,6 +96,11 @@ pub enum Call {
         fields: BTreeMap<String, String>,
         #[serde(default)]
         excerpts: Option<Vec<Excerpt>>,
+        /// Decide as the hook would, against the real cooldowns, but record nothing (no
+        /// metrics line, no state change): `hookwise check`. The decision says `dryRun`.
+        #[cfg(feature = "policy")]
+        #[serde(default)]
+        dry_run: bool,
     },
     /// After a tool ran (OpenCode `tool.execute.after`).
     #[serde(rename = "tool.after")]
@@ -411,6 +416,8 @@ impl Engine {
                 args,
                 fields,
                 excerpts,
+                #[cfg(feature = "policy")]
+                dry_run,
                 ..
             } => self.ops.start(move |io| async move {
                 let now_ms = shared.borrow().clock.get();
@@ -420,7 +427,11 @@ impl Engine {
                 #[cfg(feature = "policy")]
                 let pre = match (&args, enforcer) {
                     (Some(a), Some(e)) => {
-                        let mut d = e.before(&io, &tool, a).await;
+                        let mut d = if dry_run {
+                            e.dry_run(&io, &tool, a).await
+                        } else {
+                            e.before(&io, &tool, a).await
+                        };
                         let logs = std::mem::take(&mut d.logs);
                         if let Some(b) = d.block.clone() {
                             return to_value(ToolResult {
@@ -692,10 +703,12 @@ async fn init(
     let enforcer = match loaded {
         Some(l) => {
             logs.extend(l.issues.iter().map(|i| Log::warn(i.to_string())));
-            // Memories come from the maenifold CLI; a vault has no memory search (yet).
+            // Memories come from the knowledge source: the maenifold CLI, or the vault
+            // (searched in process, its BM25 scores calibrated to 0–1 per query).
             let memory = match &source {
                 Some(s @ Source::Cli { .. }) => Some(MemorySource::Maenifold(s.clone())),
-                _ => None,
+                Some(Source::Vault(v)) => Some(MemorySource::Vault(v.clone())),
+                None => None,
             };
             let (e, mut elogs) = Enforcer::start(&io, l.settings, &cwd, &env, memory).await;
             logs.append(&mut elogs);

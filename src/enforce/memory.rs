@@ -7,12 +7,23 @@
 //! has them looked at first. Confidence: a result's `score` (Semantic / FullText), else the
 //! larger of its `semanticScore` and `textScore` (Hybrid; the fused score is a rank-fusion
 //! number near 0.03 and says nothing absolute), clamped to 0–1.
+//!
+//! The embedded vault ([`MemorySource::Vault`]) ranks with BM25, whose scores have no upper
+//! bound and depend on the vault's size and the query's length, so they are calibrated per
+//! query ([`vault_confidence`]): `confidence = 1 − e^(−S/R)`, where `S` is the note's BM25
+//! score and `R` the score of a note holding each query word once at average length (the sum
+//! of the words' idf; a word the vault never uses counts as a common word, idf ln 2). A note
+//! with every query word once scores 0.63; with them in its title (weight 3) about 0.8; one
+//! holding a third of the query's weight about 0.3. Its category: the note's front matter
+//! `tags`, else its folders.
 
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use std::rc::Rc;
+
 use super::config::Category;
-use crate::knowledge::Source;
+use crate::knowledge::{Source, VaultIndex};
 use crate::maenifold::{self, CliFailure, SpawnResult};
 use crate::runtime::Io;
 
@@ -38,8 +49,11 @@ pub struct MemoryQuery {
 /// Where memories come from.
 #[derive(Debug, Clone)]
 pub enum MemorySource {
-    /// maenifold (CLI today; a warm MCP session is a variant of [`Source`]).
+    /// maenifold (CLI today; a warm MCP session is a variant of [`Source`]). A
+    /// `Source::Vault` given here is searched as [`MemorySource::Vault`].
     Maenifold(Source),
+    /// The embedded markdown vault, searched in process; scores calibrated per query.
+    Vault(Rc<VaultIndex>),
     /// A fixed set (tests, benchmarks, hosts that search themselves): every memory whose
     /// title or snippet holds a keyword. Each search costs `delay_ms` of host time.
     Fixed {
@@ -55,6 +69,7 @@ impl MemorySource {
     pub fn name(&self) -> &'static str {
         match self {
             MemorySource::Maenifold(s) => s.name(),
+            MemorySource::Vault(_) => "vault",
             MemorySource::Fixed { .. } => "fixed",
         }
     }
@@ -64,15 +79,23 @@ impl MemorySource {
         if q.keywords.is_empty() {
             return Ok(Vec::new());
         }
+        let query = q
+            .keywords
+            .iter()
+            .take(QUERY_WORDS)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(" ");
         match self {
+            MemorySource::Vault(v) | MemorySource::Maenifold(Source::Vault(v)) => {
+                v.ensure_fresh(io).await;
+                let (hits, reference) = v
+                    .vault
+                    .borrow()
+                    .search_for_enforcement(&query, q.max_results as usize);
+                Ok(vault_memories(hits, reference))
+            }
             MemorySource::Maenifold(src) => {
-                let query = q
-                    .keywords
-                    .iter()
-                    .take(QUERY_WORDS)
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(" ");
                 let payload = json!({
                     "query": query,
                     "mode": q.mode,
@@ -116,6 +139,35 @@ impl MemorySource {
             }
         }
     }
+}
+
+/// A vault note's BM25 `score` as a confidence in 0–1, against the query's `reference` score
+/// (see the module docs): `1 − e^(−score/reference)`, to three decimals.
+pub fn vault_confidence(score: f64, reference: f64) -> f64 {
+    if !(score > 0.0 && reference > 0.0 && score.is_finite() && reference.is_finite()) {
+        return 0.0;
+    }
+    ((1.0 - (-score / reference).exp()) * 1000.0).round() / 1000.0
+}
+
+/// Vault hits (with their notes' tags) → memories, best first.
+fn vault_memories(hits: Vec<(crate::vault::Hit, Vec<String>)>, reference: f64) -> Vec<Memory> {
+    hits.into_iter()
+        .map(|(h, tags)| {
+            let tags: Vec<&str> = tags.iter().map(String::as_str).collect();
+            Memory {
+                category: category_of(&h.uri, &tags),
+                confidence: vault_confidence(h.score, reference),
+                title: if h.title.is_empty() {
+                    h.uri.clone()
+                } else {
+                    h.title
+                },
+                snippet: h.snippet.split_whitespace().collect::<Vec<_>>().join(" "),
+                uri: h.uri,
+            }
+        })
+        .collect()
 }
 
 /// SearchMemories `--json` data → memories, best first.
@@ -214,6 +266,35 @@ mod tests {
         assert_eq!(parse_results(&sem, 10)[0].confidence, 0.81);
         assert!(parse_results(&json!({}), 10).is_empty());
         assert_eq!(parse_results(&data, 1).len(), 1);
+    }
+
+    #[test]
+    fn vault_scores_are_calibrated_against_the_query() {
+        // a note with every query word once at average length scores the reference
+        assert_eq!(vault_confidence(4.2, 4.2), 0.632);
+        assert_eq!(vault_confidence(8.4, 4.2), 0.865);
+        assert_eq!(vault_confidence(1.4, 4.2), 0.283);
+        // the same BM25 score means less against a longer, more telling query
+        assert!(vault_confidence(3.0, 9.0) < vault_confidence(3.0, 3.0));
+        let mut last = 0.0;
+        for i in 1..100 {
+            let c = vault_confidence(i as f64 * 0.25, 5.0);
+            assert!(c >= last && c <= 1.0, "monotone, at most 1: {c}");
+            assert!(
+                i > 40 || c > last,
+                "strictly while it is not saturated: {c}"
+            );
+            last = c;
+        }
+        for (s, r) in [
+            (0.0, 3.0),
+            (-1.0, 3.0),
+            (2.0, 0.0),
+            (f64::NAN, 1.0),
+            (1.0, f64::INFINITY),
+        ] {
+            assert_eq!(vault_confidence(s, r), 0.0, "{s} {r}");
+        }
     }
 
     #[test]

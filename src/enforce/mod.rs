@@ -35,6 +35,8 @@
 //!   `block` is present only for `block`; `advice` for `advise` and `bypass`. Advice must reach
 //!   the model without changing what the tool does: for shell tools as `# ` comment lines
 //!   before the command, else with the tool's result (the foundation's placement rules).
+//! * [`Enforcer::dry_run`]`(io, tool, args) -> Decision` — the same decision against the real
+//!   cooldowns, recording nothing (`"dryRun": true` in the result): `hookwise check`.
 //! * [`Enforcer::set_memory_source`] — when the knowledge source changes (vault, MCP).
 //!
 //! Host requests used: `Now`, `ListDir`, `ReadFile`, `WriteFile` (state), `AppendLine`
@@ -257,6 +259,9 @@ pub struct Decision {
     pub timed_out: bool,
     pub cooldown_hit: bool,
     pub bypass: bool,
+    /// A dry run: decided against the real cooldowns, but nothing was recorded.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub dry_run: bool,
 }
 
 impl Decision {
@@ -274,6 +279,7 @@ impl Decision {
             timed_out: false,
             cooldown_hit: false,
             bypass: false,
+            dry_run: false,
         }
     }
 }
@@ -474,6 +480,18 @@ impl Enforcer {
 
     /// `tool.before`: decide on one call. Never fails: every fault lets the call run.
     pub async fn before(&self, io: &Io, tool: &str, args: &Value) -> Decision {
+        self.decide(io, tool, args, false).await
+    }
+
+    /// `tool.before` as a dry run (`hookwise check`): the same decision against the real
+    /// cooldowns and SOPs, but no metrics line and no state change — what would happen.
+    pub async fn dry_run(&self, io: &Io, tool: &str, args: &Value) -> Decision {
+        let mut d = self.decide(io, tool, args, true).await;
+        d.dry_run = true;
+        d
+    }
+
+    async fn decide(&self, io: &Io, tool: &str, args: &Value, dry: bool) -> Decision {
         let s = &self.inner.settings;
         if s.level == Level::Disabled {
             return Decision::quick(Kind::Disabled, None);
@@ -528,7 +546,9 @@ impl Enforcer {
                 match a {
                     None => {
                         timed_out = true;
-                        let hint = if *label == "memory search" {
+                        let hint = if *label == "memory search"
+                            && memory.as_ref().is_some_and(|m| m.name() == "maenifold-cli")
+                        {
                             " (the maenifold CLI needs seconds to start; raise enforcement.deadlineMs or use a warm source)"
                         } else {
                             ""
@@ -558,15 +578,28 @@ impl Enforcer {
         let lookup_ms = (t1 - t0).max(0.0);
 
         let matches = sop::match_all(&self.inner.sops.borrow(), &ctx);
-        let verdict = decide::decide(
-            s,
-            &ctx,
-            &matches,
-            &memories,
-            self.inner.bypass.is_some(),
-            &mut self.inner.state.borrow_mut(),
-            t1,
-        );
+        // A dry run decides on a copy of the cooldowns and drops it.
+        let mut scratch = dry.then(|| self.inner.state.borrow().clone());
+        let verdict = match scratch.as_mut() {
+            Some(st) => decide::decide(
+                s,
+                &ctx,
+                &matches,
+                &memories,
+                self.inner.bypass.is_some(),
+                st,
+                t1,
+            ),
+            None => decide::decide(
+                s,
+                &ctx,
+                &matches,
+                &memories,
+                self.inner.bypass.is_some(),
+                &mut self.inner.state.borrow_mut(),
+                t1,
+            ),
+        };
         let pick_sops = |idx: &[usize]| idx.iter().map(|i| &matches[*i]).collect::<Vec<_>>();
         let pick_mems = |idx: &[usize]| idx.iter().map(|i| &memories[*i]).collect::<Vec<_>>();
         let so = &verdict.sorted;
@@ -647,7 +680,7 @@ impl Enforcer {
         let mut writes = Vec::new();
         let mut what = Vec::new();
         let mut state_changed = verdict.state_changed;
-        if s.metrics {
+        if s.metrics && !dry {
             let event = metrics::Event {
                 seq: 0,
                 ts: t1,
@@ -675,7 +708,7 @@ impl Enforcer {
             what.push("metrics");
             state_changed = true; // the chain head moved
         }
-        if state_changed {
+        if state_changed && !dry {
             writes.push(io.request(Request::WriteFile {
                 path: join(&self.inner.root, &s.state_file),
                 text: self.inner.state.borrow().to_json(),

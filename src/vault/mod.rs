@@ -584,6 +584,30 @@ impl Vault {
             .collect()
     }
 
+    /// [`Vault::search`] for pre-action enforcement: each hit with its note's tags, and the
+    /// query's reference score ([`search::SearchIndex::reference_score`]).
+    pub fn search_for_enforcement(
+        &self,
+        query: &str,
+        limit: usize,
+    ) -> (Vec<(Hit, Vec<String>)>, f64) {
+        let terms = search::query_terms(query);
+        let reference = self.index.reference_score(&terms);
+        let hits = self
+            .search(query, limit)
+            .into_iter()
+            .map(|h| {
+                let tags = self
+                    .by_uri
+                    .get(&h.uri)
+                    .map(|&id| self.file(id).tags.clone())
+                    .unwrap_or_default();
+                (h, tags)
+            })
+            .collect();
+        (hits, reference)
+    }
+
     /// RecentActivity-equivalent: the most recently modified notes (front matter `modified`,
     /// else the host's mtime), newest first; only those modified at or after `since_ms`.
     pub fn recent(&self, limit: usize, since_ms: Option<f64>) -> Vec<Activity> {

@@ -445,6 +445,31 @@ impl SearchIndex {
         self.live_docs
     }
 
+    /// The score of a note that holds each of the query's terms once and is of average
+    /// length: the sum of the terms' idf (for such a note BM25's term-frequency factor is
+    /// exactly 1). A term no live note holds counts as a common word (idf ln 2: as if half the
+    /// notes held it) — the vault cannot judge it, yet a match on one known word of many is no
+    /// strong match. The per-query yardstick enforcement calibrates scores against.
+    pub fn reference_score(&self, terms: &[String]) -> f64 {
+        let n = self.live_docs as f64;
+        terms
+            .iter()
+            .map(|term| {
+                let df = self.terms.get(term.as_str()).map_or(0, |tid| {
+                    self.postings[tid as usize]
+                        .iter()
+                        .filter(|&&p| matches!(self.doc_len.get((p >> 8) as usize), Some(Some(_))))
+                        .count()
+                }) as f64;
+                if df == 0.0 {
+                    std::f64::consts::LN_2
+                } else {
+                    (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+                }
+            })
+            .sum()
+    }
+
     /// BM25 over the query's tokens: `(file, score)`, best first, at most `limit`.
     /// `tie` orders equal scores (by uri, say) so results are stable.
     pub fn search(
