@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 // The `hookwise` command: what the hooks would do, from a terminal. Works under Node and Bun.
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { createEngine } from "./engine.mjs";
 
@@ -32,9 +31,10 @@ Prints the context a new session of the project would start with (default projec
 folder's name).`,
   check: `usage: hookwise check --tool NAME --args JSON [--vault DIR] [--json]
 
-Shows what the hooks would do with that tool call: the pre-action enforcement decision
-(against fresh cooldowns: the check records nothing in the project), the arguments it would
-run with and where the context goes.`,
+Shows what the hooks would do with that tool call, with the project's own configuration:
+the pre-action enforcement decision ("off" when the project has none; against its current
+cooldowns, recording nothing: no metrics line, no cooldown), the arguments it would run
+with and where the context goes.`,
   metrics: `usage: hookwise metrics [verify] [--cwd DIR] [--json]
 
 Summarises the pre-action enforcement metrics (decisions by kind, lookup time p50/p95, top
@@ -128,20 +128,15 @@ const commands = {
     } catch (e) {
       throw new UsageError(`--args is not JSON: ${e.message}`);
     }
-    // A check must not consume a cooldown or add to the project's metrics: enforcement state
-    // goes to a throw-away folder.
-    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "hookwise-check-"));
-    let r, warnings;
-    try {
-      const e = await engineFor(flags, { options: { enforcement: { stateFile: path.join(scratch, "state.json"), metricsFile: path.join(scratch, "metrics.jsonl") } } });
-      warnings = e.warnings;
-      r = await e.engine.augmentToolCall({ tool: flags.tool, args });
-    } finally {
-      fs.rmSync(scratch, { recursive: true, force: true });
-    }
+    // The project's real configuration; a dry run, so the check consumes no cooldown and adds
+    // nothing to the metrics.
+    const { engine, warnings } = await engineFor(flags);
+    const r = await engine.augmentToolCall({ tool: flags.tool, args, dryRun: true });
     warnings.forEach((w) => process.stderr.write(w + "\n"));
     const d = r.enforcement;
-    const decision = d ? `${d.decision}${d.sops && d.sops.length ? ` (SOPs: ${d.sops.join(", ")})` : ""}${d.detected ? `, risk ${d.detected.risk}` : ""}` : "off";
+    const decision = d
+      ? `${d.decision}${d.sops && d.sops.length ? ` (SOPs: ${d.sops.join(", ")})` : ""}${d.memories ? ` (${d.memories} memor${d.memories === 1 ? "y" : "ies"})` : ""}${d.detected ? `, risk ${d.detected.risk}` : ""}${d.cooldownHit ? ", within the cooldown of an earlier block" : ""}`
+      : "off";
     const where = !r.context ? "nowhere (no knowledge)" : r.deliverWithResult ? "with the tool's result (arguments unchanged)" : "into the arguments";
     const json = { tool: flags.tool, enforcement: d, blocked: r.blocked, ...(r.blocked ? { reason: r.reason } : {}), advice: r.advice, concepts: r.concepts, context: r.context, contextGoes: r.deliverWithResult ? "result" : r.context ? "arguments" : "none", args: r.args };
     const extra = r.blocked ? `\n\nblocked with:\n${r.reason}` : r.advice ? `\n\nadvice:\n${r.advice}` : "";

@@ -21,11 +21,13 @@ class Engine {
    * @returns {Promise<{ args: object, context: string|null, concepts: string[], callId: string, deliverWithResult: boolean }>}
    *   `args`: the arguments to run the tool with (a changed copy, or the same object when
    *   nothing changed); `deliverWithResult`: pass the tool's result to `completeToolCall`.
+   *   `dryRun`: enforcement decides as the hook would but records nothing (no metrics line,
+   *   no cooldown): what would happen.
    */
-  async augmentToolCall({ tool, args, callId, sessionId } = {}) {
+  async augmentToolCall({ tool, args, callId, sessionId, dryRun } = {}) {
     const id = callId || randomUUID();
     const copy = args && typeof args === "object" ? structuredClone(args) : args;
-    const r = await this._hw.toolBefore({ tool: String(tool), sessionId: sessionId || "", callId: id, args: copy });
+    const r = await this._hw.toolBefore({ tool: String(tool), sessionId: sessionId || "", callId: id, args: copy, dryRun: !!dryRun });
     const blocked = !!(r && typeof r.block === "string");
     const changed = !blocked && !!(r && r.mutations && r.mutations.length);
     return {

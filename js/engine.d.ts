@@ -63,6 +63,8 @@ export interface EnforcementDecision {
   timedOut: boolean;
   cooldownHit: boolean;
   bypass: boolean;
+  /** A dry run: nothing was recorded. */
+  dryRun?: boolean;
   detected?: Record<string, unknown>;
 }
 
@@ -77,7 +79,8 @@ export interface PreHookResult {
 
 export declare class Engine {
   readonly discovery: Discovery | null;
-  augmentToolCall<A = unknown>(call: { tool: string; args: A; callId?: string; sessionId?: string }): Promise<Augmented<A>>;
+  /** `dryRun`: enforcement decides as the hook would (real cooldowns) but records nothing. */
+  augmentToolCall<A = unknown>(call: { tool: string; args: A; callId?: string; sessionId?: string; dryRun?: boolean }): Promise<Augmented<A>>;
   /** Pre-action enforcement and context for hosts that place text themselves. Never throws. */
   executePreHook(call: { toolName: string; params: unknown; sessionId?: string; workspaceRoot?: string }): Promise<PreHookResult>;
   /** Enforcement metrics: a summary, or the hash chain verified. */

@@ -113,12 +113,13 @@ class Hookwise {
   /**
    * `tool.execute.before`: applies the core's changes to `args` in place. A result with
    * `block` means the call must not run: the caller throws `block` (this never throws).
+   * `dryRun`: enforcement decides against the real cooldowns but records nothing.
    */
-  async toolBefore({ tool, sessionId, callId, args }) {
+  async toolBefore({ tool, sessionId, callId, args, dryRun }) {
     if (!this.started) await this.init();
     let call;
     if (this.plan.toolBeforeAll) {
-      call = { hook: "tool.before", tool, sessionId, callId, args };
+      call = { hook: "tool.before", tool, sessionId, callId, args, ...(dryRun ? { dryRun: true } : {}) };
     } else {
       const plan = this.plan.toolBefore;
       if (!plan) return null;

@@ -312,7 +312,49 @@ test("check --tool write: the content is left alone; the context comes with the 
     { tool: n.tool, concepts: n.concepts, context: n.context, contextGoes: n.contextGoes, args: n.args, blocked: n.blocked },
     { tool: "bash", concepts: [], context: null, contextGoes: "none", args: { command: "ls -la" }, blocked: false },
   );
-  assert.equal(n.enforcement.decision, "readOnly", "ls is read-only: never checked");
+  assert.equal(n.enforcement, null, "this repository has no enforcement: the check does not invent one");
+});
+
+const FORCE_SOP = `---
+id: git-force-push
+category: process
+match:
+  tools: [bash]
+  patterns: ['git\\s+push\\s.*(--force|-f\\b)']
+---
+# Force-pushing
+
+## Preflight
+Announce it first (CHECK-SOP-MARKER).
+`;
+
+test("check is a dry run with the project's own configuration: off without enforcement; with it, the block, recording nothing", T, async () => {
+  const push = ["check", "--tool", "bash", "--args", '{"command":"git push --force origin main"}'];
+  // no enforcement in the project: said so, nothing created
+  const bare = tmpdir("hookwise-check-bare-");
+  const off = await hookwise(push, { cwd: bare });
+  assert.equal(off.code, 0, show(off));
+  assert.match(off.stdout, /^tool: bash\nenforcement: off\n/, show(off));
+  assert.deepEqual(fs.readdirSync(bare), [], "nothing written into the project");
+
+  // a project with a strict SOP: blocked with its text, and neither metrics nor cooldown recorded
+  const dir = tmpdir("hookwise-check-sop-");
+  fs.mkdirSync(path.join(dir, ".opencode/sops"), { recursive: true });
+  fs.writeFileSync(path.join(dir, ".opencode/sops/force.md"), FORCE_SOP);
+  for (let i = 0; i < 2; i++) {
+    const r = await hookwise(push, { cwd: dir });
+    assert.equal(r.code, 0, show(r));
+    assert.match(r.stdout, /^tool: bash\nenforcement: block \(SOPs: git-force-push\), risk high\n/, show(r));
+    assert.match(r.stdout, /blocked with:\n[\s\S]*CHECK-SOP-MARKER/, show(r));
+  }
+  const j = JSON.parse((await hookwise([...push, "--json"], { cwd: dir })).stdout);
+  assert.equal(j.blocked, true);
+  assert.equal(j.enforcement.dryRun, true);
+  assert.ok(!fs.existsSync(path.join(dir, ".opencode/hookwise")), "no metrics, no state: the checks recorded nothing");
+
+  // --cwd points at the project from elsewhere
+  const there = await hookwise([...push, "--cwd", dir]);
+  assert.match(there.stdout, /enforcement: block/, show(there));
 });
 
 test("doctor --json: the vault is the source, with its stats, no CLI, and a timing of each hook", T, async () => {

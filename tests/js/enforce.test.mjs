@@ -238,3 +238,38 @@ test("engine API: executePreHook blocks, then passes; metrics summarise and veri
   const bad = await engine.metrics({ verify: true });
   assert.equal(bad.ok, false, bad.text);
 });
+
+test("vault memories: a note about the action blocks it once (calibrated confidence), a weak match does not", async () => {
+  const vault = tmpdir("hookwise-vault-");
+  const notes = {
+    "process/force-push.md":
+      "---\ntitle: Never force push to main\n---\n# Never force push to main\n\nA `git push --force` to main rewrites history others built on (VAULT-FORCE-MARKER). Use --force-with-lease on your own branches, and announce it first.\n",
+    "notes/git-aliases.md": "# Shell aliases\n\nWe alias st to status and co to checkout in git, and keep the prompt short. The CI runs on every branch.\n",
+    "ops/docker.md": "# Docker\n\nImages are built by CI; never `docker compose down -v` on a shared host, volumes hold the databases.\n",
+    "security/tokens.md": "---\ntags: [credentials]\n---\n# Deploy tokens\n\nTokens live in the vault under secret/deploy; rotate them monthly.\n",
+    "notes/nginx.md": "# nginx\n\nReload keeps connections; restart drops them.\n",
+    "notes/release.md": "# Releases\n\nTag, build, publish the changelog, then deploy the canary.\n",
+  };
+  for (const [rel, text] of Object.entries(notes)) {
+    fs.mkdirSync(path.dirname(path.join(vault, rel)), { recursive: true });
+    fs.writeFileSync(path.join(vault, rel), text);
+  }
+  // enforcement on, no SOPs at all: only the vault can block
+  const dir = project({}, { enforcement: { level: "category" } });
+  const { hooks, rec } = await start(dir, { env: { ...quietEnv(), HOOKWISE_VAULT: vault } });
+  assert.ok(!warnings(rec).length, JSON.stringify(warnings(rec)));
+  const first = await bash(hooks, "git push --force origin main");
+  assert.equal(first.ran, false, "blocked by the process note");
+  assert.match(first.error.message, /VAULT-FORCE-MARKER/);
+  assert.match(first.error.message, /Never force push to main/);
+  const retry = await bash(hooks, "git push --force origin main");
+  assert.equal(retry.ran, true, "the retry is the acknowledgment");
+  // a plain push shares only part of the note's words: below the strict threshold
+  const plain = await bash(hooks, "git push origin feature/login");
+  assert.equal(plain.ran, true);
+  const m = metricsLines(dir);
+  assert.deepEqual(m.map((l) => l.decision).slice(0, 2), ["block", "acknowledged"]);
+  assert.deepEqual(m[0].categories, ["process"]);
+  assert.ok(m[0].sources.memories >= 1 && m[0].sops.length === 0, JSON.stringify(m[0]));
+  assert.notEqual(m[2].decision, "block");
+});
