@@ -62,7 +62,7 @@ impl Default for Config {
 }
 
 /// The keys the options object may have. Unknown keys are reported, not fatal.
-const KNOWN: &[&str] = &[
+pub(crate) const KNOWN: &[&str] = &[
     "cliPath",
     "timeoutMs",
     "deadlineMs",

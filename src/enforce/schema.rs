@@ -479,4 +479,37 @@ mod tests {
             "plugin options: must be an object, got an array ([1])"
         );
     }
+
+    #[test]
+    fn the_schema_knows_every_option_the_foundation_reads() {
+        // With enforcement on, the options pass this schema before the foundation reads them:
+        // a key missing here would be reported unknown and dropped (the vault, session start).
+        let schema: Value = serde_json::from_str(SCHEMA_TEXT).unwrap();
+        let props = schema["properties"].as_object().unwrap();
+        let read: Vec<&str> = crate::config::KNOWN
+            .iter()
+            .chain(crate::session::config::OPTION_KEYS)
+            .copied()
+            .collect();
+        for k in &read {
+            assert!(props.contains_key(*k), "schema lacks option '{k}'");
+        }
+        for k in props.keys() {
+            assert!(
+                read.contains(&k.as_str()),
+                "schema has '{k}', which nothing reads"
+            );
+        }
+        let opts = serde_json::json!({
+            "knowledge": "vault", "vault": "/notes", "vaultRefreshMs": 500,
+            "sessionStartEnabled": false, "tokenLimit": 2000, "sessionStartTimeoutMs": "8000",
+            "sessionContextChannel": "prompt", "compactionTimeoutMs": 2500
+        });
+        let (valid, issues) = validate(&opts, "plugin options");
+        assert!(issues.is_empty(), "{issues:?}");
+        assert_eq!(valid, opts);
+        let (_, issues) = validate(&serde_json::json!({"knowledge": "both"}), "f");
+        assert_eq!(issues.len(), 1);
+        assert_eq!(issues[0].key, "knowledge");
+    }
 }

@@ -254,10 +254,12 @@ test("vault memories: a note about the action blocks it once (calibrated confide
     fs.mkdirSync(path.dirname(path.join(vault, rel)), { recursive: true });
     fs.writeFileSync(path.join(vault, rel), text);
   }
-  // enforcement on, no SOPs at all: only the vault can block
+  // enforcement on, no SOPs at all: only the vault can block. The vault comes as a plugin
+  // option: with enforcement on, options pass its schema first, which must know the key.
   const dir = project({}, { enforcement: { level: "category" } });
-  const { hooks, rec } = await start(dir, { env: { ...quietEnv(), HOOKWISE_VAULT: vault } });
+  const { hooks, rec } = await start(dir, { options: { vault, knowledge: "vault" } });
   assert.ok(!warnings(rec).length, JSON.stringify(warnings(rec)));
+  assert.ok(rec.logs.some((l) => l.message.includes(`using the vault at ${fs.realpathSync(vault)}`)), JSON.stringify(rec.logs));
   const first = await bash(hooks, "git push --force origin main");
   assert.equal(first.ran, false, "blocked by the process note");
   assert.match(first.error.message, /VAULT-FORCE-MARKER/);
