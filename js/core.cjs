@@ -103,7 +103,9 @@ class Core {
         }
         const { op, requests, cancel } = step.pending;
         cancelAll(cancel);
-        for (const req of requests) {
+        // Timers first: a deadline must not start late because a process spawn in the same
+        // batch blocked the thread for a while (fork and exec take tens of ms on a busy machine).
+        for (const req of [...requests.filter((q) => q.kind === "sleep"), ...requests.filter((q) => q.kind !== "sleep")]) {
           const r = this.host.run(req);
           running.set(req.id, r);
           r.promise.then((reply) => settle(req.id, reply));
