@@ -163,8 +163,9 @@ const commands = {
       timings[name] = Math.round((performance.now() - t0) * 10) / 10;
     };
     timings.init = Math.round(initMs * 10) / 10;
-    await time("tool.execute.before (no links)", () => engine.augmentToolCall({ tool: "bash", args: { command: "ls -la" } }));
-    await time("tool.execute.before ([[hookwise]])", () => engine.augmentToolCall({ tool: "bash", args: { command: "echo [[hookwise]]" } }));
+    // dry runs: timing the hooks must not record enforcement decisions in the project
+    await time("tool.execute.before (no links)", () => engine.augmentToolCall({ tool: "bash", args: { command: "ls -la" }, dryRun: true }));
+    await time("tool.execute.before ([[hookwise]])", () => engine.augmentToolCall({ tool: "bash", args: { command: "echo [[hookwise]]" }, dryRun: true }));
     await time("session start", () => engine.sessionPreview({}));
     const json = { ...report, timingsMs: timings, warnings: [...(report.warnings || []), ...warnings] };
     const d = report.discovery || {};
