@@ -1036,7 +1036,12 @@ async fn tool_before(
 
 /// Where this call's text goes: the placement rules, or always with the result when the host
 /// cannot show the model changed arguments (`resultOnly`).
-fn place(tool: &str, args: &ArgsView<'_>, prompt_fields: &[String], result_only: bool) -> Placement {
+fn place(
+    tool: &str,
+    args: &ArgsView<'_>,
+    prompt_fields: &[String],
+    result_only: bool,
+) -> Placement {
     if result_only {
         Placement::WithResult
     } else {
@@ -1201,8 +1206,16 @@ mod tests {
         assert_eq!(r["concepts"], json!(["auth"]));
         let a = h.drive(&json!({"hook": "tool.after", "tool": "exec", "callId": "e1"}).to_string());
         let text = a["mutations"][0]["append"].as_str().unwrap();
-        assert!(text.starts_with("\n\n") && text.contains(context::OPEN) && text.contains("## [[auth]]"), "{text}");
-        assert!(!text.lines().any(|l| l.starts_with("# ")), "markdown, not comment lines: {text}");
+        assert!(
+            text.starts_with("\n\n")
+                && text.contains(context::OPEN)
+                && text.contains("## [[auth]]"),
+            "{text}"
+        );
+        assert!(
+            !text.lines().any(|l| l.starts_with("# ")),
+            "markdown, not comment lines: {text}"
+        );
         // without the flag the same call is placed as before
         let b = h.drive(&json!({"hook": "tool.before", "tool": "exec", "callId": "e2", "args": {"command": "echo '[[auth]]'"}}).to_string());
         assert_eq!(b["mutations"][0]["path"], json!(["command"]));
