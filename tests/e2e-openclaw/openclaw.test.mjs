@@ -19,7 +19,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { openclawGate, startGateway, repoRoot } from "./lib/openclaw.mjs";
+import { openclawGate, startGateway, validateConfig, repoRoot } from "./lib/openclaw.mjs";
 import { packHookwise } from "../e2e/lib/pack.mjs";
 
 const gate = openclawGate();
@@ -74,6 +74,8 @@ describe("hookwise in the real OpenClaw gateway", { skip: suiteSkip }, () => {
       // knowledge: the example vault (no maenifold CLI on PATH)
       env: { HOOKWISE_VAULT: path.join(repoRoot, "examples/vault"), MAENIFOLD_ROOT: path.join(home, "none") },
       files: FILES,
+      // plugins.entries.hookwise.config, validated by OpenClaw against the manifest's configSchema
+      pluginConfig: { hookwise: { tokenBudget: 1500, enforcement: { cooldownMs: 600000 } } },
       script: (req) => {
         ws ??= gw?.workspace;
         const n = req.toolResults().length;
@@ -141,6 +143,30 @@ describe("hookwise in the real OpenClaw gateway", { skip: suiteSkip }, () => {
     assert.match(rest, /## \[\[jwt\]\]/);
     assert.match(rest, /Ed25519/, "with the note's content");
     assert.equal(got.call.args.command, KWL, "the model's history shows its call unchanged");
+  });
+});
+
+describe("OpenClaw validates hookwise's config with the shipped schema", { skip: suiteSkip }, () => {
+  let plugin;
+  before(() => {
+    plugin = pluginFolder();
+  });
+  after(() => plugin && fs.rmSync(plugin.packDir, { recursive: true, force: true }));
+
+  test("options the core knows pass", () => {
+    const r = validateConfig({ plugins: [plugin.dir], pluginConfig: { hookwise: { tokenBudget: 1500, promptFields: ["prompt"], enforcement: { cooldownMs: 600000 } } } });
+    assert.equal(r.code, 0, JSON.stringify(r.json));
+    assert.equal(r.json.valid, true);
+    assert.deepEqual(r.json.warnings, [], "the plugin and its entry are found");
+  });
+
+  test("a wrong type and an unknown key are refused, each named", () => {
+    const r = validateConfig({ plugins: [plugin.dir], pluginConfig: { hookwise: { tokenBudget: "lots", bogus: 1 } } });
+    assert.notEqual(r.code, 0);
+    assert.equal(r.json.valid, false);
+    const issues = r.json.issues.map((i) => `${i.path}: ${i.message}`).join("\n");
+    assert.match(issues, /plugins\.entries\.hookwise\.config\.tokenBudget: .*number/);
+    assert.match(issues, /plugins\.entries\.hookwise\.config: .*"bogus"/);
   });
 });
 

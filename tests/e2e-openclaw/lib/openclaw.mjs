@@ -231,3 +231,33 @@ export async function startGateway(o) {
     stop: cleanup,
   };
 }
+
+/**
+ * `openclaw config validate --json` on a config that loads these plugin folders with this
+ * per-plugin config: `{ code, json }` (no gateway is started; a few seconds).
+ */
+export function validateConfig({ plugins, pluginConfig = {} }) {
+  const inst = locateOpenclaw();
+  if (inst.error) throw new Error(inst.error);
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "hookwise-openclaw-validate-"));
+  try {
+    const ids = plugins.map((p) => JSON.parse(fs.readFileSync(path.join(p, "openclaw.plugin.json"), "utf8")).id);
+    const entries = {};
+    for (const id of ids) entries[id] = { enabled: true, ...(pluginConfig[id] ? { config: pluginConfig[id] } : {}) };
+    const configPath = path.join(root, "openclaw.json");
+    fs.writeFileSync(configPath, JSON.stringify({ gateway: { mode: "local" }, plugins: { allow: ids, load: { paths: plugins }, entries } }));
+    fs.mkdirSync(path.join(root, "home"));
+    const env = { PATH: `${path.dirname(inst.node)}:${process.env.PATH ?? "/usr/bin:/bin"}`, HOME: path.join(root, "home"), OPENCLAW_STATE_DIR: path.join(root, "state"), OPENCLAW_CONFIG_PATH: configPath, NO_COLOR: "1" };
+    let out;
+    let code = 0;
+    try {
+      out = execFileSync(inst.node, [inst.openclaw, "config", "validate", "--json"], { env, encoding: "utf8", timeout: 60_000, stdio: ["ignore", "pipe", "pipe"] });
+    } catch (e) {
+      code = e.status ?? 1;
+      out = e.stdout ?? "";
+    }
+    return { code, json: JSON.parse(out) };
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
