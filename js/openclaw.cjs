@@ -203,13 +203,43 @@ function createPlugin(deps = {}) {
       }
     }
 
+    // Session-start context (the project's knowledge), looked up once per session: in the
+    // system prompt of every model call ("system", the default), or once before the user's
+    // first message ("prompt"). OpenClaw skips a handler that fails or runs past 15 s.
+    async function beforePromptBuild(event, ctx) {
+      const sessionId = ctx && ctx.sessionId;
+      if (typeof sessionId !== "string" || !sessionId) return undefined;
+      return guarded(
+        guardMs,
+        async () => {
+          const hw = instanceFor(ctx.agentId);
+          const created = await hw.sessionCreated({ id: sessionId });
+          const system = [];
+          await hw.systemTransform(sessionId, system);
+          const out = {};
+          if (system.length) out.appendSystemContext = system.join("\n\n");
+          if (created && created.prompt && created.prompt.text) out.prependContext = created.prompt.text;
+          return Object.keys(out).length ? out : undefined;
+        },
+        () => {
+          log("warn", `session context for ${sessionId} not ready after ${guardMs} ms; this turn goes without it`);
+          return undefined;
+        },
+        (e) => {
+          log("error", `before_prompt_build: ${e && e.message}`);
+          return undefined;
+        },
+      );
+    }
+
     try {
       api.on("before_tool_call", beforeToolCall);
       api.on("after_tool_call", afterToolCall);
+      api.on("before_prompt_build", beforePromptBuild);
     } catch (e) {
       log("error", `could not register hooks, hookwise is off: ${e && e.message}`);
     }
-    return { beforeToolCall, afterToolCall, middleware, instances, pending };
+    return { beforeToolCall, afterToolCall, beforePromptBuild, middleware, instances, pending };
   }
 
   return {

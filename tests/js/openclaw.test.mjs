@@ -114,9 +114,9 @@ test("the package is an OpenClaw plugin: manifest with the shared schema, extens
   assert.equal(typeof mod.default.register, "function");
 });
 
-test("register: before_tool_call, after_tool_call and tool-result middleware for the openclaw runtime", () => {
+test("register: before_tool_call, after_tool_call, before_prompt_build and tool-result middleware for the openclaw runtime", () => {
   const { hooks, mw } = start({ env: quietEnv() });
-  assert.deepEqual(Object.keys(hooks).sort(), ["after_tool_call", "before_tool_call"]);
+  assert.deepEqual(Object.keys(hooks).sort(), ["after_tool_call", "before_prompt_build", "before_tool_call"]);
   assert.equal(mw.length, 1);
   assert.deepEqual(mw[0].opts, { runtimes: ["openclaw"] });
   assert.ok(GUARD_MS < 15_000, "our own budget is below OpenClaw's fail-closed 15 s");
@@ -284,4 +284,31 @@ test("OpenClaw registers a plugin more than once, from fresh module instances: a
   const b = require(path.join(dist, "openclaw.cjs")).plugin;
   assert.notEqual(a, b);
   assert.ok(globalThis[Symbol.for("hookwise.openclaw.state")].pending instanceof Map);
+});
+
+test("before_prompt_build: the project's session-start context in the system prompt of each model call", async () => {
+  const parent = tmpdir("hookwise-openclaw-ws-");
+  live.push(parent);
+  const workspace = path.join(parent, "larkspur"); // the project is the workspace's name
+  fs.mkdirSync(workspace);
+  const env = { ...quietEnv(), HOOKWISE_VAULT: path.join(repo, "examples/vault") };
+  const ev = { prompt: "hi", messages: [] };
+  const ctx = { agentId: "main", sessionId: "ses-1", sessionKey: "agent:main:openai:k", workspaceDir: workspace, trigger: "user" };
+
+  const f = fakeApi({ workspace });
+  createPlugin({ createHookwise: (o) => new Hookwise({ ...o, env }) })._register(f.api);
+  const run = f.hooks.before_prompt_build[0].handler;
+  const first = await run(ev, ctx);
+  assert.match(first.appendSystemContext, /Project: \*\*larkspur\*\*/);
+  assert.equal(first.prependContext, undefined);
+  assert.deepEqual(await run(ev, ctx), first, "every model call of the session gets it again (OpenClaw rebuilds the prompt)");
+  assert.equal(await run(ev, { ...ctx, sessionId: undefined }), undefined);
+
+  // the "prompt" channel: once, before the user's first message
+  const g = fakeApi({ workspace, pluginConfig: { sessionContextChannel: "prompt" } });
+  createPlugin({ createHookwise: (o) => new Hookwise({ ...o, env }) })._register(g.api);
+  const p1 = await g.hooks.before_prompt_build[0].handler(ev, { ...ctx, sessionId: "ses-2" });
+  assert.match(p1.prependContext, /Project: \*\*larkspur\*\*/);
+  assert.equal(p1.appendSystemContext, undefined);
+  assert.equal(await g.hooks.before_prompt_build[0].handler(ev, { ...ctx, sessionId: "ses-2" }), undefined);
 });
