@@ -1,8 +1,9 @@
 // hookwise in the real OpenClaw gateway (openclaw@2026.9.6 under Node 24, both from the npm
 // registry, cached by scripts/setup-openclaw.sh), offline, with the scripted model of
 // tests/e2e/lib/model.mjs on loopback. The built package (pkg/) is packed and unpacked into a
-// plugin folder exactly as the registry would ship it. One gateway, one agent turn, in which
-// the model makes these exec calls:
+// plugin folder exactly as the registry would ship it. One gateway (workspace "larkspur", the
+// example vault as knowledge), one agent turn, whose system prompt carries the project's
+// session-start context, and in which the model makes these exec calls:
 //   1. git push --force … (a strict SOP matches) → blocked: the SOP is the tool result the model
 //      reads next, and the command did not run;
 //   2. the same call again → the retry is the acknowledgment: it runs;
@@ -74,8 +75,11 @@ describe("hookwise in the real OpenClaw gateway", { skip: suiteSkip }, () => {
       // knowledge: the example vault (no maenifold CLI on PATH)
       env: { HOOKWISE_VAULT: path.join(repoRoot, "examples/vault"), MAENIFOLD_ROOT: path.join(home, "none") },
       files: FILES,
+      workspaceName: "larkspur", // the example vault's project
       // plugins.entries.hookwise.config, validated by OpenClaw against the manifest's configSchema
       pluginConfig: { hookwise: { tokenBudget: 1500, enforcement: { cooldownMs: 600000 } } },
+      // before_prompt_build (session context) is a conversation hook: the user grants it
+      entries: { hookwise: { hooks: { allowConversationAccess: true } } },
       script: (req) => {
         ws ??= gw?.workspace;
         const n = req.toolResults().length;
@@ -118,6 +122,13 @@ describe("hookwise in the real OpenClaw gateway", { skip: suiteSkip }, () => {
     assert.equal(reply.status, 200, reply.body);
     assert.equal(reply.text, "all done", gw.describe());
     assert.equal(gw.model.errors().length, 0);
+  });
+
+  test("session start: the project's knowledge is in the system prompt of the model's requests", () => {
+    const [first, ...rest] = gw.model.mainRequests();
+    assert.match(first.system, /## Knowledge Graph Context/, gw.describe());
+    assert.match(first.system, /Project: \*\*larkspur\*\*/);
+    for (const r of rest) assert.equal(r.system.split("Project: **larkspur**").length, 2, "once in each request");
   });
 
   test("a strict SOP blocks exec: the SOP is the tool result the model reads next, the command did not run", () => {

@@ -80,7 +80,9 @@ process.on("exit", () => {
  * @param {string[]} o.plugins          plugin folders (each: package.json + openclaw.plugin.json)
  * @param {string[]} [o.allow]          plugin ids allowed and enabled (default: every folder's manifest id)
  * @param {object} [o.pluginConfig]     per plugin id: `plugins.entries.<id>.config`
+ * @param {object} [o.entries]          per plugin id: more of `plugins.entries.<id>` (e.g. `hooks`)
  * @param {object} [o.files]            workspace files, path → text
+ * @param {string} [o.workspaceName]    the workspace folder's name (hookwise's project name)
  * @param {Array|Function} o.script     the scripted model (../../e2e/lib/model.mjs)
  * @param {object} [o.modelOpts]
  * @param {object} [o.env]              extra environment for the gateway
@@ -92,7 +94,7 @@ export async function startGateway(o) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "hookwise-openclaw-e2e-"));
   const home = path.join(root, "home");
   const state = path.join(root, "state");
-  const workspace = path.join(root, "workspace");
+  const workspace = path.join(root, o.workspaceName ?? "workspace");
   for (const d of [home, state, workspace, path.join(root, "xdg-config"), path.join(root, "xdg-cache"), path.join(root, "xdg-data")]) fs.mkdirSync(d, { recursive: true });
   for (const [rel, text] of Object.entries(o.files ?? {})) {
     const f = path.join(workspace, rel);
@@ -104,7 +106,7 @@ export async function startGateway(o) {
   const token = `e2e-${process.pid}-${Date.now()}`;
   const ids = o.allow ?? o.plugins.map((p) => JSON.parse(fs.readFileSync(path.join(p, "openclaw.plugin.json"), "utf8")).id);
   const entries = {};
-  for (const id of ids) entries[id] = { enabled: true, ...(o.pluginConfig?.[id] ? { config: o.pluginConfig[id] } : {}) };
+  for (const id of ids) entries[id] = { enabled: true, ...(o.pluginConfig?.[id] ? { config: o.pluginConfig[id] } : {}), ...(o.entries?.[id] ?? {}) };
   const logFile = path.join(root, "openclaw.log");
   const config = {
     gateway: { mode: "local", port, bind: "loopback", auth: { mode: "token", token }, http: { endpoints: { chatCompletions: { enabled: true } } } },
