@@ -51,7 +51,7 @@ function resultText(result) {
     .join("\n");
 }
 
-/** `instances`: workspace → Hookwise; `pending`: toolCallId → { hw, tool, sessionId } (text
+/** `instances`: workspace and options → Hookwise; `pending`: toolCallId → { hw, tool, sessionId } (text
  * waiting for that call's result); `withResult`: some registration got tool-result middleware. */
 function newState() {
   return { instances: new Map(), pending: new Map(), withResult: false };
@@ -98,12 +98,15 @@ function createPlugin(deps = {}) {
       }
       return process.cwd();
     };
+    // one per workspace and options: a config reload (new registration) gets a fresh one
+    const optionsKey = JSON.stringify(options);
     const instanceFor = (agentId) => {
       const root = workspaceOf(agentId);
-      let hw = instances.get(root);
+      const key = `${root}\0${optionsKey}`;
+      let hw = instances.get(key);
       if (!hw) {
         hw = make({ options, cwd: root, directory: root, log });
-        instances.set(root, hw);
+        instances.set(key, hw);
         Promise.resolve(hw.init()).catch(() => {});
       }
       return hw;
@@ -189,7 +192,7 @@ function createPlugin(deps = {}) {
         const tool = event && event.toolName;
         const callId = (event && event.toolCallId) || (ctx && ctx.toolCallId) || "";
         if (typeof tool !== "string" || !tool || !callId || pending.has(callId)) return;
-        const hw = instances.get(workspaceOf(ctx && ctx.agentId));
+        const hw = instances.get(`${workspaceOf(ctx && ctx.agentId)}\0${optionsKey}`);
         if (!hw) return;
         const sessionId = (ctx && (ctx.sessionId || ctx.sessionKey)) || "";
         await guarded(

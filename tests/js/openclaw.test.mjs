@@ -242,6 +242,16 @@ test("plugin config (plugins.entries.hookwise.config) reaches the core as its op
   createPlugin({ createHookwise: (o) => (made.push(o), { init: async () => {}, toolBefore: async () => null, toolAfter: async () => null }) })._register(f.api);
   await f.hooks.before_tool_call[0].handler(...before("exec", { command: "a" }, "1"));
   assert.deepEqual(made[0].options, { tokenBudget: 500, enforcement: { level: "strict" } });
+  // a config reload registers again: the new options get their own instance, the same ones share
+  const shared = { instances: new Map(), pending: new Map(), withResult: false };
+  const seen = [];
+  const mk = (o) => (seen.push(o), { init: async () => {}, toolBefore: async () => null, toolAfter: async () => null });
+  for (const cfg of [{ tokenBudget: 500 }, { tokenBudget: 500 }, { tokenBudget: 900 }]) {
+    const g = fakeApi({ workspace, pluginConfig: cfg });
+    createPlugin({ createHookwise: mk, shared })._register(g.api);
+    await g.hooks.before_tool_call[0].handler(...before("exec", { command: "a" }, "1"));
+  }
+  assert.deepEqual(seen.map((o) => o.options.tokenBudget), [500, 900]);
 });
 
 test("after_tool_call is observe-only: the core's after-call with the result text, never a throw", async () => {
