@@ -163,7 +163,7 @@ export async function startGateway(o) {
   const exited = new Promise((ok) => child.once("exit", (code, sig) => ok({ code, sig })));
 
   // ready: /v1/models answers with the token
-  const deadline = Date.now() + (o.readyTimeoutMs ?? 90_000);
+  const deadline = Date.now() + (o.readyTimeoutMs ?? 180_000);
   let ready = false;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) break;
@@ -210,7 +210,7 @@ export async function startGateway(o) {
     output: () => out,
     log: logText,
     /** One agent turn: POST /v1/chat/completions (non-streaming). `user` keeps a session. */
-    async chat(text, { user, timeoutMs = 60_000 } = {}) {
+    async chat(text, { user, timeoutMs = 180_000 } = {}) {
       const r = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
         method: "POST",
         headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
