@@ -114,8 +114,10 @@ class Hookwise {
    * `tool.execute.before`: applies the core's changes to `args` in place. A result with
    * `block` means the call must not run: the caller throws `block` (this never throws).
    * `dryRun`: enforcement decides against the real cooldowns but records nothing.
+   * `resultOnly`: the host's model never sees changed arguments (OpenClaw), so nothing is
+   * placed in them and the text waits for `toolAfter`.
    */
-  async toolBefore({ tool, sessionId, callId, args, dryRun }) {
+  async toolBefore({ tool, sessionId, callId, args, dryRun, resultOnly }) {
     if (!this.started) await this.init();
     let call;
     if (this.plan.toolBeforeAll) {
@@ -127,6 +129,8 @@ class Hookwise {
       if (seen.excerpts.length === 0) return null;
       call = { hook: "tool.before", tool, sessionId, callId, ...seen };
     }
+    // a host whose model never sees changed arguments: the core places everything with the result
+    if (resultOnly) call.resultOnly = true;
     const r = await this.run(call);
     if (!r) return null;
     if (typeof r.block === "string") return r;

@@ -83,5 +83,19 @@ fs.copyFileSync(path.join(root, "README.md"), path.join(pkg, "README.md"));
 fs.copyFileSync(path.join(root, "LICENSE"), path.join(pkg, "LICENSE"));
 // The configuration schema the core validates against, for editors ("$schema") and tools.
 fs.copyFileSync(path.join(root, "schema/hookwise.schema.json"), path.join(dist, "hookwise.schema.json"));
+// The OpenClaw manifest: its configSchema IS that schema, read at build time, so the options
+// OpenClaw validates and the ones the core validates cannot drift apart.
+const schema = JSON.parse(fs.readFileSync(path.join(root, "schema/hookwise.schema.json"), "utf8"));
+const manifest = {
+  id: "hookwise",
+  name: "hookwise",
+  description: tpl.description,
+  version,
+  activation: { onStartup: true },
+  // the context for the model goes with the tool's result, through tool-result middleware
+  contracts: { agentToolResultMiddleware: ["openclaw"] },
+  configSchema: schema,
+};
+fs.writeFileSync(path.join(pkg, "openclaw.plugin.json"), JSON.stringify(manifest, null, 2) + "\n");
 
 console.log(`hookwise ${version}: pkg/ assembled; ${sizes.join("; ")}`);

@@ -28,4 +28,10 @@ if [ ! -f "$stamp" ] || ! cmp -s package-lock.json "$stamp"; then
   cp package-lock.json "$stamp"
 fi
 
+# The real OpenClaw gateway for tests/e2e-openclaw: Node 24 + openclaw from the npm registry,
+# cached outside the repository (~850 MB, about a minute once; nothing when cached).
+if [ "${HOOKWISE_SKIP_OPENCLAW:-}" != "1" ]; then
+  bash scripts/setup-openclaw.sh >/dev/null
+fi
+
 npm run build --silent

@@ -348,4 +348,33 @@ mod tests {
         let (_, l) = Config::from_sources(&json!("x"), &env(&[]));
         assert_eq!(l.len(), 1);
     }
+
+    /// The shipped schema (what OpenClaw validates plugin config with, what editors read)
+    /// names exactly the options the core reads: one config validates everywhere.
+    #[test]
+    fn the_shipped_schema_names_exactly_the_known_options() {
+        let schema: Value =
+            serde_json::from_str(include_str!("../schema/hookwise.schema.json")).unwrap();
+        let mut in_schema: Vec<&str> = schema["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut known: Vec<&str> = KNOWN
+            .iter()
+            .chain(crate::session::config::OPTION_KEYS)
+            .copied()
+            .collect();
+        in_schema.sort_unstable();
+        known.sort_unstable();
+        assert_eq!(in_schema, known);
+        assert_eq!(schema["additionalProperties"], false);
+        // and every option the schema accepts is accepted by the core without a warning
+        let (_, logs) = Config::from_sources(
+            &json!({"knowledge": "vault", "vault": "/v", "vaultRefreshMs": 0, "tokenBudget": 50}),
+            &env(&[]),
+        );
+        assert!(logs.is_empty(), "{logs:?}");
+    }
 }

@@ -101,6 +101,10 @@ pub enum Call {
         #[cfg(feature = "policy")]
         #[serde(default)]
         dry_run: bool,
+        /// The host cannot show the model changed arguments (OpenClaw runs a `params`
+        /// rewrite but replays the model's original call): everything goes with the result.
+        #[serde(default)]
+        result_only: bool,
     },
     /// After a tool ran (OpenCode `tool.execute.after`).
     #[serde(rename = "tool.after")]
@@ -418,6 +422,7 @@ impl Engine {
                 excerpts,
                 #[cfg(feature = "policy")]
                 dry_run,
+                result_only,
                 ..
             } => self.ops.start(move |io| async move {
                 let now_ms = shared.borrow().clock.get();
@@ -454,13 +459,14 @@ impl Engine {
                     (None, None) => return to_value(ToolResult::default()),
                 };
                 #[allow(unused_mut)]
-                let mut r = tool_before(&io, &shared, &tool, &call_id, &view, now_ms).await;
+                let mut r =
+                    tool_before(&io, &shared, &tool, &call_id, &view, now_ms, result_only).await;
                 #[cfg(feature = "policy")]
                 if let Some((d, mut logs)) = pre {
                     logs.append(&mut r.logs);
                     r.logs = logs;
                     if let Some(advice) = d.advice.clone() {
-                        place_advice(&shared, &mut r, &tool, &call_id, &view, advice);
+                        place_advice(&shared, &mut r, &tool, &call_id, &view, advice, result_only);
                     }
                     r.enforcement = Some(to_value(&d));
                 }
@@ -801,10 +807,11 @@ fn place_advice(
     call_id: &str,
     view: &ArgsView<'_>,
     advice: String,
+    result_only: bool,
 ) {
     let prompt_fields = shared.borrow().config.prompt_fields.clone();
     let lines: Vec<String> = advice.lines().map(str::to_string).collect();
-    match placement::placement(tool, view, &prompt_fields) {
+    match place(tool, view, &prompt_fields, result_only) {
         Placement::Prepend {
             field,
             style: Style::ShellComment,
@@ -896,6 +903,7 @@ async fn tool_before(
     call_id: &str,
     args: &ArgsView<'_>,
     now_ms: u64,
+    result_only: bool,
 ) -> ToolResult {
     let (source, cfg) = {
         let s = shared.borrow();
@@ -1003,7 +1011,7 @@ async fn tool_before(
         logs,
         ..Default::default()
     };
-    let placement = placement::placement(tool, args, &cfg.prompt_fields);
+    let placement = place(tool, args, &cfg.prompt_fields, result_only);
     let style = match &placement {
         Placement::Prepend { style, .. } => *style,
         Placement::WithResult => Style::Markdown,
@@ -1037,6 +1045,21 @@ async fn tool_before(
     }
     result.context = Some(block);
     result
+}
+
+/// Where this call's text goes: the placement rules, or always with the result when the host
+/// cannot show the model changed arguments (`resultOnly`).
+fn place(
+    tool: &str,
+    args: &ArgsView<'_>,
+    prompt_fields: &[String],
+    result_only: bool,
+) -> Placement {
+    if result_only {
+        Placement::WithResult
+    } else {
+        placement::placement(tool, args, prompt_fields)
+    }
 }
 
 /// `tool.after`: deliver context that could not go into the arguments with the tool's result.
@@ -1182,6 +1205,32 @@ mod tests {
         let again =
             h.drive(&json!({"hook": "tool.after", "tool": "write", "callId": "w1"}).to_string());
         assert_eq!(again, json!({}));
+    }
+
+    #[test]
+    fn result_only_hosts_get_the_markdown_block_with_the_result_and_unchanged_arguments() {
+        // OpenClaw runs a `params` rewrite but replays the model's original call: the comment
+        // lines would never be read, so `resultOnly` sends everything with the result.
+        let mut h = Host::new(&answer);
+        let r = h.drive(&json!({"hook": "tool.before", "tool": "exec", "callId": "e1", "resultOnly": true, "args": {"command": "echo '[[auth]]'"}}).to_string());
+        assert!(r.get("mutations").is_none(), "{r}");
+        assert_eq!(r["followUp"], true);
+        assert_eq!(r["concepts"], json!(["auth"]));
+        let a = h.drive(&json!({"hook": "tool.after", "tool": "exec", "callId": "e1"}).to_string());
+        let text = a["mutations"][0]["append"].as_str().unwrap();
+        assert!(
+            text.starts_with("\n\n")
+                && text.contains(context::OPEN)
+                && text.contains("## [[auth]]"),
+            "{text}"
+        );
+        assert!(
+            !text.lines().any(|l| l.starts_with("# ")),
+            "markdown, not comment lines: {text}"
+        );
+        // without the flag the same call is placed as before
+        let b = h.drive(&json!({"hook": "tool.before", "tool": "exec", "callId": "e2", "args": {"command": "echo '[[auth]]'"}}).to_string());
+        assert_eq!(b["mutations"][0]["path"], json!(["command"]));
     }
 
     #[test]

@@ -210,6 +210,36 @@ fn policy_advice_goes_into_comment_lines_or_with_the_result() {
 
 #[cfg(feature = "policy")]
 #[test]
+fn result_only_advice_for_a_shell_command_comes_with_the_result() {
+    let sop = "---\nid: nginx\ncategory: technical\nmatch:\n  patterns: ['nginx']\n---\n## Gotchas\nReload, do not restart (ADVICE-MARKER).\n";
+    let mut h = Fs::new(&[(".opencode/sops/nginx.md", sop)]);
+    h.init(json!({}));
+    let r = h.drive(
+        json!({"hook": "tool.before", "tool": "exec", "callId": "x", "resultOnly": true,
+        "args": {"command": "mkdir -p nginx-conf"}}),
+    );
+    assert!(r.get("mutations").is_none(), "{r}");
+    assert_eq!(r["followUp"], true);
+    assert!(r["advice"].as_str().unwrap().contains("ADVICE-MARKER"));
+    let a = h.drive(json!({"hook": "tool.after", "tool": "exec", "callId": "x"}));
+    let text = a["mutations"][0]["append"].as_str().unwrap();
+    assert!(
+        text.contains("ADVICE-MARKER") && !text.contains("\n# "),
+        "{text}"
+    );
+    // a block is a block whatever the host can show
+    let force = "---\nid: f\ncategory: process\nmatch:\n  patterns: ['git\\s+push\\s.*--force']\n---\n## Preflight\nAsk first.\n";
+    let mut h = Fs::new(&[(".opencode/sops/f.md", force)]);
+    h.init(json!({}));
+    let b = h.drive(
+        json!({"hook": "tool.before", "tool": "exec", "callId": "y", "resultOnly": true,
+        "args": {"command": "git push --force"}}),
+    );
+    assert!(b["block"].as_str().unwrap().contains("Ask first"), "{b}");
+}
+
+#[cfg(feature = "policy")]
+#[test]
 fn policy_config_issues_are_warnings_and_known_keys_are_not() {
     let mut h = Fs::new(&[(
         ".opencode/hookwise.json",

@@ -1,0 +1,324 @@
+// The OpenClaw plugin (dist/openclaw.mjs) against a stand-in for OpenClaw's plugin API, with
+// the event and result shapes openclaw 2026.9.6 really sends (recorded from the gateway:
+// before_tool_call {toolName, params, runId, toolCallId} + ctx {toolName, agentId, sessionKey,
+// sessionId, runId, abortSignal, toolCallId, requester}; tool-result middleware
+// {toolCallId, toolName, args, cwd, isError, result: {content: [{type, text}], details}}).
+// The real gateway: tests/e2e-openclaw/.
+import { test, afterEach } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { createRequire } from "node:module";
+import { repo, dist, fakeEnv, tmpdir } from "./helpers.mjs";
+
+const require = createRequire(import.meta.url);
+const { Hookwise } = require(path.join(dist, "hookwise.cjs"));
+const { createPlugin, resultText, GUARD_MS } = require(path.join(dist, "openclaw.cjs"));
+
+const OPEN = "<!-- Knowledge Graph Context (hookwise) -->";
+const FORCE_SOP = `---
+id: git-force-push
+category: process
+match:
+  tools: [exec]
+  patterns: ['git\\s+push\\s.*--force']
+---
+# Force-pushing
+
+## Preflight
+1. Announce it in the team channel (OC-FORCE-MARKER).
+`;
+const NGINX_SOP = `---
+id: nginx
+category: technical
+match:
+  patterns: ['nginx']
+---
+## Gotchas
+Reload keeps connections (OC-ADVICE-MARKER).
+`;
+
+let live = [];
+afterEach(() => {
+  for (const d of live) fs.rmSync(d, { recursive: true, force: true });
+  live = [];
+});
+
+function project(sops = {}) {
+  const dir = tmpdir("hookwise-openclaw-");
+  live.push(dir);
+  fs.mkdirSync(path.join(dir, ".opencode/sops"), { recursive: true });
+  for (const [n, t] of Object.entries(sops)) fs.writeFileSync(path.join(dir, ".opencode/sops", n), t);
+  return dir;
+}
+
+/** No maenifold and no vault: enforcement alone. */
+function quietEnv() {
+  const home = tmpdir("hookwise-home-");
+  live.push(home);
+  return { PATH: "/usr/bin:/bin", HOME: home, MAENIFOLD_ROOT: path.join(home, "none") };
+}
+
+/** A stand-in for OpenClaw's `api`: records registrations and log lines. */
+function fakeApi({ workspace, pluginConfig = {}, middleware = true, runtime } = {}) {
+  const hooks = {};
+  const logs = [];
+  const mw = [];
+  const api = {
+    id: "hookwise",
+    config: { agents: { defaults: { workspace } } },
+    pluginConfig,
+    runtime: runtime ?? { agent: { resolveAgentWorkspaceDir: (cfg, agentId) => (agentId === "main" ? cfg.agents.defaults.workspace : `/nowhere/${agentId}`) } },
+    logger: { info: (m) => logs.push(["info", m]), warn: (m) => logs.push(["warn", m]), error: (m) => logs.push(["error", m]), debug: (m) => logs.push(["debug", m]) },
+    on(name, handler, opts) {
+      (hooks[name] ??= []).push({ handler, opts });
+    },
+  };
+  if (middleware) api.registerAgentToolResultMiddleware = (handler, opts) => mw.push({ handler, opts });
+  return { api, hooks, logs, mw };
+}
+
+const ctxOf = (toolCallId, extra = {}) => ({
+  toolName: extra.toolName ?? "exec",
+  agentId: "main",
+  sessionKey: "agent:main:openai:k1",
+  sessionId: "s-1",
+  runId: "chatcmpl_1",
+  abortSignal: new AbortController().signal,
+  toolCallId,
+  requester: { channel: "webchat", senderIsOwner: true },
+});
+const before = (toolName, params, toolCallId) => [{ toolName, params, runId: "chatcmpl_1", toolCallId }, ctxOf(toolCallId, { toolName })];
+const execResult = (text) => ({ content: [{ type: "text", text }], details: { status: "completed", exitCode: 0, aggregated: text, cwd: "/w" } });
+
+function start({ env, sops, pluginConfig, deps = {}, api: apiOpts = {} }) {
+  const workspace = project(sops);
+  const f = fakeApi({ workspace, pluginConfig, ...apiOpts });
+  const plugin = createPlugin({ createHookwise: (o) => new Hookwise({ ...o, env }), ...deps });
+  const h = plugin._register(f.api);
+  return { ...f, h, workspace, plugin };
+}
+
+test("the package is an OpenClaw plugin: manifest with the shared schema, extension entry, ESM default export", async () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(repo, "pkg/package.json"), "utf8"));
+  assert.deepEqual(pkg.openclaw, { extensions: ["./dist/openclaw.mjs"] });
+  assert.ok(pkg.files.includes("openclaw.plugin.json"));
+  const manifest = JSON.parse(fs.readFileSync(path.join(repo, "pkg/openclaw.plugin.json"), "utf8"));
+  assert.equal(manifest.id, "hookwise");
+  assert.equal(manifest.version, pkg.version);
+  assert.deepEqual(manifest.configSchema, JSON.parse(fs.readFileSync(path.join(repo, "schema/hookwise.schema.json"), "utf8")), "one schema everywhere");
+  assert.deepEqual(manifest.contracts, { agentToolResultMiddleware: ["openclaw"] });
+  const mod = await import(path.join(repo, "pkg", pkg.openclaw.extensions[0]));
+  assert.deepEqual(Object.keys(mod), ["default"]);
+  assert.equal(mod.default.id, manifest.id);
+  assert.equal(typeof mod.default.register, "function");
+});
+
+test("register: before_tool_call, after_tool_call, before_prompt_build and tool-result middleware for the openclaw runtime", () => {
+  const { hooks, mw } = start({ env: quietEnv() });
+  assert.deepEqual(Object.keys(hooks).sort(), ["after_tool_call", "before_prompt_build", "before_tool_call"]);
+  assert.equal(mw.length, 1);
+  assert.deepEqual(mw[0].opts, { runtimes: ["openclaw"] });
+  assert.ok(GUARD_MS < 15_000, "our own budget is below OpenClaw's fail-closed 15 s");
+});
+
+test("a strict SOP blocks exec with {block, blockReason}; the retry runs; params are never touched", async () => {
+  const { hooks } = start({ env: quietEnv(), sops: { "force.md": FORCE_SOP } });
+  const run = hooks.before_tool_call[0].handler;
+  const [ev, ctx] = before("exec", { command: "git push --force origin main" }, "call_1");
+  const snapshot = structuredClone(ev.params);
+  const r = await run(ev, ctx);
+  assert.equal(r.block, true);
+  assert.match(r.blockReason, /OC-FORCE-MARKER/);
+  assert.deepEqual(ev.params, snapshot);
+  const again = await run(...before("exec", { command: "git push --force origin main" }, "call_2"));
+  assert.equal(again, undefined, "the retry within the cooldown runs");
+  assert.equal(await run(...before("exec", { command: "ls -la" }, "call_3")), undefined);
+});
+
+test("[[concept]] in exec: arguments unchanged, the context is appended to the result the model reads", async () => {
+  const f = fakeEnv();
+  const { hooks, mw } = start({ env: f.env });
+  const command = "echo '[[auth]]'";
+  const [ev, ctx] = before("exec", { command }, "call_k");
+  const r = await hooks.before_tool_call[0].handler(ev, ctx);
+  assert.equal(r, undefined, "no params rewrite: OpenClaw's model would never see it");
+  assert.equal(ev.params.command, command);
+  const result = execResult("[[auth]]");
+  const out = await mw[0].handler({ toolCallId: "call_k", toolName: "exec", args: { command }, cwd: "/w", isError: false, result }, { runtime: "openclaw", agentId: "main", sessionId: "s-1" });
+  assert.equal(out.result.content.length, 2);
+  assert.deepEqual(out.result.content[0], result.content[0], "the command's own output is unchanged");
+  assert.equal(out.result.details, result.details);
+  const text = out.result.content[1].text;
+  assert.ok(text.startsWith(OPEN), text);
+  assert.match(text, /## \[\[auth\]\]/);
+  assert.match(text, /\[\[jwt\]\]/);
+  assert.deepEqual(f.calls().filter((c) => c.tool).map((c) => c.payload.conceptName), ["auth"]);
+  // delivered once
+  assert.equal(await mw[0].handler({ toolCallId: "call_k", toolName: "exec", args: {}, result }, { runtime: "openclaw" }), undefined);
+});
+
+test("advisory SOP on write: the call runs, the advice comes with the result", async () => {
+  const { hooks, mw } = start({ env: quietEnv(), sops: { "nginx.md": NGINX_SOP } });
+  const [ev, ctx] = before("write", { path: "nginx.conf", content: "server {} # nginx\n" }, "call_w");
+  assert.equal(await hooks.before_tool_call[0].handler(ev, ctx), undefined);
+  const result = { content: [{ type: "text", text: "Successfully wrote 18 bytes to nginx.conf" }], details: { changed: true } };
+  const out = await mw[0].handler({ toolCallId: "call_w", toolName: "write", args: ev.params, result }, { runtime: "openclaw" });
+  assert.equal(out.result.content[0].text, "Successfully wrote 18 bytes to nginx.conf");
+  assert.match(out.result.content[1].text, /OC-ADVICE-MARKER/);
+});
+
+test("nothing waits for a result: the middleware leaves it alone (returns nothing)", async () => {
+  const { mw } = start({ env: quietEnv() });
+  assert.equal(await mw[0].handler({ toolCallId: "never-seen", toolName: "exec", args: {}, result: execResult("x") }, { runtime: "openclaw" }), undefined);
+  assert.equal(await mw[0].handler(undefined, undefined), undefined);
+});
+
+test("a core that throws: every hook resolves quietly (OpenClaw would block on a throw)", async () => {
+  const boom = { init: async () => {}, toolBefore: async () => { throw new Error("boom"); }, toolAfter: async () => { throw new Error("bang"); } };
+  const { hooks, mw, logs } = start({ env: quietEnv(), deps: { createHookwise: () => boom } });
+  assert.equal(await hooks.before_tool_call[0].handler(...before("exec", { command: "echo [[x]]" }, "c")), undefined);
+  await hooks.after_tool_call[0].handler({ toolName: "exec", params: {}, toolCallId: "c", result: execResult("x"), durationMs: 3 }, ctxOf("c"));
+  assert.ok(logs.some(([l, m]) => l === "error" && /boom/.test(m)), JSON.stringify(logs));
+  assert.ok(logs.some(([l, m]) => l === "error" && /bang/.test(m)), JSON.stringify(logs));
+  // a follow-up whose delivery throws leaves the result unchanged
+  const late = { init: async () => {}, toolBefore: async () => ({ followUp: true }), toolAfter: async () => { throw new Error("late"); } };
+  const t = start({ env: quietEnv(), deps: { createHookwise: () => late } });
+  await t.hooks.before_tool_call[0].handler(...before("exec", { command: "x" }, "f1"));
+  assert.equal(await t.mw[0].handler({ toolCallId: "f1", toolName: "exec", args: {}, result: execResult("x") }, {}), undefined);
+  // bad events
+  assert.equal(await hooks.before_tool_call[0].handler(undefined, undefined), undefined);
+  assert.equal(await hooks.before_tool_call[0].handler({ toolName: "exec" }, {}), undefined);
+});
+
+test("a core that hangs: before_tool_call gives up after its own budget and the call proceeds", async () => {
+  const hang = { init: async () => {}, toolBefore: () => new Promise(() => {}), toolAfter: async () => null };
+  const { hooks, logs } = start({ env: quietEnv(), deps: { createHookwise: () => hang, guardMs: 50 } });
+  const t0 = Date.now();
+  assert.equal(await hooks.before_tool_call[0].handler(...before("exec", { command: "sleep" }, "h")), undefined);
+  assert.ok(Date.now() - t0 < 2000);
+  assert.ok(logs.some(([l, m]) => l === "warn" && /proceeds unchecked/.test(m)));
+});
+
+test("no middleware in this OpenClaw (or refused): blocks still work, a warning says context is off", async () => {
+  const a = start({ env: quietEnv(), sops: { "force.md": FORCE_SOP }, api: { middleware: false } });
+  assert.ok(a.logs.some(([l, m]) => l === "warn" && /no tool-result middleware/.test(m)));
+  const r = await a.hooks.before_tool_call[0].handler(...before("exec", { command: "git push --force x" }, "b1"));
+  assert.equal(r.block, true);
+  const workspace = project();
+  const f = fakeApi({ workspace });
+  f.api.registerAgentToolResultMiddleware = () => {
+    throw new Error("contract not declared");
+  };
+  createPlugin({ createHookwise: (o) => new Hookwise({ ...o, env: quietEnv() }) })._register(f.api);
+  assert.ok(f.logs.some(([l, m]) => l === "warn" && /contract not declared/.test(m)));
+  assert.ok(f.hooks.before_tool_call, "hooks registered anyway");
+});
+
+test("the project is the agent's workspace (OpenClaw's resolver), one instance per workspace", async () => {
+  const seen = [];
+  const made = [];
+  const workspace = project();
+  const f = fakeApi({ workspace, runtime: { agent: { resolveAgentWorkspaceDir: (cfg, id) => (seen.push(id), id === "other" ? "/tmp" : workspace) } } });
+  const h = createPlugin({ createHookwise: (o) => (made.push(o), { init: async () => {}, toolBefore: async () => null, toolAfter: async () => null }) })._register(f.api);
+  await h.beforeToolCall(...before("exec", { command: "a" }, "1"));
+  await h.beforeToolCall(...before("exec", { command: "b" }, "2"));
+  await h.beforeToolCall({ toolName: "exec", params: {}, toolCallId: "3" }, { ...ctxOf("3"), agentId: "other" });
+  assert.deepEqual(seen, ["main", "main", "other"]);
+  assert.deepEqual(made.map((o) => o.cwd), [workspace, "/tmp"]);
+  assert.deepEqual(made[0].options, {});
+  // no runtime resolver: the gateway's working directory
+  const g = fakeApi({ workspace, runtime: {} });
+  const made2 = [];
+  createPlugin({ createHookwise: (o) => (made2.push(o), { init: async () => {}, toolBefore: async () => null, toolAfter: async () => null }) })._register(g.api);
+  await g.hooks.before_tool_call[0].handler(...before("exec", { command: "a" }, "1"));
+  assert.equal(made2[0].cwd, process.cwd());
+});
+
+test("plugin config (plugins.entries.hookwise.config) reaches the core as its options", async () => {
+  const made = [];
+  const workspace = project();
+  const f = fakeApi({ workspace, pluginConfig: { tokenBudget: 500, enforcement: { level: "strict" } } });
+  createPlugin({ createHookwise: (o) => (made.push(o), { init: async () => {}, toolBefore: async () => null, toolAfter: async () => null }) })._register(f.api);
+  await f.hooks.before_tool_call[0].handler(...before("exec", { command: "a" }, "1"));
+  assert.deepEqual(made[0].options, { tokenBudget: 500, enforcement: { level: "strict" } });
+  // a config reload registers again: the new options get their own instance, the same ones share
+  const shared = { instances: new Map(), pending: new Map(), withResult: false };
+  const seen = [];
+  const mk = (o) => (seen.push(o), { init: async () => {}, toolBefore: async () => null, toolAfter: async () => null });
+  for (const cfg of [{ tokenBudget: 500 }, { tokenBudget: 500 }, { tokenBudget: 900 }]) {
+    const g = fakeApi({ workspace, pluginConfig: cfg });
+    createPlugin({ createHookwise: mk, shared })._register(g.api);
+    await g.hooks.before_tool_call[0].handler(...before("exec", { command: "a" }, "1"));
+  }
+  assert.deepEqual(seen.map((o) => o.options.tokenBudget), [500, 900]);
+});
+
+test("after_tool_call is observe-only: the core's after-call with the result text, never a throw", async () => {
+  const calls = [];
+  const fake = { init: async () => {}, toolBefore: async () => null, toolAfter: async (c) => (calls.push(c), null) };
+  const { hooks } = start({ env: quietEnv(), deps: { createHookwise: () => fake } });
+  await hooks.before_tool_call[0].handler(...before("write", { path: "a", content: "b" }, "w"));
+  const r = await hooks.after_tool_call[0].handler({ toolName: "write", params: { path: "a", content: "b" }, toolCallId: "w", result: { content: [{ type: "text", text: "Successfully wrote 1 bytes to a" }] }, durationMs: 5 }, ctxOf("w", { toolName: "write" }));
+  assert.equal(r, undefined);
+  assert.equal(calls.length, 1);
+  assert.equal(calls[0].callId, "w");
+  assert.equal(calls[0].output.output, "Successfully wrote 1 bytes to a");
+  assert.equal(resultText({ content: [{ type: "text", text: "a" }, { type: "image", data: "x" }, { type: "text", text: "b" }] }), "a\nb");
+});
+
+test("a logger that throws does not break a hook", async () => {
+  const { api, hooks } = fakeApi({ workspace: project() });
+  api.logger = { info() { throw new Error("x"); }, warn() { throw new Error("x"); }, error() { throw new Error("x"); } };
+  const boom = { init: async () => {}, toolBefore: async () => { throw new Error("boom"); }, toolAfter: async () => null };
+  createPlugin({ createHookwise: () => boom })._register(api);
+  assert.equal(await hooks.before_tool_call[0].handler(...before("exec", { command: "x" }, "1")), undefined);
+});
+
+test("OpenClaw registers a plugin more than once, from fresh module instances: a call seen by one registration's hook is found by another's middleware", async () => {
+  const env = fakeEnv().env;
+  const shared = { instances: new Map(), pending: new Map(), withResult: false };
+  const one = createPlugin({ createHookwise: (o) => new Hookwise({ ...o, env }), shared });
+  const other = createPlugin({ createHookwise: (o) => new Hookwise({ ...o, env }), shared });
+  const workspace = project();
+  const gatewayRegistry = fakeApi({ workspace });
+  const runtimeRegistry = fakeApi({ workspace });
+  one._register(gatewayRegistry.api);
+  other._register(runtimeRegistry.api);
+  await gatewayRegistry.hooks.before_tool_call[0].handler(...before("exec", { command: "echo '[[auth]]'" }, "x1"));
+  const out = await runtimeRegistry.mw[0].handler({ toolCallId: "x1", toolName: "exec", args: {}, result: execResult("[[auth]]") }, { runtime: "openclaw" });
+  assert.match(out.result.content[1].text, /## \[\[auth\]\]/);
+  // the published plugin keeps that state on globalThis, whichever module instance runs
+  const a = require(path.join(dist, "openclaw.cjs")).plugin;
+  delete require.cache[require.resolve(path.join(dist, "openclaw.cjs"))];
+  const b = require(path.join(dist, "openclaw.cjs")).plugin;
+  assert.notEqual(a, b);
+  assert.ok(globalThis[Symbol.for("hookwise.openclaw.state")].pending instanceof Map);
+});
+
+test("before_prompt_build: the project's session-start context in the system prompt of each model call", async () => {
+  const parent = tmpdir("hookwise-openclaw-ws-");
+  live.push(parent);
+  const workspace = path.join(parent, "larkspur"); // the project is the workspace's name
+  fs.mkdirSync(workspace);
+  const env = { ...quietEnv(), HOOKWISE_VAULT: path.join(repo, "examples/vault") };
+  const ev = { prompt: "hi", messages: [] };
+  const ctx = { agentId: "main", sessionId: "ses-1", sessionKey: "agent:main:openai:k", workspaceDir: workspace, trigger: "user" };
+
+  const f = fakeApi({ workspace });
+  createPlugin({ createHookwise: (o) => new Hookwise({ ...o, env }) })._register(f.api);
+  const run = f.hooks.before_prompt_build[0].handler;
+  const first = await run(ev, ctx);
+  assert.match(first.appendSystemContext, /Project: \*\*larkspur\*\*/);
+  assert.equal(first.prependContext, undefined);
+  assert.deepEqual(await run(ev, ctx), first, "every model call of the session gets it again (OpenClaw rebuilds the prompt)");
+  assert.equal(await run(ev, { ...ctx, sessionId: undefined }), undefined);
+
+  // the "prompt" channel: once, before the user's first message
+  const g = fakeApi({ workspace, pluginConfig: { sessionContextChannel: "prompt" } });
+  createPlugin({ createHookwise: (o) => new Hookwise({ ...o, env }) })._register(g.api);
+  const p1 = await g.hooks.before_prompt_build[0].handler(ev, { ...ctx, sessionId: "ses-2" });
+  assert.match(p1.prependContext, /Project: \*\*larkspur\*\*/);
+  assert.equal(p1.appendSystemContext, undefined);
+  assert.equal(await g.hooks.before_prompt_build[0].handler(ev, { ...ctx, sessionId: "ses-2" }), undefined);
+});
