@@ -53,6 +53,7 @@ pub enum Call {
         #[serde(default)]
         system: Vec<String>,
         /// `provider/model` (OpenCode's `input.model`), for Agent Trace records.
+        #[cfg(feature = "policy")]
         #[serde(default)]
         model_id: Option<String>,
     },
@@ -75,10 +76,15 @@ pub enum Call {
     Scaffold {
         #[serde(default)]
         cwd: String,
-        /// Also `.orchestration/active_intents.yaml` (`active_intents: []`): turns intent
-        /// governance on (policy build; the lean one answers `{needs: "policy"}`).
+    },
+    /// `hookwise init --governance`: create `.orchestration/active_intents.yaml`
+    /// (`active_intents: []`), never overwriting; it turns intent governance on. Result: like
+    /// `init.scaffold`'s. Policy build (the lean one answers `{needs: "policy"}`).
+    #[cfg(feature = "policy")]
+    #[serde(rename = "governance.scaffold")]
+    GovScaffold {
         #[serde(default)]
-        governance: bool,
+        cwd: String,
     },
     /// Before the summarising model call (OpenCode `experimental.session.compacting`).
     #[serde(rename = "session.compacting")]
@@ -114,17 +120,21 @@ pub enum Call {
         call_id: String,
         /// The tool's arguments (OpenCode passes them in the after hook's input): governance
         /// records the mutation from them.
+        #[cfg(feature = "policy")]
         #[serde(default)]
         args: Option<Value>,
         /// 16 random bytes as 32 hex characters (the record's uuid).
+        #[cfg(feature = "policy")]
         #[serde(default)]
         random: String,
         /// The tool failed: nothing is recorded.
+        #[cfg(feature = "policy")]
         #[serde(default)]
         failed: bool,
     },
     /// Intent governance: the `select_active_intent` tool. Result: `{ok, intentId?, text}`
     /// (`text` is the tool result for the model); in the lean build `{needs: "policy"}`.
+    #[cfg(feature = "policy")]
     #[serde(rename = "intent.select")]
     IntentSelect {
         #[serde(default)]
@@ -133,6 +143,7 @@ pub enum Call {
         intent_id: String,
     },
     /// Intent governance: the `<intent_context>` text for a session. Result: `{system: [..]}`.
+    #[cfg(feature = "policy")]
     #[serde(rename = "intent.context")]
     IntentContext {
         #[serde(default)]
@@ -142,6 +153,7 @@ pub enum Call {
     },
     /// Intent governance: verify the Agent Trace chain. Result: `{path, ok, lines, problems,
     /// error?}`.
+    #[cfg(feature = "policy")]
     #[serde(rename = "trace.verify")]
     TraceVerify,
     /// The enforcement metrics (`hookwise metrics [verify]`): reads the files the
@@ -175,6 +187,7 @@ pub struct Plan {
     pub tool_before_all: bool,
     /// Intent governance is on: `tool.before` for these tools goes to the engine with the
     /// whole arguments (a `followUp` asks for `tool.after` with the arguments).
+    #[cfg(feature = "policy")]
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tool_before_tools: Vec<String>,
 }
@@ -220,6 +233,7 @@ pub struct ToolResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub enforcement: Option<Value>,
     /// `tool.after`: intent governance appended an Agent Trace record (its id).
+    #[cfg(feature = "policy")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recorded: Option<String>,
 }
@@ -301,10 +315,19 @@ impl Engine {
     }
 
     pub fn start_json(&mut self, call: impl AsRef<[u8]>) -> Result<Step, CallError> {
-        let call: Call = serde_json::from_slice(call.as_ref()).map_err(|e| CallError {
-            kind: "BadCall",
-            message: format!("bad hook call: {e}"),
-        })?;
+        let call: Call = match serde_json::from_slice(call.as_ref()) {
+            Ok(c) => c,
+            // The lean build does not know the governance calls: the host loads the policy
+            // build and asks again.
+            #[cfg(not(feature = "policy"))]
+            Err(e) if policy_only(&e) => return Ok(self.needs_policy()),
+            Err(e) => {
+                return Err(CallError {
+                    kind: "BadCall",
+                    message: format!("bad hook call: {e}"),
+                })
+            }
+        };
         Ok(self.start(call))
     }
 
@@ -335,6 +358,13 @@ impl Engine {
     /// The host gave up on an operation; returns its requests to cancel.
     pub fn abandon(&mut self, op: u64) -> Vec<u64> {
         self.ops.abandon(op)
+    }
+
+    /// The answer of the lean build to a call only the policy build serves.
+    #[cfg(not(feature = "policy"))]
+    fn needs_policy(&mut self) -> Step {
+        self.ops
+            .start(move |_| async move { json!({"needs": "policy"}) })
     }
 
     pub fn start(&mut self, call: Call) -> Step {
@@ -375,6 +405,7 @@ impl Engine {
             Call::SystemTransform {
                 session_id,
                 system,
+                #[cfg(feature = "policy")]
                 model_id,
             } => {
                 let sessions = self.sessions.clone();
@@ -397,8 +428,6 @@ impl Engine {
                         r.system.append(&mut g.system);
                         r.logs.append(&mut g.logs);
                     }
-                    #[cfg(not(feature = "policy"))]
-                    let _ = model_id;
                     to_value(r)
                 })
             }
@@ -432,21 +461,23 @@ impl Engine {
                 drop(s);
                 self.ops.start(move |_| async move { report })
             }
-            #[cfg(not(feature = "policy"))]
-            Call::Scaffold {
-                governance: true, ..
-            } => self
-                .ops
-                .start(move |_| async move { json!({"needs": "policy"}) }),
-            Call::Scaffold { cwd, governance } => self.ops.start(move |io| async move {
-                #[allow(unused_mut)]
-                let mut files: Vec<(&str, &str)> = scaffold_files();
-                #[cfg(feature = "policy")]
-                if governance {
-                    files.push((crate::governance::ops::INTENTS_FILE, crate::governance::ops::SCAFFOLD));
-                }
-                #[cfg(not(feature = "policy"))]
-                let _ = governance;
+            #[cfg(feature = "policy")]
+            Call::GovScaffold { cwd } => self.ops.start(move |io| async move {
+                let r = crate::governance::init_scaffold(
+                    &io,
+                    &crate::governance::InitInput { worktree: cwd },
+                )
+                .await;
+                let rel = crate::governance::ops::INTENTS_FILE;
+                let kept = !r.created && r.message.ends_with("left unchanged");
+                json!({
+                    "created": if r.created { vec![rel] } else { vec![] },
+                    "kept": if kept { vec![rel] } else { vec![] },
+                    "failed": if r.created || kept { vec![] } else { vec![r.message] },
+                })
+            }),
+            Call::Scaffold { cwd } => self.ops.start(move |io| async move {
+                let files = scaffold_files();
                 let replies = join_all(
                     files
                         .iter()
@@ -616,20 +647,25 @@ impl Engine {
                 let w = shared.borrow().gov.clone();
                 to_value(w.verify(&io).await)
             }),
-            #[cfg(not(feature = "policy"))]
-            Call::IntentSelect { .. } | Call::IntentContext { .. } | Call::TraceVerify => self
-                .ops
-                .start(move |_| async move { json!({"needs": "policy"}) }),
+
             #[cfg(feature = "policy")]
             Call::Metrics { verify } => {
                 self.ops.start(move |io| async move { metrics(&io, &shared, verify).await })
             }
             #[cfg(not(feature = "policy"))]
-            Call::Metrics { .. } => self
-                .ops
-                .start(move |_| async move { json!({"needs": "policy"}) }),
+            Call::Metrics { .. } => self.needs_policy(),
         }
     }
+}
+
+/// A call only the policy build knows (intent governance): serde names the unknown variant
+/// (parsing the call again to look at its `hook` would cost the lean build a second parser).
+#[cfg(not(feature = "policy"))]
+fn policy_only(e: &serde_json::Error) -> bool {
+    let m = e.to_string();
+    ["`intent.select`", "`intent.context`", "`trace.verify`", "`governance.scaffold`"]
+        .iter()
+        .any(|h| m.starts_with(&format!("unknown variant {h}")))
 }
 
 /// The files `hookwise init` creates (relative to the project), with their first contents.
@@ -905,8 +941,6 @@ async fn init(
         tool_before_all: enforcing,
         #[cfg(feature = "policy")]
         tool_before_tools: gov.watched_tools(),
-        #[cfg(not(feature = "policy"))]
-        tool_before_tools: Vec::new(),
     };
     {
         let mut s = shared.borrow_mut();

@@ -77,7 +77,7 @@ fn the_lean_build_asks_for_the_policy_build_when_the_intents_file_exists() {
     for call in [
         json!({"hook": "intent.select", "sessionId": "s", "intentId": "INT-1"}),
         json!({"hook": "trace.verify"}),
-        json!({"hook": "init.scaffold", "cwd": "/w", "governance": true}),
+        json!({"hook": "governance.scaffold", "cwd": "/w"}),
     ] {
         assert_eq!(drive(&mut e, &mut fs, call), json!({"needs": "policy"}));
     }
@@ -244,15 +244,15 @@ mod policy {
     fn scaffold_creates_the_intents_file_and_never_overwrites_it() {
         let mut fs = FakeFs::default();
         let (mut e, _) = start(&mut fs, json!({}));
-        let r = drive(&mut e, &mut fs, json!({"hook": "init.scaffold", "cwd": "/w", "governance": true}));
+        let r = drive(&mut e, &mut fs, json!({"hook": "governance.scaffold", "cwd": "/w"}));
         assert!(r["created"].as_array().unwrap().contains(&json!(".orchestration/active_intents.yaml")), "{r}");
         let text = fs.read("/w/.orchestration/active_intents.yaml").unwrap();
         assert!(text.contains("active_intents: []"));
         fs.file("/w/.orchestration/active_intents.yaml", INTENTS);
-        let r = drive(&mut e, &mut fs, json!({"hook": "init.scaffold", "cwd": "/w", "governance": true}));
+        let r = drive(&mut e, &mut fs, json!({"hook": "governance.scaffold", "cwd": "/w"}));
         assert!(r["kept"].as_array().unwrap().contains(&json!(".orchestration/active_intents.yaml")), "{r}");
         assert_eq!(fs.read("/w/.orchestration/active_intents.yaml").unwrap(), INTENTS);
-        // without the flag: the configuration file only
+        // the configuration scaffold alone never creates it
         let mut fs = FakeFs::default();
         let (mut e, _) = start(&mut fs, json!({}));
         drive(&mut e, &mut fs, json!({"hook": "init.scaffold", "cwd": "/w"}));
