@@ -6,7 +6,8 @@
 //     intents × 20 globs, for an allowed write, an out-of-scope write, a `..` bypass attempt,
 //     and a call with no intent. This is the whole hook: the JS→wasm crossings, the intents
 //     file read and hashed, the realpath stats, and the target file read for the stale-write
-//     fingerprint — real file-system work on every call. Target: p50 ≤ 50 µs.
+//     fingerprint — real file-system work on every call. Target: p50 ≤ 50 µs. 1b: the same
+//     calls with an in-memory host that answers at once: the crossings and the decision alone.
 //     The core alone (native, no I/O): `cargo test --release --lib bench_gate -- --ignored
 //     --nocapture`.
 //  2. trace append throughput: the host's `appendChained` (lock file, last-line hash, one
@@ -96,6 +97,71 @@ async function gateBench() {
   console.log(`| unwatched tool (grep) | allowed | ${fmt(pct(xs, 0.5))} | ${fmt(pct(xs, 0.99))} | – |`);
 }
 
+/** The same decisions with an in-memory host that answers at once (stat/readFile from a Map):
+ * the JS→wasm crossings and the core's decision, without the file system's time. */
+async function gateBenchInMemory() {
+  const { Hookwise } = require(path.join(dist, "hookwise.cjs"));
+  const files = new Map();
+  const dirs = new Set();
+  const walk = (abs) => {
+    for (const e of fs.readdirSync(abs, { withFileTypes: true })) {
+      const p = path.join(abs, e.name);
+      if (e.isDirectory()) {
+        dirs.add(p);
+        walk(p);
+      } else files.set(p, fs.readFileSync(p, "utf8"));
+    }
+  };
+  for (let d = proj; d !== "/"; d = path.dirname(d)) dirs.add(d);
+  dirs.add("/");
+  walk(proj);
+  const done = (v) => ({ promise: Promise.resolve(v), cancel() {} });
+  const mem = {
+    run(req) {
+      const p = req.path && path.resolve(req.path);
+      switch (req.kind) {
+        case "stat":
+          if (files.has(p)) return done({ exists: true, realpath: p, isFile: true, isDir: false, size: files.get(p).length, mtimeMs: 1 });
+          if (dirs.has(p)) return done({ exists: true, realpath: p, isFile: false, isDir: true, size: 0, mtimeMs: 1 });
+          return done({ exists: false, error: "ENOENT" });
+        case "readFile":
+          return done(files.has(p) ? { text: files.get(p) } : { error: dirs.has(p) ? "EISDIR" : "vanished" });
+        case "now":
+          return done({ ms: Date.now() });
+        default:
+          return done({ error: `not in the in-memory host: ${req.kind}` });
+      }
+    },
+  };
+  const hw = new Hookwise({ cwd: proj, env });
+  hw.host = mem;
+  await hw.init();
+  await hw.selectIntent("s", "INT-25");
+  console.log(`\n1b. the same through the engine with an in-memory host (crossings + decision, no file-system time), ${runtime}`);
+  console.log("| case | decision | p50 | p99 |");
+  console.log("|---|---|---|---|");
+  const cases = [
+    ["allowed write (in scope)", "s", { filePath: "pkg25/mod7/deep/x/file.tsx", content: "x" }],
+    ["blocked write (out of scope)", "s", { filePath: "pkg25/other/file.ts", content: "x" }],
+    ["blocked bypass (pkg25/../pkg26/…)", "s", { filePath: "pkg25/../pkg26/mod1/a.ts", content: "x" }],
+    ["blocked (no intent)", "other", { filePath: "pkg25/mod7/deep/x/file.tsx", content: "x" }],
+  ];
+  let id = 0;
+  for (const [name, session, params] of cases) {
+    const call = () => hw.toolBefore({ tool: "write", sessionId: session, callId: `c${++id}`, args: { ...params } });
+    for (let i = 0; i < 200; i++) await call();
+    const xs = [];
+    let last;
+    for (let i = 0; i < CALLS; i++) {
+      const t0 = performance.now();
+      last = await call();
+      xs.push((performance.now() - t0) * 1000);
+    }
+    xs.sort((a, b) => a - b);
+    console.log(`| ${name} | ${last && last.block ? "blocked" : "allowed"} | ${fmt(pct(xs, 0.5))} | ${fmt(pct(xs, 0.99))} |`);
+  }
+}
+
 async function appendOne(file, n, tag) {
   const lock = `${file}.lock`;
   for (let i = 0; i < n; i++) {
@@ -160,6 +226,7 @@ async function appendBench() {
 
 try {
   await gateBench();
+  await gateBenchInMemory();
   await appendBench();
 } finally {
   fs.rmSync(work, { recursive: true, force: true });
