@@ -1335,7 +1335,6 @@ mod tests {
                                     timers.push((op, r.id, json!({})));
                                     continue;
                                 }
-                                Request::ReadFile { .. } => json!({"error": "vanished"}),
                                 other => panic!("unexpected {other:?}"),
                             };
                             next = self.engine.resume(op, r.id, reply).or(next);
@@ -1440,7 +1439,7 @@ mod tests {
     fn without_a_cli_every_hook_is_a_quiet_no_op() {
         let mut e = Engine::new();
         let step = e
-            .start_json(&json!({"hook": "init", "env": {}}).to_string())
+            .start_json(json!({"hook": "init", "env": {}}).to_string())
             .unwrap();
         let Step::Done { result, .. } = step else {
             panic!("no requests without PATH/HOME: {step:?}")
@@ -1449,7 +1448,7 @@ mod tests {
         assert_eq!(result["logs"].as_array().unwrap().len(), 1);
         let step = e
             .start_json(
-                &json!({"hook": "tool.before", "tool": "bash", "args": {"command": "[[auth]]"}})
+                json!({"hook": "tool.before", "tool": "bash", "args": {"command": "[[auth]]"}})
                     .to_string(),
             )
             .unwrap();
