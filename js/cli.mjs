@@ -165,7 +165,8 @@ const commands = {
     const gate = !governance ? "off" : r.blocked && !d ? "blocked" : `allowed${flags.intent ? ` (intent ${flags.intent})` : ""}`;
     const json = { tool: flags.tool, governance: gate, enforcement: d, blocked: r.blocked, ...(r.blocked ? { reason: r.reason } : {}), advice: r.advice, concepts: r.concepts, context: r.context, contextGoes: r.deliverWithResult ? "result" : r.context ? "arguments" : "none", args: r.args };
     const extra = r.blocked ? `\n\nblocked with:\n${r.reason}` : r.advice ? `\n\nadvice:\n${r.advice}` : "";
-    print(flags, json, `tool: ${flags.tool}\nintent governance: ${gate}\nenforcement: ${decision}${extra}\nconcepts: ${r.concepts.join(", ") || "(none)"}\ncontext goes: ${where}\nargs:\n${JSON.stringify(r.args, null, 2)}${r.context ? `\n\ncontext:\n${r.context}` : ""}`);
+    // Governance off: the output is what it always was (nothing about governance).
+    print(flags, json, `tool: ${flags.tool}\n${governance ? `intent governance: ${gate}\n` : ""}enforcement: ${decision}${extra}\nconcepts: ${r.concepts.join(", ") || "(none)"}\ncontext goes: ${where}\nargs:\n${JSON.stringify(r.args, null, 2)}${r.context ? `\n\ncontext:\n${r.context}` : ""}`);
   },
 
   async metrics({ _, flags }) {
