@@ -15,7 +15,9 @@ commands:
   check --tool NAME --args JSON what the hooks would do with that tool call
   doctor                        which knowledge source is active and why, discovery, timings
   metrics [verify]              enforcement decisions summary; verify checks the hash chain
-  init                          scaffold hookwise's configuration in this project (never overwrites)
+  trace verify                  check the Agent Trace log's hash chain (.orchestration/agent_trace.jsonl)
+  init [--governance]           scaffold hookwise's configuration in this project (never overwrites);
+                                --governance also creates .orchestration/active_intents.yaml
 
 options (every command):
   --vault DIR    read knowledge from this markdown vault
@@ -29,12 +31,19 @@ Prints the knowledge block a tool call whose prompt is that text would get.`,
 
 Prints the context a new session of the project would start with (default project: the
 folder's name).`,
-  check: `usage: hookwise check --tool NAME --args JSON [--vault DIR] [--json]
+  check: `usage: hookwise check --tool NAME --args JSON [--intent ID] [--vault DIR] [--json]
 
-Shows what the hooks would do with that tool call, with the project's own configuration:
-the pre-action enforcement decision ("off" when the project has none; against its current
-cooldowns, recording nothing: no metrics line, no cooldown), the arguments it would run
-with and where the context goes.`,
+Shows what the hooks would do with that tool call, with the project's own configuration: the
+intent governance gate (with --intent, as a session that selected that intent; without, as one
+that has none), the pre-action enforcement decision ("off" when the project has none; against
+its current cooldowns, recording nothing: no metrics line, no cooldown), the arguments it would
+run with and where the context goes.`,
+  trace: `usage: hookwise trace verify [--cwd DIR] [--json]
+
+Checks the hash chain of .orchestration/agent_trace.jsonl (intent governance's Agent Trace
+records): every line whole and valid, each carrying the hash of the line before. Names the
+line and the kind of each problem (edited, removed or reordered lines); exits 1 when it finds
+any.`,
   metrics: `usage: hookwise metrics [verify] [--cwd DIR] [--json]
 
 Summarises the pre-action enforcement metrics (decisions by kind, lookup time p50/p95, top
@@ -44,9 +53,12 @@ it finds problems.`,
 
 Which knowledge source is active and why, how the maenifold CLI was found, configuration
 warnings, and a timing of each hook.`,
-  init: `usage: hookwise init [--cwd DIR] [--json]
+  init: `usage: hookwise init [--governance] [--cwd DIR] [--json]
 
-Creates hookwise's configuration files in the project when they do not exist yet.`,
+Creates hookwise's configuration files in the project when they do not exist yet. With
+--governance also .orchestration/active_intents.yaml (active_intents: []): intent governance
+is then on — file changes and shell commands need an active intent — so it is never created
+without the flag.`,
 };
 
 class UsageError extends Error {}
@@ -59,7 +71,7 @@ class ExitCode extends Error {
 
 function parseArgs(argv) {
   const out = { _: [], flags: {} };
-  const takesValue = new Set(["vault", "cwd", "project", "tool", "args"]);
+  const takesValue = new Set(["vault", "cwd", "project", "tool", "args", "intent"]);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a.startsWith("--")) {
@@ -68,7 +80,7 @@ function parseArgs(argv) {
         const v = inline ?? argv[++i];
         if (v === undefined) throw new UsageError(`--${k} needs a value`);
         out.flags[k] = v;
-      } else if (["json", "help"].includes(k)) out.flags[k] = true;
+      } else if (["json", "help", "governance"].includes(k)) out.flags[k] = true;
       else throw new UsageError(`unknown option --${k}`);
     } else out._.push(a);
   }
@@ -131,16 +143,25 @@ const commands = {
     // The project's real configuration; a dry run, so the check consumes no cooldown and adds
     // nothing to the metrics.
     const { engine, warnings } = await engineFor(flags);
-    const r = await engine.augmentToolCall({ tool: flags.tool, args, dryRun: true });
+    const governance = engine.governance;
+    const sessionId = "hookwise-check";
+    if (flags.intent !== undefined) {
+      const selected = await engine.selectIntent(sessionId, flags.intent);
+      if (!selected.ok) throw new UsageError(`--intent ${flags.intent}: ${selected.text}`);
+    }
+    const r = await engine.augmentToolCall({ tool: flags.tool, args, sessionId, dryRun: true });
     warnings.forEach((w) => process.stderr.write(w + "\n"));
     const d = r.enforcement;
     const decision = d
       ? `${d.decision}${d.sops && d.sops.length ? ` (SOPs: ${d.sops.join(", ")})` : ""}${d.memories ? ` (${d.memories} memor${d.memories === 1 ? "y" : "ies"})` : ""}${d.detected ? `, risk ${d.detected.risk}` : ""}${d.cooldownHit ? ", within the cooldown of an earlier block" : ""}`
       : "off";
     const where = !r.context ? "nowhere (no knowledge)" : r.deliverWithResult ? "with the tool's result (arguments unchanged)" : "into the arguments";
-    const json = { tool: flags.tool, enforcement: d, blocked: r.blocked, ...(r.blocked ? { reason: r.reason } : {}), advice: r.advice, concepts: r.concepts, context: r.context, contextGoes: r.deliverWithResult ? "result" : r.context ? "arguments" : "none", args: r.args };
+    // A block without an enforcement decision is intent governance's gate.
+    const gate = !governance ? "off" : r.blocked && !d ? "blocked" : `allowed${flags.intent ? ` (intent ${flags.intent})` : ""}`;
+    const json = { tool: flags.tool, governance: gate, enforcement: d, blocked: r.blocked, ...(r.blocked ? { reason: r.reason } : {}), advice: r.advice, concepts: r.concepts, context: r.context, contextGoes: r.deliverWithResult ? "result" : r.context ? "arguments" : "none", args: r.args };
     const extra = r.blocked ? `\n\nblocked with:\n${r.reason}` : r.advice ? `\n\nadvice:\n${r.advice}` : "";
-    print(flags, json, `tool: ${flags.tool}\nenforcement: ${decision}${extra}\nconcepts: ${r.concepts.join(", ") || "(none)"}\ncontext goes: ${where}\nargs:\n${JSON.stringify(r.args, null, 2)}${r.context ? `\n\ncontext:\n${r.context}` : ""}`);
+    // Governance off: the output is what it always was (nothing about governance).
+    print(flags, json, `tool: ${flags.tool}\n${governance ? `intent governance: ${gate}\n` : ""}enforcement: ${decision}${extra}\nconcepts: ${r.concepts.join(", ") || "(none)"}\ncontext goes: ${where}\nargs:\n${JSON.stringify(r.args, null, 2)}${r.context ? `\n\ncontext:\n${r.context}` : ""}`);
   },
 
   async metrics({ _, flags }) {
@@ -180,10 +201,24 @@ const commands = {
     print(flags, json, lines.join("\n"));
   },
 
+  async trace({ _, flags }) {
+    if (_[1] !== "verify") throw new UsageError(_[1] ? `unknown trace subcommand '${_[1]}'` : "trace needs a subcommand: verify");
+    const { engine, warnings } = await engineFor(flags, { quiet: true });
+    const r = await engine.verifyTrace();
+    warnings.forEach((w) => process.stderr.write(w + "\n"));
+    const lines = [];
+    if (r.error) lines.push(`cannot read ${r.path}: ${r.error}`);
+    else if (!r.lines && r.ok) lines.push(`no trace records at ${r.path}`);
+    for (const p of r.problems || []) lines.push(`line ${p.line}: ${p.kind}: ${p.message}`);
+    lines.push(r.ok ? `ok: ${r.lines} record(s), the chain is whole` : `the chain is broken: ${(r.problems || []).length} problem(s) in ${r.path}`);
+    print(flags, r, lines.join("\n"));
+    if (!r.ok) throw new ExitCode(1);
+  },
+
   async init({ flags }) {
     const cwd = path.resolve(flags.cwd || process.cwd());
     const { engine } = await engineFor(flags, { quiet: true });
-    const r = await engine.scaffold();
+    const r = await engine.scaffold({ governance: !!flags.governance });
     print(flags, r, [...r.created.map((f) => `created ${f}`), ...r.kept.map((f) => `kept ${f} (it exists)`), ...r.failed.map((f) => `failed ${f}`)].join("\n") || "nothing to do");
     if (r.failed.length) throw new Error(`could not create: ${r.failed.join("; ")} (in ${cwd})`);
   },

@@ -69,12 +69,25 @@ export interface EnforcementDecision {
 }
 
 export interface PreHookResult {
-  /** Do not run the tool; show `reason` to the model. The same call retried within the cooldown passes. */
+  /** Do not run the tool; show `reason` to the model. Enforcement: the same call retried
+   * within the cooldown passes. Intent governance: no active intent, a path out of the
+   * intent's scope, or a stale write. */
   blocked: boolean;
+  /** Pass it to executePostHook (intent governance records the change). */
+  callId: string;
   reason?: string;
   /** Advice and knowledge context to give the model with this call. */
   contextInjection?: string;
   decision?: EnforcementDecision;
+}
+
+export interface TraceReport {
+  ok: boolean;
+  path: string;
+  lines: number;
+  /** The file could not be read. */
+  error?: string;
+  problems: { line: number; kind: string; message: string }[];
 }
 
 export declare class Engine {
@@ -82,10 +95,20 @@ export declare class Engine {
   /** `dryRun`: enforcement decides as the hook would (real cooldowns) but records nothing. */
   augmentToolCall<A = unknown>(call: { tool: string; args: A; callId?: string; sessionId?: string; dryRun?: boolean }): Promise<Augmented<A>>;
   /** Pre-action enforcement and context for hosts that place text themselves. Never throws. */
-  executePreHook(call: { toolName: string; params: unknown; sessionId?: string; workspaceRoot?: string }): Promise<PreHookResult>;
+  executePreHook(call: { toolName: string; params: unknown; sessionId?: string; workspaceRoot?: string; callId?: string }): Promise<PreHookResult>;
+  /** After the tool ran: intent governance appends the Agent Trace record. Never throws. */
+  executePostHook(call: { toolName: string; params: unknown; result?: unknown; sessionId?: string; callId?: string; failed?: boolean }): Promise<{ recorded: boolean; id?: string; notice?: string }>;
+  /** Intent governance: the `select_active_intent` tool. `text` is what the model reads. */
+  selectIntent(sessionId: string, intentId: string): Promise<{ ok: boolean; intentId?: string; text: string }>;
+  /** Intent governance: the `<intent_context>` system-prompt text ("" when governance is off). */
+  intentContext(sessionId: string): Promise<string>;
+  /** Intent governance is on for this workspace. */
+  readonly governance: boolean;
+  /** Intent governance: check `.orchestration/agent_trace.jsonl`'s hash chain. */
+  verifyTrace(): Promise<TraceReport>;
   /** Enforcement metrics: a summary, or the hash chain verified. */
   metrics(o?: { verify?: boolean }): Promise<{ ok: boolean; text: string; found?: boolean; metricsFile?: string; stateFile?: string }>;
-  completeToolCall(call: { tool: string; callId: string; sessionId?: string; output: string }): Promise<{ output: string }>;
+  completeToolCall(call: { tool: string; callId: string; sessionId?: string; output: string; args?: unknown }): Promise<{ output: string }>;
   /** The context a new session would start with, computed now. */
   sessionPreview(o?: { project?: string; strategy?: "parallel" | "sequential" | "seed" }): Promise<{
     project: string;
@@ -97,7 +120,7 @@ export declare class Engine {
   /** Knowledge source, CLI discovery, configuration warnings, cache statistics. */
   doctor(): Promise<Record<string, unknown>>;
   /** Create hookwise's configuration files in the workspace (never overwriting). */
-  scaffold(): Promise<{ created: string[]; kept: string[]; failed: string[] }>;
+  scaffold(o?: { governance?: boolean }): Promise<{ created: string[]; kept: string[]; failed: string[] }>;
   dispose(): void;
 }
 

@@ -3,6 +3,7 @@
 // which calls need the core at all. Shared by the OpenCode plugin and the engine API.
 // It never throws from a hook: a failure is logged and the call proceeds unchanged.
 
+const { randomBytes } = require("node:crypto");
 const { Core, applyMutations, excerpts, envObject } = require("./core.cjs");
 const { createHost } = require("./host.cjs");
 
@@ -25,6 +26,7 @@ class Hookwise {
     this.logFn = typeof o.log === "function" ? o.log : () => {};
     this.core = null;
     this.plan = {};
+    this.watched = new Set();
     this.discovery = null;
     this.followUps = new Set();
     this.ready = null;
@@ -60,17 +62,28 @@ class Hookwise {
           let r = await this.core.call(init);
           // The project wants pre-action enforcement: the core with it starts instead.
           if (r && r.needs === "policy") r = await this.startPolicyCore();
-          this.plan = r.plan || {};
+          this.setPlan(r.plan);
           this.started = true;
           this.discovery = r.discovery || null;
           this.emit(r.logs);
         } catch (e) {
-          this.plan = {};
+          this.setPlan({});
           this.log("error", `hookwise could not start; every hook is off: ${e && e.message}`);
         }
       })();
     }
     return this.ready;
+  }
+
+  setPlan(plan) {
+    this.plan = plan || {};
+    // Intent governance: these tools reach the core with their whole arguments.
+    this.watched = new Set(Array.isArray(this.plan.toolBeforeTools) ? this.plan.toolBeforeTools : []);
+  }
+
+  /** Intent governance is on (the plan watches the mutating tools). */
+  get governanceOn() {
+    return this.watched.size > 0;
   }
 
   /** Replace the lean core with the policy one and run `init` on it again. */
@@ -92,7 +105,7 @@ class Hookwise {
       if (r && r.needs === "policy" && this.core.flavor === "lean") {
         // A call only the policy core answers (e.g. metrics): start it and ask again.
         const init = await this.startPolicyCore();
-        this.plan = (init && init.plan) || {};
+        this.setPlan(init && init.plan);
         this.emit(init && init.logs);
         r = await this.core.call(call);
       }
@@ -120,7 +133,7 @@ class Hookwise {
   async toolBefore({ tool, sessionId, callId, args, dryRun, resultOnly }) {
     if (!this.started) await this.init();
     let call;
-    if (this.plan.toolBeforeAll) {
+    if (this.plan.toolBeforeAll || this.watched.has(tool)) {
       call = { hook: "tool.before", tool, sessionId, callId, args, ...(dryRun ? { dryRun: true } : {}) };
     } else {
       const plan = this.plan.toolBefore;
@@ -142,11 +155,21 @@ class Hookwise {
     return r;
   }
 
-  /** `tool.execute.after`: applies the core's changes to `output` ({output: string, …}) in place. */
-  async toolAfter({ tool, sessionId, callId, output }) {
+  /**
+   * `tool.execute.after`: applies the core's changes to `output` ({output: string, …}) in
+   * place. `args`: the tool's arguments (governance records the change from them); `failed`:
+   * the tool did not succeed (nothing is recorded).
+   */
+  async toolAfter({ tool, sessionId, callId, output, args, failed }) {
     if (!callId || !this.followUps.has(callId)) return null;
     this.followUps.delete(callId);
-    const r = await this.run({ hook: "tool.after", tool, sessionId, callId });
+    const call = { hook: "tool.after", tool, sessionId, callId };
+    if (args !== undefined && this.watched.has(tool)) {
+      call.args = args;
+      call.random = randomBytes(16).toString("hex");
+      call.failed = !!failed;
+    }
+    const r = await this.run(call);
     if (r) applyMutations(output, r.mutations);
     return r;
   }
@@ -159,12 +182,29 @@ class Hookwise {
   }
 
   /** Before a model request: pushes the session's context onto `system` (an array) in place. */
-  async systemTransform(sessionId, system) {
+  async systemTransform(sessionId, system, modelId) {
     if (!this.started) await this.init();
     if (!this.plan.systemTransform || !Array.isArray(system)) return null;
-    const r = await this.run({ hook: "system.transform", sessionId: sessionId ?? null, system });
+    const r = await this.run({ hook: "system.transform", sessionId: sessionId ?? null, system, ...(modelId ? { modelId } : {}) });
     if (r && Array.isArray(r.system)) system.push(...r.system);
     return r;
+  }
+
+  /** Intent governance: make `intentId` the session's active intent. `{ok, intentId?, text}`. */
+  async selectIntent(sessionId, intentId) {
+    const r = await this.run({ hook: "intent.select", sessionId: String(sessionId ?? ""), intentId: String(intentId ?? "") });
+    return r || { ok: false, text: "hookwise is not running" };
+  }
+
+  /** Intent governance: the `<intent_context>` text for a session (empty when off). */
+  async intentContext(sessionId, modelId) {
+    const r = await this.run({ hook: "intent.context", sessionId: String(sessionId ?? ""), ...(modelId ? { modelId } : {}) });
+    return (r && Array.isArray(r.system) && r.system.join("\n\n")) || "";
+  }
+
+  /** Intent governance: check the Agent Trace chain. */
+  async verifyTrace() {
+    return (await this.run({ hook: "trace.verify" })) || { ok: false, lines: 0, problems: [], error: "hookwise is not running" };
   }
 
   /** Before compaction: pushes the preservation block onto `context` (an array) in place. */

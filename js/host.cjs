@@ -6,6 +6,7 @@
 const fs = require("node:fs");
 const fsp = require("node:fs/promises");
 const path = require("node:path");
+const crypto = require("node:crypto");
 const { spawn } = require("node:child_process");
 
 const KILL_GRACE_MS = 1000;
@@ -330,6 +331,108 @@ async function createFile({ path: p, text }) {
   }
 }
 
+/**
+ * Append one record to a hash-chained JSONL file under an exclusive lock file, so that many
+ * processes keep one whole chain: the line is `before + <hex SHA-256 of the file's last
+ * line> + after`. The steps are the governance module's (src/governance/mod.rs); the critical
+ * section is synchronous (no await while the lock is held). Never rejects.
+ */
+async function appendChained({ path: p, lockPath, before, after, staleMs, waitMs }) {
+  try {
+    await fsp.mkdir(path.dirname(p), { recursive: true });
+  } catch (e) {
+    return { ok: false, error: String(e && e.message) };
+  }
+  const started = Date.now();
+  for (;;) {
+    try {
+      fs.closeSync(fs.openSync(lockPath, "wx"));
+      break;
+    } catch (e) {
+      if (!e || e.code !== "EEXIST") return { ok: false, error: String(e && e.message) };
+      try {
+        if (Date.now() - fs.statSync(lockPath).mtimeMs > staleMs) {
+          fs.unlinkSync(lockPath); // left by a crashed process
+          continue;
+        }
+      } catch {
+        continue; // released meanwhile
+      }
+      if (Date.now() - started > waitMs) return { ok: false, error: "lock timeout" };
+      await new Promise((r) => setTimeout(r, 1 + Math.random() * 4));
+    }
+  }
+  // Critical section: synchronous, no await until the lock is removed.
+  try {
+    const fd = fs.openSync(p, "a+");
+    try {
+      const size = fs.fstatSync(fd).size;
+      let last = Buffer.alloc(0);
+      let prefix = "";
+      if (size > 0) {
+        const one = Buffer.alloc(1);
+        fs.readSync(fd, one, 0, 1, size - 1);
+        let end = size;
+        if (one[0] === 0x0a) end = size - 1;
+        else prefix = "\n"; // torn last line: close it, and chain to it
+        const parts = [];
+        let pos = end;
+        while (pos > 0) {
+          const n = Math.min(65536, pos);
+          const buf = Buffer.alloc(n);
+          fs.readSync(fd, buf, 0, n, pos - n);
+          const i = buf.lastIndexOf(0x0a);
+          if (i >= 0) {
+            parts.unshift(buf.subarray(i + 1));
+            break;
+          }
+          parts.unshift(buf);
+          pos -= n;
+        }
+        last = Buffer.concat(parts);
+      }
+      const prevHash = crypto.createHash("sha256").update(last).digest("hex");
+      fs.writeSync(fd, prefix + before + prevHash + after + "\n");
+      return { ok: true, prevHash };
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (e) {
+    return { ok: false, error: String(e && e.message) };
+  } finally {
+    try {
+      fs.unlinkSync(lockPath);
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+/** The last `maxBytes` of a file as UTF-8, from a line boundary (a cut first line dropped). */
+async function readTail({ path: p, maxBytes }) {
+  let fd;
+  try {
+    fd = await fsp.open(p, "r");
+  } catch (e) {
+    return { error: e && e.code === "ENOENT" ? "vanished" : String((e && e.code) || e) };
+  }
+  try {
+    const { size } = await fd.stat();
+    const start = Math.max(0, size - maxBytes);
+    let buf = Buffer.alloc(size - start);
+    await fd.read(buf, 0, buf.length, start);
+    if (start > 0) {
+      const i = buf.indexOf(0x0a);
+      buf = i < 0 ? Buffer.alloc(0) : buf.subarray(i + 1);
+    }
+    return { text: buf.toString("utf8") };
+  } catch (e) {
+    return { error: String((e && e.code) || e) };
+  } finally {
+    await fd.close();
+  }
+}
+
 function sleep({ ms }) {
   let t;
   const promise = new Promise((resolve) => { t = setTimeout(() => resolve({}), ms); });
@@ -367,6 +470,10 @@ function createHost({ runner, extra, env } = {}) {
           return settled(listDir(req));
         case "createFile":
           return settled(createFile(req));
+        case "appendChained":
+          return settled(appendChained(req));
+        case "readTail":
+          return settled(readTail(req));
         case "writeFile":
           return settled(writeFile(req));
         case "now":
@@ -381,4 +488,4 @@ function createHost({ runner, extra, env } = {}) {
   };
 }
 
-module.exports = { createHost, spawnProcess, stat, readFile, appendLine, listDir, writeFile, hasBun };
+module.exports = { createHost, spawnProcess, stat, readFile, appendLine, listDir, writeFile, appendChained, readTail, hasBun };

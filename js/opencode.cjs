@@ -48,7 +48,7 @@ async function server(input, options) {
     }
   };
 
-  return {
+  const hooks = {
     event: guard("event", async ({ event }) => {
       if (!event || event.type !== "session.created") return;
       const info = event.properties && event.properties.info;
@@ -61,7 +61,9 @@ async function server(input, options) {
       }
     }),
     "experimental.chat.system.transform": guard("system.transform", async (inp, out) => {
-      await hw.systemTransform(inp && inp.sessionID, out && out.system);
+      const m = inp && inp.model;
+      const modelId = m && (m.providerID || m.id) ? [m.providerID, m.id].filter(Boolean).join("/") : undefined;
+      await hw.systemTransform(inp && inp.sessionID, out && out.system, modelId);
     }),
     "experimental.session.compacting": guard("session.compacting", async (inp, out) => {
       await hw.compacting(inp && inp.sessionID, out && out.context);
@@ -77,8 +79,45 @@ async function server(input, options) {
       if (block !== null) throw new Error(block);
     },
     "tool.execute.after": guard("tool.execute.after", async (inp, out) => {
-      await hw.toolAfter({ tool: inp.tool, sessionId: inp.sessionID, callId: inp.callID, output: out });
+      await hw.toolAfter({ tool: inp.tool, sessionId: inp.sessionID, callId: inp.callID, output: out, args: inp.args });
     }),
+  };
+  // Intent governance: the tool exists only while governance is on (a project without
+  // .orchestration/active_intents.yaml never sees it).
+  if (hw.governanceOn) {
+    const tool = selectIntentTool(hw, log);
+    if (tool) hooks.tool = { select_active_intent: tool };
+  }
+  return hooks;
+}
+
+/**
+ * `select_active_intent(intent_id)`. OpenCode wraps a plugin tool's `args` in its own zod 4
+ * (`z.object(args)`), so they must be zod 4 schemas: a copy of zod is bundled (dist/zod.cjs)
+ * rather than a dependency, so the package installs offline.
+ */
+function selectIntentTool(hw, log) {
+  let z;
+  try {
+    z = require("./zod.cjs");
+  } catch (e) {
+    log("error", `hookwise: select_active_intent is unavailable (zod could not load: ${e && e.message}); governed changes stay blocked`);
+    return null;
+  }
+  return {
+    description:
+      "Select the intent (from .orchestration/active_intents.yaml) that the current task belongs to. Intent governance is on in this project: file changes and shell commands are blocked until the session has an active intent, and file changes must stay inside its owned_scope. Returns the intent's scope, constraints and acceptance criteria.",
+    args: {
+      intent_id: z.string().describe("The id of an IN_PROGRESS intent, e.g. INT-001"),
+    },
+    async execute(args, ctx) {
+      try {
+        const r = await hw.selectIntent(ctx && ctx.sessionID, args && args.intent_id);
+        return r.text;
+      } catch (e) {
+        return `hookwise could not select the intent: ${e && e.message}`;
+      }
+    },
   };
 }
 

@@ -20,4 +20,6 @@ export interface HookwisePluginOptions {
   promptFields?: string[];
   /** Pre-action enforcement (schema: hookwise.schema.json, `enforcement`); also read from .opencode/hookwise.json. */
   enforcement?: Record<string, unknown>;
+  /** Intent governance: on while .orchestration/active_intents.yaml exists ("auto", the default); true forces it on, false off. */
+  governance?: boolean | "auto" | { enabled?: boolean | "auto"; mutatingTools?: string[]; readTools?: string[]; staleWrites?: boolean };
 }

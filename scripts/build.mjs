@@ -72,6 +72,19 @@ flavour("policy", ["--features", "policy"], path.join(dist, "policy"));
 for (const f of fs.readdirSync(path.join(root, "js"))) {
   fs.copyFileSync(path.join(root, "js", f), path.join(dist, f));
 }
+// zod 4 for the OpenCode custom tool's argument schema (OpenCode wraps plugin tool args in its
+// own zod 4): bundled, so the package keeps no runtime dependencies and installs offline.
+esbuild.buildSync({
+  stdin: { contents: 'module.exports = require("zod").z;', resolveDir: root, loader: "js" },
+  bundle: true,
+  minify: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
+  outfile: path.join(dist, "zod.cjs"),
+  legalComments: "inline",
+  logLevel: "warning",
+});
 // The same declarations for the require condition: TypeScript reads a .d.ts in a
 // "type": "module" package as ESM, so CommonJS consumers get their own .d.cts.
 fs.copyFileSync(path.join(dist, "engine.d.ts"), path.join(dist, "engine.d.cts"));

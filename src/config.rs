@@ -77,6 +77,8 @@ pub(crate) const KNOWN: &[&str] = &[
     "vaultRefreshMs",
     // pre-action enforcement (validated by the enforcement module's schema)
     "enforcement",
+    // intent governance (validated by `governance::GovConfig::from_options`)
+    "governance",
     "$schema",
 ];
 

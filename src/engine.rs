@@ -52,6 +52,10 @@ pub enum Call {
         session_id: Option<String>,
         #[serde(default)]
         system: Vec<String>,
+        /// `provider/model` (OpenCode's `input.model`), for Agent Trace records.
+        #[cfg(feature = "policy")]
+        #[serde(default)]
+        model_id: Option<String>,
     },
     /// The session-start context for a project, computed now (the `hookwise session` command,
     /// engine hosts). `strategy`: `parallel` (default), `sequential`, `seed` (the benchmark's
@@ -70,6 +74,15 @@ pub enum Call {
     /// overwriting one that exists.
     #[serde(rename = "init.scaffold")]
     Scaffold {
+        #[serde(default)]
+        cwd: String,
+    },
+    /// `hookwise init --governance`: create `.orchestration/active_intents.yaml`
+    /// (`active_intents: []`), never overwriting; it turns intent governance on. Result: like
+    /// `init.scaffold`'s. Policy build (the lean one answers `{needs: "policy"}`).
+    #[cfg(feature = "policy")]
+    #[serde(rename = "governance.scaffold")]
+    GovScaffold {
         #[serde(default)]
         cwd: String,
     },
@@ -114,7 +127,44 @@ pub enum Call {
         session_id: String,
         #[serde(default)]
         call_id: String,
+        /// The tool's arguments (OpenCode passes them in the after hook's input): governance
+        /// records the mutation from them.
+        #[cfg(feature = "policy")]
+        #[serde(default)]
+        args: Option<Value>,
+        /// 16 random bytes as 32 hex characters (the record's uuid).
+        #[cfg(feature = "policy")]
+        #[serde(default)]
+        random: String,
+        /// The tool failed: nothing is recorded.
+        #[cfg(feature = "policy")]
+        #[serde(default)]
+        failed: bool,
     },
+    /// Intent governance: the `select_active_intent` tool. Result: `{ok, intentId?, text}`
+    /// (`text` is the tool result for the model); in the lean build `{needs: "policy"}`.
+    #[cfg(feature = "policy")]
+    #[serde(rename = "intent.select")]
+    IntentSelect {
+        #[serde(default)]
+        session_id: String,
+        #[serde(default)]
+        intent_id: String,
+    },
+    /// Intent governance: the `<intent_context>` text for a session. Result: `{system: [..]}`.
+    #[cfg(feature = "policy")]
+    #[serde(rename = "intent.context")]
+    IntentContext {
+        #[serde(default)]
+        session_id: String,
+        #[serde(default)]
+        model_id: Option<String>,
+    },
+    /// Intent governance: verify the Agent Trace chain. Result: `{path, ok, lines, problems,
+    /// error?}`.
+    #[cfg(feature = "policy")]
+    #[serde(rename = "trace.verify")]
+    TraceVerify,
     /// The enforcement metrics (`hookwise metrics [verify]`): reads the files the
     /// configuration names. Result: `{ok, text, metricsFile, stateFile}`; in the lean build
     /// `{needs: "policy"}`.
@@ -144,6 +194,11 @@ pub struct Plan {
     /// arguments (`args`), not excerpts.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub tool_before_all: bool,
+    /// Intent governance is on: `tool.before` for these tools goes to the engine with the
+    /// whole arguments (a `followUp` asks for `tool.after` with the arguments).
+    #[cfg(feature = "policy")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tool_before_tools: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -186,6 +241,10 @@ pub struct ToolResult {
     /// The enforcement decision (`enforce::Decision` without its logs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub enforcement: Option<Value>,
+    /// `tool.after`: intent governance appended an Agent Trace record (its id).
+    #[cfg(feature = "policy")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recorded: Option<String>,
 }
 
 struct Shared {
@@ -206,6 +265,8 @@ struct Shared {
     cwd: String,
     #[cfg(feature = "policy")]
     enforcer: Option<Enforcer>,
+    #[cfg(feature = "policy")]
+    gov: crate::engine_gov::Wiring,
 }
 
 impl Default for Shared {
@@ -223,6 +284,8 @@ impl Default for Shared {
             cwd: String::new(),
             #[cfg(feature = "policy")]
             enforcer: None,
+            #[cfg(feature = "policy")]
+            gov: Default::default(),
         }
     }
 }
@@ -261,10 +324,19 @@ impl Engine {
     }
 
     pub fn start_json(&mut self, call: impl AsRef<[u8]>) -> Result<Step, CallError> {
-        let call: Call = serde_json::from_slice(call.as_ref()).map_err(|e| CallError {
-            kind: "BadCall",
-            message: format!("bad hook call: {e}"),
-        })?;
+        let call: Call = match serde_json::from_slice(call.as_ref()) {
+            Ok(c) => c,
+            // The lean build does not know the governance calls: the host loads the policy
+            // build and asks again.
+            #[cfg(not(feature = "policy"))]
+            Err(e) if policy_only(&e) => return Ok(self.needs_policy()),
+            Err(e) => {
+                return Err(CallError {
+                    kind: "BadCall",
+                    message: format!("bad hook call: {e}"),
+                })
+            }
+        };
         Ok(self.start(call))
     }
 
@@ -297,6 +369,13 @@ impl Engine {
         self.ops.abandon(op)
     }
 
+    /// The answer of the lean build to a call only the policy build serves.
+    #[cfg(not(feature = "policy"))]
+    fn needs_policy(&mut self) -> Step {
+        self.ops
+            .start(move |_| async move { json!({"needs": "policy"}) })
+    }
+
     pub fn start(&mut self, call: Call) -> Step {
         let shared = self.shared.clone();
         match call {
@@ -310,6 +389,12 @@ impl Engine {
                 .ops
                 .start(move |io| init(io, shared, options, env, cwd, worktree, directory)),
             Call::SessionCreated { session } => {
+                #[cfg(feature = "policy")]
+                shared
+                    .borrow()
+                    .gov
+                    .gov
+                    .session_created(&session.id, session.parent_id.as_deref());
                 let sessions = self.sessions.clone();
                 self.ops.start(move |io| async move {
                     let (source, cfg, project) = snapshot(&shared);
@@ -326,20 +411,33 @@ impl Engine {
                     )
                 })
             }
-            Call::SystemTransform { session_id, system } => {
+            Call::SystemTransform {
+                session_id,
+                system,
+                #[cfg(feature = "policy")]
+                model_id,
+            } => {
                 let sessions = self.sessions.clone();
                 self.ops.start(move |io| async move {
                     let (_, cfg, _) = snapshot(&shared);
-                    to_value(
-                        session::system_transform(
-                            &io,
-                            &sessions,
-                            session_id.as_deref(),
-                            &system,
-                            &cfg,
-                        )
-                        .await,
+                    #[allow(unused_mut)]
+                    let mut r = session::system_transform(
+                        &io,
+                        &sessions,
+                        session_id.as_deref(),
+                        &system,
+                        &cfg,
                     )
+                    .await;
+                    // Intent governance's block comes after the session context.
+                    #[cfg(feature = "policy")]
+                    {
+                        let w = shared.borrow().gov.clone();
+                        let mut g = w.system(&io, session_id.as_deref(), &system, model_id).await;
+                        r.system.append(&mut g.system);
+                        r.logs.append(&mut g.logs);
+                    }
+                    to_value(r)
                 })
             }
             Call::SessionPreview { project, strategy } => self.ops.start(move |io| async move {
@@ -372,6 +470,21 @@ impl Engine {
                 drop(s);
                 self.ops.start(move |_| async move { report })
             }
+            #[cfg(feature = "policy")]
+            Call::GovScaffold { cwd } => self.ops.start(move |io| async move {
+                let r = crate::governance::init_scaffold(
+                    &io,
+                    &crate::governance::InitInput { worktree: cwd },
+                )
+                .await;
+                let rel = crate::governance::ops::INTENTS_FILE;
+                let kept = !r.created && r.message.ends_with("left unchanged");
+                json!({
+                    "created": if r.created { vec![rel] } else { vec![] },
+                    "kept": if kept { vec![rel] } else { vec![] },
+                    "failed": if r.created || kept { vec![] } else { vec![r.message] },
+                })
+            }),
             Call::Scaffold { cwd } => self.ops.start(move |io| async move {
                 let files = scaffold_files();
                 let replies = join_all(
@@ -416,6 +529,8 @@ impl Engine {
             }
             Call::ToolBefore {
                 tool,
+                #[cfg_attr(not(feature = "policy"), allow(unused_variables))]
+                session_id,
                 call_id,
                 args,
                 fields,
@@ -423,9 +538,25 @@ impl Engine {
                 #[cfg(feature = "policy")]
                 dry_run,
                 result_only,
-                ..
             } => self.ops.start(move |io| async move {
                 let now_ms = shared.borrow().clock.get();
+                // Intent governance first: its block skips enforcement and the lookups.
+                #[cfg(feature = "policy")]
+                let gate = match &args {
+                    Some(a) => {
+                        let w = shared.borrow().gov.clone(); // no borrow across awaits
+                        let mut g = w.tool_before(&io, &tool, &session_id, &call_id, a).await;
+                        if let Some(b) = g.block.take() {
+                            return to_value(ToolResult {
+                                block: Some(b),
+                                logs: g.logs,
+                                ..Default::default()
+                            });
+                        }
+                        g
+                    }
+                    None => Default::default(),
+                };
                 // Enforcement first: a block skips the knowledge lookups.
                 #[cfg(feature = "policy")]
                 let enforcer = shared.borrow().enforcer.clone(); // no borrow across awaits
@@ -462,6 +593,13 @@ impl Engine {
                 let mut r =
                     tool_before(&io, &shared, &tool, &call_id, &view, now_ms, result_only).await;
                 #[cfg(feature = "policy")]
+                {
+                    let mut logs = gate.logs;
+                    logs.append(&mut r.logs);
+                    r.logs = logs;
+                    r.follow_up |= gate.follow_up;
+                }
+                #[cfg(feature = "policy")]
                 if let Some((d, mut logs)) = pre {
                     logs.append(&mut r.logs);
                     r.logs = logs;
@@ -472,20 +610,79 @@ impl Engine {
                 }
                 to_value(r)
             }),
+            #[cfg(not(feature = "policy"))]
             Call::ToolAfter { call_id, .. } => {
                 let r = tool_after(&shared, &call_id);
                 self.ops.start(move |_| async move { to_value(r) })
             }
             #[cfg(feature = "policy")]
+            Call::ToolAfter {
+                tool,
+                session_id,
+                call_id,
+                args,
+                random,
+                failed,
+            } => {
+                let mut r = tool_after(&shared, &call_id);
+                self.ops.start(move |io| async move {
+                    let (w, now) = {
+                        let s = shared.borrow();
+                        (s.gov.clone(), s.clock.get() as f64)
+                    };
+                    if let Some(args) = args {
+                        let mut g = w
+                            .tool_after(&io, &tool, &session_id, &call_id, args, now, random, failed)
+                            .await;
+                        r.mutations.append(&mut g.mutations);
+                        r.logs.append(&mut g.logs);
+                        if g.recorded {
+                            r.recorded = Some(g.id.unwrap_or_default());
+                        }
+                    }
+                    to_value(r)
+                })
+            }
+            #[cfg(feature = "policy")]
+            Call::IntentSelect {
+                session_id,
+                intent_id,
+            } => self.ops.start(move |io| async move {
+                let w = shared.borrow().gov.clone();
+                to_value(w.select(&io, &session_id, &intent_id).await)
+            }),
+            #[cfg(feature = "policy")]
+            Call::IntentContext {
+                session_id,
+                model_id,
+            } => self.ops.start(move |io| async move {
+                let w = shared.borrow().gov.clone();
+                to_value(w.context(&io, &session_id, model_id).await)
+            }),
+            #[cfg(feature = "policy")]
+            Call::TraceVerify => self.ops.start(move |io| async move {
+                let w = shared.borrow().gov.clone();
+                to_value(w.verify(&io).await)
+            }),
+
+            #[cfg(feature = "policy")]
             Call::Metrics { verify } => {
                 self.ops.start(move |io| async move { metrics(&io, &shared, verify).await })
             }
             #[cfg(not(feature = "policy"))]
-            Call::Metrics { .. } => self
-                .ops
-                .start(move |_| async move { json!({"needs": "policy"}) }),
+            Call::Metrics { .. } => self.needs_policy(),
         }
     }
+}
+
+/// A call only the policy build knows (intent governance): serde names the unknown variant
+/// (parsing the call again to look at its `hook` would cost the lean build a second parser).
+#[cfg(not(feature = "policy"))]
+fn policy_only(e: &serde_json::Error) -> bool {
+    let m = e.to_string();
+    ["`intent.select`", "`intent.context`", "`trace.verify`", "`governance.scaffold`"]
+        .iter()
+        .any(|h| m.starts_with(&format!("unknown variant {h}")))
 }
 
 /// The files `hookwise init` creates (relative to the project), with their first contents.
@@ -665,10 +862,10 @@ async fn init(
     } else {
         cwd
     };
-    // One step: does the project want enforcement, and its .opencode/hookwise.json.
-    let (wanted, file) = wants_policy(&io, &options, &cwd).await;
+    // One step: does the project want enforcement or governance, and its .opencode/hookwise.json.
+    let (wanted, file, governance) = wants_policy(&io, &options, &cwd).await;
     #[cfg(not(feature = "policy"))]
-    if wanted {
+    if wanted || governance {
         // The lean build has no enforcement: the host loads the policy build and starts again.
         return json!({ "needs": "policy" });
     }
@@ -694,6 +891,20 @@ async fn init(
     logs.extend(config_logs);
     let (session_cfg, session_logs) = SessionConfig::from_sources(&options, &env);
     logs.extend(session_logs);
+    #[cfg(feature = "policy")]
+    let gov = {
+        let (w, glogs) = crate::engine_gov::Wiring::start(&options, governance, &cwd, &directory);
+        logs.extend(glogs);
+        if w.on {
+            logs.push(Log::info(format!(
+                "intent governance is on ({}): file changes need an active intent",
+                crate::engine_gov::INTENTS_FILE
+            )));
+        }
+        w
+    };
+    #[cfg(not(feature = "policy"))]
+    let _ = governance;
     let project = session::project_name(
         &worktree,
         if directory.is_empty() {
@@ -729,6 +940,10 @@ async fn init(
         .is_some_and(|e| e.settings().level != EnforceLevel::Disabled);
     #[cfg(not(feature = "policy"))]
     let enforcing = false;
+    #[cfg(feature = "policy")]
+    let gov_on = gov.on;
+    #[cfg(not(feature = "policy"))]
+    let gov_on = false;
     let plan = Plan {
         tool_before: source.as_ref().map(|_| ExcerptPlan {
             needle: "[[".into(),
@@ -736,12 +951,15 @@ async fn init(
             window: EXCERPT_WINDOW,
             skip: vec![(context::OPEN.into(), context::CLOSE.into())],
         }),
-        session_created: source.is_some() && session_cfg.enabled,
-        system_transform: source.is_some()
+        session_created: (source.is_some() && session_cfg.enabled) || gov_on,
+        system_transform: (source.is_some()
             && session_cfg.enabled
-            && session_cfg.channel == Channel::System,
+            && session_cfg.channel == Channel::System)
+            || gov_on,
         compaction: true,
         tool_before_all: enforcing,
+        #[cfg(feature = "policy")]
+        tool_before_tools: gov.watched_tools(),
     };
     {
         let mut s = shared.borrow_mut();
@@ -759,16 +977,22 @@ async fn init(
         #[cfg(feature = "policy")]
         {
             s.enforcer = enforcer;
+            s.gov = gov;
         }
     }
     json!({ "discovery": found, "plan": plan, "logs": logs })
 }
 
 /// Whether the project wants pre-action enforcement: option `enforcement`, an `enforcement`
-/// key in `.opencode/hookwise.json`, or a `.opencode/sops/` folder.
-async fn wants_policy(io: &Io, options: &Value, cwd: &str) -> (bool, Option<String>) {
+/// key in `.opencode/hookwise.json`, or a `.opencode/sops/` folder; the file's text; and
+/// whether it wants intent governance (see [`crate::engine_gov::wanted`]).
+async fn wants_policy(io: &Io, options: &Value, cwd: &str) -> (bool, Option<String>, bool) {
     if cwd.is_empty() {
-        return (options.get("enforcement").is_some(), None);
+        return (
+            options.get("enforcement").is_some(),
+            None,
+            crate::engine_gov::wanted(options, None, false),
+        );
     }
     let root = cwd.trim_end_matches('/');
     let replies = join_all(vec![
@@ -779,6 +1003,9 @@ async fn wants_policy(io: &Io, options: &Value, cwd: &str) -> (bool, Option<Stri
             path: format!("{root}/{}", crate::config::CONFIG_FILE),
             max_bytes: 1024 * 1024,
         }),
+        io.request(crate::protocol::Request::Stat {
+            path: format!("{root}/{}", crate::engine_gov::INTENTS_FILE),
+        }),
     ])
     .await;
     let st: crate::protocol::StatResult =
@@ -787,13 +1014,17 @@ async fn wants_policy(io: &Io, options: &Value, cwd: &str) -> (bool, Option<Stri
         .get("text")
         .and_then(Value::as_str)
         .map(str::to_string);
-    let in_file = file
+    let parsed = file
         .as_deref()
-        .and_then(|t| serde_json::from_str::<Value>(t).ok())
+        .and_then(|t| serde_json::from_str::<Value>(t).ok());
+    let in_file = parsed
+        .as_ref()
         .is_some_and(|v| v.get("enforcement").is_some());
+    let intents = replies[2].get("exists").and_then(Value::as_bool) == Some(true);
     (
         options.get("enforcement").is_some() || (st.exists && st.is_dir) || in_file,
         file,
+        crate::engine_gov::wanted(options, parsed.as_ref(), intents),
     )
 }
 

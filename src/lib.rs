@@ -8,6 +8,9 @@ pub mod context;
 pub mod discovery;
 pub mod enforce;
 pub mod engine;
+pub mod engine_gov;
+#[cfg(test)]
+mod engine_gov_tests;
 #[cfg(test)]
 mod engine_wiring_tests;
 pub mod governance;

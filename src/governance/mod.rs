@@ -63,8 +63,8 @@
 //! - The active intent lives in memory per session (a restart asks the model to select again).
 //!
 //! # Host requests used
-//! `ReadFile` (the intents file on each operation — it is re-parsed only when its text
-//! changes; files before and after a mutation), `Stat` (realpaths: all prefixes of a path in
+//! `Stat` + `ReadFile` (the intents file: stat'ed on each operation, read when its size or
+//! mtime changed, re-parsed when its text changed; files before and after a mutation), `Stat` (realpaths: all prefixes of a path in
 //! one batch), and three requests added for governance at the end of
 //! [`crate::protocol::Request`]:
 //!
@@ -213,7 +213,8 @@
 //!   common prefix and suffix, or the whole file) — see [`ranges`].
 //! - `.orchestration/` is never writable through file tools, whatever the scope (the model
 //!   must not widen its own scope or rewrite the trace); the user edits it.
-//! - The intents file is read on every gated call (one small read) rather than watched.
+//! - The intents file is stat'ed on every gated call rather than watched, and read (and
+//!   re-parsed when its text changed) only when its size or mtime changed.
 //! - `prev_hash` of the first record is the SHA-256 of the empty string; verification
 //!   cannot tell an edited line from removed lines (both break the same link) and says so.
 

@@ -183,6 +183,9 @@ struct RecentEntry {
 struct Project {
     /// Hash of the intents file text last parsed (or of the read error).
     yaml_key: Option<String>,
+    /// Size and mtime of the intents file when it was last read: while they stay the same
+    /// the file is not read again (a stat instead of a read and a hash on every gated call).
+    yaml_stat: Option<(u64, f64)>,
     file: Option<Rc<IntentFile>>,
     scopes: HashMap<String, Rc<Result<Scope, String>>>,
     problems_unsurfaced: bool,
@@ -419,7 +422,25 @@ async fn refresh(
     if enabled == Enabled::Off || worktree.is_empty() {
         return None;
     }
-    let r = read_text(io, &join(worktree, INTENTS_FILE), MAX_INTENTS_BYTES).await;
+    let path = join(worktree, INTENTS_FILE);
+    let st = stat(io, &path).await;
+    let seen = (st.exists && st.is_file && st.mtime_ms > 0.0).then_some((st.size, st.mtime_ms));
+    if seen.is_some() {
+        let g = gov.inner.borrow();
+        if let Some(p) = g.projects.get(worktree) {
+            if p.yaml_stat == seen && p.file.is_some() {
+                return p.file.clone();
+            }
+        }
+    }
+    let r = if st.exists || st.error.as_deref().is_some_and(|e| !is_missing(e)) {
+        read_text(io, &path, MAX_INTENTS_BYTES).await
+    } else {
+        ReadResult {
+            text: None,
+            error: Some("vanished".into()),
+        }
+    };
     let (key, text, failed) = match (r.text, r.error) {
         (Some(text), _) => (sha256_hex(text.as_bytes()), Some(text), None),
         (None, err) => {
@@ -429,6 +450,7 @@ async fn refresh(
                 if let Some(p) = st.projects.get_mut(worktree) {
                     p.file = None;
                     p.yaml_key = None;
+                    p.yaml_stat = None;
                 }
                 return None;
             }
@@ -451,6 +473,7 @@ async fn refresh(
     };
     let mut st = gov.inner.borrow_mut();
     let p = st.projects.entry(worktree.to_string()).or_default();
+    p.yaml_stat = seen;
     if p.yaml_key.as_deref() == Some(key.as_str()) {
         if let Some(f) = &p.file {
             return Some(f.clone());

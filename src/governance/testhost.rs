@@ -184,6 +184,11 @@ impl FakeFs {
         })
     }
 
+    /// The reply to one request (`None`: the request never answers, e.g. a spawn).
+    pub fn answer(&mut self, req: &Request) -> Option<Value> {
+        self.handle(req)
+    }
+
     /// Run an operation against this file system to its end.
     pub fn run<T, F, Fut>(&mut self, make: F) -> T
     where

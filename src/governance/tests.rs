@@ -386,7 +386,7 @@ fn governance_off_changes_nothing() {
     // only the intents file was looked at; nothing was written
     assert!(
         t.fs.log.iter().all(
-            |r| matches!(r, Request::ReadFile { path, .. } if path.ends_with("active_intents.yaml"))
+            |r| matches!(r, Request::ReadFile { path, .. } | Request::Stat { path } if path.ends_with("active_intents.yaml"))
         ),
         "{:?}",
         t.fs.log

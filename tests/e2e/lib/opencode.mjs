@@ -509,7 +509,9 @@ async function runInSandbox(sb, opts = {}) {
   const args = [
     "run",
     "--model",
-    "mock/mock-1",
+    // the config's model (opts.config may name another mock model, e.g. a "gpt-" one that
+    // OpenCode offers apply_patch to)
+    sb.config?.model ?? "mock/mock-1",
     "--log-level",
     opts.logLevel ?? "DEBUG",
     ...(opts.printLogs === false ? [] : ["--print-logs"]),
