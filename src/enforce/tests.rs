@@ -742,6 +742,7 @@ fn non_shell_tools_are_matched_on_their_arguments() {
         .contains("Never edit an applied migration"));
 }
 
+#[cfg(feature = "policy")]
 /// A vault of notes (`rel` → text) at `/w/vault`, as a memory source.
 fn vault_source(h: &mut Host, notes: &[(&str, &str)]) -> MemorySource {
     for (rel, text) in notes {
@@ -755,6 +756,7 @@ fn vault_source(h: &mut Host, notes: &[(&str, &str)]) -> MemorySource {
     )))
 }
 
+#[cfg(feature = "policy")]
 /// Notes a team might keep, so idf has something to weigh against.
 const VAULT_NOTES: &[(&str, &str)] = &[
     (
@@ -777,6 +779,7 @@ const VAULT_NOTES: &[(&str, &str)] = &[
     ("notes/release.md", "# Releases\n\nTag, build, publish the changelog, then deploy the canary.\n"),
 ];
 
+#[cfg(feature = "policy")]
 #[test]
 fn vault_memories_are_calibrated_a_strong_match_blocks_a_weak_one_does_not() {
     let mut h = Host::new();
@@ -829,6 +832,7 @@ fn vault_memories_are_calibrated_a_strong_match_blocks_a_weak_one_does_not() {
     assert_eq!(t[0].category, Category::Credentials, "{t:#?}");
 }
 
+#[cfg(feature = "policy")]
 /// What the engine's memory source returns for a command's keywords.
 fn vault_search(h: &mut Host, e: &Enforcer, cmd: &str) -> Vec<Memory> {
     let ctx = extract::extract(
