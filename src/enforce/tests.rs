@@ -906,3 +906,27 @@ fn a_dry_run_decides_against_the_real_cooldowns_and_records_nothing() {
         .count();
     assert_eq!(lines, 2, "the real calls only");
 }
+
+#[cfg(feature = "policy")]
+#[test]
+fn a_vault_refresh_cut_off_by_the_deadline_does_not_stop_later_refreshes() {
+    let mut h = Host::new();
+    let mem = vault_source(&mut h, VAULT_NOTES);
+    let s = Settings {
+        sop_refresh_ms: 600_000,
+        ..Settings::default()
+    };
+    let (e, _) = h.start(s, &[], Some(mem));
+    // the vault's listing hangs: the memory search is cut off at the deadline
+    h.faults.hang_list = true;
+    let (d, took) = h.before(&e, "bash", bash("git push --force origin main"));
+    assert_eq!(d["timedOut"], true, "{d:#}");
+    assert_eq!(d["decision"], "allow");
+    assert!(took <= 150.0 + 1e-9);
+    // the folder answers again: the next lookup refreshes the index and finds the note
+    h.faults.hang_list = false;
+    h.clock += 5000.0;
+    let (d, _) = h.before(&e, "bash", bash("git push --force origin main"));
+    assert_eq!(d["decision"], "block", "{d:#}");
+    assert!(d["block"].as_str().unwrap().contains("VAULT-FORCE-MARKER"));
+}
