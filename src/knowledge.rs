@@ -59,10 +59,23 @@ impl VaultIndex {
             return;
         }
         self.refreshing.set(true);
+        // A refresh cut off by a deadline (its future dropped) must not leave the flag set,
+        // or the index would never be refreshed again.
+        let running = Refreshing(&self.refreshing);
         let stats = vault::refresh(io, &self.vault, &self.root).await;
-        self.refreshing.set(false);
+        drop(running);
         self.refreshed_ms.set(Some(self.clock.get().max(now)));
         *self.last.borrow_mut() = stats;
+    }
+}
+
+/// Clears the "refresh running" flag when dropped: at the end of a refresh, or when its
+/// future is dropped half-way.
+struct Refreshing<'a>(&'a Cell<bool>);
+
+impl Drop for Refreshing<'_> {
+    fn drop(&mut self) {
+        self.0.set(false);
     }
 }
 

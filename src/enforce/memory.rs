@@ -87,6 +87,7 @@ impl MemorySource {
             .collect::<Vec<_>>()
             .join(" ");
         match self {
+            #[cfg(feature = "policy")]
             MemorySource::Vault(v) | MemorySource::Maenifold(Source::Vault(v)) => {
                 v.ensure_fresh(io).await;
                 let (hits, reference) = v
@@ -94,6 +95,11 @@ impl MemorySource {
                     .borrow()
                     .search_for_enforcement(&query, q.max_results as usize);
                 Ok(vault_memories(hits, reference))
+            }
+            // (enforcement runs in the policy build only; the lean one never gets here)
+            #[cfg(not(feature = "policy"))]
+            MemorySource::Vault(_) | MemorySource::Maenifold(Source::Vault(_)) => {
+                Err("vault memories need the policy build".into())
             }
             MemorySource::Maenifold(src) => {
                 let payload = json!({
@@ -151,6 +157,7 @@ pub fn vault_confidence(score: f64, reference: f64) -> f64 {
 }
 
 /// Vault hits (with their notes' tags) → memories, best first.
+#[cfg(feature = "policy")]
 fn vault_memories(hits: Vec<(crate::vault::Hit, Vec<String>)>, reference: f64) -> Vec<Memory> {
     hits.into_iter()
         .map(|(h, tags)| {

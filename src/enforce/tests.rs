@@ -742,6 +742,7 @@ fn non_shell_tools_are_matched_on_their_arguments() {
         .contains("Never edit an applied migration"));
 }
 
+#[cfg(feature = "policy")]
 /// A vault of notes (`rel` → text) at `/w/vault`, as a memory source.
 fn vault_source(h: &mut Host, notes: &[(&str, &str)]) -> MemorySource {
     for (rel, text) in notes {
@@ -755,6 +756,7 @@ fn vault_source(h: &mut Host, notes: &[(&str, &str)]) -> MemorySource {
     )))
 }
 
+#[cfg(feature = "policy")]
 /// Notes a team might keep, so idf has something to weigh against.
 const VAULT_NOTES: &[(&str, &str)] = &[
     (
@@ -777,6 +779,7 @@ const VAULT_NOTES: &[(&str, &str)] = &[
     ("notes/release.md", "# Releases\n\nTag, build, publish the changelog, then deploy the canary.\n"),
 ];
 
+#[cfg(feature = "policy")]
 #[test]
 fn vault_memories_are_calibrated_a_strong_match_blocks_a_weak_one_does_not() {
     let mut h = Host::new();
@@ -829,6 +832,7 @@ fn vault_memories_are_calibrated_a_strong_match_blocks_a_weak_one_does_not() {
     assert_eq!(t[0].category, Category::Credentials, "{t:#?}");
 }
 
+#[cfg(feature = "policy")]
 /// What the engine's memory source returns for a command's keywords.
 fn vault_search(h: &mut Host, e: &Enforcer, cmd: &str) -> Vec<Memory> {
     let ctx = extract::extract(
@@ -901,4 +905,28 @@ fn a_dry_run_decides_against_the_real_cooldowns_and_records_nothing() {
         .lines()
         .count();
     assert_eq!(lines, 2, "the real calls only");
+}
+
+#[cfg(feature = "policy")]
+#[test]
+fn a_vault_refresh_cut_off_by_the_deadline_does_not_stop_later_refreshes() {
+    let mut h = Host::new();
+    let mem = vault_source(&mut h, VAULT_NOTES);
+    let s = Settings {
+        sop_refresh_ms: 600_000,
+        ..Settings::default()
+    };
+    let (e, _) = h.start(s, &[], Some(mem));
+    // the vault's listing hangs: the memory search is cut off at the deadline
+    h.faults.hang_list = true;
+    let (d, took) = h.before(&e, "bash", bash("git push --force origin main"));
+    assert_eq!(d["timedOut"], true, "{d:#}");
+    assert_eq!(d["decision"], "allow");
+    assert!(took <= 150.0 + 1e-9);
+    // the folder answers again: the next lookup refreshes the index and finds the note
+    h.faults.hang_list = false;
+    h.clock += 5000.0;
+    let (d, _) = h.before(&e, "bash", bash("git push --force origin main"));
+    assert_eq!(d["decision"], "block", "{d:#}");
+    assert!(d["block"].as_str().unwrap().contains("VAULT-FORCE-MARKER"));
 }

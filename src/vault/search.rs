@@ -450,6 +450,7 @@ impl SearchIndex {
     /// exactly 1). A term no live note holds counts as a common word (idf ln 2: as if half the
     /// notes held it) — the vault cannot judge it, yet a match on one known word of many is no
     /// strong match. The per-query yardstick enforcement calibrates scores against.
+    #[cfg(feature = "policy")]
     pub fn reference_score(&self, terms: &[String]) -> f64 {
         let n = self.live_docs as f64;
         terms
