@@ -1,0 +1,119 @@
+// The vault watcher (js/watch.cjs, the `vaultChanges` request): with it a refresh reads only
+// the notes the host saw change; without it (engine option `watch: false`, or a host that
+// cannot watch) the vault is re-listed. Both paths must see every added, changed, renamed and
+// deleted note on the next call. Runs under node --test and bun test.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { createRequire } from "node:module";
+import { dist, settle, tmpdir } from "./helpers.mjs";
+
+const T = { timeout: 30_000 };
+const require = createRequire(import.meta.url);
+const { createEngine } = require(path.join(dist, "engine.cjs"));
+const { createWatchers } = require(path.join(dist, "watch.cjs"));
+
+function write(dir, files) {
+  for (const [rel, body] of Object.entries(files)) {
+    const p = path.join(dir, rel);
+    fs.mkdirSync(path.dirname(p), { recursive: true });
+    fs.writeFileSync(p, body);
+  }
+  return dir;
+}
+
+const env = () => ({ PATH: tmpdir("hookwise-nopath-"), HOME: tmpdir("hookwise-home-"), MAENIFOLD_ROOT: tmpdir("hookwise-root-") });
+
+async function related(e, concept) {
+  await settle();
+  const r = await e.augmentToolCall({ tool: "bash", args: { command: `echo [[${concept}]]` } });
+  const ctx = r.context;
+  const rel = ctx && /^# Related: (.*)$/m.exec(ctx);
+  return rel ? Object.fromEntries([...rel[1].matchAll(/\[\[([^\]]+)\]\] \((\d+) files?\)/g)].map((m) => [m[1], Number(m[2])])) : {};
+}
+const index = async (e) => (await e.doctor()).vault.index;
+
+for (const watch of [true, false]) {
+  const how = watch ? "the watcher" : "re-listing (watch: false)";
+  test(`added, changed, renamed and deleted notes are seen on the next call, through ${how}`, T, async () => {
+    const files = {};
+    for (let i = 0; i < 30; i++) files[`notes/n${i}.md`] = `# N${i}\n\n[[topic-${i}]] and [[hub]].\n`;
+    const dir = write(tmpdir("hookwise-vault-"), files);
+    const e = await createEngine({ options: { knowledge: "vault", vault: dir, vaultRefreshMs: 0 }, env: env(), cwd: tmpdir(), watch, log: () => {} });
+    try {
+      let ix = await index(e);
+      assert.deepEqual([ix.files, ix.read, ix.watching, ix.incremental], [30, 30, watch, false], "cold: listed and read");
+
+      write(dir, { "notes/added.md": "# A\n\n[[w-added]] and [[hub]].\n", "notes/n1.md": "# N1\n\n[[w-changed]] and [[hub]].\n" });
+      fs.renameSync(path.join(dir, "notes/n2.md"), path.join(dir, "notes/n2-renamed.md"));
+      fs.rmSync(path.join(dir, "notes/n3.md"));
+      assert.deepEqual(await related(e, "w-added"), { hub: 1 });
+      ix = await index(e);
+      assert.deepEqual([ix.files, ix.read, ix.removed, ix.incremental, ix.watching], [30, 3, 2, watch, watch]);
+      assert.deepEqual(await related(e, "w-changed"), { hub: 1 });
+      assert.deepEqual(await related(e, "topic-1"), {}, "the changed note's old link is gone");
+      assert.deepEqual(await related(e, "topic-2"), { hub: 1 }, "the renamed note is still there");
+      assert.deepEqual(await related(e, "topic-3"), {}, "the deleted note is gone");
+      ix = await index(e);
+      assert.deepEqual([ix.read, ix.removed], [0, 0], "nothing changed since");
+
+      // A folder moved in with notes inside: the watcher reports only the folder, so the core lists.
+      const outside = write(tmpdir("hookwise-elsewhere-"), { "x.md": "# X\n\n[[moved-in]] and [[hub]].\n" });
+      fs.renameSync(outside, path.join(dir, "moved"));
+      assert.deepEqual(await related(e, "moved-in"), { hub: 1 });
+      ix = await index(e);
+      assert.equal(ix.incremental, false, "a new folder is listed");
+      // and a note written into it afterwards is seen through the folder's own watcher
+      write(dir, { "moved/y.md": "# Y\n\n[[in-moved]] and [[hub]].\n" });
+      assert.deepEqual(await related(e, "in-moved"), { hub: 1 });
+      ix = await index(e);
+      assert.deepEqual([ix.read, ix.incremental], [1, watch]);
+    } finally {
+      e.dispose();
+    }
+  });
+}
+
+test("the watcher reports changed paths once, watches new folders, and overflows when asked first", T, async () => {
+  const dir = write(tmpdir("hookwise-vault-"), { "a.md": "a", "sub/b.md": "b", ".hidden/c.md": "c" });
+  const w = createWatchers();
+  try {
+    assert.deepEqual(await w.changes(dir), { watching: true, paths: [], overflow: true }, "the first question: nothing known from before");
+    assert.deepEqual(await w.changes(dir), { watching: true, paths: [], overflow: false }, "nothing changed");
+    write(dir, { "a.md": "a2", "sub/b.md": "b2", ".hidden/c.md": "c2", "sub/.b.md.swp": "x" });
+    await settle();
+    let r = await w.changes(dir);
+    assert.deepEqual(r.paths.sort(), ["a.md", "sub/b.md"], "hidden files and folders are not reported");
+    assert.equal(r.overflow, false);
+    assert.deepEqual((await w.changes(dir)).paths, [], "reported once");
+    fs.mkdirSync(path.join(dir, "new"));
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the new folder's watcher starts
+    write(dir, { "new/d.md": "d" });
+    await settle();
+    r = await w.changes(dir);
+    assert.ok(r.paths.includes("new") && r.paths.includes("new/d.md"), JSON.stringify(r));
+  } finally {
+    w.close();
+  }
+  assert.equal(w.size, 0);
+  const off = createWatchers({ enabled: false });
+  assert.equal((await off.changes(dir)).watching, false);
+  const missing = await createWatchers().changes(path.join(dir, "nope"));
+  assert.equal(missing.watching, false);
+  assert.match(missing.error, /ENOENT/);
+});
+
+test("a watched vault never keeps the process alive; dispose closes the watcher", T, () => {
+  const dir = write(tmpdir("hookwise-vault-"), { "a.md": "# A\n\n[[x]] and [[y]]\n" });
+  const script = `
+    const { createEngine } = require(${JSON.stringify(path.join(dist, "engine.cjs"))});
+    createEngine({ options: { knowledge: "vault", vault: ${JSON.stringify(dir)} }, cwd: ${JSON.stringify(dir)}, log: () => {} })
+      .then(async (e) => { const ix = (await e.doctor()).vault.index; console.log(JSON.stringify([ix.files, ix.watching])); if (process.argv[2] === "dispose") e.dispose(); });`;
+  for (const mode of ["keep", "dispose"]) {
+    const r = spawnSync(process.execPath, ["-e", script, mode], { encoding: "utf8", timeout: 20_000, env: { ...process.env, ...env() } });
+    assert.equal(r.status, 0, `${mode}: exits by itself (${r.signal || ""} ${r.stderr})`);
+    assert.equal(r.stdout.trim(), "[1,true]");
+  }
+});
