@@ -104,7 +104,11 @@ class Engine {
     return (await this._hw.run({ hook: "init.scaffold", cwd: this._hw.o.cwd ?? process.cwd() })) || { created: [], kept: [], failed: ["hookwise is not running"] };
   }
 
-  dispose() {}
+  /** Close the vault watcher (it never keeps the process alive, but a long-lived host that
+   * drops an engine should call this). */
+  dispose() {
+    this._hw.dispose();
+  }
 }
 
 /**
@@ -118,6 +122,8 @@ class Engine {
  * @param {(level: string, message: string) => void} [opts.log]
  * @param {string} [opts.wasmPath]  where hookwise_bg.wasm is, when bundled elsewhere
  * @param {Uint8Array} [opts.wasmBytes]
+ * @param {boolean} [opts.watch]    false: do not watch the vault folder; it is re-listed when
+ *        its index is older than `vaultRefreshMs`
  */
 async function createEngine(opts = {}) {
   const hw = new Hookwise(opts);

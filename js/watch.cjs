@@ -1,7 +1,8 @@
 "use strict";
 // Vault watchers for the host: which paths below a vault changed since the core last asked
-// (the `vaultChanges` request). No policy: the core decides what a path means and falls back
-// to re-listing the vault when the answer is `overflow` or `watching: false`.
+// (the `vaultChanges` request), each described as a listing entry as it is now. No policy: the
+// core decides what an entry means and re-lists the vault when the answer is `truncated` or
+// an `error`.
 //
 // One non-recursive fs.watch per folder (hidden folders skipped), the same on Node and Bun.
 // Node 20's `recursive: true` on Linux is emulated in JS with one watcher and one statSync per
@@ -120,9 +121,20 @@ class VaultWatch {
     }
   }
 
-  /** What changed since the last call, and forget it. */
-  take() {
-    const out = { watching: true, paths: [...this.paths], overflow: this.overflow };
+  /** What changed since the last call, each described now by `describe`, and forget it. */
+  take(describe) {
+    const entries = [];
+    for (const rel of this.paths) {
+      const full = path.join(this.root, rel);
+      let isSymlink = false;
+      try {
+        isSymlink = fs.lstatSync(full).isSymbolicLink();
+      } catch {
+        /* gone */
+      }
+      entries.push(describe(full, rel, isSymlink));
+    }
+    const out = { entries, truncated: this.overflow };
     this.paths.clear();
     this.overflow = false;
     return out;
@@ -151,16 +163,19 @@ function settle() {
 }
 
 /**
- * The host's watchers, one per vault root. `changes(root)` answers the `vaultChanges` request:
- * `{watching: true, paths, overflow}`; the first question about a root starts its watcher and
- * answers `overflow: true` (nothing is known from before); `{watching: false, error}` when it
+ * The host's watchers, one per vault root. `changes(root)` answers the `vaultChanges` request
+ * in the shape of a listing: `{entries, truncated}`, an entry per path changed since the last
+ * question (`describe(fullPath, relPath, isSymlink)` makes it; a deleted path is neither file
+ * nor folder). The first question about a root starts its watcher and answers
+ * `truncated: true` (nothing is known from before); `{entries: [], error}` when the folder
  * cannot be watched (the core re-lists instead, and asks again next time).
  */
-function createWatchers({ enabled = true } = {}) {
-  const watches = new Map(); // root -> VaultWatch | Promise<VaultWatch>
+function createWatchers({ enabled = true, describe }) {
+  const watches = new Map(); // root -> VaultWatch
+  const off = (error) => ({ entries: [], truncated: true, error });
   return {
     async changes(root) {
-      if (!enabled) return { watching: false, paths: [], overflow: true, error: "watching is off" };
+      if (!enabled) return off("watching is off");
       const w = watches.get(root);
       if (!w) {
         const fresh = new VaultWatch(root);
@@ -170,18 +185,19 @@ function createWatchers({ enabled = true } = {}) {
         } catch (e) {
           fresh.close();
           if (watches.get(root) === fresh) watches.delete(root);
-          return { watching: false, paths: [], overflow: true, error: String((e && e.code) || (e && e.message) || e) };
+          return off(String((e && e.code) || (e && e.message) || e));
         }
-        fresh.take();
-        return { watching: true, paths: [], overflow: true };
+        fresh.paths.clear();
+        fresh.overflow = false;
+        return { entries: [], truncated: true };
       }
       if (w.error) {
         w.close();
         watches.delete(root);
-        return { watching: false, paths: [], overflow: true, error: String(w.error.message || w.error) };
+        return off(String(w.error.message || w.error));
       }
       await settle();
-      return w.take();
+      return w.take(describe);
     },
     close() {
       for (const w of watches.values()) w.close();

@@ -39,7 +39,8 @@ impl WatchHost {
                 (format!("# Note {i}\n\n[[hub]] and [[c{i}]]"), 1.0),
             );
         }
-        h.files.insert("ops/deploy.md".into(), ("[[hub]] [[deploy]]".into(), 1.0));
+        h.files
+            .insert("ops/deploy.md".into(), ("[[hub]] [[deploy]]".into(), 1.0));
         h
     }
 
@@ -69,6 +70,18 @@ impl WatchHost {
         }
         self.changed.insert(from.into());
         self.changed.insert(to.into());
+    }
+
+    /// A path as the host describes it now (js/host.cjs dirEntry).
+    fn entry(&self, p: &str) -> Value {
+        let dir = format!("{p}/");
+        if let Some((t, m)) = self.files.get(p) {
+            json!({"path": p, "isFile": true, "isDir": false, "isSymlink": false, "size": t.len(), "mtimeMs": m})
+        } else if self.files.keys().any(|k| k.starts_with(&dir)) {
+            json!({"path": p, "isFile": false, "isDir": true, "isSymlink": false, "size": 4096, "mtimeMs": 1.0})
+        } else {
+            json!({"path": p, "isFile": false, "isDir": false, "isSymlink": false, "size": 0, "mtimeMs": 0})
+        }
     }
 
     fn kinds(&self) -> Vec<&str> {
@@ -103,7 +116,8 @@ impl WatchHost {
         if path == ROOT {
             return "";
         }
-        path.strip_prefix(&format!("{ROOT}/")).expect("under the root")
+        path.strip_prefix(&format!("{ROOT}/"))
+            .expect("under the root")
     }
 
     fn answer(&mut self, req: &Request) -> Value {
@@ -117,13 +131,20 @@ impl WatchHost {
                 assert_eq!(root, ROOT);
                 match self.watching {
                     None => json!({"error": "unsupported request kind vaultChanges"}),
-                    Some(false) => json!({"watching": false, "paths": [], "overflow": true, "error": "watching is off"}),
+                    Some(false) => {
+                        json!({"entries": [], "truncated": true, "error": "watching is off"})
+                    }
                     Some(true) => {
                         let first = !self.started;
                         self.started = true;
-                        let paths: Vec<String> = std::mem::take(&mut self.changed).into_iter().collect();
+                        let paths = std::mem::take(&mut self.changed);
                         let overflow = first || std::mem::take(&mut self.overflow);
-                        json!({"watching": true, "paths": if first { vec![] } else { paths }, "overflow": overflow})
+                        let entries: Vec<Value> = if first {
+                            Vec::new()
+                        } else {
+                            paths.iter().map(|p| self.entry(p)).collect()
+                        };
+                        json!({"entries": entries, "truncated": overflow})
                     }
                 }
             }
@@ -210,8 +231,12 @@ fn the_first_refresh_lists_then_only_changed_paths_are_looked_at() {
     host.write("ops/n03-renamed.md", &t.0);
     host.changed.insert("notes/n03.md".into());
     let s = host.run(&vault, &state);
-    assert!(!host.kinds().contains(&"listDir"), "{:?}", host.kinds());
-    assert_eq!(host.kinds().iter().filter(|k| **k == "stat").count(), 5);
+    assert_eq!(host.kinds()[0], "vaultChanges");
+    assert!(
+        host.kinds()[1..].iter().all(|k| *k == "readFile"),
+        "{:?}",
+        host.kinds()
+    );
     host.reads.sort();
     assert_eq!(
         host.reads,
@@ -222,7 +247,10 @@ fn the_first_refresh_lists_then_only_changed_paths_are_looked_at() {
     assert_eq!(s.stats.files, 41);
     let v = vault.borrow();
     assert_eq!(files_of(&v, "fresh"), ["memory://notes/n00"]);
-    assert_eq!(files_of(&v, "c1"), ["memory://notes/added", "memory://notes/n01"]);
+    assert_eq!(
+        files_of(&v, "c1"),
+        ["memory://notes/added", "memory://notes/n01"]
+    );
     assert!(v.build_context("c0", 1, 5, false).is_empty());
     assert!(v.build_context("c2", 1, 5, false).is_empty());
     assert_eq!(files_of(&v, "c3"), ["memory://ops/n03-renamed"]);
@@ -240,8 +268,7 @@ fn an_unchanged_mtime_is_not_read_again_and_hidden_or_other_files_are_ignored() 
     host.changed.insert("notes/diagram.png".into());
     let s = host.run(&vault, &state);
     assert!(host.reads.is_empty());
-    // n05.md and diagram.png (which might have been a folder) are looked at; hidden ones not.
-    assert_eq!(host.kinds(), ["vaultChanges", "stat", "stat"]);
+    assert_eq!(host.kinds(), ["vaultChanges"]);
     assert!(s.incremental);
     assert_eq!(s.stats.files, 41);
 }
@@ -259,12 +286,20 @@ fn folders_overflow_and_failed_listings_fall_back_to_a_listing() {
     assert_eq!(files_of(&vault.borrow(), "c7"), ["memory://archive/n07"]);
 
     // A new folder with notes in it (moved in): its notes were never reported one by one.
-    host.files.insert("new/a.md".into(), ("[[moved-in]]".into(), 5.0));
-    host.files.insert("new/b.md".into(), ("[[moved-in]]".into(), 5.0));
+    host.files
+        .insert("new/a.md".into(), ("[[moved-in]]".into(), 5.0));
+    host.files
+        .insert("new/b.md".into(), ("[[moved-in]]".into(), 5.0));
     host.changed.insert("new".into());
     let s = host.run(&vault, &state);
     assert!(!s.incremental && s.read == 2);
-    assert_eq!(vault.borrow().build_context("moved-in", 1, 5, false).concept, "moved-in");
+    assert_eq!(
+        vault
+            .borrow()
+            .build_context("moved-in", 1, 5, false)
+            .concept,
+        "moved-in"
+    );
     assert_eq!(vault.borrow().stats().files, 43);
 
     // The host lost track (too many changes, a folder it could not watch).
@@ -322,27 +357,45 @@ fn a_vanished_vault_root_clears_the_index_and_stops_trusting_the_watcher() {
 }
 
 #[test]
-fn vault_changes_request_and_reply_shapes() {
+fn vault_changes_request_shape() {
     let r = Request::VaultChanges { root: "/v".into() };
     assert_eq!(
         serde_json::to_value(&r).unwrap(),
         json!({"kind": "vaultChanges", "root": "/v"})
     );
-    let c = VaultChangesResult::from_reply(
-        json!({"watching": true, "paths": ["a.md", "d"], "overflow": false}),
-    );
-    assert_eq!(c.paths, ["a.md", "d"]);
-    assert!(c.watching && !c.overflow && c.error.is_none());
-    // Whatever an unknown host says is "not watching".
-    let c = VaultChangesResult::from_reply(json!({"error": "unsupported request kind vaultChanges"}));
-    assert!(!c.watching && c.error.is_some());
-    assert!(!VaultChangesResult::from_reply(json!(null)).watching);
+}
+
+#[test]
+fn a_symlink_changed_to_point_outside_is_dropped() {
+    let (mut host, vault, state) = setup(Some(true));
+    host.run(&vault, &state);
+    let vault2 = vault.clone();
+    let mut ops = Ops::default();
+    let step = ops.start(move |io| async move {
+        let entries = vec![DirEntry {
+            path: "notes/n04.md".into(),
+            is_file: true,
+            is_symlink: true,
+            realpath: Some("/etc/secrets.md".into()),
+            size: 10,
+            mtime_ms: 99.0,
+            ..Default::default()
+        }];
+        serde_json::to_value(refresh_entries(&io, &vault2, ROOT, &entries).await).unwrap()
+    });
+    let Step::Done { result, .. } = step else {
+        panic!("no request expected")
+    };
+    assert_eq!(result["removed"], 1);
+    assert_eq!(result["skipped"]["outside"], 1);
+    assert!(vault.borrow().build_context("c4", 1, 5, false).is_empty());
 }
 
 #[test]
 fn skips_are_counted_as_the_files_are_now() {
     let (mut host, vault, state) = setup(Some(true));
-    host.files.insert("bad.md".into(), ("\u{FFFD}latin1".into(), 1.0));
+    host.files
+        .insert("bad.md".into(), ("\u{FFFD}latin1".into(), 1.0));
     let s = host.run(&vault, &state);
     assert_eq!(s.stats.skipped.not_utf8, 1);
     // Touched but still broken: counted once, not twice.

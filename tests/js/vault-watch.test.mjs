@@ -14,6 +14,7 @@ const T = { timeout: 30_000 };
 const require = createRequire(import.meta.url);
 const { createEngine } = require(path.join(dist, "engine.cjs"));
 const { createWatchers } = require(path.join(dist, "watch.cjs"));
+const { dirEntry } = require(path.join(dist, "host.cjs"));
 
 function write(dir, files) {
   for (const [rel, body] of Object.entries(files)) {
@@ -76,32 +77,40 @@ for (const watch of [true, false]) {
   });
 }
 
-test("the watcher reports changed paths once, watches new folders, and overflows when asked first", T, async () => {
-  const dir = write(tmpdir("hookwise-vault-"), { "a.md": "a", "sub/b.md": "b", ".hidden/c.md": "c" });
-  const w = createWatchers();
+test("the watcher reports changed paths once, as they are now, watches new folders, and is truncated when asked first", T, async () => {
+  const dir = write(tmpdir("hookwise-vault-"), { "a.md": "a", "sub/b.md": "b", "sub/gone.md": "g", ".hidden/c.md": "c" });
+  const w = createWatchers({ describe: dirEntry });
+  const paths = (r) => r.entries.map((e) => e.path).sort();
   try {
-    assert.deepEqual(await w.changes(dir), { watching: true, paths: [], overflow: true }, "the first question: nothing known from before");
-    assert.deepEqual(await w.changes(dir), { watching: true, paths: [], overflow: false }, "nothing changed");
-    write(dir, { "a.md": "a2", "sub/b.md": "b2", ".hidden/c.md": "c2", "sub/.b.md.swp": "x" });
+    assert.deepEqual(await w.changes(dir), { entries: [], truncated: true }, "the first question: nothing known from before");
+    assert.deepEqual(await w.changes(dir), { entries: [], truncated: false }, "nothing changed");
+    write(dir, { "a.md": "a22", "sub/b.md": "b2", ".hidden/c.md": "c2", "sub/.b.md.swp": "x" });
+    fs.rmSync(path.join(dir, "sub/gone.md"));
     await settle();
     let r = await w.changes(dir);
-    assert.deepEqual(r.paths.sort(), ["a.md", "sub/b.md"], "hidden files and folders are not reported");
-    assert.equal(r.overflow, false);
-    assert.deepEqual((await w.changes(dir)).paths, [], "reported once");
+    assert.deepEqual(paths(r), ["a.md", "sub/b.md", "sub/gone.md"], "hidden files and folders are not reported");
+    assert.equal(r.truncated, false);
+    const a = r.entries.find((e) => e.path === "a.md");
+    assert.deepEqual([a.isFile, a.isDir, a.size], [true, false, 3], "described as it is now");
+    assert.equal(a.mtimeMs, fs.statSync(path.join(dir, "a.md")).mtimeMs);
+    const gone = r.entries.find((e) => e.path === "sub/gone.md");
+    assert.deepEqual([gone.isFile, gone.isDir], [false, false], "a deleted path is neither file nor folder");
+    assert.deepEqual((await w.changes(dir)).entries, [], "reported once");
     fs.mkdirSync(path.join(dir, "new"));
     await new Promise((resolve) => setTimeout(resolve, 50)); // the new folder's watcher starts
     write(dir, { "new/d.md": "d" });
     await settle();
     r = await w.changes(dir);
-    assert.ok(r.paths.includes("new") && r.paths.includes("new/d.md"), JSON.stringify(r));
+    assert.ok(paths(r).includes("new") && paths(r).includes("new/d.md"), JSON.stringify(r));
+    assert.equal(r.entries.find((e) => e.path === "new").isDir, true);
   } finally {
     w.close();
   }
   assert.equal(w.size, 0);
-  const off = createWatchers({ enabled: false });
-  assert.equal((await off.changes(dir)).watching, false);
-  const missing = await createWatchers().changes(path.join(dir, "nope"));
-  assert.equal(missing.watching, false);
+  const off = createWatchers({ enabled: false, describe: dirEntry });
+  assert.match((await off.changes(dir)).error, /off/);
+  const missing = await createWatchers({ describe: dirEntry }).changes(path.join(dir, "nope"));
+  assert.equal(missing.truncated, true);
   assert.match(missing.error, /ENOENT/);
 });
 
