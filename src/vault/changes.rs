@@ -89,13 +89,13 @@ pub async fn refresh_entries(
             match acceptable(&e.path) {
                 Ok(true) if e.is_file || e.is_dir => present.push(e.clone()),
                 Ok(true) => gone.push(e.path.clone()),
+                // A folder (not hidden) that is one now or held notes: re-list.
                 Ok(false)
                     if !e.path.ends_with(".md")
-                        && !e.path.split('/').any(|c| c.starts_with('.')) =>
+                        && !e.path.split('/').any(|c| c.starts_with('.'))
+                        && (e.is_dir || v.has_files_under(&e.path)) =>
                 {
-                    if e.is_dir || v.has_files_under(&e.path) {
-                        return None;
-                    }
+                    return None
                 }
                 _ => {} // hidden, not markdown, or not inside the vault: nothing to index
             }
