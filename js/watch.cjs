@@ -19,6 +19,8 @@ const path = require("node:path");
 const MAX_DIRS = 4096;
 /** Changed paths remembered between two questions; more is an overflow. */
 const MAX_PATHS = 4096;
+/** After a vault could not be watched, the next attempt waits this long (the core re-lists meanwhile). */
+const RETRY_MS = 60_000;
 
 class VaultWatch {
   constructor(root) {
@@ -172,10 +174,18 @@ function settle() {
  */
 function createWatchers({ enabled = true, describe }) {
   const watches = new Map(); // root -> VaultWatch
+  const failed = new Map(); // root -> { error, until }: not watchable, not tried again before `until`
   const off = (error) => ({ entries: [], truncated: true, error });
+  const giveUp = (root, error) => {
+    failed.set(root, { error, until: Date.now() + RETRY_MS });
+    return off(error);
+  };
   return {
     async changes(root) {
       if (!enabled) return off("watching is off");
+      const f = failed.get(root);
+      if (f && Date.now() < f.until) return off(f.error);
+      failed.delete(root);
       const w = watches.get(root);
       if (!w) {
         const fresh = new VaultWatch(root);
@@ -185,7 +195,7 @@ function createWatchers({ enabled = true, describe }) {
         } catch (e) {
           fresh.close();
           if (watches.get(root) === fresh) watches.delete(root);
-          return off(String((e && e.code) || (e && e.message) || e));
+          return giveUp(root, String((e && e.code) || (e && e.message) || e));
         }
         fresh.paths.clear();
         fresh.overflow = false;
@@ -194,7 +204,7 @@ function createWatchers({ enabled = true, describe }) {
       if (w.error) {
         w.close();
         watches.delete(root);
-        return off(String(w.error.message || w.error));
+        return giveUp(root, String(w.error.message || w.error));
       }
       await settle();
       return w.take(describe);
@@ -202,6 +212,7 @@ function createWatchers({ enabled = true, describe }) {
     close() {
       for (const w of watches.values()) w.close();
       watches.clear();
+      failed.clear();
     },
     get size() {
       return watches.size;
@@ -209,4 +220,4 @@ function createWatchers({ enabled = true, describe }) {
   };
 }
 
-module.exports = { createWatchers, VaultWatch, MAX_PATHS, MAX_DIRS };
+module.exports = { createWatchers, VaultWatch, MAX_PATHS, MAX_DIRS, RETRY_MS };

@@ -109,9 +109,16 @@ test("the watcher reports changed paths once, as they are now, watches new folde
   assert.equal(w.size, 0);
   const off = createWatchers({ enabled: false, describe: dirEntry });
   assert.match((await off.changes(dir)).error, /off/);
-  const missing = await createWatchers({ describe: dirEntry }).changes(path.join(dir, "nope"));
+  const ws = createWatchers({ describe: dirEntry });
+  const missing = await ws.changes(path.join(dir, "nope"));
   assert.equal(missing.truncated, true);
   assert.match(missing.error, /ENOENT/);
+  // Not tried again at once (the core re-lists meanwhile), even once the folder exists.
+  fs.mkdirSync(path.join(dir, "nope"));
+  assert.match((await ws.changes(path.join(dir, "nope"))).error, /ENOENT/);
+  ws.close();
+  assert.deepEqual(await ws.changes(path.join(dir, "nope")), { entries: [], truncated: true }, "after close: a fresh start");
+  ws.close();
 });
 
 test("a watched vault never keeps the process alive; dispose closes the watcher", T, () => {
