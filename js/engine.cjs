@@ -180,7 +180,11 @@ class Engine {
     return { created: [...r.created, ...g.created], kept: [...r.kept, ...g.kept], failed: [...r.failed, ...g.failed] };
   }
 
-  dispose() {}
+  /** Close the vault watcher (it never keeps the process alive, but a long-lived host that
+   * drops an engine should call this). */
+  dispose() {
+    this._hw.dispose();
+  }
 }
 
 /**
@@ -194,6 +198,8 @@ class Engine {
  * @param {(level: string, message: string) => void} [opts.log]
  * @param {string} [opts.wasmPath]  where hookwise_bg.wasm is, when bundled elsewhere
  * @param {Uint8Array} [opts.wasmBytes]
+ * @param {boolean} [opts.watch]    false: do not watch the vault folder; it is re-listed when
+ *        its index is older than `vaultRefreshMs`
  */
 async function createEngine(opts = {}) {
   const hw = new Hookwise(opts);

@@ -28,6 +28,9 @@ export interface EngineOptions {
   wasmBytes?: Uint8Array;
   /** The policy (enforcement) build's bytes, when bundled; else read from `policy/` beside wasmPath. */
   policyWasmBytes?: Uint8Array;
+  /** `false`: do not watch the vault folder for changes; it is re-listed when its index is
+   * older than `vaultRefreshMs` instead. Default: watched. */
+  watch?: boolean;
 }
 
 export interface Discovery {
@@ -121,6 +124,7 @@ export declare class Engine {
   doctor(): Promise<Record<string, unknown>>;
   /** Create hookwise's configuration files in the workspace (never overwriting). */
   scaffold(o?: { governance?: boolean }): Promise<{ created: string[]; kept: string[]; failed: string[] }>;
+  /** Close the vault watcher (it never keeps the process alive). */
   dispose(): void;
 }
 

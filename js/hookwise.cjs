@@ -18,11 +18,12 @@ class Hookwise {
    * @param {(level: string, message: string) => void} [o.log]
    * @param {Function} [o.runner] host-supplied process runner
    * @param {object} [o.extra]    host-specific request carriers, by request kind
+   * @param {boolean} [o.watch]   false: no vault watcher (the vault is re-listed instead)
    */
   constructor(o = {}) {
     this.o = o;
     // The environment given to an engine is also the environment of the processes it starts.
-    this.host = createHost({ runner: o.runner, extra: o.extra, env: o.env ? envObject(o.env) : undefined });
+    this.host = createHost({ runner: o.runner, extra: o.extra, env: o.env ? envObject(o.env) : undefined, watch: o.watch });
     this.logFn = typeof o.log === "function" ? o.log : () => {};
     this.core = null;
     this.plan = {};
@@ -94,6 +95,11 @@ class Hookwise {
 
   newCore(flavor) {
     return new Core(this.host, { flavor, wasmPath: this.o.wasmPath, wasmBytes: this.o.wasmBytes, policyWasmBytes: this.o.policyWasmBytes });
+  }
+
+  /** Close what the host holds open (vault watchers). Hooks keep working (a vault is re-watched). */
+  dispose() {
+    this.host.dispose();
   }
 
   /** Run one hook call; `null` when it failed (logged). */

@@ -10,6 +10,8 @@
 // its own: 8–24 distinct links a note over a Zipf-distributed vocabulary of 3,000 concepts,
 // a hub note with 150 links every 500, front matter, sections, fenced code with a fake link,
 // four folders. KEEP=1 keeps the generated vault; ROUNDS=n sets the latency samples (500).
+// BASELINE=<another build's pkg/dist> times that build's cold index and re-index in the same
+// run, side by side (e.g. a copy of pkg/ built from main).
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -98,8 +100,32 @@ console.log(`generated ${N} notes, ${(bytes / 1e6).toFixed(1)} MB in ${((perform
 
 // ---- helpers --------------------------------------------------------------------------------
 const env = { PATH: "", HOME: tmp };
-const engineFor = (refreshMs) =>
-  createEngine({ cwd: tmp, env, options: { knowledge: "vault", vault, vaultRefreshMs: refreshMs }, log: () => {} });
+/** An engine on the vault; `watch: false` = no watcher (the vault is re-listed on refresh). */
+const engineFor = (refreshMs, { watch = true, make = createEngine } = {}) =>
+  make({ cwd: tmp, env, options: { knowledge: "vault", vault, vaultRefreshMs: refreshMs }, log: () => {}, watch });
+const baselineDist = process.env.BASELINE ? path.resolve(process.env.BASELINE) : null;
+const baseline = baselineDist ? require(path.join(baselineDist, "engine.cjs")).createEngine : null;
+// Time spent inside the wasm core (Engine.start / Engine.resume: copying the replies in,
+// decoding their JSON, parsing and indexing), summed while `coreClock.on`.
+const coreClock = { on: false, ms: 0, cpu: 0 };
+{
+  const proto = require(path.join(dist, "wasm.cjs")).Engine.prototype;
+  for (const name of ["start", "resume"]) {
+    const f = proto[name];
+    proto[name] = function (...a) {
+      if (!coreClock.on) return f.apply(this, a);
+      const t0 = performance.now();
+      const c0 = process.cpuUsage();
+      try {
+        return f.apply(this, a);
+      } finally {
+        coreClock.ms += performance.now() - t0;
+        const c = process.cpuUsage(c0);
+        coreClock.cpu += (c.user + c.system) / 1000;
+      }
+    };
+  }
+}
 const pct = (v, p) => {
   const s = [...v].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.round((s.length - 1) * p))];
@@ -139,13 +165,31 @@ const wasmAfterOne = wasmMemory();
 console.log(
   `indexed: ${stats.files} files, ${stats.concepts} concepts, ${stats.edges} edges; skipped ${JSON.stringify(stats.skipped)}`,
 );
-// Two more cold indexes (the files are in the page cache by now, as in the first).
+// Two more cold indexes (the files are in the page cache by now, as in the first), timing the
+// part spent inside the core.
 const colds = [coldMs];
 const coldCpus = [coldCpu];
+const coreMs = [];
+const coreCpu = [];
 for (let i = 0; i < 2; i++) {
-  const [w, , c] = await time(() => engineFor(0));
+  coreClock.ms = 0;
+  coreClock.cpu = 0;
+  coreClock.on = true;
+  const [w, e, c] = await time(() => engineFor(0));
+  coreClock.on = false;
+  coreMs.push(coreClock.ms);
+  coreCpu.push(coreClock.cpu);
+  e.dispose();
   colds.push(w);
   coldCpus.push(c);
+}
+// The baseline build's cold index, twice, in this process.
+const baseColds = [];
+const baseCpus = [];
+for (let i = 0; baseline && i < 2; i++) {
+  const [w, , c] = await time(() => engineFor(0, { make: baseline }));
+  baseColds.push(w);
+  baseCpus.push(c);
 }
 const wasmAfterThree = wasmMemory();
 
@@ -153,17 +197,17 @@ const wasmAfterThree = wasmMemory();
 // The same listing and reads the core asks of the JS host (host.cjs), without the core; and the
 // JSON + UTF-8 encoding of those replies, which is the JS side of handing them to the wasm.
 const host = require(path.join(dist, "host.cjs"));
-const [listMs, listing] = await time(() => host.listDir({ path: vault, recursive: true, maxEntries: 200_000, skipHidden: true }));
+const [listMs, listing, listCpu] = await time(() => host.listDir({ path: vault, recursive: true, maxEntries: 200_000, skipHidden: true }));
 const mdFiles = listing.entries.filter((e) => e.isFile && e.path.endsWith(".md"));
 const replies = [];
-const [readMs] = await time(async () => {
+const [readMs, , readCpu] = await time(async () => {
   for (let i = 0; i < mdFiles.length; i += 64) {
     const batch = mdFiles.slice(i, i + 64);
     replies.push(await Promise.all(batch.map((e) => host.readFile({ path: path.join(vault, e.path), maxBytes: 5 * 1024 * 1024 }))));
   }
 });
 const enc = new TextEncoder();
-const [encodeMs] = await time(() => {
+const [encodeMs, , encodeCpu] = await time(() => {
   let n = JSON.stringify(listing).length;
   for (const batch of replies) n += enc.encode(JSON.stringify(batch.map((r, i) => [i, r]))).length;
   return n;
@@ -171,26 +215,36 @@ const [encodeMs] = await time(() => {
 replies.length = 0;
 
 // ---- re-index after 10 changed files -----------------------------------------------------------
-// vaultRefreshMs 0: every call re-lists the vault. A call after no change costs the listing; a
-// call after 10 changed files costs the listing plus reading and re-indexing those 10.
-const unchanged = [];
-const changed = [];
-const extra = []; // per round: changed − unchanged, wall and CPU
-const reads = [];
-for (let round = 0; round < 8; round++) {
-  const [uw, , uc] = await time(() => engine.augmentToolCall(bash(freshConcept())));
-  for (let k = 0; k < 10; k++) {
-    const i = (round * 10 + k) * 97 + 1;
-    fs.writeFileSync(path.join(vault, relOf(i)), note(i, false, ` (edit ${round})`));
-  }
-  const [cw, , cc] = await time(() => engine.augmentToolCall(bash(freshConcept())));
-  unchanged.push([uw, uc]);
-  changed.push([cw, cc]);
-  extra.push([cw - uw, cc - uc]);
-  reads.push((await engine.doctor()).vault.index.read);
-}
+// vaultRefreshMs 0: every call brings the index up to date. With the watcher (the default) a
+// call asks the host what changed and reads only that; without it (watch: false, and the
+// baseline) every call re-lists the vault. A call after no change costs the question (or the
+// listing); a call after 10 changed files adds reading and re-indexing those 10.
 const col = (rows, k) => rows.map((r) => r[k]);
-
+let editRound = 0;
+async function reindex(eng) {
+  const unchanged = [];
+  const changed = [];
+  const extra = []; // per round: changed − unchanged, wall and CPU
+  const reads = [];
+  for (let round = 0; round < 8; round++) {
+    const [uw, , uc] = await time(() => eng.augmentToolCall(bash(freshConcept())));
+    for (let k = 0; k < 10; k++) {
+      const i = (editRound * 10 + k) * 97 + 1;
+      fs.writeFileSync(path.join(vault, relOf(i % N)), note(i % N, false, ` (edit ${editRound})`));
+    }
+    editRound++;
+    const [cw, , cc] = await time(() => eng.augmentToolCall(bash(freshConcept())));
+    unchanged.push([uw, uc]);
+    changed.push([cw, cc]);
+    extra.push([cw - uw, cc - uc]);
+    const last = (await eng.doctor()).vault.index;
+    reads.push(`${last.read}${last.incremental ? "" : "L"}`);
+  }
+  return { unchanged, changed, extra, reads };
+}
+const watched = await reindex(engine);
+const listed = await reindex(await engineFor(0, { watch: false }));
+const baseRe = baseline ? await reindex(await engineFor(0, { make: baseline })) : null;
 // ---- BuildContext and session start latency ----------------------------------------------------
 // An engine that does not re-list during the measurement (vaultRefreshMs one hour), so what is
 // timed is the lookup: extraction, BuildContext in the vault, formatting, the JS glue.
@@ -229,18 +283,25 @@ try {
 // ---- report -------------------------------------------------------------------------------------
 const memAfter = process.memoryUsage();
 const wc = (wall, cpu) => `${ms(wall)} ms (cpu ${ms(cpu)})`;
-const reWall = median(col(changed, 0));
-const extraWall = median(col(extra, 0));
+const reWall = median(col(watched.changed, 0));
+const extraWall = median(col(watched.extra, 0));
+const reRows = (label, r) => [
+  [`re-index, ${label}: the call that sees 10 changed files`, wc(median(col(r.changed, 0)), median(col(r.changed, 1))), "", null],
+  ["  of which finding out (a call, nothing changed)", wc(median(col(r.unchanged, 0)), median(col(r.unchanged, 1))), "", null],
+];
 const rows = [
   ["cold index (createEngine → ready), first", wc(coldMs, coldCpu), "≤ 1000 ms", coldMs <= 1000],
   ["cold index, median of 3", wc(median(colds), median(coldCpus)), "≤ 1000 ms", median(colds) <= 1000],
-  ["  host: listing the vault (listDir)", `${ms(listMs)} ms`, "", null],
-  ["  host: reading every note (readFile, 64 at a time)", `${ms(readMs)} ms`, "", null],
-  ["  host: JSON + encoding of those replies", `${ms(encodeMs)} ms`, "", null],
-  ["  the rest: the core (parse, index) and the crossings", `${ms(median(colds) - listMs - readMs - encodeMs)} ms`, "", null],
-  ["re-index: the call that sees 10 changed files", wc(reWall, median(col(changed, 1))), "≤ 50 ms", reWall <= 50],
-  ["  of which re-listing the vault (a call, nothing changed)", wc(median(col(unchanged, 0)), median(col(unchanged, 1))), "", null],
-  ["  of which reading and re-indexing the 10 files", wc(extraWall, median(col(extra, 1))), "≤ 50 ms", extraWall <= 50],
+  ...(baseline ? [["  baseline build (BASELINE), median of 2", wc(median(baseColds), median(baseCpus)), "", null]] : []),
+  ["  host: listing the vault (listDir)", wc(listMs, listCpu), "", null],
+  ["  host: reading every note (readFile, 64 at a time)", wc(readMs, readCpu), "", null],
+  ["  host: JSON + encoding of those replies", wc(encodeMs, encodeCpu), "", null],
+  ["  inside the core (decode, parse, index), median of 2", wc(median(coreMs), median(coreCpu)), "", null],
+  ["re-index (watcher): the call that sees 10 changed files", wc(reWall, median(col(watched.changed, 1))), "≤ 50 ms", reWall <= 50],
+  ["  of which asking what changed (a call, nothing changed)", wc(median(col(watched.unchanged, 0)), median(col(watched.unchanged, 1))), "", null],
+  ["  of which reading and re-indexing the 10 files", wc(extraWall, median(col(watched.extra, 1))), "≤ 50 ms", extraWall <= 50],
+  ...reRows("no watcher (watch: false)", listed),
+  ...(baseRe ? reRows("baseline build", baseRe) : []),
   ["BuildContext (tool call, new concept) p50", `${ms(pct(bc, 0.5))} ms`, "≤ 1 ms", pct(bc, 0.5) <= 1],
   ["BuildContext (tool call, new concept) p99", `${ms(pct(bc, 0.99))} ms`, "", null],
   ["  the same concept again p50 (cached)", `${ms(pct(hub.slice(1), 0.5))} ms`, "", null],
@@ -260,13 +321,17 @@ for (const [name, value, target, ok] of rows) {
 console.log(`
 notes:
 - wasm load + compile (first engine of the process, no vault): ${ms(wasmMs)} ms, not in the cold figure.
-- cold index breakdown: the host rows time the same I/O alone (the page cache is warm); "the rest" is the median cold
-  figure minus them. A vault is re-listed on the first call after vaultRefreshMs (default 2000 ms): that call waits
-  for the listing row above.
+- cold index breakdown: the host rows time the same I/O alone (the page cache is warm); "inside the core" is the
+  time spent in the wasm's start/resume calls during two cold indexes (the rest of the cold figure is the host's
+  I/O and the event loop between the crossings).${baseline ? `\n  baseline: ${baselineDist}` : ""}
+- re-index: with the watcher the core asks the host what changed on each refresh (vaultRefreshMs, default 2000 ms)
+  and reads only that; without one (watch: false, or a host that cannot watch) it re-lists the vault.
 - memory: one wasm instance serves every engine of the process. An engine's index is freed only when the JS object
   is garbage-collected (Engine.dispose() does not free it), so the engines of the cold runs above still hold theirs.
-- re-index: ${JSON.stringify(reads)} files read per round (10 expected); wall ms per round: unchanged ${col(unchanged, 0).map(ms).join(", ")};
-  changed ${col(changed, 0).map(ms).join(", ")}. Medians; cpu = this process's CPU time, steadier on a busy machine.
+- re-index: files read per round (10 expected; L = the vault was listed): watcher ${watched.reads.join(" ")}; no watcher
+  ${listed.reads.join(" ")}${baseRe ? `; baseline ${baseRe.reads.join(" ")}` : ""}. Watcher wall ms per round: unchanged
+  ${col(watched.unchanged, 0).map(ms).join(", ")}; changed ${col(watched.changed, 0).map(ms).join(", ")}.
+  Medians; cpu = this process's CPU time, steadier on a busy machine.
 - BuildContext: ${ROUNDS} tool calls, each naming a concept not asked before (${withContext} got context); the figure includes
   the JS glue (excerpts, the wasm crossing, formatting), not only the graph walk.
 - search: the engine has no direct SearchMemories entry; session start is the closest measurable path

@@ -9,7 +9,8 @@ use serde_json::{json, Value};
 use crate::maenifold::{self, BuildContext, SpawnResult};
 use crate::protocol::Request;
 use crate::runtime::Io;
-use crate::vault::{self, render, RefreshStats, Vault};
+use crate::vault::changes::{refresh_watched, WatchState};
+use crate::vault::{render, RefreshStats, Vault};
 
 /// Parameters of one BuildContext question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,7 +29,10 @@ pub struct VaultIndex {
     pub clock: Rc<Cell<u64>>,
     refreshed_ms: Cell<Option<u64>>,
     refreshing: Cell<bool>,
-    /// Re-list the folder when the index is older than this.
+    /// Whether the host's watcher tells what changed.
+    watch: WatchState,
+    /// Bring the index up to date when it is older than this (ask the host's watcher what
+    /// changed, or re-list the folder when nothing watches it).
     pub refresh_every_ms: u64,
     pub last: RefCell<RefreshStats>,
 }
@@ -41,14 +45,15 @@ impl VaultIndex {
             clock,
             refreshed_ms: Cell::new(None),
             refreshing: Cell::new(false),
+            watch: WatchState::new(),
             refresh_every_ms,
             last: RefCell::new(RefreshStats::default()),
         }
     }
 
     /// Bring the index up to date when it is older than `refresh_every_ms` (only changed
-    /// files are read). A refresh already running is not waited for: the index as it is
-    /// answers meanwhile.
+    /// files are read; the host's watcher names them, else the folder is re-listed). A
+    /// refresh already running is not waited for: the index as it is answers meanwhile.
     pub async fn ensure_fresh(&self, io: &Io) {
         let now = self.clock.get();
         let stale = match self.refreshed_ms.get() {
@@ -62,7 +67,7 @@ impl VaultIndex {
         // A refresh cut off by a deadline (its future dropped) must not leave the flag set,
         // or the index would never be refreshed again.
         let running = Refreshing(&self.refreshing);
-        let stats = vault::refresh(io, &self.vault, &self.root).await;
+        let stats = refresh_watched(io, &self.vault, &self.root, &self.watch).await;
         drop(running);
         self.refreshed_ms.set(Some(self.clock.get().max(now)));
         *self.last.borrow_mut() = stats;

@@ -82,6 +82,14 @@ pub enum Request {
     WriteFile { path: String, text: String },
     /// The host's wall clock. Reply: `{ms}` (milliseconds since the Unix epoch, fractional).
     Now,
+    /// What changed below the vault folder `root` since the previous `VaultChanges` for it
+    /// (the host watches the folder; the first question starts watching). Reply: a
+    /// `ListDirResult` with an entry, as it is now, for each path (file or folder) created,
+    /// changed, deleted or renamed — a deleted one is neither file nor folder — in no order;
+    /// `truncated` when the host cannot tell everything that changed (the first question, too
+    /// many changes, a folder it could not watch); `error` when it does not watch the folder.
+    /// Either way the core re-lists the folder instead.
+    VaultChanges { root: String },
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -12,6 +12,7 @@
 //! markdown are ignored; files that are too large, not UTF-8, unreadable, vanish mid-scan or
 //! resolve outside the vault are skipped and counted, never a failure.
 
+pub mod changes;
 pub mod fx;
 pub mod graph;
 pub mod markdown;
@@ -58,6 +59,8 @@ pub enum ReadError {
     /// The file was listed but is gone when read.
     Vanished,
     Unreadable(String),
+    /// A path (symlink) whose real location is outside the vault.
+    Outside,
 }
 
 impl ReadError {
@@ -117,6 +120,10 @@ pub struct RefreshStats {
     pub unchanged: u32,
     /// The host cut the listing short: nothing was dropped for being missing.
     pub truncated: bool,
+    /// The host watches the vault folder: refreshes ask it what changed.
+    pub watching: bool,
+    /// This refresh looked only at the paths the host's watcher reported (no listing).
+    pub incremental: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
@@ -182,10 +189,24 @@ pub struct Vault {
     index: SearchIndex,
     /// Paths asked for by the latest plan, with the listing's metadata.
     pending: FxHashMap<String, Meta>,
-    /// Files that failed for a lasting reason (not UTF-8, too large) at this mtime/size:
-    /// not asked for again until they change.
+    /// Files skipped (by the latest listing, and changed paths since), at this mtime/size,
+    /// and why: the counts in [`Stats`]. Those failing for a lasting reason (not UTF-8, too
+    /// large) are not asked for again until they change.
     failed: FxHashMap<String, (Meta, ReadError)>,
-    skipped: Skipped,
+    /// The vault root's real path, as the latest plan was given it.
+    root_real: String,
+}
+
+/// What a plan does with one listed entry.
+enum Want {
+    /// Not indexed, not counted (not markdown, hidden, a folder).
+    Ignore,
+    /// Skipped: drop it from the index, count it.
+    Skip(Meta, ReadError),
+    /// Indexed (or failing for a lasting reason) and unchanged.
+    Keep,
+    /// New or changed: read it.
+    Read(Meta),
 }
 
 /// `memory://` URI of a vault-relative path, as maenifold forms it: forward slashes, no `.md`.
@@ -240,7 +261,19 @@ impl Vault {
             files: self.by_path.len() as u32,
             concepts: self.graph.concept_count() as u32,
             edges: self.graph.edge_count() as u32,
-            skipped: self.skipped,
+            skipped: self
+                .failed
+                .values()
+                .fold(Skipped::default(), |mut k, (_, why)| {
+                    match why {
+                        ReadError::TooLarge => k.too_large += 1,
+                        ReadError::NotUtf8 => k.not_utf8 += 1,
+                        ReadError::Unreadable(_) => k.unreadable += 1,
+                        ReadError::Vanished => k.vanished += 1,
+                        ReadError::Outside => k.outside += 1,
+                    }
+                    k
+                }),
         }
     }
 
@@ -254,54 +287,27 @@ impl Vault {
     /// need reading. Counts skips of the listing itself (too large, outside the vault, still
     /// failing).
     pub fn plan(&mut self, root_real: &str, entries: &[DirEntry], complete: bool) -> Vec<String> {
-        self.skipped = Skipped::default();
         self.pending.clear();
-        let root_real = root_real.replace('\\', "/");
+        self.root_real = root_real.replace('\\', "/");
         let mut keep: FxHashSet<&str> = FxHashSet::default();
         let mut to_read = Vec::new();
         for e in entries {
-            // `isFile` describes the target: a broken symlink is not a file.
-            if e.is_dir || !e.is_file || keep.contains(e.path.as_str()) {
+            if keep.contains(e.path.as_str()) {
                 continue;
             }
-            match acceptable(&e.path) {
-                Ok(true) => {}
-                Ok(false) => continue,
-                Err(()) => {
-                    self.skipped.outside += 1;
-                    continue;
+            match self.consider(e) {
+                Want::Ignore => continue,
+                Want::Skip(meta, why) => {
+                    self.remove(&e.path);
+                    self.failed.insert(e.path.clone(), (meta, why));
                 }
-            }
-            if let Some(real) = &e.realpath {
-                if !root_real.is_empty() && !inside(&real.replace('\\', "/"), &root_real) {
-                    self.skipped.outside += 1;
-                    continue;
-                }
-            }
-            if e.size > MAX_FILE_BYTES {
-                self.skipped.too_large += 1;
-                continue;
-            }
-            let meta = Meta {
-                mtime_ms: e.mtime_ms,
-                size: e.size,
-            };
-            if let Some((m, why)) = self.failed.get(&e.path) {
-                if *m == meta {
-                    self.count_skip(&why.clone());
-                    keep.insert(&e.path);
-                    continue;
+                Want::Keep => {}
+                Want::Read(meta) => {
+                    self.pending.insert(e.path.clone(), meta);
+                    to_read.push(e.path.clone());
                 }
             }
             keep.insert(&e.path);
-            if let Some(&id) = self.by_path.get(&e.path) {
-                let f = self.files[id as usize].as_ref().expect("live file");
-                if f.mtime_ms == meta.mtime_ms && f.size == meta.size {
-                    continue;
-                }
-            }
-            self.pending.insert(e.path.clone(), meta);
-            to_read.push(e.path.clone());
         }
         if complete {
             let gone: Vec<String> = self
@@ -320,13 +326,82 @@ impl Vault {
         to_read
     }
 
-    fn count_skip(&mut self, why: &ReadError) {
-        match why {
-            ReadError::TooLarge => self.skipped.too_large += 1,
-            ReadError::NotUtf8 => self.skipped.not_utf8 += 1,
-            ReadError::Vanished => self.skipped.vanished += 1,
-            ReadError::Unreadable(_) => self.skipped.unreadable += 1,
+    /// Step 2 for a few paths the host reported changed (the rest of the vault is as the
+    /// latest [`Vault::plan`] left it): `present` are the changed files that exist (a `Stat`
+    /// each, its real path included), `gone` the paths that no longer exist. Drops what is
+    /// gone or no longer indexable and returns the paths that need reading, and how many
+    /// indexed files were dropped.
+    pub fn plan_changed(&mut self, present: &[DirEntry], gone: &[String]) -> (Vec<String>, u32) {
+        let mut removed = 0;
+        for p in gone {
+            self.failed.remove(p);
+            self.pending.remove(p);
+            removed += u32::from(self.remove(p));
         }
+        let mut to_read = Vec::new();
+        for e in present {
+            match self.consider(e) {
+                Want::Keep => {}
+                Want::Ignore => {
+                    self.failed.remove(&e.path);
+                    removed += u32::from(self.remove(&e.path));
+                }
+                Want::Skip(meta, why) => {
+                    removed += u32::from(self.remove(&e.path));
+                    self.failed.insert(e.path.clone(), (meta, why));
+                }
+                Want::Read(meta) => {
+                    self.pending.insert(e.path.clone(), meta);
+                    to_read.push(e.path.clone());
+                }
+            }
+        }
+        (to_read, removed)
+    }
+
+    /// Whether the index holds a file below folder `dir` (vault-relative).
+    pub fn has_files_under(&self, dir: &str) -> bool {
+        let dir = dir.trim_end_matches('/');
+        self.by_path
+            .keys()
+            .any(|p| p.len() > dir.len() && p.starts_with(dir) && p.as_bytes()[dir.len()] == b'/')
+    }
+
+    /// What a plan does with one listed entry.
+    fn consider(&self, e: &DirEntry) -> Want {
+        // `isFile` describes the target: a broken symlink is not a file.
+        if e.is_dir || !e.is_file {
+            return Want::Ignore;
+        }
+        let meta = Meta {
+            mtime_ms: e.mtime_ms,
+            size: e.size,
+        };
+        match acceptable(&e.path) {
+            Ok(true) => {}
+            Ok(false) => return Want::Ignore,
+            Err(()) => return Want::Skip(meta, ReadError::Outside),
+        }
+        if let Some(real) = &e.realpath {
+            if !self.root_real.is_empty() && !inside(&real.replace('\\', "/"), &self.root_real) {
+                return Want::Skip(meta, ReadError::Outside);
+            }
+        }
+        if e.size > MAX_FILE_BYTES {
+            return Want::Skip(meta, ReadError::TooLarge);
+        }
+        if let Some((m, why)) = self.failed.get(&e.path) {
+            if *m == meta && matches!(why, ReadError::NotUtf8 | ReadError::TooLarge) {
+                return Want::Keep;
+            }
+        }
+        if let Some(&id) = self.by_path.get(&e.path) {
+            let f = self.files[id as usize].as_ref().expect("live file");
+            if f.mtime_ms == meta.mtime_ms && f.size == meta.size {
+                return Want::Keep;
+            }
+        }
+        Want::Read(meta)
     }
 
     /// Step 3: the host's answer for one path of the plan. A failure drops any older version
@@ -348,12 +423,7 @@ impl Vault {
             }
             Err(e) => {
                 self.remove(path);
-                self.count_skip(&e);
-                if matches!(e, ReadError::NotUtf8 | ReadError::TooLarge) {
-                    self.failed.insert(path.to_string(), (meta, e));
-                } else {
-                    self.failed.remove(path);
-                }
+                self.failed.insert(path.to_string(), (meta, e));
                 false
             }
         }
@@ -766,6 +836,20 @@ pub async fn refresh(io: &Io, vault: &RefCell<Vault>, root: &str) -> RefreshStat
         .count() as u32;
     out.unchanged = after_plan.saturating_sub(changed_known);
 
+    read_planned(io, vault, root, &to_read, &mut out).await;
+    out.stats = vault.borrow().stats();
+    out
+}
+
+/// Read the planned paths through the host in batches of [`READ_BATCH`] and ingest them,
+/// counting reads and drops in `out`.
+async fn read_planned(
+    io: &Io,
+    vault: &RefCell<Vault>,
+    root: &str,
+    to_read: &[String],
+    out: &mut RefreshStats,
+) {
     for chunk in to_read.chunks(READ_BATCH) {
         let reqs = chunk
             .iter()
@@ -793,8 +877,6 @@ pub async fn refresh(io: &Io, vault: &RefCell<Vault>, root: &str) -> RefreshStat
             }
         }
     }
-    out.stats = vault.borrow().stats();
-    out
 }
 
 #[cfg(test)]

@@ -69,19 +69,27 @@ fn stem_len(w: &[u8]) -> (usize, bool) {
     if n < 4 {
         return (n, false);
     }
-    if n > 4 && w.ends_with(b"ies") {
+    if n > 4 && ends(w, b"ies") {
         (n - 3, true)
-    } else if w.ends_with(b"sses") {
+    } else if ends(w, b"sses") {
         (n - 2, false)
-    } else if n > 5 && w.ends_with(b"ing") {
+    } else if n > 5 && ends(w, b"ing") {
         (undouble(&w[..n - 3]), false)
-    } else if n > 4 && w.ends_with(b"ed") && !w.ends_with(b"eed") {
+    } else if n > 4 && ends(w, b"ed") && !ends(w, b"eed") {
         (undouble(&w[..n - 2]), false)
     } else if w[n - 1] == b's' && !matches!(w[n - 2], b's' | b'u' | b'i') {
         (n - 1, false)
     } else {
         (n, false)
     }
+}
+
+/// `w.ends_with(s)` for a short literal, byte by byte (a slice comparison is a call to
+/// `memcmp`, and this runs for every token).
+#[inline(always)]
+fn ends<const K: usize>(w: &[u8], s: &[u8; K]) -> bool {
+    let n = w.len();
+    n >= K && (0..K).all(|i| w[n - K + i] == s[i])
 }
 
 /// The length of `w` with a doubled final consonant undone: `runn` → `run`, `stopp` → `stop`

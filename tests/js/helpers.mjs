@@ -10,6 +10,12 @@ export const fakeMaenifold = path.join(repo, "tests/fake-maenifold/maenifold");
 export const fakeRoot = path.join(repo, "tests/fake-maenifold/fixtures/root");
 export const isBun = typeof globalThis.Bun !== "undefined";
 
+/** Under Bun, the vault watcher's events arrive from another thread a millisecond or two after
+ * a write: give them time before asking (Node sees them before the next question). */
+export function settle() {
+  return isBun ? new Promise((resolve) => setTimeout(resolve, 50)) : Promise.resolve();
+}
+
 export function tmpdir(prefix = "hookwise-test-") {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }

@@ -6,7 +6,7 @@ import { test, afterEach } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { dist, fakeEnv, fakeRoot, loadPlugin, tmpdir } from "./helpers.mjs";
+import { dist, fakeEnv, fakeRoot, loadPlugin, settle, tmpdir } from "./helpers.mjs";
 
 const T = { timeout: 30_000 };
 const { createEngine } = await import(path.join(dist, "engine.mjs"));
@@ -46,6 +46,7 @@ async function engine({ options = {}, env = noCliEnv(), cwd = tmpdir("hookwise-p
 
 /** What a bash call naming [[concept]] gets: its context (or null) and the parsed section. */
 async function ask(e, concept) {
+  await settle();
   const r = await e.augmentToolCall({ tool: "bash", args: { command: `echo [[${concept}]]` } });
   const ctx = r.context;
   const rel = ctx && /^# Related: (.*)$/m.exec(ctx);

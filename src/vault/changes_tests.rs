@@ -1,0 +1,416 @@
+//! The `VaultChanges` request: refreshes from the host's change list, and every fallback to a
+//! listing. The host here is an in-memory folder that behaves like js/watch.cjs: it records
+//! the path of every entry written, deleted or renamed (a folder's own path for a folder), and
+//! answers the first question with `overflow`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::runtime::{Ops, Step};
+
+const ROOT: &str = "/home/u/vault";
+
+#[derive(Default)]
+struct WatchHost {
+    files: BTreeMap<String, (String, f64)>,
+    /// `None`: the host does not know the request (an older host).
+    watching: Option<bool>,
+    started: bool,
+    changed: BTreeSet<String>,
+    overflow: bool,
+    /// Requests by kind, in order.
+    log: Vec<String>,
+    reads: Vec<String>,
+    clock: f64,
+}
+
+impl WatchHost {
+    fn new(watching: Option<bool>) -> WatchHost {
+        let mut h = WatchHost {
+            watching,
+            ..Default::default()
+        };
+        for i in 0..40 {
+            h.files.insert(
+                format!("notes/n{i:02}.md"),
+                (format!("# Note {i}\n\n[[hub]] and [[c{i}]]"), 1.0),
+            );
+        }
+        h.files
+            .insert("ops/deploy.md".into(), ("[[hub]] [[deploy]]".into(), 1.0));
+        h
+    }
+
+    fn write(&mut self, path: &str, text: &str) {
+        self.clock += 1.0;
+        self.files
+            .insert(path.into(), (text.into(), 10.0 + self.clock));
+        self.changed.insert(path.into());
+    }
+
+    fn delete(&mut self, path: &str) {
+        self.files.remove(path);
+        self.changed.insert(path.into());
+    }
+
+    /// Rename a folder: the watcher sees only the folder's two names.
+    fn rename_dir(&mut self, from: &str, to: &str) {
+        let moved: Vec<String> = self
+            .files
+            .keys()
+            .filter(|p| p.starts_with(&format!("{from}/")))
+            .cloned()
+            .collect();
+        for p in moved {
+            let f = self.files.remove(&p).unwrap();
+            self.files.insert(format!("{to}{}", &p[from.len()..]), f);
+        }
+        self.changed.insert(from.into());
+        self.changed.insert(to.into());
+    }
+
+    /// A path as the host describes it now (js/host.cjs dirEntry).
+    fn entry(&self, p: &str) -> Value {
+        let dir = format!("{p}/");
+        if let Some((t, m)) = self.files.get(p) {
+            json!({"path": p, "isFile": true, "isDir": false, "isSymlink": false, "size": t.len(), "mtimeMs": m})
+        } else if self.files.keys().any(|k| k.starts_with(&dir)) {
+            json!({"path": p, "isFile": false, "isDir": true, "isSymlink": false, "size": 4096, "mtimeMs": 1.0})
+        } else {
+            json!({"path": p, "isFile": false, "isDir": false, "isSymlink": false, "size": 0, "mtimeMs": 0})
+        }
+    }
+
+    fn kinds(&self) -> Vec<&str> {
+        self.log.iter().map(String::as_str).collect()
+    }
+
+    fn run(&mut self, vault: &Rc<RefCell<Vault>>, state: &Rc<WatchState>) -> RefreshStats {
+        self.log.clear();
+        self.reads.clear();
+        let mut ops = Ops::default();
+        let (vault, state) = (vault.clone(), state.clone());
+        let mut step = ops.start(move |io| async move {
+            let s = refresh_watched(&io, &vault, ROOT, &state).await;
+            serde_json::to_value(s).unwrap()
+        });
+        loop {
+            match step {
+                Step::Done { result, .. } => return serde_json::from_value(result).unwrap(),
+                Step::Pending { op, requests, .. } => {
+                    let mut next = None;
+                    for r in requests {
+                        let reply = self.answer(&r.req);
+                        next = ops.resume(op, r.id, reply).or(next);
+                    }
+                    step = next.expect("progress");
+                }
+            }
+        }
+    }
+
+    fn rel<'a>(&self, path: &'a str) -> &'a str {
+        if path == ROOT {
+            return "";
+        }
+        path.strip_prefix(&format!("{ROOT}/"))
+            .expect("under the root")
+    }
+
+    fn answer(&mut self, req: &Request) -> Value {
+        let kind = serde_json::to_value(req).unwrap()["kind"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        self.log.push(kind);
+        match req {
+            Request::VaultChanges { root } => {
+                assert_eq!(root, ROOT);
+                match self.watching {
+                    None => json!({"error": "unsupported request kind vaultChanges"}),
+                    Some(false) => {
+                        json!({"entries": [], "truncated": true, "error": "watching is off"})
+                    }
+                    Some(true) => {
+                        let first = !self.started;
+                        self.started = true;
+                        let paths = std::mem::take(&mut self.changed);
+                        let overflow = first || std::mem::take(&mut self.overflow);
+                        let entries: Vec<Value> = if first {
+                            Vec::new()
+                        } else {
+                            paths.iter().map(|p| self.entry(p)).collect()
+                        };
+                        json!({"entries": entries, "truncated": overflow})
+                    }
+                }
+            }
+            Request::Stat { path } => {
+                let rel = self.rel(path);
+                let dir = format!("{rel}/");
+                if rel.is_empty() && self.files.is_empty() {
+                    json!({"exists": false, "error": "ENOENT"})
+                } else if rel.is_empty() {
+                    json!({"exists": true, "isDir": true, "realpath": ROOT})
+                } else if let Some((t, m)) = self.files.get(rel) {
+                    json!({"exists": true, "isFile": true, "realpath": path, "size": t.len(), "mtimeMs": m})
+                } else if self.files.keys().any(|k| k.starts_with(&dir)) {
+                    json!({"exists": true, "isDir": true, "realpath": path})
+                } else {
+                    json!({"exists": false, "error": "ENOENT"})
+                }
+            }
+            Request::ListDir { path, .. } => {
+                assert_eq!(path, ROOT);
+                let entries: Vec<Value> = self
+                    .files
+                    .iter()
+                    .map(|(p, (t, m))| {
+                        json!({"path": p, "isFile": true, "isDir": false, "isSymlink": false,
+                               "size": t.len(), "mtimeMs": m})
+                    })
+                    .collect();
+                json!({"entries": entries, "truncated": false})
+            }
+            Request::ReadFile { path, .. } => {
+                let rel = self.rel(path).to_string();
+                self.reads.push(rel.clone());
+                match self.files.get(&rel) {
+                    Some((t, _)) if t.starts_with('\u{FFFD}') => json!({"error": "not-utf8"}),
+                    Some((t, _)) => json!({"text": t}),
+                    None => json!({"error": "vanished"}),
+                }
+            }
+            other => panic!("unexpected request {other:?}"),
+        }
+    }
+}
+
+fn files_of(v: &Vault, concept: &str) -> Vec<String> {
+    let mut out: Vec<String> = v
+        .build_context(concept, 1, 500, false)
+        .direct
+        .into_iter()
+        .flat_map(|r| r.files)
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn setup(watching: Option<bool>) -> (WatchHost, Rc<RefCell<Vault>>, Rc<WatchState>) {
+    (
+        WatchHost::new(watching),
+        Rc::new(RefCell::new(Vault::new())),
+        Rc::new(WatchState::new()),
+    )
+}
+
+#[test]
+fn the_first_refresh_lists_then_only_changed_paths_are_looked_at() {
+    let (mut host, vault, state) = setup(Some(true));
+    let s = host.run(&vault, &state);
+    assert_eq!(host.kinds()[..3], ["vaultChanges", "stat", "listDir"]);
+    assert!(s.watching && !s.incremental);
+    assert_eq!((s.stats.files, s.read), (41, 41));
+
+    // Nothing changed: one question, no I/O at all.
+    let s = host.run(&vault, &state);
+    assert_eq!(host.kinds(), ["vaultChanges"]);
+    assert!(s.incremental && s.watching);
+    assert_eq!((s.read, s.removed, s.unchanged), (0, 0, 41));
+
+    // Change, add, delete, rename: a stat per path, a read per new or changed note.
+    host.write("notes/n00.md", "[[hub]] [[fresh]]");
+    host.write("notes/added.md", "[[hub]] [[c1]]");
+    host.delete("notes/n02.md");
+    let t = host.files.remove("notes/n03.md").unwrap();
+    host.write("ops/n03-renamed.md", &t.0);
+    host.changed.insert("notes/n03.md".into());
+    let s = host.run(&vault, &state);
+    assert_eq!(host.kinds()[0], "vaultChanges");
+    assert!(
+        host.kinds()[1..].iter().all(|k| *k == "readFile"),
+        "{:?}",
+        host.kinds()
+    );
+    host.reads.sort();
+    assert_eq!(
+        host.reads,
+        ["notes/added.md", "notes/n00.md", "ops/n03-renamed.md"]
+    );
+    assert!(s.incremental);
+    assert_eq!((s.read, s.removed), (3, 2));
+    assert_eq!(s.stats.files, 41);
+    let v = vault.borrow();
+    assert_eq!(files_of(&v, "fresh"), ["memory://notes/n00"]);
+    assert_eq!(
+        files_of(&v, "c1"),
+        ["memory://notes/added", "memory://notes/n01"]
+    );
+    assert!(v.build_context("c0", 1, 5, false).is_empty());
+    assert!(v.build_context("c2", 1, 5, false).is_empty());
+    assert_eq!(files_of(&v, "c3"), ["memory://ops/n03-renamed"]);
+    assert!(v.read("memory://notes/n03").is_none());
+}
+
+#[test]
+fn an_unchanged_mtime_is_not_read_again_and_hidden_or_other_files_are_ignored() {
+    let (mut host, vault, state) = setup(Some(true));
+    host.run(&vault, &state);
+    // The watcher reports a touch that changed nothing, an editor's swap file, a picture.
+    host.changed.insert("notes/n05.md".into());
+    host.changed.insert("notes/.n05.md.swp".into());
+    host.changed.insert(".obsidian/workspace.json".into());
+    host.changed.insert("notes/diagram.png".into());
+    let s = host.run(&vault, &state);
+    assert!(host.reads.is_empty());
+    assert_eq!(host.kinds(), ["vaultChanges"]);
+    assert!(s.incremental);
+    assert_eq!(s.stats.files, 41);
+}
+
+#[test]
+fn folders_overflow_and_failed_listings_fall_back_to_a_listing() {
+    let (mut host, vault, state) = setup(Some(true));
+    host.run(&vault, &state);
+
+    // A renamed folder: the watcher names only the folder.
+    host.rename_dir("notes", "archive");
+    let s = host.run(&vault, &state);
+    assert!(host.kinds().contains(&"listDir"));
+    assert!(!s.incremental);
+    assert_eq!(files_of(&vault.borrow(), "c7"), ["memory://archive/n07"]);
+
+    // A new folder with notes in it (moved in): its notes were never reported one by one.
+    host.files
+        .insert("new/a.md".into(), ("[[moved-in]]".into(), 5.0));
+    host.files
+        .insert("new/b.md".into(), ("[[moved-in]]".into(), 5.0));
+    host.changed.insert("new".into());
+    let s = host.run(&vault, &state);
+    assert!(!s.incremental && s.read == 2);
+    assert_eq!(
+        vault
+            .borrow()
+            .build_context("moved-in", 1, 5, false)
+            .concept,
+        "moved-in"
+    );
+    assert_eq!(vault.borrow().stats().files, 43);
+
+    // The host lost track (too many changes, a folder it could not watch).
+    host.write("ops/deploy.md", "[[hub]] [[rollback]]");
+    host.overflow = true;
+    let s = host.run(&vault, &state);
+    assert!(host.kinds().contains(&"listDir") && !s.incremental);
+    assert_eq!(host.reads, ["ops/deploy.md"]);
+    // and is back in step afterwards
+    host.write("ops/deploy.md", "[[hub]]");
+    let s = host.run(&vault, &state);
+    assert!(s.incremental && s.read == 1);
+
+    // More changed paths than are worth looking at one by one.
+    for i in 0..=MAX_CHANGED {
+        host.changed.insert(format!("notes/x{i}.md"));
+    }
+    let s = host.run(&vault, &state);
+    assert!(!s.incremental && host.kinds().contains(&"listDir"));
+}
+
+#[test]
+fn a_host_that_does_not_watch_is_listed_every_time() {
+    for watching in [None, Some(false)] {
+        let (mut host, vault, state) = setup(watching);
+        let s = host.run(&vault, &state);
+        assert_eq!(s.stats.files, 41);
+        assert!(!s.watching);
+        host.write("notes/n09.md", "[[hub]] [[edited]]");
+        host.delete("notes/n10.md");
+        let s = host.run(&vault, &state);
+        assert_eq!(host.kinds()[..3], ["vaultChanges", "stat", "listDir"]);
+        assert!(!s.incremental && !s.watching);
+        assert_eq!((s.read, s.removed), (1, 1));
+        assert_eq!(files_of(&vault.borrow(), "edited"), ["memory://notes/n09"]);
+    }
+}
+
+#[test]
+fn a_vanished_vault_root_clears_the_index_and_stops_trusting_the_watcher() {
+    let (mut host, vault, state) = setup(Some(true));
+    host.run(&vault, &state);
+    // The host's watcher breaks (the folder was deleted): it answers with an error.
+    host.files.clear();
+    host.watching = Some(false);
+    let s = host.run(&vault, &state);
+    assert!(s.error.is_some());
+    assert_eq!(vault.borrow().stats().files, 0);
+    // Watching again later: the first answer is an overflow, so the vault is listed once more.
+    host.watching = Some(true);
+    host.started = false;
+    host.files.insert("a.md".into(), ("[[back]]".into(), 1.0));
+    let s = host.run(&vault, &state);
+    assert!(!s.incremental && s.watching && s.stats.files == 1);
+}
+
+#[test]
+fn vault_changes_request_shape() {
+    let r = Request::VaultChanges { root: "/v".into() };
+    assert_eq!(
+        serde_json::to_value(&r).unwrap(),
+        json!({"kind": "vaultChanges", "root": "/v"})
+    );
+}
+
+#[test]
+fn a_symlink_changed_to_point_outside_is_dropped() {
+    let (mut host, vault, state) = setup(Some(true));
+    host.run(&vault, &state);
+    let vault2 = vault.clone();
+    let mut ops = Ops::default();
+    let step = ops.start(move |io| async move {
+        let entries = vec![DirEntry {
+            path: "notes/n04.md".into(),
+            is_file: true,
+            is_symlink: true,
+            realpath: Some("/etc/secrets.md".into()),
+            size: 10,
+            mtime_ms: 99.0,
+            ..Default::default()
+        }];
+        serde_json::to_value(refresh_entries(&io, &vault2, ROOT, &entries).await).unwrap()
+    });
+    let Step::Done { result, .. } = step else {
+        panic!("no request expected")
+    };
+    assert_eq!(result["removed"], 1);
+    assert_eq!(result["skipped"]["outside"], 1);
+    assert!(vault.borrow().build_context("c4", 1, 5, false).is_empty());
+}
+
+#[test]
+fn skips_are_counted_as_the_files_are_now() {
+    let (mut host, vault, state) = setup(Some(true));
+    host.files
+        .insert("bad.md".into(), ("\u{FFFD}latin1".into(), 1.0));
+    let s = host.run(&vault, &state);
+    assert_eq!(s.stats.skipped.not_utf8, 1);
+    // Touched but still broken: counted once, not twice.
+    host.write("bad.md", "\u{FFFD}latin1, edited");
+    let s = host.run(&vault, &state);
+    assert!(s.incremental);
+    assert_eq!(s.stats.skipped.not_utf8, 1);
+    // Fixed: indexed, and no longer counted.
+    host.write("bad.md", "[[fixed]] [[hub]]");
+    let s = host.run(&vault, &state);
+    assert_eq!((s.read, s.stats.files, s.stats.skipped.total()), (1, 42, 0));
+    // Broken again, then deleted: not counted once gone.
+    host.write("bad.md", "\u{FFFD}again");
+    assert_eq!(host.run(&vault, &state).stats.skipped.not_utf8, 1);
+    host.delete("bad.md");
+    let s = host.run(&vault, &state);
+    assert_eq!((s.stats.files, s.stats.skipped.total()), (41, 0));
+}
