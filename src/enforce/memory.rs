@@ -83,6 +83,13 @@ impl MemorySource {
                     Err(e) if e.contains("no informative keywords") => return Ok(Vec::new()),
                     Err(e) => return Err(e),
                 };
+                // Over the warm MCP session the answer is the markdown form (`--json` is
+                // CLI-only): the same results, read from the text.
+                if !text.trim_start().starts_with('{') && !text.starts_with("No memories found") {
+                    return maenifold::search::parse(&text)
+                        .map(|r| parse_results(&markdown_data(&r), q.max_results as usize))
+                        .map_err(|e| format!("SearchMemories: {e}"));
+                }
                 let judged = maenifold::judge_json(&SpawnResult {
                     success: true,
                     stdout: text.clone(),
@@ -116,6 +123,24 @@ impl MemorySource {
             }
         }
     }
+}
+
+/// Parsed markdown results in the `--json` data shape (Hybrid: text and semantic scores; the
+/// other modes: one score).
+fn markdown_data(r: &maenifold::search::SearchResults) -> Value {
+    let results: Vec<Value> = r
+        .hits
+        .iter()
+        .map(|h| {
+            if h.text_score.is_some() || h.semantic_score.is_some() {
+                json!({"title": h.title, "path": h.uri, "snippet": h.snippet,
+                    "textScore": h.text_score, "semanticScore": h.semantic_score})
+            } else {
+                json!({"title": h.title, "path": h.uri, "snippet": h.snippet, "score": h.score})
+            }
+        })
+        .collect();
+    json!({ "results": results })
 }
 
 /// SearchMemories `--json` data → memories, best first.

@@ -853,7 +853,7 @@ pub async fn build_context(
     }
     let r = match h.transport() {
         Transport::Cli => match cli {
-            Some(c) => c.build_context(io, concept, q).await,
+            Some(c) => c.direct_build_context(io, concept, q).await,
             None => Err("no maenifold CLI".to_string()),
         },
         t => match build_context_mcp(io, h, concept, q).await {
@@ -864,7 +864,7 @@ pub async fn build_context(
                         "BuildContext {concept}: {e}; asking the CLI"
                     )));
                 }
-                cli.expect("checked").build_context(io, concept, q).await
+                cli.expect("checked").direct_build_context(io, concept, q).await
             }
             Err(e) => Err(format!("BuildContext {concept}: {e}")),
         },
@@ -886,6 +886,7 @@ pub async fn tool_text(
     cli: Option<&Source>,
     cli_tool: &str,
     payload: &Value,
+    json_out: bool,
 ) -> Result<String, String> {
     let via_cli = |io: &Io| {
         let io = io.clone();
@@ -894,7 +895,7 @@ pub async fn tool_text(
         let tool = cli_tool.to_string();
         async move {
             match cli {
-                Some(c) => c.cli_call(&io, &tool, &payload, false).await,
+                Some(c) => c.direct_call(&io, &tool, &payload, json_out).await,
                 None => Err("no maenifold CLI".to_string()),
             }
         }

@@ -948,7 +948,7 @@ mod tests {
         let op = s.start(move |io| async move {
             let wrong = call_tool(&io, &h, "BuildContext", &json!({"conceptName": "auth"})).await;
             let search =
-                tool_text(&io, &h, None, "SearchMemories", &json!({"query": "auth"})).await;
+                tool_text(&io, &h, None, "SearchMemories", &json!({"query": "auth"}), false).await;
             json!({"wrong": wrong.unwrap_err().to_string(), "search": search.unwrap()})
         });
         let r = s.run_until_done(op);
