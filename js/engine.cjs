@@ -104,7 +104,10 @@ class Engine {
     return (await this._hw.run({ hook: "init.scaffold", cwd: this._hw.o.cwd ?? process.cwd() })) || { created: [], kept: [], failed: ["hookwise is not running"] };
   }
 
-  dispose() {}
+  /** Stop the warm maenifold session and every process this engine started. */
+  dispose() {
+    return this._hw.dispose();
+  }
 }
 
 /**

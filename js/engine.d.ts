@@ -95,7 +95,8 @@ export declare class Engine {
   doctor(): Promise<Record<string, unknown>>;
   /** Create hookwise's configuration files in the workspace (never overwriting). */
   scaffold(): Promise<{ created: string[]; kept: string[]; failed: string[] }>;
-  dispose(): void;
+  /** Stop the warm maenifold MCP session and kill every process this engine started. */
+  dispose(): Promise<void>;
 }
 
 export declare class HookwiseError extends Error {

@@ -5,6 +5,7 @@
 
 const { Core, applyMutations, excerpts, envObject } = require("./core.cjs");
 const { createHost } = require("./host.cjs");
+const { createMcpHost } = require("./mcp.cjs");
 
 const MAX_FOLLOW_UPS = 1024;
 
@@ -21,7 +22,11 @@ class Hookwise {
   constructor(o = {}) {
     this.o = o;
     // The environment given to an engine is also the environment of the processes it starts.
-    this.host = createHost({ runner: o.runner, extra: o.extra, env: o.env ? envObject(o.env) : undefined });
+    const env = o.env ? envObject(o.env) : undefined;
+    // The warm maenifold MCP session's process; its stdout goes to whichever core is current.
+    // A host-supplied runner means maenifold runs only through it: no MCP process then.
+    this.mcp = o.runner ? null : createMcpHost({ env, sink: () => this.core });
+    this.host = createHost({ runner: o.runner, extra: o.extra, env, mcp: this.mcp });
     this.logFn = typeof o.log === "function" ? o.log : () => {};
     this.core = null;
     this.plan = {};
@@ -54,6 +59,7 @@ class Hookwise {
             cwd: this.o.cwd ?? process.cwd(),
             worktree: this.o.worktree ?? "",
             directory: this.o.directory ?? "",
+            mcp: !!this.mcp,
           };
           this.initCall = init;
           this.core = this.newCore("lean");
@@ -64,6 +70,9 @@ class Hookwise {
           this.started = true;
           this.discovery = r.discovery || null;
           this.emit(r.logs);
+          // Session-start context is on: the MCP session starts now, in the background, so
+          // the first session is answered by a warm process.
+          if (r.warmMcp) this.warmup = this.run({ hook: "mcp.warmup" });
         } catch (e) {
           this.plan = {};
           this.log("error", `hookwise could not start; every hook is off: ${e && e.message}`);
@@ -81,6 +90,21 @@ class Hookwise {
 
   newCore(flavor) {
     return new Core(this.host, { flavor, wasmPath: this.o.wasmPath, wasmBytes: this.o.wasmBytes, policyWasmBytes: this.o.policyWasmBytes });
+  }
+
+  /**
+   * Stop the MCP session (if any) and kill every process this instance started. Idempotent;
+   * never rejects.
+   */
+  async dispose() {
+    if (this.disposed) return;
+    this.disposed = true;
+    try {
+      if (this.core && !this.core.broken) await this.core.call({ hook: "dispose" });
+    } catch {
+      /* killed below anyway */
+    }
+    if (this.mcp) this.mcp.killAll();
   }
 
   /** Run one hook call; `null` when it failed (logged). */

@@ -341,7 +341,7 @@ function sleep({ ms }) {
  * `runner(argv, { timeoutMs, maxBytes }) -> Promise<{success, stdout, stderr, exitCode, timedOut, durationMs}>`.
  * `env`, when given, is the environment of the processes it starts (else process.env).
  */
-function createHost({ runner, extra, env } = {}) {
+function createHost({ runner, extra, env, mcp } = {}) {
   const settled = (p) => ({ promise: p, cancel() {} });
   return {
     run(req) {
@@ -371,6 +371,14 @@ function createHost({ runner, extra, env } = {}) {
           return settled(writeFile(req));
         case "now":
           return settled(Promise.resolve({ ms: Date.now() }));
+        // The maenifold MCP server's process and pipes (js/mcp.cjs).
+        case "mcpStart":
+          if (!mcp) return settled(Promise.resolve({ ok: false, error: "this host cannot run an MCP server" }));
+          return mcp.start(req);
+        case "mcpWrite":
+          return settled(mcp ? mcp.write(req) : Promise.resolve({ ok: false, error: "not running" }));
+        case "mcpStop":
+          return settled(mcp ? mcp.stop(req) : Promise.resolve({}));
         default:
           if (extra && typeof extra[req.kind] === "function") {
             return settled(Promise.resolve().then(() => extra[req.kind](req)).catch((e) => ({ error: String(e && e.message) })));
