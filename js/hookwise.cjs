@@ -22,11 +22,11 @@ class Hookwise {
   constructor(o = {}) {
     this.o = o;
     // The environment given to an engine is also the environment of the processes it starts.
-    const env = o.env ? envObject(o.env) : undefined;
-    // The warm maenifold MCP session's process; its stdout goes to whichever core is current.
+    this.env = o.env ? envObject(o.env) : undefined;
+    this.host = createHost({ runner: o.runner, extra: o.extra, env: this.env });
     // A host-supplied runner means maenifold runs only through it: no MCP process then.
-    this.mcp = o.runner ? null : createMcpHost({ env, sink: () => this.core });
-    this.host = createHost({ runner: o.runner, extra: o.extra, env, mcp: this.mcp });
+    this.mcpCapable = !o.runner;
+    this.mcp = null; // the current core's MCP processes
     this.logFn = typeof o.log === "function" ? o.log : () => {};
     this.core = null;
     this.plan = {};
@@ -59,7 +59,7 @@ class Hookwise {
             cwd: this.o.cwd ?? process.cwd(),
             worktree: this.o.worktree ?? "",
             directory: this.o.directory ?? "",
-            mcp: !!this.mcp,
+            mcp: this.mcpCapable,
           };
           this.initCall = init;
           this.core = this.newCore("lean");
@@ -89,7 +89,16 @@ class Hookwise {
   }
 
   newCore(flavor) {
-    return new Core(this.host, { flavor, wasmPath: this.o.wasmPath, wasmBytes: this.o.wasmBytes, policyWasmBytes: this.o.policyWasmBytes });
+    // Each core owns its MCP processes (their session ids are its own); a replaced core's
+    // processes are killed with it.
+    if (this.mcp) this.mcp.killAll();
+    let core = null;
+    const mcp = this.mcpCapable ? createMcpHost({ env: this.env, sink: () => core }) : null;
+    const pipes = mcp && createHost({ mcp });
+    const host = mcp ? { run: (req) => (req.kind.startsWith("mcp") ? pipes.run(req) : this.host.run(req)) } : this.host;
+    core = new Core(host, { flavor, wasmPath: this.o.wasmPath, wasmBytes: this.o.wasmBytes, policyWasmBytes: this.o.policyWasmBytes });
+    this.mcp = mcp;
+    return core;
   }
 
   /**

@@ -56,8 +56,10 @@ struct Live {
     init_line: Option<String>,
     lines: LineBuffer,
     created_ms: u64,
-    /// In a burst of garbage lines (one warning per burst).
+    /// In a burst of garbage lines (one note per burst).
     garbage_burst: bool,
+    /// A garbage line was warned about (one warning per session).
+    garbage_warned: bool,
 }
 
 /// What an operation must do to get a session.
@@ -240,6 +242,7 @@ impl Hub {
                         lines: LineBuffer::new(self.opts.max_line_bytes),
                         created_ms: self.now_ms,
                         garbage_burst: false,
+                        garbage_warned: false,
                     });
                     Action::Start {
                         session: id,
@@ -341,10 +344,17 @@ impl Hub {
                         self.wakes.push(Wake::Rpc { session, id });
                     }
                     Event::Garbage(g) => {
+                        // One warning per session; later bursts are notes.
                         if !l.garbage_burst && l.stage == Stage::Ready {
-                            self.logs.push(Log::warn(format!(
+                            let msg = format!(
                                 "maenifold MCP server wrote a line that is not JSON-RPC (skipped): {g}"
-                            )));
+                            );
+                            self.logs.push(if l.garbage_warned {
+                                Log::debug(msg)
+                            } else {
+                                Log::warn(msg)
+                            });
+                            l.garbage_warned = true;
                         }
                         l.garbage_burst = true;
                     }
