@@ -18,7 +18,8 @@ async function engine(extraEnv = {}, options = {}) {
   const logs = [];
   const e = await createEngine({
     cwd: tmpdir("hookwise-mcp-cwd-"),
-    env: { ...process.env, ...f.env },
+    // (Other test files set HOOKWISE_TRANSPORT=cli in this process under bun: not here.)
+    env: { ...process.env, HOOKWISE_TRANSPORT: "", ...f.env },
     options,
     log: (level, message) => logs.push({ level, message }),
   });
@@ -137,7 +138,7 @@ for (const how of ["SIGKILL", "SIGTERM"]) {
 }
 
 function spawnNode(script, env) {
-  return spawn(process.execPath, ["--input-type=module", "-e", script], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  return spawn(process.execPath, ["--input-type=module", "-e", script], { env: { ...process.env, HOOKWISE_TRANSPORT: "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
 }
 
 function runNode(script, env) {
