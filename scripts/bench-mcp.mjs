@@ -54,7 +54,9 @@ const env = {
   FAKE_MAENIFOLD_NOW: "2026-11-21T20:00:00Z",
   FAKE_MAENIFOLD_LOG: log,
 };
-const starts = () => (fs.existsSync(log) ? fs.readFileSync(log, "utf8").split("\n").filter((l) => l.includes('"event":"start"')).length : 0);
+/** maenifold processes started so far: MCP servers, and one per CLI call. */
+const starts = () =>
+  fs.existsSync(log) ? fs.readFileSync(log, "utf8").split("\n").filter((l) => l.includes('"event":"start"') || l.includes('"mode":"cli"')).length : 0;
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const time = async (f) => {
@@ -122,9 +124,9 @@ await e.dispose();
 const seed = rows["seed: sequential spawns"];
 const warm = rows["warm MCP session, cache off"];
 const cached = rows["warm MCP session + cache"];
-console.log(`fake maenifold: ${STARTUP_MS} ms per process start, ${ANSWER_MS} ms per answer; ${RUNS} runs, medians; ${typeof Bun !== "undefined" ? `bun ${Bun.version}` : `node ${process.versions.node}`}`);
+console.log(`fake maenifold: ${STARTUP_MS} ms per process start, ${ANSWER_MS} ms per answer; ${RUNS} runs, medians; ${typeof Bun !== "undefined" ? `bun ${Bun.version}` : `node ${process.versions.node}`}; load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} CPUs`);
 console.log("");
-console.log("| design | (a) tool call, 3 concepts | (b) session start, cold | (c) same tool call again | process starts per run |");
+console.log("| design | (a) tool call, 3 concepts | (b) session start, cold | (c) same tool call again | maenifold processes per run |");
 console.log("|---|---|---|---|---|");
 for (const [name, r] of Object.entries(rows)) console.log(`| ${name} | ${fmt(r.a)} | ${fmt(r.b)} | ${fmt(r.c)} | ${r.starts} |`);
 console.log("");
