@@ -762,6 +762,7 @@ async fn choose_source(
     (None, found, logs)
 }
 
+#[allow(clippy::too_many_arguments)] // the init call's fields, as they come
 async fn init(
     io: Io,
     shared: Rc<RefCell<Shared>>,
@@ -852,7 +853,8 @@ async fn init(
         }
         other => other,
     };
-    let warm = matches!(source, Some(Source::Mcp { .. })) && session_cfg.enabled;
+    let is_mcp = matches!(source, Some(Source::Mcp { .. }));
+    let warm = is_mcp && session_cfg.enabled;
     #[cfg(feature = "policy")]
     let enforcer = match loaded {
         Some(l) => {
@@ -910,6 +912,9 @@ async fn init(
             s.enforcer = enforcer;
         }
     }
+    // Enforcement's memory search has a deadline far shorter than a start: it must find the
+    // session warm, not start it.
+    let warm = warm || (enforcing && is_mcp);
     json!({ "discovery": found, "plan": plan, "logs": logs, "warmMcp": warm })
 }
 

@@ -242,6 +242,20 @@ mod tests {
     }
 
     #[test]
+    fn markdown_results_over_mcp_read_like_the_json_ones() {
+        // SearchMemories over MCP is the CLI's markdown (no `--json`).
+        let md = "🔍 **Hybrid Search** (combining text + semantic similarity)\nFound 1 matches (page 1):\nText results: 1, Semantic results: 1\n\n📄 **Auth Design** (memory://security/auth-design)\n   📊 Scores - Fused: 0.033 | Text: 0.050 | Semantic: 0.712\n   📝 Tokens are RS256\n";
+        let r = maenifold::search::parse(md).unwrap();
+        let m = parse_results(&markdown_data(&r), 10);
+        assert_eq!(m.len(), 1);
+        assert_eq!(
+            (m[0].title.as_str(), m[0].uri.as_str(), m[0].confidence, m[0].category),
+            ("Auth Design", "memory://security/auth-design", 0.712, Category::Security)
+        );
+        assert_eq!(m[0].snippet, "Tokens are RS256");
+    }
+
+    #[test]
     fn categories_from_tags_and_folders() {
         assert_eq!(
             category_of("memory://runbooks/deploy", &[]),
