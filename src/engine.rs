@@ -1384,7 +1384,7 @@ mod tests {
     fn without_a_cli_every_hook_is_a_quiet_no_op() {
         let mut e = Engine::new();
         let step = e
-            .start_json(&json!({"hook": "init", "env": {}}).to_string())
+            .start_json(json!({"hook": "init", "env": {}}).to_string())
             .unwrap();
         let Step::Done { result, .. } = step else {
             panic!("no requests without PATH/HOME: {step:?}")
@@ -1393,7 +1393,7 @@ mod tests {
         assert_eq!(result["logs"].as_array().unwrap().len(), 1);
         let step = e
             .start_json(
-                &json!({"hook": "tool.before", "tool": "bash", "args": {"command": "[[auth]]"}})
+                json!({"hook": "tool.before", "tool": "bash", "args": {"command": "[[auth]]"}})
                     .to_string(),
             )
             .unwrap();

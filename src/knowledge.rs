@@ -191,7 +191,9 @@ impl Source {
             Source::Mcp { h, cli, timeout_ms } => {
                 let ask = session::build_context(io, h, Some(cli), concept, q);
                 timeout(io, *timeout_ms, ask).await.unwrap_or_else(|| {
-                    Err(format!("BuildContext {concept}: timed out after {timeout_ms} ms"))
+                    Err(format!(
+                        "BuildContext {concept}: timed out after {timeout_ms} ms"
+                    ))
                 })
             }
             _ => self.direct_build_context(io, concept, q).await,
@@ -211,7 +213,9 @@ impl Source {
             "maxEntities": q.max_entities,
             "includeContent": q.include_content,
         });
-        let text = self.direct_call(io, "BuildContext", &payload, false).await?;
+        let text = self
+            .direct_call(io, "BuildContext", &payload, false)
+            .await?;
         BuildContext::parse(&text).map_err(|e| format!("BuildContext {concept}: {e}"))
     }
 }

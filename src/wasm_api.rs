@@ -39,7 +39,11 @@ fn with_woken(step: &crate::runtime::Step, woken: Vec<crate::runtime::Step>) -> 
         return own;
     }
     // `{"pending":…}` / `{"done":…}` + `,"woken":[…]}`
-    format!("{},\"woken\":{}}}", &own[..own.len() - 1], step_json(&woken))
+    format!(
+        "{},\"woken\":{}}}",
+        &own[..own.len() - 1],
+        step_json(&woken)
+    )
 }
 
 #[wasm_bindgen]

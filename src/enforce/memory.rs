@@ -249,8 +249,18 @@ mod tests {
         let m = parse_results(&markdown_data(&r), 10);
         assert_eq!(m.len(), 1);
         assert_eq!(
-            (m[0].title.as_str(), m[0].uri.as_str(), m[0].confidence, m[0].category),
-            ("Auth Design", "memory://security/auth-design", 0.712, Category::Security)
+            (
+                m[0].title.as_str(),
+                m[0].uri.as_str(),
+                m[0].confidence,
+                m[0].category
+            ),
+            (
+                "Auth Design",
+                "memory://security/auth-design",
+                0.712,
+                Category::Security
+            )
         );
         assert_eq!(m[0].snippet, "Tokens are RS256");
     }

@@ -353,7 +353,7 @@ mod tests {
             level: "category".into(),
             risk: "high".into(),
             categories: vec!["process".into()],
-            sops: if i % 2 == 0 {
+            sops: if i.is_multiple_of(2) {
                 vec!["force-push".into()]
             } else {
                 vec![]

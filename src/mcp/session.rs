@@ -874,7 +874,9 @@ pub async fn build_context(
                         "BuildContext {concept}: {e}; asking the CLI"
                     )));
                 }
-                cli.expect("checked").direct_build_context(io, concept, q).await
+                cli.expect("checked")
+                    .direct_build_context(io, concept, q)
+                    .await
             }
             Err(e) => Err(format!("BuildContext {concept}: {e}")),
         },
