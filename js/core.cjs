@@ -94,14 +94,16 @@ class Core {
         }
       }
     };
-    let step;
+    let step, woken;
     try {
-      step = this.own(this.engine.start(encoder.encode(JSON.stringify(callObject)), Date.now()));
+      [step, woken] = this.split(this.engine.start(encoder.encode(JSON.stringify(callObject)), Date.now()));
     } catch (e) {
       throw this.fail(e);
     }
     const op = step.done ? step.done.op : step.pending.op;
     if (!step.done) this.inboxes.set(op, (s) => { inbox.push(s); poke(); });
+    // Registered first: a start may wake this very operation again.
+    this.dispatch(woken);
     try {
       for (;;) {
         if (step.done) {
@@ -149,10 +151,16 @@ class Core {
 
   /** A crossing's answer: its own step (or null), the steps it woke handed to their calls. */
   own(text) {
-    if (text === "") return null;
+    const [step, woken] = this.split(text);
+    this.dispatch(woken);
+    return step;
+  }
+
+  /** A crossing's answer as [its own step or null, the steps it woke]. */
+  split(text) {
+    if (text === "") return [null, []];
     const v = JSON.parse(text);
-    if (v.woken) this.dispatch(v.woken);
-    return v.pending || v.done ? { pending: v.pending, done: v.done } : null;
+    return [v.pending || v.done ? { pending: v.pending, done: v.done } : null, v.woken || []];
   }
 
   /** Steps woken by MCP data go to the calls waiting on them (in order). */
