@@ -63,6 +63,7 @@ class Core {
     this.host = host;
     this.engine = new this.wasm.Engine();
     this.broken = null;
+    this.inboxes = new Map(); // op -> deliver(step) for calls in progress
   }
 
   /** Run one hook call to its result. Rejects only with a HookwiseError. */
@@ -70,15 +71,19 @@ class Core {
     if (this.broken) throw this.broken;
     const running = new Map(); // request id -> { promise, cancel }
     const ready = []; // [id, reply] finished and not yet handed back
+    const inbox = []; // steps of this operation that another crossing woke (MCP answers)
     let wake = null;
-    const settle = (id, reply) => {
-      if (!running.delete(id)) return; // cancelled meanwhile
-      ready.push([id, reply]);
+    const poke = () => {
       if (wake) {
         const w = wake;
         wake = null;
         w();
       }
+    };
+    const settle = (id, reply) => {
+      if (!running.delete(id)) return; // cancelled meanwhile
+      ready.push([id, reply]);
+      poke();
     };
     const cancelAll = (ids) => {
       for (const id of ids) {
@@ -89,19 +94,23 @@ class Core {
         }
       }
     };
-    let step;
+    let step, woken;
     try {
-      step = JSON.parse(this.engine.start(encoder.encode(JSON.stringify(callObject)), Date.now()));
+      [step, woken] = this.split(this.engine.start(encoder.encode(JSON.stringify(callObject)), Date.now()));
     } catch (e) {
       throw this.fail(e);
     }
+    const op = step.done ? step.done.op : step.pending.op;
+    if (!step.done) this.inboxes.set(op, (s) => { inbox.push(s); poke(); });
+    // Registered first: a start may wake this very operation again.
+    this.dispatch(woken);
     try {
       for (;;) {
         if (step.done) {
           cancelAll(step.done.cancel);
           return step.done.result;
         }
-        const { op, requests, cancel } = step.pending;
+        const { requests, cancel } = step.pending;
         cancelAll(cancel);
         // Timers first: a deadline must not start late because a process spawn in the same
         // batch blocked the thread for a while (fork and exec take tens of ms on a busy machine).
@@ -110,28 +119,88 @@ class Core {
           running.set(req.id, r);
           r.promise.then((reply) => settle(req.id, reply));
         }
-        let next = "";
-        while (next === "") {
-          while (ready.length === 0) {
+        let next = null;
+        while (!next) {
+          while (ready.length === 0 && inbox.length === 0) {
+            if (this.broken) throw this.broken;
             if (running.size === 0) {
               const stuck = safe(() => this.engine.abandon(op));
+              this.dispatch(safe(() => this.engine.mcpWoken()));
               throw new HookwiseError("Stuck", `operation ${op} waits for nothing (abandoned: ${stuck})`);
             }
             await new Promise((resolve) => (wake = resolve));
           }
+          if (inbox.length) {
+            next = inbox.shift();
+            if (!next) throw this.broken || new HookwiseError("Internal", "woken without a step");
+            break;
+          }
           // Everything that finished together goes back in one crossing.
           const batch = ready.splice(0);
           try {
-            next = this.engine.resume(op, encoder.encode(JSON.stringify(batch)), Date.now());
+            next = this.own(this.engine.resume(op, encoder.encode(JSON.stringify(batch)), Date.now()));
           } catch (e) {
             throw this.fail(e);
           }
         }
-        step = JSON.parse(next);
+        step = next;
       }
     } finally {
+      this.inboxes.delete(op);
       cancelAll([...running.keys()]);
     }
+  }
+
+  /** A crossing's answer: its own step (or null), the steps it woke handed to their calls. */
+  own(text) {
+    const [step, woken] = this.split(text);
+    this.dispatch(woken);
+    return step;
+  }
+
+  /** A crossing's answer as [its own step or null, the steps it woke]. */
+  split(text) {
+    if (text === "") return [null, []];
+    const v = JSON.parse(text);
+    return [v.pending || v.done ? { pending: v.pending, done: v.done } : null, v.woken || []];
+  }
+
+  /** Steps woken by MCP data go to the calls waiting on them (in order). */
+  dispatch(steps) {
+    if (typeof steps === "string") steps = steps ? JSON.parse(steps) : [];
+    if (!Array.isArray(steps)) return;
+    for (const s of steps) {
+      const op = s.done ? s.done.op : s.pending && s.pending.op;
+      const deliver = this.inboxes.get(op);
+      if (deliver) deliver(s);
+    }
+  }
+
+  /** Stdout bytes of an MCP session: the core frames them and wakes what they answer. */
+  mcpFeed(session, bytes) {
+    if (this.broken) return;
+    try {
+      this.dispatch(this.engine.mcpFeed(session, bytes, Date.now()));
+    } catch (e) {
+      this.fail(e);
+      this.wakeAll();
+    }
+  }
+
+  /** An MCP session ended (`{code, signal, error?, stderr}`). */
+  mcpClosed(session, info) {
+    if (this.broken) return;
+    try {
+      this.dispatch(this.engine.mcpClosed(session, JSON.stringify(info || {}), Date.now()));
+    } catch (e) {
+      this.fail(e);
+      this.wakeAll();
+    }
+  }
+
+  /** After a trap: every waiting call looks again (and sees `broken`). */
+  wakeAll() {
+    for (const deliver of this.inboxes.values()) deliver(null);
   }
 
   fail(e) {

@@ -180,10 +180,13 @@ class Engine {
     return { created: [...r.created, ...g.created], kept: [...r.kept, ...g.kept], failed: [...r.failed, ...g.failed] };
   }
 
-  /** Close the vault watcher (it never keeps the process alive, but a long-lived host that
-   * drops an engine should call this). */
+  /**
+   * Stop the warm maenifold session, kill every process this engine started and close the
+   * vault watcher (which never keeps the process alive, but a long-lived host that drops an
+   * engine should call this).
+   */
   dispose() {
-    this._hw.dispose();
+    return this._hw.dispose();
   }
 }
 

@@ -124,8 +124,8 @@ export declare class Engine {
   doctor(): Promise<Record<string, unknown>>;
   /** Create hookwise's configuration files in the workspace (never overwriting). */
   scaffold(o?: { governance?: boolean }): Promise<{ created: string[]; kept: string[]; failed: string[] }>;
-  /** Close the vault watcher (it never keeps the process alive). */
-  dispose(): void;
+  /** Stop the warm maenifold MCP session, kill every process this engine started and close the vault watcher. */
+  dispose(): Promise<void>;
 }
 
 export declare class HookwiseError extends Error {

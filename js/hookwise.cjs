@@ -6,6 +6,7 @@
 const { randomBytes } = require("node:crypto");
 const { Core, applyMutations, excerpts, envObject } = require("./core.cjs");
 const { createHost } = require("./host.cjs");
+const { createMcpHost } = require("./mcp.cjs");
 
 const MAX_FOLLOW_UPS = 1024;
 
@@ -23,7 +24,11 @@ class Hookwise {
   constructor(o = {}) {
     this.o = o;
     // The environment given to an engine is also the environment of the processes it starts.
-    this.host = createHost({ runner: o.runner, extra: o.extra, env: o.env ? envObject(o.env) : undefined, watch: o.watch });
+    this.env = o.env ? envObject(o.env) : undefined;
+    this.host = createHost({ runner: o.runner, extra: o.extra, env: this.env, watch: o.watch });
+    // A host-supplied runner means maenifold runs only through it: no MCP process then.
+    this.mcpCapable = !o.runner;
+    this.mcp = null; // the current core's MCP processes
     this.logFn = typeof o.log === "function" ? o.log : () => {};
     this.core = null;
     this.plan = {};
@@ -57,6 +62,7 @@ class Hookwise {
             cwd: this.o.cwd ?? process.cwd(),
             worktree: this.o.worktree ?? "",
             directory: this.o.directory ?? "",
+            mcp: this.mcpCapable,
           };
           this.initCall = init;
           this.core = this.newCore("lean");
@@ -67,6 +73,9 @@ class Hookwise {
           this.started = true;
           this.discovery = r.discovery || null;
           this.emit(r.logs);
+          // Session-start context is on: the MCP session starts now, in the background, so
+          // the first session is answered by a warm process.
+          if (r.warmMcp) this.warmup = this.run({ hook: "mcp.warmup" });
         } catch (e) {
           this.setPlan({});
           this.log("error", `hookwise could not start; every hook is off: ${e && e.message}`);
@@ -94,12 +103,33 @@ class Hookwise {
   }
 
   newCore(flavor) {
-    return new Core(this.host, { flavor, wasmPath: this.o.wasmPath, wasmBytes: this.o.wasmBytes, policyWasmBytes: this.o.policyWasmBytes });
+    // Each core owns its MCP processes (their session ids are its own); a replaced core's
+    // processes are killed with it.
+    if (this.mcp) this.mcp.killAll();
+    let core = null;
+    const mcp = this.mcpCapable ? createMcpHost({ env: this.env, sink: () => core }) : null;
+    const pipes = mcp && createHost({ mcp, watch: false });
+    const host = mcp ? { run: (req) => (req.kind.startsWith("mcp") ? pipes.run(req) : this.host.run(req)) } : this.host;
+    core = new Core(host, { flavor, wasmPath: this.o.wasmPath, wasmBytes: this.o.wasmBytes, policyWasmBytes: this.o.policyWasmBytes });
+    this.mcp = mcp;
+    return core;
   }
 
-  /** Close what the host holds open (vault watchers). Hooks keep working (a vault is re-watched). */
-  dispose() {
+  /**
+   * Stop the MCP session (if any) and kill every process this instance started. Idempotent;
+   * never rejects.
+   */
+  async dispose() {
+    // the vault watchers (a later hook call watches again)
     this.host.dispose();
+    if (this.disposed) return;
+    this.disposed = true;
+    try {
+      if (this.core && !this.core.broken) await this.core.call({ hook: "dispose" });
+    } catch {
+      /* killed below anyway */
+    }
+    if (this.mcp) this.mcp.killAll();
   }
 
   /** Run one hook call; `null` when it failed (logged). */

@@ -470,7 +470,7 @@ function sleep({ ms }) {
  * `watch: false` answers `vaultChanges` with `watching: false` (the core re-lists the vault).
  * `dispose()` closes the vault watchers.
  */
-function createHost({ runner, extra, env, watch } = {}) {
+function createHost({ runner, extra, env, watch, mcp } = {}) {
   const settled = (p) => ({ promise: p, cancel() {} });
   const watchers = createWatchers({ enabled: watch !== false, describe: dirEntry });
   return {
@@ -510,6 +510,14 @@ function createHost({ runner, extra, env, watch } = {}) {
           return settled(Promise.resolve({ ms: Date.now() }));
         case "vaultChanges":
           return settled(watchers.changes(req.root));
+        // The maenifold MCP server's process and pipes (js/mcp.cjs).
+        case "mcpStart":
+          if (!mcp) return settled(Promise.resolve({ ok: false, error: "this host cannot run an MCP server" }));
+          return mcp.start(req);
+        case "mcpWrite":
+          return settled(mcp ? mcp.write(req) : Promise.resolve({ ok: false, error: "not running" }));
+        case "mcpStop":
+          return settled(mcp ? mcp.stop(req) : Promise.resolve({}));
         default:
           if (extra && typeof extra[req.kind] === "function") {
             return settled(Promise.resolve().then(() => extra[req.kind](req)).catch((e) => ({ error: String(e && e.message) })));

@@ -81,6 +81,10 @@ async function server(input, options) {
     "tool.execute.after": guard("tool.execute.after", async (inp, out) => {
       await hw.toolAfter({ tool: inp.tool, sessionId: inp.sessionID, callId: inp.callID, output: out, args: inp.args });
     }),
+    // The plugin instance goes away: its maenifold MCP process goes with it.
+    dispose: guard("dispose", async () => {
+      await hw.dispose();
+    }),
   };
   // Intent governance: the tool exists only while governance is on (a project without
   // .orchestration/active_intents.yaml never sees it).

@@ -6,6 +6,16 @@ export interface HookwisePluginOptions {
   timeoutMs?: number;
   /** One deadline for all the concepts of a tool call, in ms (default 5000). */
   deadlineMs?: number;
+  /** How maenifold is asked: one warm `maenifold --mcp` session ("mcp"), the per-call CLI ("cli"), or the session with the CLI when MCP is not available ("auto", the default; env HOOKWISE_TRANSPORT). */
+  transport?: "auto" | "mcp" | "cli";
+  /** From starting `maenifold --mcp` to a completed handshake, in ms (default 15000). */
+  mcpStartTimeoutMs?: number;
+  /** Crashed or hung MCP sessions replaced within 10 minutes before giving up (default 3). */
+  mcpMaxRestarts?: number;
+  /** How long a BuildContext answer of the MCP session is reused, in ms (default 300000; 0: off). */
+  cacheTtlMs?: number;
+  /** Cached BuildContext answers at most, LRU (default 512; 0: off). */
+  cacheMaxEntries?: number;
   /** Token budget of the context added to one tool call (≈4 characters a token; default 2000). */
   tokenBudget?: number;
   /** Concepts looked up per tool call at most (default 8). */

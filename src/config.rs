@@ -102,6 +102,7 @@ impl Config {
         for k in opts.keys() {
             if !KNOWN.contains(&k.as_str())
                 && !crate::session::config::OPTION_KEYS.contains(&k.as_str())
+                && !crate::mcp::McpOptions::KEYS.contains(&k.as_str())
             {
                 logs.push(Log::warn(format!(
                     "hookwise option '{k}' is not known; ignored"
@@ -366,6 +367,7 @@ mod tests {
         let mut known: Vec<&str> = KNOWN
             .iter()
             .chain(crate::session::config::OPTION_KEYS)
+            .chain(crate::mcp::McpOptions::KEYS)
             .copied()
             .collect();
         in_schema.sort_unstable();

@@ -15,6 +15,7 @@ use crate::discovery::{self, Discovery};
 use crate::knowledge::{ContextQuery, Source, VaultIndex};
 use crate::maenifold::BuildContext;
 use crate::mcp::cache::{self, CacheKey, ContextCache};
+use crate::mcp::{McpHandle, Router};
 use crate::placement::{self, ArgsView, Excerpt, Placement};
 use crate::protocol::{Log, Mutation, PathKey};
 use crate::runtime::{join_all, Io, Ops, Step};
@@ -41,7 +42,18 @@ pub enum Call {
         worktree: String,
         #[serde(default)]
         directory: String,
+        /// The host can run the maenifold MCP server (`mcpStart` …); a host that runs
+        /// maenifold through its own runner cannot: the CLI path only.
+        #[serde(default = "yes")]
+        mcp: bool,
     },
+    /// Start the warm maenifold MCP session now instead of on first need (plugin start with
+    /// session-start context on). Result: `{ok, error?, status, logs}`.
+    #[serde(rename = "mcp.warmup")]
+    McpWarmup,
+    /// The plugin is going away: stop the MCP session. Result: `{stopped}`.
+    #[serde(rename = "dispose")]
+    Dispose,
     /// A session was created (OpenCode `event` `session.created`: `event.properties.info`).
     #[serde(rename = "session.created")]
     SessionCreated { session: SessionInfo },
@@ -249,6 +261,8 @@ pub struct ToolResult {
 
 struct Shared {
     config: Config,
+    /// The warm maenifold MCP session (configured at init; idle until first need).
+    mcp: McpHandle,
     session: SessionConfig,
     project: String,
     source: Option<Source>,
@@ -273,6 +287,7 @@ impl Default for Shared {
     fn default() -> Self {
         Shared {
             config: Config::default(),
+            mcp: McpHandle::new(Default::default()),
             session: SessionConfig::default(),
             project: String::new(),
             source: None,
@@ -292,12 +307,36 @@ impl Default for Shared {
 
 const MAX_PENDING_AFTER: usize = 256;
 
-#[derive(Default)]
 pub struct Engine {
     ops: Ops,
     shared: Rc<RefCell<Shared>>,
     /// Kept apart from `shared`: session operations hold it across awaits.
     sessions: Rc<RefCell<SessionState>>,
+    /// Every step passes through it: MCP answers wake the operations parked on them.
+    router: Router,
+    /// Steps of other operations that an entry woke (see [`Engine::take_woken`]).
+    woken: Vec<Step>,
+    /// MCP session warnings not yet given to the host (they go with the next result).
+    mcp_logs: Vec<Log>,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        let shared: Rc<RefCell<Shared>> = Rc::default();
+        let router = Router::new(shared.borrow().mcp.clone());
+        Engine {
+            ops: Ops::default(),
+            shared,
+            sessions: Rc::default(),
+            router,
+            woken: Vec::new(),
+            mcp_logs: Vec::new(),
+        }
+    }
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// An error in the host's call itself (bad JSON, unknown hook): a typed error, not a panic.
@@ -320,7 +359,69 @@ impl Engine {
         if now_ms.is_finite() && now_ms > 0.0 {
             let s = self.shared.borrow();
             s.clock.set(s.clock.get().max(now_ms as u64));
+            s.mcp.observe_now(now_ms as u64);
         }
+    }
+
+    /// The first step is the entry's own; the others (operations woken by MCP answers) wait
+    /// in [`Engine::take_woken`].
+    fn first(&mut self, mut steps: Vec<Step>) -> Option<Step> {
+        let logs = self.shared.borrow().mcp.take_logs();
+        if !logs.is_empty() {
+            // The session's warnings (one per incident) go out with whichever result is next.
+            self.mcp_logs.extend(logs);
+        }
+        for s in steps.iter_mut() {
+            self.attach_logs(s);
+        }
+        if steps.is_empty() {
+            return None;
+        }
+        let own = steps.remove(0);
+        self.woken.append(&mut steps);
+        Some(own)
+    }
+
+    fn attach_logs(&mut self, step: &mut Step) {
+        let Step::Done { result, .. } = step else {
+            return;
+        };
+        let Value::Object(m) = result else { return };
+        let pending = std::mem::take(&mut self.mcp_logs);
+        if pending.is_empty() {
+            return;
+        }
+        let logs = m.entry("logs").or_insert_with(|| json!([]));
+        if let Value::Array(a) = logs {
+            a.extend(pending.iter().map(to_value));
+        }
+    }
+
+    /// Steps of other operations woken since the last call (MCP answers, exits), in order;
+    /// the host handles each like the step of that operation.
+    pub fn take_woken(&mut self) -> Vec<Step> {
+        std::mem::take(&mut self.woken)
+    }
+
+    /// Stdout data of MCP session `session` (bytes as they came). Wakes what they answer.
+    pub fn mcp_feed(&mut self, session: u64, bytes: &[u8]) {
+        let steps = self.router.feed(&mut self.ops, session, bytes);
+        self.push_woken(steps);
+    }
+
+    /// MCP session `session` exited or closed stdout: `{code?, signal?, error?, stderr?}`.
+    pub fn mcp_closed(&mut self, session: u64, info: &Value) {
+        let steps = self.router.closed(&mut self.ops, session, info);
+        self.push_woken(steps);
+    }
+
+    fn push_woken(&mut self, mut steps: Vec<Step>) {
+        let logs = self.shared.borrow().mcp.take_logs();
+        self.mcp_logs.extend(logs);
+        for s in steps.iter_mut() {
+            self.attach_logs(s);
+        }
+        self.woken.append(&mut steps);
     }
 
     pub fn start_json(&mut self, call: impl AsRef<[u8]>) -> Result<Step, CallError> {
@@ -352,21 +453,25 @@ impl Engine {
                 kind: "BadReply",
                 message: format!("bad replies to operation {op}: {e}"),
             })?;
-        Ok(self.ops.resume_many(op, replies))
+        Ok(self.ops_resume_many(op, replies))
     }
 
     pub fn resume(&mut self, op: u64, id: u64, reply: Value) -> Option<Step> {
-        self.ops.resume(op, id, reply)
+        let steps = self.router.resume(&mut self.ops, op, id, reply);
+        self.first(steps)
     }
 
     /// Several replies of one operation at once.
     pub fn ops_resume_many(&mut self, op: u64, replies: Vec<(u64, Value)>) -> Option<Step> {
-        self.ops.resume_many(op, replies)
+        let steps = self.router.resume_many(&mut self.ops, op, replies);
+        self.first(steps)
     }
 
     /// The host gave up on an operation; returns its requests to cancel.
     pub fn abandon(&mut self, op: u64) -> Vec<u64> {
-        self.ops.abandon(op)
+        let (ids, steps) = self.router.abandon(&mut self.ops, op);
+        self.push_woken(steps);
+        ids
     }
 
     /// The answer of the lean build to a call only the policy build serves.
@@ -377,6 +482,12 @@ impl Engine {
     }
 
     pub fn start(&mut self, call: Call) -> Step {
+        let step = self.start_raw(call);
+        let steps = self.router.route(&mut self.ops, step);
+        self.first(steps).expect("a start always has its own step")
+    }
+
+    fn start_raw(&mut self, call: Call) -> Step {
         let shared = self.shared.clone();
         match call {
             Call::Init {
@@ -385,9 +496,23 @@ impl Engine {
                 cwd,
                 worktree,
                 directory,
-            } => self
-                .ops
-                .start(move |io| init(io, shared, options, env, cwd, worktree, directory)),
+                mcp,
+            } => self.ops.start(move |io| {
+                init(io, shared, options, env, cwd, worktree, directory, mcp)
+            }),
+            Call::McpWarmup => {
+                let h = shared.borrow().mcp.clone();
+                self.ops
+                    .start(move |io| async move { crate::mcp::session::warm_up(&io, &h).await })
+            }
+            Call::Dispose => {
+                let h = shared.borrow().mcp.clone();
+                self.ops.start(move |io| async move {
+                    let running = h.status().session;
+                    crate::mcp::session::shutdown(&io, &h).await;
+                    json!({ "stopped": running })
+                })
+            }
             Call::SessionCreated { session } => {
                 #[cfg(feature = "policy")]
                 shared
@@ -462,6 +587,10 @@ impl Engine {
                     "project": s.project,
                     "warnings": s.init_warnings,
                     "cache": s.cache.stats,
+                    "mcp": match &s.source {
+                        Some(Source::Mcp { h, .. }) => to_value(h.status()),
+                        _ => Value::Null,
+                    },
                     "vault": match &s.source {
                         Some(Source::Vault(v)) => json!({"root": v.root, "index": *v.last.borrow()}),
                         _ => Value::Null,
@@ -847,6 +976,7 @@ async fn choose_source(
     (None, found, logs)
 }
 
+#[allow(clippy::too_many_arguments)] // the init call's fields, as they come
 async fn init(
     io: Io,
     shared: Rc<RefCell<Shared>>,
@@ -855,6 +985,7 @@ async fn init(
     cwd: String,
     worktree: String,
     directory: String,
+    host_mcp: bool,
 ) -> Value {
     // OpenCode's worktree is `/` outside a git repository: the project is the directory then.
     let cwd = if (cwd.is_empty() || cwd == "/") && !directory.is_empty() {
@@ -916,14 +1047,52 @@ async fn init(
     let clock = shared.borrow().clock.clone();
     let (source, found, mut source_logs) = choose_source(&io, &config, &env, &cwd, clock).await;
     logs.append(&mut source_logs);
+    // maenifold found: through the warm MCP session unless the transport is `cli`.
+    let (mcp_opts, mcp_logs) =
+        crate::mcp::McpOptions::from_sources(&options, &env, config.timeout_ms);
+    logs.extend(mcp_logs);
+    let h = shared.borrow().mcp.clone();
+    let source = match source {
+        Some(cli @ Source::Cli { .. })
+            if host_mcp && mcp_opts.transport != crate::mcp::Transport::Cli =>
+        {
+            let Source::Cli { path, .. } = &cli else {
+                unreachable!()
+            };
+            let setup = crate::mcp::McpSetup {
+                cli_path: Some(path.clone()),
+                env: BTreeMap::new(),
+                source: format!("maenifold:{path}"),
+                options: mcp_opts.clone(),
+            };
+            if let Some(old) = h.configure(setup) {
+                // A second init: the old session goes.
+                io.request(crate::protocol::Request::McpStop {
+                    session: old,
+                    grace_ms: mcp_opts.stop_grace_ms,
+                })
+                .await;
+            }
+            Some(Source::Mcp {
+                h: h.clone(),
+                cli: Box::new(cli),
+                timeout_ms: config.timeout_ms,
+            })
+        }
+        other => other,
+    };
+    let is_mcp = matches!(source, Some(Source::Mcp { .. }));
+    let warm = is_mcp && session_cfg.enabled;
     #[cfg(feature = "policy")]
     let enforcer = match loaded {
         Some(l) => {
             logs.extend(l.issues.iter().map(|i| Log::warn(i.to_string())));
-            // Memories come from the knowledge source: the maenifold CLI, or the vault
-            // (searched in process, its BM25 scores calibrated to 0–1 per query).
+            // Memories come from the knowledge source: maenifold (the warm session or the CLI),
+            // or the vault (searched in process, its BM25 scores calibrated to 0–1 per query).
             let memory = match &source {
-                Some(s @ Source::Cli { .. }) => Some(MemorySource::Maenifold(s.clone())),
+                Some(s @ (Source::Cli { .. } | Source::Mcp { .. })) => {
+                    Some(MemorySource::Maenifold(s.clone()))
+                }
                 Some(Source::Vault(v)) => Some(MemorySource::Vault(v.clone())),
                 None => None,
             };
@@ -980,7 +1149,10 @@ async fn init(
             s.gov = gov;
         }
     }
-    json!({ "discovery": found, "plan": plan, "logs": logs })
+    // Enforcement's memory search has a deadline far shorter than a start: it must find the
+    // session warm, not start it.
+    let warm = warm || (enforcing && is_mcp);
+    json!({ "discovery": found, "plan": plan, "logs": logs, "warmMcp": warm })
 }
 
 /// Whether the project wants pre-action enforcement: option `enforcement`, an `enforcement`
@@ -1172,7 +1344,8 @@ async fn tool_before(
     };
     // A vault answers in process from an index it re-lists every `vaultRefreshMs`: caching its
     // answers for the cache's TTL would hide edits of the notes.
-    let use_cache = !matches!(source, Source::Vault(_));
+    // The MCP session has its own cache (shared with session start): one is enough.
+    let use_cache = matches!(source, Source::Cli { .. });
     let cached: Vec<Option<BuildContext>> = {
         let mut s = shared.borrow_mut();
         concepts
@@ -1333,7 +1506,9 @@ mod tests {
                 cli,
                 spawned: vec![],
             };
-            let init = json!({"hook": "init", "env": {"PATH": "/bin"}, "cwd": "/w"}).to_string();
+            // This host runs maenifold per call only (the MCP path has its own tests).
+            let init = json!({"hook": "init", "env": {"PATH": "/bin"}, "cwd": "/w", "mcp": false})
+                .to_string();
             let r = h.drive(&init);
             assert_eq!(r["discovery"]["path"], "/bin/maenifold");
             h

@@ -7,8 +7,9 @@ use std::rc::Rc;
 use serde_json::{json, Value};
 
 use crate::maenifold::{self, BuildContext, SpawnResult};
+use crate::mcp::{session, McpHandle};
 use crate::protocol::Request;
-use crate::runtime::Io;
+use crate::runtime::{timeout, Io};
 use crate::vault::changes::{refresh_watched, WatchState};
 use crate::vault::{render, RefreshStats, Vault};
 
@@ -95,6 +96,14 @@ pub enum Source {
     /// A markdown vault, answered in process in the CLI's own text shapes, so every consumer
     /// parses one form.
     Vault(Rc<VaultIndex>),
+    /// maenifold through the plugin's one warm MCP session (`maenifold --mcp`), with the CLI
+    /// behind it for transport `auto` (see [`crate::mcp`]). Answers are the CLI's text forms.
+    Mcp {
+        h: McpHandle,
+        cli: Box<Source>,
+        /// The longest one question may take, a start of the session included.
+        timeout_ms: u64,
+    },
 }
 
 impl Source {
@@ -111,12 +120,17 @@ impl Source {
                 max_bytes: *max_bytes,
             },
             Source::Vault(v) => Source::Vault(v.clone()),
+            Source::Mcp { h, cli, timeout_ms } => Source::Mcp {
+                h: h.clone(),
+                cli: Box::new(cli.with_timeout(ms)),
+                timeout_ms: (*timeout_ms).min(ms),
+            },
         }
     }
 
     pub fn timeout_ms(&self) -> u64 {
         match self {
-            Source::Cli { timeout_ms, .. } => *timeout_ms,
+            Source::Cli { timeout_ms, .. } | Source::Mcp { timeout_ms, .. } => *timeout_ms,
             Source::Vault(_) => 0,
         }
     }
@@ -125,11 +139,33 @@ impl Source {
         match self {
             Source::Cli { .. } => "maenifold-cli",
             Source::Vault(_) => "vault",
+            Source::Mcp { .. } => "maenifold-mcp",
         }
     }
 
     /// Ask one CLI tool; the text on success.
     pub async fn cli_call(
+        &self,
+        io: &Io,
+        tool: &str,
+        payload: &Value,
+        json_out: bool,
+    ) -> Result<String, String> {
+        match self {
+            // Over MCP the answer is the CLI's markdown (`--json` is CLI-only): consumers
+            // parse both forms.
+            Source::Mcp { h, cli, timeout_ms } => {
+                let ask = session::tool_text(io, h, Some(cli), tool, payload, json_out);
+                timeout(io, *timeout_ms, ask)
+                    .await
+                    .unwrap_or_else(|| Err(format!("{tool}: timed out after {timeout_ms} ms")))
+            }
+            _ => self.direct_call(io, tool, payload, json_out).await,
+        }
+    }
+
+    /// [`Source::cli_call`] without the MCP session: the CLI process or the vault.
+    pub async fn direct_call(
         &self,
         io: &Io,
         tool: &str,
@@ -146,6 +182,7 @@ impl Source {
                 v.ensure_fresh(io).await;
                 return vault_call(v, tool, payload, json_out);
             }
+            Source::Mcp { .. } => return Err(format!("{tool}: no direct path")),
         };
         let reply = io
             .request(Request::Spawn {
@@ -168,13 +205,35 @@ impl Source {
         concept: &str,
         q: ContextQuery,
     ) -> Result<BuildContext, String> {
+        match self {
+            Source::Mcp { h, cli, timeout_ms } => {
+                let ask = session::build_context(io, h, Some(cli), concept, q);
+                timeout(io, *timeout_ms, ask).await.unwrap_or_else(|| {
+                    Err(format!(
+                        "BuildContext {concept}: timed out after {timeout_ms} ms"
+                    ))
+                })
+            }
+            _ => self.direct_build_context(io, concept, q).await,
+        }
+    }
+
+    /// [`Source::build_context`] without the MCP session.
+    pub async fn direct_build_context(
+        &self,
+        io: &Io,
+        concept: &str,
+        q: ContextQuery,
+    ) -> Result<BuildContext, String> {
         let payload = json!({
             "conceptName": concept,
             "depth": q.depth,
             "maxEntities": q.max_entities,
             "includeContent": q.include_content,
         });
-        let text = self.cli_call(io, "BuildContext", &payload, false).await?;
+        let text = self
+            .direct_call(io, "BuildContext", &payload, false)
+            .await?;
         BuildContext::parse(&text).map_err(|e| format!("BuildContext {concept}: {e}"))
     }
 }

@@ -32,6 +32,20 @@ fn step_json<T: serde::Serialize>(t: &T) -> String {
     })
 }
 
+/// A step, with the steps of other operations it woke (MCP answers) as `"woken": [...]`.
+fn with_woken(step: &crate::runtime::Step, woken: Vec<crate::runtime::Step>) -> String {
+    let own = step_json(step);
+    if woken.is_empty() {
+        return own;
+    }
+    // `{"pending":…}` / `{"done":…}` + `,"woken":[…]}`
+    format!(
+        "{},\"woken\":{}}}",
+        &own[..own.len() - 1],
+        step_json(&woken)
+    )
+}
+
 #[wasm_bindgen]
 pub struct Engine {
     inner: Core,
@@ -49,10 +63,8 @@ impl Engine {
     /// copy loop) at host time `now_ms` (ms since the epoch). Returns the step (JSON).
     pub fn start(&mut self, call: &[u8], now_ms: f64) -> Result<String, JsError> {
         self.inner.observe_now(now_ms);
-        self.inner
-            .start_json(call)
-            .map(|s| step_json(&s))
-            .map_err(js_error)
+        let step = self.inner.start_json(call).map_err(js_error)?;
+        Ok(with_woken(&step, self.inner.take_woken()))
     }
 
     /// Hand back replies of operation `op` (UTF-8 JSON `[[id, reply], …]`: whatever finished
@@ -60,19 +72,48 @@ impl Engine {
     /// nothing waits for those replies.
     pub fn resume(&mut self, op: u32, replies: &[u8], now_ms: f64) -> Result<String, JsError> {
         self.inner.observe_now(now_ms);
-        match self
+        let step = self
             .inner
             .resume_json(op as u64, replies)
-            .map_err(js_error)?
-        {
-            Some(s) => Ok(step_json(&s)),
+            .map_err(js_error)?;
+        let woken = self.inner.take_woken();
+        match step {
+            Some(s) => Ok(with_woken(&s, woken)),
+            // Nothing of its own, but what it woke still goes out.
+            None if !woken.is_empty() => Ok(format!(r#"{{"woken":{}}}"#, step_json(&woken))),
             None => Ok(String::new()),
         }
     }
 
     /// Give up on an operation. Returns the ids of its requests to cancel (JSON array).
+    /// Steps it woke come with the next `mcpWoken`.
     pub fn abandon(&mut self, op: u32) -> String {
         step_json(&self.inner.abandon(op as u64))
+    }
+
+    /// Stdout bytes of MCP session `session`, as they came. Returns the steps of the
+    /// operations they woke (JSON array).
+    #[wasm_bindgen(js_name = mcpFeed)]
+    pub fn mcp_feed(&mut self, session: u32, bytes: &[u8], now_ms: f64) -> String {
+        self.inner.observe_now(now_ms);
+        self.inner.mcp_feed(session as u64, bytes);
+        step_json(&self.inner.take_woken())
+    }
+
+    /// MCP session `session` ended (`{code?, signal?, error?, stderr?}` as JSON). Returns the
+    /// steps of the operations this woke (JSON array).
+    #[wasm_bindgen(js_name = mcpClosed)]
+    pub fn mcp_closed(&mut self, session: u32, info: &str, now_ms: f64) -> String {
+        self.inner.observe_now(now_ms);
+        let info = serde_json::from_str(info).unwrap_or(serde_json::Value::Null);
+        self.inner.mcp_closed(session as u64, &info);
+        step_json(&self.inner.take_woken())
+    }
+
+    /// Steps woken by anything since (an `abandon`). JSON array.
+    #[wasm_bindgen(js_name = mcpWoken)]
+    pub fn mcp_woken(&mut self) -> String {
+        step_json(&self.inner.take_woken())
     }
 }
 

@@ -69,7 +69,7 @@ fn a_tool_call_round_trip() {
     let mut e = Engine::new();
     let init = parse(
         &e.start(
-            json!({"hook": "init", "options": {"cliPath": "/m"}})
+            json!({"hook": "init", "options": {"cliPath": "/m", "transport": "cli"}})
                 .to_string()
                 .as_bytes(),
             1.0,
@@ -125,4 +125,132 @@ fn bad_input_is_a_typed_error() {
     assert!(e.start(br#"{"hook":"tool.before"}"#, 1.0).is_err());
     assert!(e.resume(1, b"\xff", 1.0).is_err());
     assert_eq!(e.resume(99, b"[[1,{}]]", 1.0).unwrap(), "");
+}
+
+/// The requests of a step (own or woken) of operation `op`.
+fn requests_of(step: &Value) -> Vec<Value> {
+    step["pending"]["requests"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+#[wasm_bindgen_test]
+fn a_tool_call_over_the_warm_mcp_session() {
+    let mut e = Engine::new();
+    let init = parse(
+        &e.start(
+            json!({"hook": "init", "options": {"cliPath": "/m"}})
+                .to_string()
+                .as_bytes(),
+            1.0,
+        )
+        .unwrap(),
+    );
+    let op = init["pending"]["op"].as_u64().unwrap() as u32;
+    let id = init["pending"]["requests"][0]["id"].as_u64().unwrap();
+    let done = parse(
+        &e.resume(
+            op,
+            format!(
+                r#"[[{id},{{"exists":true,"realpath":"/m","isFile":true,"executable":true}}]]"#
+            )
+            .as_bytes(),
+            1.0,
+        )
+        .unwrap(),
+    );
+    assert_eq!(done["done"]["result"]["warmMcp"], true);
+
+    let call = json!({"hook": "tool.before", "tool": "bash", "callId": "c", "args": {"command": "echo [[Auth]]"}});
+    let step = parse(&e.start(call.to_string().as_bytes(), 2.0).unwrap());
+    let op = step["pending"]["op"].as_u64().unwrap() as u32;
+    let start = requests_of(&step)
+        .into_iter()
+        .find(|r| r["kind"] == "mcpStart")
+        .expect("the first lookup starts the server");
+    assert_eq!(start["argv"], json!(["/m", "--mcp"]));
+    let session = start["session"].as_u64().unwrap() as u32;
+    // spawned → the initialize line is written
+    let step = parse(
+        &e.resume(
+            op,
+            json!([[start["id"], {"ok": true, "pid": 42}]])
+                .to_string()
+                .as_bytes(),
+            3.0,
+        )
+        .unwrap(),
+    );
+    let write = requests_of(&step)
+        .into_iter()
+        .find(|r| r["kind"] == "mcpWrite")
+        .unwrap();
+    assert!(write["text"].as_str().unwrap().contains("\"initialize\""));
+    let step = parse(
+        &e.resume(
+            op,
+            json!([[write["id"], {"ok": true}]]).to_string().as_bytes(),
+            4.0,
+        )
+        .unwrap(),
+    );
+    assert!(
+        requests_of(&step).iter().all(|r| r["kind"] != "mcpAwait"),
+        "the host never sees the core's own waits"
+    );
+    // The handshake answer, in two chunks: it wakes the call, which writes its tools/call.
+    let woken = parse(&e.mcp_feed(
+        session,
+        br#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","#,
+        5.0,
+    ));
+    assert_eq!(woken, json!([]), "half a line wakes nothing");
+    let woken = parse(&e.mcp_feed(
+        session,
+        b"\"capabilities\":{},\"serverInfo\":{\"name\":\"maenifold\",\"version\":\"1.0.3.0\"}}}\n",
+        6.0,
+    ));
+    let steps = woken.as_array().unwrap();
+    assert_eq!(steps.len(), 1, "{woken}");
+    assert_eq!(steps[0]["pending"]["op"], op);
+    let write = requests_of(&steps[0])
+        .into_iter()
+        .find(|r| r["kind"] == "mcpWrite")
+        .unwrap();
+    let text = write["text"].as_str().unwrap();
+    assert!(text.contains("notifications/initialized"), "{text}");
+    let call_line: Value = text
+        .lines()
+        .map(parse)
+        .find(|m| m["method"] == "tools/call")
+        .unwrap();
+    assert_eq!(call_line["params"]["name"], "build_context");
+    assert_eq!(call_line["params"]["arguments"]["conceptName"], "auth");
+    let rpc = call_line["id"].as_u64().unwrap();
+    e.resume(
+        op,
+        json!([[write["id"], {"ok": true}]]).to_string().as_bytes(),
+        7.0,
+    )
+    .unwrap();
+    // The answer (BuildContext's JSON form) finishes the call: a woken `done` step.
+    let bc = json!({"conceptName": "auth", "depth": 1, "directRelations": [{"name": "jwt", "coOccurrenceCount": 2, "files": ["memory://notes/a"]}]});
+    let answer = json!({"jsonrpc": "2.0", "id": rpc, "result": {"content": [{"type": "text", "text": bc.to_string()}]}});
+    let woken = parse(&e.mcp_feed(session, format!("{answer}\n").as_bytes(), 8.0));
+    let done = &woken[0]["done"];
+    assert_eq!(done["op"], op);
+    let m = &done["result"]["mutations"][0];
+    assert!(
+        m["prepend"]
+            .as_str()
+            .unwrap()
+            .contains("# Related: [[jwt]] (2 files)"),
+        "{done}"
+    );
+    // The server exits: nothing waits, nothing is woken.
+    assert_eq!(
+        parse(&e.mcp_closed(session, r#"{"code":0}"#, 9.0)),
+        json!([])
+    );
 }

@@ -112,6 +112,13 @@ impl MemorySource {
                     Err(e) if e.contains("no informative keywords") => return Ok(Vec::new()),
                     Err(e) => return Err(e),
                 };
+                // Over the warm MCP session the answer is the markdown form (`--json` is
+                // CLI-only): the same results, read from the text.
+                if !text.trim_start().starts_with('{') && !text.starts_with("No memories found") {
+                    return maenifold::search::parse(&text)
+                        .map(|r| parse_results(&markdown_data(&r), q.max_results as usize))
+                        .map_err(|e| format!("SearchMemories: {e}"));
+                }
                 let judged = maenifold::judge_json(&SpawnResult {
                     success: true,
                     stdout: text.clone(),
@@ -175,6 +182,24 @@ fn vault_memories(hits: Vec<(crate::vault::Hit, Vec<String>)>, reference: f64) -
             }
         })
         .collect()
+}
+
+/// Parsed markdown results in the `--json` data shape (Hybrid: text and semantic scores; the
+/// other modes: one score).
+fn markdown_data(r: &maenifold::search::SearchResults) -> Value {
+    let results: Vec<Value> = r
+        .hits
+        .iter()
+        .map(|h| {
+            if h.text_score.is_some() || h.semantic_score.is_some() {
+                json!({"title": h.title, "path": h.uri, "snippet": h.snippet,
+                    "textScore": h.text_score, "semanticScore": h.semantic_score})
+            } else {
+                json!({"title": h.title, "path": h.uri, "snippet": h.snippet, "score": h.score})
+            }
+        })
+        .collect();
+    json!({ "results": results })
 }
 
 /// SearchMemories `--json` data → memories, best first.
@@ -302,6 +327,30 @@ mod tests {
         ] {
             assert_eq!(vault_confidence(s, r), 0.0, "{s} {r}");
         }
+    }
+
+    #[test]
+    fn markdown_results_over_mcp_read_like_the_json_ones() {
+        // SearchMemories over MCP is the CLI's markdown (no `--json`).
+        let md = "🔍 **Hybrid Search** (combining text + semantic similarity)\nFound 1 matches (page 1):\nText results: 1, Semantic results: 1\n\n📄 **Auth Design** (memory://security/auth-design)\n   📊 Scores - Fused: 0.033 | Text: 0.050 | Semantic: 0.712\n   📝 Tokens are RS256\n";
+        let r = maenifold::search::parse(md).unwrap();
+        let m = parse_results(&markdown_data(&r), 10);
+        assert_eq!(m.len(), 1);
+        assert_eq!(
+            (
+                m[0].title.as_str(),
+                m[0].uri.as_str(),
+                m[0].confidence,
+                m[0].category
+            ),
+            (
+                "Auth Design",
+                "memory://security/auth-design",
+                0.712,
+                Category::Security
+            )
+        );
+        assert_eq!(m[0].snippet, "Tokens are RS256");
     }
 
     #[test]

@@ -489,6 +489,7 @@ mod tests {
         let read: Vec<&str> = crate::config::KNOWN
             .iter()
             .chain(crate::session::config::OPTION_KEYS)
+            .chain(crate::mcp::McpOptions::KEYS)
             .copied()
             .collect();
         for k in &read {

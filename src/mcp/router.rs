@@ -71,6 +71,18 @@ impl Router {
         }
     }
 
+    /// `Ops::resume_many` through the router (replies to parked requests are dropped).
+    pub fn resume_many(&mut self, ops: &mut Ops, op: u64, replies: Vec<(u64, Value)>) -> Vec<Step> {
+        let replies: Vec<(u64, Value)> = replies
+            .into_iter()
+            .filter(|(id, _)| !self.parked.iter().any(|p| p.op == op && p.req == *id))
+            .collect();
+        match ops.resume_many(op, replies) {
+            Some(step) => self.route(ops, step),
+            None => Vec::new(),
+        }
+    }
+
     /// Stdout data of `session` (bytes as they came, any chunking).
     pub fn feed(&mut self, ops: &mut Ops, session: u64, bytes: &[u8]) -> Vec<Step> {
         self.h.0.borrow_mut().feed(session, bytes);

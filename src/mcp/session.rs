@@ -56,8 +56,10 @@ struct Live {
     init_line: Option<String>,
     lines: LineBuffer,
     created_ms: u64,
-    /// In a burst of garbage lines (one warning per burst).
+    /// In a burst of garbage lines (one note per burst).
     garbage_burst: bool,
+    /// A garbage line was warned about (one warning per session).
+    garbage_warned: bool,
 }
 
 /// What an operation must do to get a session.
@@ -240,6 +242,7 @@ impl Hub {
                         lines: LineBuffer::new(self.opts.max_line_bytes),
                         created_ms: self.now_ms,
                         garbage_burst: false,
+                        garbage_warned: false,
                     });
                     Action::Start {
                         session: id,
@@ -341,10 +344,17 @@ impl Hub {
                         self.wakes.push(Wake::Rpc { session, id });
                     }
                     Event::Garbage(g) => {
+                        // One warning per session; later bursts are notes.
                         if !l.garbage_burst && l.stage == Stage::Ready {
-                            self.logs.push(Log::warn(format!(
+                            let msg = format!(
                                 "maenifold MCP server wrote a line that is not JSON-RPC (skipped): {g}"
-                            )));
+                            );
+                            self.logs.push(if l.garbage_warned {
+                                Log::debug(msg)
+                            } else {
+                                Log::warn(msg)
+                            });
+                            l.garbage_warned = true;
                         }
                         l.garbage_burst = true;
                     }
@@ -853,7 +863,7 @@ pub async fn build_context(
     }
     let r = match h.transport() {
         Transport::Cli => match cli {
-            Some(c) => c.build_context(io, concept, q).await,
+            Some(c) => c.direct_build_context(io, concept, q).await,
             None => Err("no maenifold CLI".to_string()),
         },
         t => match build_context_mcp(io, h, concept, q).await {
@@ -864,7 +874,9 @@ pub async fn build_context(
                         "BuildContext {concept}: {e}; asking the CLI"
                     )));
                 }
-                cli.expect("checked").build_context(io, concept, q).await
+                cli.expect("checked")
+                    .direct_build_context(io, concept, q)
+                    .await
             }
             Err(e) => Err(format!("BuildContext {concept}: {e}")),
         },
@@ -886,6 +898,7 @@ pub async fn tool_text(
     cli: Option<&Source>,
     cli_tool: &str,
     payload: &Value,
+    json_out: bool,
 ) -> Result<String, String> {
     let via_cli = |io: &Io| {
         let io = io.clone();
@@ -894,7 +907,7 @@ pub async fn tool_text(
         let tool = cli_tool.to_string();
         async move {
             match cli {
-                Some(c) => c.cli_call(&io, &tool, &payload, false).await,
+                Some(c) => c.direct_call(&io, &tool, &payload, json_out).await,
                 None => Err("no maenifold CLI".to_string()),
             }
         }

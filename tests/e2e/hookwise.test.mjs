@@ -157,6 +157,9 @@ describe("hookwise in the real OpenCode (packed, loaded by package name)", { ski
           PATH: `${FAKE_DIR}:${process.env.PATH}`,
           MAENIFOLD_ROOT: dataRoot,
           FAKE_MAENIFOLD_LOG: fakeLog,
+          // The per-call CLI path (its payloads are checked below); the warm MCP session has
+          // its own e2e (mcp.test.mjs).
+          HOOKWISE_TRANSPORT: "cli",
           // Session-start context has its own test (session.test.mjs); off here so the fake's
           // log holds only the tool calls' lookups.
           SESSION_START_ENABLED: "false",

@@ -126,6 +126,9 @@ describe("hookwise session context and compaction in the real OpenCode", { skip:
       FAKE_MAENIFOLD_LOG: log,
       // RecentActivity's "last 24 h" is relative to this; the fixture's newest note is 2026-11-21 16:40.
       FAKE_MAENIFOLD_NOW: "2026-11-21T20:00:00Z",
+      // This file measures and checks the per-call CLI path; the warm MCP session has its
+      // own e2e (mcp.test.mjs).
+      HOOKWISE_TRANSPORT: "cli",
       TZ: "UTC",
     });
 

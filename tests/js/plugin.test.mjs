@@ -10,6 +10,9 @@ const require = createRequire(import.meta.url);
 
 // The plugin runs in OpenCode's environment: each test sets process.env for its whole run
 // (node:test runs the tests of a file one after another).
+// These tests check the per-call CLI path (its payloads, its faults): the warm MCP session
+// has its own (mcp.test.mjs).
+process.env.HOOKWISE_TRANSPORT = "cli";
 const saved = { ...process.env };
 afterEach(() => {
   for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];

@@ -18,6 +18,9 @@ const PRESERVATION = "## Knowledge Graph Preservation (hookwise)";
 const T = { timeout: 30_000 };
 
 // The plugin runs in OpenCode's environment (process.env): each start sets it afresh.
+// These tests check the per-call CLI path (its payloads, its faults): the warm MCP session
+// has its own (mcp.test.mjs).
+process.env.HOOKWISE_TRANSPORT = "cli";
 const saved = { ...process.env };
 function resetEnv() {
   for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];

@@ -210,13 +210,14 @@ test('knowledge: "auto" prefers the CLI when it is found', T, async () => {
   const dir = vault(NOTE_ABOUT_AUTH);
   const { e } = await engine({ env: f.env, options: { vault: dir } });
   const d = await e.doctor();
-  assert.equal(d.source, "maenifold-cli");
+  assert.equal(d.source, "maenifold-mcp", "maenifold, through its warm MCP session (transport auto)");
   assert.equal(d.discovery.source, "path");
   assert.equal(d.vault, null);
   const got = await ask(e, "auth");
   assert.ok("jwt" in got.related, `the fixture's knowledge (auth ~ jwt), not the vault's:\n${got.context}`);
   assert.ok(!("vault-only-concept" in got.related));
-  assert.ok(f.calls().some((c) => c.tool === "BuildContext"), "the CLI answered");
+  assert.ok(f.calls().some((c) => c.tool === "build_context"), "maenifold answered");
+  await e.dispose?.();
 });
 
 test('knowledge: "auto" falls back to the vault: option, HOOKWISE_VAULT, $MAENIFOLD_ROOT/memory, .opencode/knowledge', T, async () => {
