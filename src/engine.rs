@@ -15,6 +15,7 @@ use crate::discovery::{self, Discovery};
 use crate::knowledge::{ContextQuery, Source, VaultIndex};
 use crate::maenifold::BuildContext;
 use crate::mcp::cache::{self, CacheKey, ContextCache};
+#[cfg(feature = "policy")]
 use crate::mcp::{McpHandle, Router};
 use crate::placement::{self, ArgsView, Excerpt, Placement};
 use crate::protocol::{Log, Mutation, PathKey};
@@ -262,6 +263,7 @@ pub struct ToolResult {
 struct Shared {
     config: Config,
     /// The warm maenifold MCP session (configured at init; idle until first need).
+    #[cfg(feature = "policy")]
     mcp: McpHandle,
     session: SessionConfig,
     project: String,
@@ -287,6 +289,7 @@ impl Default for Shared {
     fn default() -> Self {
         Shared {
             config: Config::default(),
+            #[cfg(feature = "policy")]
             mcp: McpHandle::new(Default::default()),
             session: SessionConfig::default(),
             project: String::new(),
@@ -312,24 +315,30 @@ pub struct Engine {
     shared: Rc<RefCell<Shared>>,
     /// Kept apart from `shared`: session operations hold it across awaits.
     sessions: Rc<RefCell<SessionState>>,
-    /// Every step passes through it: MCP answers wake the operations parked on them.
+    /// Every step passes through it: MCP answers wake the operations parked on them. The
+    /// warm MCP session is in the policy (full) build only.
+    #[cfg(feature = "policy")]
     router: Router,
     /// Steps of other operations that an entry woke (see [`Engine::take_woken`]).
     woken: Vec<Step>,
     /// MCP session warnings not yet given to the host (they go with the next result).
+    #[cfg(feature = "policy")]
     mcp_logs: Vec<Log>,
 }
 
 impl Default for Engine {
     fn default() -> Self {
         let shared: Rc<RefCell<Shared>> = Rc::default();
+        #[cfg(feature = "policy")]
         let router = Router::new(shared.borrow().mcp.clone());
         Engine {
             ops: Ops::default(),
             shared,
             sessions: Rc::default(),
+            #[cfg(feature = "policy")]
             router,
             woken: Vec::new(),
+            #[cfg(feature = "policy")]
             mcp_logs: Vec::new(),
         }
     }
@@ -359,12 +368,14 @@ impl Engine {
         if now_ms.is_finite() && now_ms > 0.0 {
             let s = self.shared.borrow();
             s.clock.set(s.clock.get().max(now_ms as u64));
+            #[cfg(feature = "policy")]
             s.mcp.observe_now(now_ms as u64);
         }
     }
 
     /// The first step is the entry's own; the others (operations woken by MCP answers) wait
     /// in [`Engine::take_woken`].
+    #[cfg(feature = "policy")]
     fn first(&mut self, mut steps: Vec<Step>) -> Option<Step> {
         let logs = self.shared.borrow().mcp.take_logs();
         if !logs.is_empty() {
@@ -382,6 +393,7 @@ impl Engine {
         Some(own)
     }
 
+    #[cfg(feature = "policy")]
     fn attach_logs(&mut self, step: &mut Step) {
         let Step::Done { result, .. } = step else {
             return;
@@ -404,17 +416,20 @@ impl Engine {
     }
 
     /// Stdout data of MCP session `session` (bytes as they came). Wakes what they answer.
+    #[cfg(feature = "policy")]
     pub fn mcp_feed(&mut self, session: u64, bytes: &[u8]) {
         let steps = self.router.feed(&mut self.ops, session, bytes);
         self.push_woken(steps);
     }
 
     /// MCP session `session` exited or closed stdout: `{code?, signal?, error?, stderr?}`.
+    #[cfg(feature = "policy")]
     pub fn mcp_closed(&mut self, session: u64, info: &Value) {
         let steps = self.router.closed(&mut self.ops, session, info);
         self.push_woken(steps);
     }
 
+    #[cfg(feature = "policy")]
     fn push_woken(&mut self, mut steps: Vec<Step>) {
         let logs = self.shared.borrow().mcp.take_logs();
         self.mcp_logs.extend(logs);
@@ -457,21 +472,36 @@ impl Engine {
     }
 
     pub fn resume(&mut self, op: u64, id: u64, reply: Value) -> Option<Step> {
-        let steps = self.router.resume(&mut self.ops, op, id, reply);
-        self.first(steps)
+        #[cfg(feature = "policy")]
+        {
+            let steps = self.router.resume(&mut self.ops, op, id, reply);
+            self.first(steps)
+        }
+        #[cfg(not(feature = "policy"))]
+        self.ops.resume(op, id, reply)
     }
 
     /// Several replies of one operation at once.
     pub fn ops_resume_many(&mut self, op: u64, replies: Vec<(u64, Value)>) -> Option<Step> {
-        let steps = self.router.resume_many(&mut self.ops, op, replies);
-        self.first(steps)
+        #[cfg(feature = "policy")]
+        {
+            let steps = self.router.resume_many(&mut self.ops, op, replies);
+            self.first(steps)
+        }
+        #[cfg(not(feature = "policy"))]
+        self.ops.resume_many(op, replies)
     }
 
     /// The host gave up on an operation; returns its requests to cancel.
     pub fn abandon(&mut self, op: u64) -> Vec<u64> {
-        let (ids, steps) = self.router.abandon(&mut self.ops, op);
-        self.push_woken(steps);
-        ids
+        #[cfg(feature = "policy")]
+        {
+            let (ids, steps) = self.router.abandon(&mut self.ops, op);
+            self.push_woken(steps);
+            ids
+        }
+        #[cfg(not(feature = "policy"))]
+        self.ops.abandon(op)
     }
 
     /// The answer of the lean build to a call only the policy build serves.
@@ -483,8 +513,13 @@ impl Engine {
 
     pub fn start(&mut self, call: Call) -> Step {
         let step = self.start_raw(call);
-        let steps = self.router.route(&mut self.ops, step);
-        self.first(steps).expect("a start always has its own step")
+        #[cfg(feature = "policy")]
+        {
+            let steps = self.router.route(&mut self.ops, step);
+            self.first(steps).expect("a start always has its own step")
+        }
+        #[cfg(not(feature = "policy"))]
+        step
     }
 
     fn start_raw(&mut self, call: Call) -> Step {
@@ -500,11 +535,19 @@ impl Engine {
             } => self.ops.start(move |io| {
                 init(io, shared, options, env, cwd, worktree, directory, mcp)
             }),
+            #[cfg(not(feature = "policy"))]
+            Call::McpWarmup => self.ops.start(move |_| async move { json!({}) }),
+            #[cfg(not(feature = "policy"))]
+            Call::Dispose => self
+                .ops
+                .start(move |_| async move { json!({ "stopped": false }) }),
+            #[cfg(feature = "policy")]
             Call::McpWarmup => {
                 let h = shared.borrow().mcp.clone();
                 self.ops
                     .start(move |io| async move { crate::mcp::session::warm_up(&io, &h).await })
             }
+            #[cfg(feature = "policy")]
             Call::Dispose => {
                 let h = shared.borrow().mcp.clone();
                 self.ops.start(move |io| async move {
@@ -588,6 +631,7 @@ impl Engine {
                     "warnings": s.init_warnings,
                     "cache": s.cache.stats,
                     "mcp": match &s.source {
+                        #[cfg(feature = "policy")]
                         Some(Source::Mcp { h, .. }) => to_value(h.status()),
                         _ => Value::Null,
                     },
@@ -1047,11 +1091,28 @@ async fn init(
     let clock = shared.borrow().clock.clone();
     let (source, found, mut source_logs) = choose_source(&io, &config, &env, &cwd, clock).await;
     logs.append(&mut source_logs);
-    // maenifold found: through the warm MCP session unless the transport is `cli`.
+    // maenifold found: through the warm MCP session unless the transport is `cli`. The warm
+    // session lives in the policy (full) build: the lean one hands over to it, as for
+    // enforcement (maenifold users are the few with .NET installed; the lean build stays
+    // small for everyone else). The full build reads and checks the transport options.
+    #[cfg(not(feature = "policy"))]
+    if matches!(source, Some(Source::Cli { .. })) && host_mcp {
+        let transport = match options.get("transport") {
+            Some(v) => v.as_str(),
+            None => env.get("HOOKWISE_TRANSPORT").map(String::as_str),
+        };
+        if crate::mcp::Transport::parse(transport.unwrap_or("auto")) != Some(crate::mcp::Transport::Cli) {
+            return json!({ "needs": "policy" });
+        }
+    }
+    #[cfg(feature = "policy")]
     let (mcp_opts, mcp_logs) =
         crate::mcp::McpOptions::from_sources(&options, &env, config.timeout_ms);
+    #[cfg(feature = "policy")]
     logs.extend(mcp_logs);
+    #[cfg(feature = "policy")]
     let h = shared.borrow().mcp.clone();
+    #[cfg(feature = "policy")]
     let source = match source {
         Some(cli @ Source::Cli { .. })
             if host_mcp && mcp_opts.transport != crate::mcp::Transport::Cli =>
@@ -1081,7 +1142,10 @@ async fn init(
         }
         other => other,
     };
+    #[cfg(feature = "policy")]
     let is_mcp = matches!(source, Some(Source::Mcp { .. }));
+    #[cfg(not(feature = "policy"))]
+    let is_mcp = false;
     let warm = is_mcp && session_cfg.enabled;
     #[cfg(feature = "policy")]
     let enforcer = match loaded {

@@ -7,9 +7,12 @@ use std::rc::Rc;
 use serde_json::{json, Value};
 
 use crate::maenifold::{self, BuildContext, SpawnResult};
+#[cfg(feature = "policy")]
 use crate::mcp::{session, McpHandle};
 use crate::protocol::Request;
-use crate::runtime::{timeout, Io};
+#[cfg(feature = "policy")]
+use crate::runtime::timeout;
+use crate::runtime::Io;
 use crate::vault::changes::{refresh_watched, WatchState};
 use crate::vault::{render, RefreshStats, Vault};
 
@@ -98,6 +101,8 @@ pub enum Source {
     Vault(Rc<VaultIndex>),
     /// maenifold through the plugin's one warm MCP session (`maenifold --mcp`), with the CLI
     /// behind it for transport `auto` (see [`crate::mcp`]). Answers are the CLI's text forms.
+    /// In the policy (full) build only: the lean build asks for it when maenifold is found.
+    #[cfg(feature = "policy")]
     Mcp {
         h: McpHandle,
         cli: Box<Source>,
@@ -120,6 +125,7 @@ impl Source {
                 max_bytes: *max_bytes,
             },
             Source::Vault(v) => Source::Vault(v.clone()),
+            #[cfg(feature = "policy")]
             Source::Mcp { h, cli, timeout_ms } => Source::Mcp {
                 h: h.clone(),
                 cli: Box::new(cli.with_timeout(ms)),
@@ -130,7 +136,9 @@ impl Source {
 
     pub fn timeout_ms(&self) -> u64 {
         match self {
-            Source::Cli { timeout_ms, .. } | Source::Mcp { timeout_ms, .. } => *timeout_ms,
+            Source::Cli { timeout_ms, .. } => *timeout_ms,
+            #[cfg(feature = "policy")]
+            Source::Mcp { timeout_ms, .. } => *timeout_ms,
             Source::Vault(_) => 0,
         }
     }
@@ -139,6 +147,7 @@ impl Source {
         match self {
             Source::Cli { .. } => "maenifold-cli",
             Source::Vault(_) => "vault",
+            #[cfg(feature = "policy")]
             Source::Mcp { .. } => "maenifold-mcp",
         }
     }
@@ -154,6 +163,7 @@ impl Source {
         match self {
             // Over MCP the answer is the CLI's markdown (`--json` is CLI-only): consumers
             // parse both forms.
+            #[cfg(feature = "policy")]
             Source::Mcp { h, cli, timeout_ms } => {
                 let ask = session::tool_text(io, h, Some(cli), tool, payload, json_out);
                 timeout(io, *timeout_ms, ask)
@@ -182,6 +192,7 @@ impl Source {
                 v.ensure_fresh(io).await;
                 return vault_call(v, tool, payload, json_out);
             }
+            #[cfg(feature = "policy")]
             Source::Mcp { .. } => return Err(format!("{tool}: no direct path")),
         };
         let reply = io
@@ -206,6 +217,7 @@ impl Source {
         q: ContextQuery,
     ) -> Result<BuildContext, String> {
         match self {
+            #[cfg(feature = "policy")]
             Source::Mcp { h, cli, timeout_ms } => {
                 let ask = session::build_context(io, h, Some(cli), concept, q);
                 timeout(io, *timeout_ms, ask).await.unwrap_or_else(|| {

@@ -93,6 +93,7 @@ impl Engine {
 
     /// Stdout bytes of MCP session `session`, as they came. Returns the steps of the
     /// operations they woke (JSON array).
+    #[cfg(feature = "policy")]
     #[wasm_bindgen(js_name = mcpFeed)]
     pub fn mcp_feed(&mut self, session: u32, bytes: &[u8], now_ms: f64) -> String {
         self.inner.observe_now(now_ms);
@@ -102,6 +103,7 @@ impl Engine {
 
     /// MCP session `session` ended (`{code?, signal?, error?, stderr?}` as JSON). Returns the
     /// steps of the operations this woke (JSON array).
+    #[cfg(feature = "policy")]
     #[wasm_bindgen(js_name = mcpClosed)]
     pub fn mcp_closed(&mut self, session: u32, info: &str, now_ms: f64) -> String {
         self.inner.observe_now(now_ms);
