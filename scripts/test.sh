@@ -17,6 +17,9 @@ cargo test --quiet --all-features 2>&1 | grep -E "^test result|FAILED|panicked";
 step "wasm adapters (wasm-pack test --node)"
 wasm-pack test --node 2>&1 | grep -vE "^\[INFO\]|^\s*$"; test "${PIPESTATUS[0]}" -eq 0
 
+step "wasm adapters, full build (wasm-pack test --node --features policy: the MCP session)"
+wasm-pack test --node --features policy 2>&1 | grep -vE "^\[INFO\]|^\s*$"; test "${PIPESTATUS[0]}" -eq 0
+
 step "JS under Node (node:test)"
 node --test tests/js/ tests/fake-maenifold/
 
