@@ -166,6 +166,9 @@ function createPlugin(deps = {}) {
       return {
         name: SELECT_TOOL,
         label: SELECT_TOOL,
+        // always in the model's tool list, never deferred behind OpenClaw's tool search: the
+        // block messages tell the model to call it by name
+        catalogMode: "direct-only",
         description: SELECT_DESCRIPTION,
         parameters: SELECT_PARAMETERS,
         async execute(_toolCallId, params) {

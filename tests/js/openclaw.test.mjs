@@ -368,6 +368,7 @@ test("governance on: select_active_intent is an agent tool (JSON Schema paramete
   assert.deepEqual(t.tools[0].opts, { name: SELECT_TOOL });
   const tool = toolFor(t);
   assert.equal(tool.name, SELECT_TOOL);
+  assert.equal(tool.catalogMode, "direct-only", "never deferred behind OpenClaw's tool search: block messages name it");
   assert.deepEqual(tool.parameters.required, ["intent_id"]);
   assert.equal(tool.parameters.properties.intent_id.type, "string");
   const bad = await tool.execute("tc1", { intent_id: "INT-404" });
@@ -465,4 +466,11 @@ test("governance on: before_prompt_build brings the session's <intent_context>",
   const r = await t.hooks.before_prompt_build[0].handler({ prompt: "hi", messages: [] }, ctx);
   assert.match(r.appendSystemContext, /<intent_context>/);
   assert.match(r.appendSystemContext, /INT-1/);
+  // the model of the session (provider/model) is the contributor of its records
+  const params = { path: "src/m.ts", content: "m\n" };
+  assert.equal(await t.hooks.before_tool_call[0].handler(...before("write", params, "m1")), undefined);
+  fs.mkdirSync(path.join(t.workspace, "src"), { recursive: true });
+  fs.writeFileSync(path.join(t.workspace, "src/m.ts"), params.content);
+  await t.mw[0].handler({ toolCallId: "m1", toolName: "write", args: params, isError: false, result: { content: [{ type: "text", text: "ok" }] } }, { runtime: "openclaw" });
+  assert.equal(trace(t.workspace)[0].files[0].conversations[0].contributor.model_id, "mock/mock-1");
 });
