@@ -22,6 +22,17 @@ const GUARD_MS = 10_000;
 const MAX_BLOCKS = 200;
 const MAX_TEXT = 100_000;
 const MAX_PENDING = 1024;
+/** Intent governance's tool (declared in the manifest's `contracts.tools`). */
+const SELECT_TOOL = "select_active_intent";
+const SELECT_DESCRIPTION =
+  "Select the intent (from .orchestration/active_intents.yaml) that the current task belongs to. Intent governance is on in this project: file changes and shell commands are blocked until the session has an active intent, and file changes must stay inside its owned_scope. Returns the intent's scope, constraints and acceptance criteria.";
+/** Plain JSON Schema: OpenClaw compiles tool parameters with TypeBox's JSON Schema compiler. */
+const SELECT_PARAMETERS = {
+  type: "object",
+  properties: { intent_id: { type: "string", description: "The id of an IN_PROGRESS intent, e.g. INT-001" } },
+  required: ["intent_id"],
+  additionalProperties: false,
+};
 
 /** Resolve `work()` or, after `ms`, `onTimeout()`; `work` rejecting resolves `onError(e)`. */
 function guarded(ms, work, onTimeout, onError) {
@@ -49,6 +60,19 @@ function resultText(result) {
     .filter((b) => b && b.type === "text" && typeof b.text === "string")
     .map((b) => b.text)
     .join("\n");
+}
+
+/** The session an OpenClaw hook or tool context belongs to: its session id, else its key. The
+ * same for every hook and the tool, so an intent selected by the tool gates that session's calls. */
+function sessionOf(ctx) {
+  return (ctx && (ctx.sessionId || ctx.sessionKey)) || "";
+}
+
+/** `provider/model` from a hook context (for Agent Trace records), or undefined. */
+function modelOf(ctx) {
+  const id = ctx && ctx.modelId;
+  if (typeof id !== "string" || !id) return undefined;
+  return ctx.modelProviderId && !id.startsWith(`${ctx.modelProviderId}/`) ? `${ctx.modelProviderId}/${id}` : id;
 }
 
 /** `instances`: workspace and options → Hookwise; `pending`: toolCallId → { hw, tool, sessionId } (text
@@ -112,6 +136,53 @@ function createPlugin(deps = {}) {
       return hw;
     };
 
+    // Start the default agent's instance now (it decides whether intent governance is on, which
+    // the synchronous tool factory below must know before the first turn). Not for the CLI's
+    // metadata-only loads.
+    const mode = api && api.registrationMode;
+    if (mode === undefined || mode === "full") {
+      try {
+        instanceFor(undefined);
+      } catch (e) {
+        log("warn", `could not start: ${e && e.message}`);
+      }
+    }
+
+    // Intent governance: `select_active_intent`, offered only while governance is on for the
+    // agent's workspace (a factory: OpenClaw asks it each time it assembles a run's tools).
+    try {
+      if (typeof api.registerTool === "function") {
+        api.registerTool((ctx) => selectIntentTool(ctx), { name: SELECT_TOOL });
+      }
+    } catch (e) {
+      log("warn", `select_active_intent not registered (${e && e.message}): governed changes stay blocked`);
+    }
+
+    function selectIntentTool(ctx) {
+      const hw = instanceFor(ctx && ctx.agentId);
+      // not started yet: its plan is unknown, so no tool this time (the next run has it)
+      if (!hw.started || !hw.governanceOn) return null;
+      const sessionId = sessionOf(ctx);
+      return {
+        name: SELECT_TOOL,
+        label: SELECT_TOOL,
+        // always in the model's tool list, never deferred behind OpenClaw's tool search: the
+        // block messages tell the model to call it by name
+        catalogMode: "direct-only",
+        description: SELECT_DESCRIPTION,
+        parameters: SELECT_PARAMETERS,
+        async execute(_toolCallId, params) {
+          let text;
+          try {
+            text = (await hw.selectIntent(sessionId, params && params.intent_id)).text;
+          } catch (e) {
+            text = `hookwise could not select the intent: ${e && e.message}`;
+          }
+          return { content: [{ type: "text", text: String(text ?? "") }], details: {} };
+        },
+      };
+    }
+
     // Text for the model goes with the result: middleware is the one channel that reaches it.
     try {
       if (typeof api.registerAgentToolResultMiddleware === "function") {
@@ -128,7 +199,7 @@ function createPlugin(deps = {}) {
       const tool = event && event.toolName;
       if (typeof tool !== "string" || !tool) return undefined;
       const callId = (event && event.toolCallId) || (ctx && ctx.toolCallId) || "";
-      const sessionId = (ctx && (ctx.sessionId || ctx.sessionKey)) || "";
+      const sessionId = sessionOf(ctx);
       return guarded(
         guardMs,
         async () => {
@@ -164,7 +235,9 @@ function createPlugin(deps = {}) {
         guardMs,
         async () => {
           const box = { output: "" };
-          await p.hw.toolAfter({ tool: p.tool, sessionId: p.sessionId, callId, output: box });
+          // the arguments the tool ran with and whether it failed: governance's record
+          const args = event.args && typeof event.args === "object" ? event.args : undefined;
+          await p.hw.toolAfter({ tool: p.tool, sessionId: p.sessionId, callId, output: box, args, failed: !!event.isError });
           const text = typeof box.output === "string" ? box.output.replace(/^\n+/, "") : "";
           const result = event.result;
           if (!text || !result || !Array.isArray(result.content)) return undefined;
@@ -185,8 +258,8 @@ function createPlugin(deps = {}) {
       );
     }
 
-    // Observe-only: the core's after-call (trace records once governance is wired) for calls
-    // whose text did not wait for the middleware, which makes that call itself.
+    // Observe-only: the core's after-call (governance's trace record) for calls whose text did
+    // not wait for the middleware, which makes that call itself.
     async function afterToolCall(event, ctx) {
       try {
         const tool = event && event.toolName;
@@ -194,10 +267,12 @@ function createPlugin(deps = {}) {
         if (typeof tool !== "string" || !tool || !callId || pending.has(callId)) return;
         const hw = instances.get(`${workspaceOf(ctx && ctx.agentId)}\0${optionsKey}`);
         if (!hw) return;
-        const sessionId = (ctx && (ctx.sessionId || ctx.sessionKey)) || "";
+        const sessionId = sessionOf(ctx);
+        const args = event.params && typeof event.params === "object" ? event.params : undefined;
+        const failed = !!event.error || !!(event.result && event.result.isError);
         await guarded(
           guardMs,
-          () => hw.toolAfter({ tool, sessionId, callId, output: { output: resultText(event.result), error: event.error } }),
+          () => hw.toolAfter({ tool, sessionId, callId, output: { output: resultText(event.result), error: event.error }, args, failed }),
           () => undefined,
           (e) => log("error", `after_tool_call ${tool}: ${e && e.message}`),
         );
@@ -218,7 +293,8 @@ function createPlugin(deps = {}) {
           const hw = instanceFor(ctx.agentId);
           const created = await hw.sessionCreated({ id: sessionId });
           const system = [];
-          await hw.systemTransform(sessionId, system);
+          // with governance on, this also brings the session's <intent_context>
+          await hw.systemTransform(sessionId, system, modelOf(ctx));
           const out = {};
           if (system.length) out.appendSystemContext = system.join("\n\n");
           if (created && created.prompt && created.prompt.text) out.prependContext = created.prompt.text;
@@ -242,7 +318,7 @@ function createPlugin(deps = {}) {
     } catch (e) {
       log("error", `could not register hooks, hookwise is off: ${e && e.message}`);
     }
-    return { beforeToolCall, afterToolCall, beforePromptBuild, middleware, instances, pending };
+    return { beforeToolCall, afterToolCall, beforePromptBuild, middleware, selectIntentTool, instances, pending };
   }
 
   return {
@@ -269,4 +345,4 @@ function createPlugin(deps = {}) {
 const STATE = Symbol.for("hookwise.openclaw.state");
 globalThis[STATE] = globalThis[STATE] || newState();
 
-module.exports = { plugin: createPlugin({ shared: globalThis[STATE] }), createPlugin, resultText, GUARD_MS };
+module.exports = { plugin: createPlugin({ shared: globalThis[STATE] }), createPlugin, resultText, GUARD_MS, SELECT_TOOL };

@@ -106,7 +106,8 @@ const manifest = {
   version,
   activation: { onStartup: true },
   // the context for the model goes with the tool's result, through tool-result middleware
-  contracts: { agentToolResultMiddleware: ["openclaw"] },
+  // and intent governance's tool, which the plugin offers only while governance is on
+  contracts: { agentToolResultMiddleware: ["openclaw"], tools: ["select_active_intent"] },
   configSchema: schema,
 };
 fs.writeFileSync(path.join(pkg, "openclaw.plugin.json"), JSON.stringify(manifest, null, 2) + "\n");

@@ -853,9 +853,14 @@ impl Engine {
 #[cfg(not(feature = "policy"))]
 fn policy_only(e: &serde_json::Error) -> bool {
     let m = e.to_string();
-    ["`intent.select`", "`intent.context`", "`trace.verify`", "`governance.scaffold`"]
-        .iter()
-        .any(|h| m.starts_with(&format!("unknown variant {h}")))
+    [
+        "`intent.select`",
+        "`intent.context`",
+        "`trace.verify`",
+        "`governance.scaffold`",
+    ]
+    .iter()
+    .any(|h| m.starts_with(&format!("unknown variant {h}")))
 }
 
 /// The files `hookwise init` creates (relative to the project), with their first contents.

@@ -214,7 +214,11 @@ mod tests {
         assert!(!wanted(&none, None, false));
         assert!(wanted(&json!({"governance": true}), None, false));
         assert!(!wanted(&json!({"governance": false}), None, true));
-        assert!(wanted(&json!({"governance": {"enabled": true}}), None, false));
+        assert!(wanted(
+            &json!({"governance": {"enabled": true}}),
+            None,
+            false
+        ));
         assert!(!wanted(&json!({"governance": "auto"}), None, false));
         assert!(wanted(&json!({"governance": "auto"}), None, true));
         // the project's hookwise.json counts when the plugin options say nothing

@@ -102,20 +102,49 @@ mod policy {
         fs.file("/w/README.md", "hi\n");
         let (e, r) = start(&mut fs, json!({}));
         let tools = r["plan"]["toolBeforeTools"].as_array().unwrap().clone();
-        for t in ["write", "edit", "apply_patch", "bash", "read", "write_to_file", "execute_command"] {
+        for t in [
+            "write",
+            "edit",
+            "apply_patch",
+            "bash",
+            "read",
+            "write_to_file",
+            "execute_command",
+        ] {
             assert!(tools.contains(&json!(t)), "{t} is watched: {tools:?}");
         }
         assert_eq!(r["plan"]["systemTransform"], true);
         assert_eq!(r["plan"]["sessionCreated"], true);
-        assert!(r["plan"].get("toolBeforeAll").is_none(), "enforcement is not on: {r}");
+        assert!(
+            r["plan"].get("toolBeforeAll").is_none(),
+            "enforcement is not on: {r}"
+        );
         (e, fs)
     }
 
-    fn before(e: &mut Engine, fs: &mut FakeFs, session: &str, call: &str, tool: &str, args: Value) -> Value {
-        drive(e, fs, json!({"hook": "tool.before", "tool": tool, "sessionId": session, "callId": call, "args": args}))
+    fn before(
+        e: &mut Engine,
+        fs: &mut FakeFs,
+        session: &str,
+        call: &str,
+        tool: &str,
+        args: Value,
+    ) -> Value {
+        drive(
+            e,
+            fs,
+            json!({"hook": "tool.before", "tool": tool, "sessionId": session, "callId": call, "args": args}),
+        )
     }
 
-    fn after(e: &mut Engine, fs: &mut FakeFs, session: &str, call: &str, tool: &str, args: Value) -> Value {
+    fn after(
+        e: &mut Engine,
+        fs: &mut FakeFs,
+        session: &str,
+        call: &str,
+        tool: &str,
+        args: Value,
+    ) -> Value {
         drive(
             e,
             fs,
@@ -127,12 +156,32 @@ mod policy {
     #[test]
     fn a_write_without_an_intent_is_blocked_naming_the_tool_and_the_ids() {
         let (mut e, mut fs) = governed();
-        let r = before(&mut e, &mut fs, "s1", "c1", "write", json!({"filePath": "src/auth/b.ts", "content": "x"}));
+        let r = before(
+            &mut e,
+            &mut fs,
+            "s1",
+            "c1",
+            "write",
+            json!({"filePath": "src/auth/b.ts", "content": "x"}),
+        );
         let b = r["block"].as_str().unwrap();
-        assert!(b.contains("select_active_intent") && b.contains("INT-1"), "{b}");
-        assert!(!b.contains("INT-2"), "a COMPLETE intent is not offered: {b}");
+        assert!(
+            b.contains("select_active_intent") && b.contains("INT-1"),
+            "{b}"
+        );
+        assert!(
+            !b.contains("INT-2"),
+            "a COMPLETE intent is not offered: {b}"
+        );
         // bash too (it cannot be scope-checked, but it needs an intent)
-        let r = before(&mut e, &mut fs, "s1", "c2", "bash", json!({"command": "ls"}));
+        let r = before(
+            &mut e,
+            &mut fs,
+            "s1",
+            "c2",
+            "bash",
+            json!({"command": "ls"}),
+        );
         assert!(r["block"].is_string(), "{r}");
         // a tool that changes nothing passes untouched
         let r = before(&mut e, &mut fs, "s1", "c3", "grep", json!({"pattern": "x"}));
@@ -142,7 +191,11 @@ mod policy {
     #[test]
     fn after_selecting_a_write_in_scope_passes_and_leaves_a_chained_record() {
         let (mut e, mut fs) = governed();
-        let s = drive(&mut e, &mut fs, json!({"hook": "intent.select", "sessionId": "s1", "intentId": "INT-1"}));
+        let s = drive(
+            &mut e,
+            &mut fs,
+            json!({"hook": "intent.select", "sessionId": "s1", "intentId": "INT-1"}),
+        );
         assert_eq!(s["ok"], true, "{s}");
         assert!(s["text"].as_str().unwrap().contains("src/auth/**"));
         let args = json!({"filePath": "/w/src/auth/b.ts", "content": "export function b() {}\n"});
@@ -153,7 +206,10 @@ mod policy {
         let a = after(&mut e, &mut fs, "s1", "c1", "write", args);
         assert!(a.get("logs").is_none(), "{a}");
         assert_eq!(a["recorded"], "00112233-4455-4677-8899-aabbccddeeff", "{a}");
-        let trace = fs.read("/w/.orchestration/agent_trace.jsonl").unwrap().to_string();
+        let trace = fs
+            .read("/w/.orchestration/agent_trace.jsonl")
+            .unwrap()
+            .to_string();
         let lines: Vec<&str> = trace.lines().collect();
         assert_eq!(lines.len(), 1);
         let rec: Value = serde_json::from_str(lines[0]).unwrap();
@@ -168,43 +224,110 @@ mod policy {
     #[test]
     fn out_of_scope_writes_and_patches_are_blocked_naming_the_file() {
         let (mut e, mut fs) = governed();
-        drive(&mut e, &mut fs, json!({"hook": "intent.select", "sessionId": "s1", "intentId": "INT-1"}));
-        let r = before(&mut e, &mut fs, "s1", "c1", "write", json!({"filePath": "README.md", "content": "x"}));
+        drive(
+            &mut e,
+            &mut fs,
+            json!({"hook": "intent.select", "sessionId": "s1", "intentId": "INT-1"}),
+        );
+        let r = before(
+            &mut e,
+            &mut fs,
+            "s1",
+            "c1",
+            "write",
+            json!({"filePath": "README.md", "content": "x"}),
+        );
         assert!(r["block"].as_str().unwrap().contains("README.md"), "{r}");
         let patch = "*** Begin Patch\n*** Update File: src/auth/a.ts\n@@\n-export function a() {}\n+export function a2() {}\n*** Add File: src/../secrets.txt\n+x\n*** End Patch";
-        let r = before(&mut e, &mut fs, "s1", "c2", "apply_patch", json!({"patchText": patch}));
+        let r = before(
+            &mut e,
+            &mut fs,
+            "s1",
+            "c2",
+            "apply_patch",
+            json!({"patchText": patch}),
+        );
         assert!(r["block"].as_str().unwrap().contains("secrets.txt"), "{r}");
         // a blocked call's late tool.after records nothing
-        after(&mut e, &mut fs, "s1", "c2", "apply_patch", json!({"patchText": patch}));
+        after(
+            &mut e,
+            &mut fs,
+            "s1",
+            "c2",
+            "apply_patch",
+            json!({"patchText": patch}),
+        );
         assert!(fs.read("/w/.orchestration/agent_trace.jsonl").is_none());
     }
 
     #[test]
     fn a_subagent_session_inherits_its_parents_intent() {
         let (mut e, mut fs) = governed();
-        drive(&mut e, &mut fs, json!({"hook": "session.created", "session": {"id": "child", "parentID": "parent"}}));
-        drive(&mut e, &mut fs, json!({"hook": "intent.select", "sessionId": "parent", "intentId": "INT-1"}));
-        let r = before(&mut e, &mut fs, "child", "c1", "edit",
-            json!({"filePath": "src/auth/a.ts", "oldString": "a()", "newString": "a1()"}));
+        drive(
+            &mut e,
+            &mut fs,
+            json!({"hook": "session.created", "session": {"id": "child", "parentID": "parent"}}),
+        );
+        drive(
+            &mut e,
+            &mut fs,
+            json!({"hook": "intent.select", "sessionId": "parent", "intentId": "INT-1"}),
+        );
+        let r = before(
+            &mut e,
+            &mut fs,
+            "child",
+            "c1",
+            "edit",
+            json!({"filePath": "src/auth/a.ts", "oldString": "a()", "newString": "a1()"}),
+        );
         assert!(r.get("block").is_none(), "{r}");
     }
 
     #[test]
     fn the_system_prompt_gets_the_intent_context_once_and_not_for_titles() {
         let (mut e, mut fs) = governed();
-        let r = drive(&mut e, &mut fs, json!({"hook": "system.transform", "sessionId": "s1", "system": ["You are a coder"]}));
+        let r = drive(
+            &mut e,
+            &mut fs,
+            json!({"hook": "system.transform", "sessionId": "s1", "system": ["You are a coder"]}),
+        );
         let sys = r["system"].as_array().unwrap();
         assert_eq!(sys.len(), 1, "{r}");
         let t = sys[0].as_str().unwrap();
-        assert!(t.starts_with("<intent_context>") && t.contains("select_active_intent") && t.contains("INT-1"), "{t}");
-        let r = drive(&mut e, &mut fs, json!({"hook": "system.transform", "sessionId": "s1", "system": ["You are a title generator"]}));
+        assert!(
+            t.starts_with("<intent_context>")
+                && t.contains("select_active_intent")
+                && t.contains("INT-1"),
+            "{t}"
+        );
+        let r = drive(
+            &mut e,
+            &mut fs,
+            json!({"hook": "system.transform", "sessionId": "s1", "system": ["You are a title generator"]}),
+        );
         assert_eq!(r, json!({}));
-        let r = drive(&mut e, &mut fs, json!({"hook": "system.transform", "sessionId": "s1", "system": [t]}));
+        let r = drive(
+            &mut e,
+            &mut fs,
+            json!({"hook": "system.transform", "sessionId": "s1", "system": [t]}),
+        );
         assert_eq!(r, json!({}), "never twice");
-        drive(&mut e, &mut fs, json!({"hook": "intent.select", "sessionId": "s1", "intentId": "INT-1"}));
-        let r = drive(&mut e, &mut fs, json!({"hook": "intent.context", "sessionId": "s1"}));
+        drive(
+            &mut e,
+            &mut fs,
+            json!({"hook": "intent.select", "sessionId": "s1", "intentId": "INT-1"}),
+        );
+        let r = drive(
+            &mut e,
+            &mut fs,
+            json!({"hook": "intent.context", "sessionId": "s1"}),
+        );
         let t = r["system"][0].as_str().unwrap();
-        assert!(t.contains("<owned_scope>") && t.contains("<recent_changes>"), "{t}");
+        assert!(
+            t.contains("<owned_scope>") && t.contains("<recent_changes>"),
+            "{t}"
+        );
     }
 
     #[test]
@@ -215,12 +338,26 @@ mod policy {
         let (mut e, r) = start(&mut fs, json!({}));
         assert_eq!(r["plan"]["toolBeforeAll"], true, "{r}");
         let n = fs.log.len();
-        let r = before(&mut e, &mut fs, "s1", "c1", "bash", json!({"command": "rm -rf build"}));
+        let r = before(
+            &mut e,
+            &mut fs,
+            "s1",
+            "c1",
+            "bash",
+            json!({"command": "rm -rf build"}),
+        );
         let b = r["block"].as_str().unwrap();
-        assert!(b.contains("select_active_intent"), "governance speaks first: {b}");
+        assert!(
+            b.contains("select_active_intent"),
+            "governance speaks first: {b}"
+        );
         assert!(r.get("enforcement").is_none(), "{r}");
-        assert!(!fs.log[n..].iter().any(|q| matches!(q, crate::protocol::Request::AppendLine { .. })),
-            "enforcement recorded no decision");
+        assert!(
+            !fs.log[n..]
+                .iter()
+                .any(|q| matches!(q, crate::protocol::Request::AppendLine { .. })),
+            "enforcement recorded no decision"
+        );
     }
 
     #[test]
@@ -229,33 +366,85 @@ mod policy {
         fs.file("/w/src/a.ts", "x\n");
         let (mut e, r) = start(&mut fs, json!({}));
         assert!(r["plan"].get("toolBeforeTools").is_none(), "{r}");
-        let r = before(&mut e, &mut fs, "s1", "c1", "write", json!({"filePath": "src/a.ts", "content": "y"}));
+        let r = before(
+            &mut e,
+            &mut fs,
+            "s1",
+            "c1",
+            "write",
+            json!({"filePath": "src/a.ts", "content": "y"}),
+        );
         assert_eq!(r, json!({}));
-        after(&mut e, &mut fs, "s1", "c1", "write", json!({"filePath": "src/a.ts", "content": "y"}));
-        let r = drive(&mut e, &mut fs, json!({"hook": "system.transform", "sessionId": "s1", "system": []}));
+        after(
+            &mut e,
+            &mut fs,
+            "s1",
+            "c1",
+            "write",
+            json!({"filePath": "src/a.ts", "content": "y"}),
+        );
+        let r = drive(
+            &mut e,
+            &mut fs,
+            json!({"hook": "system.transform", "sessionId": "s1", "system": []}),
+        );
         assert_eq!(r, json!({}));
-        let s = drive(&mut e, &mut fs, json!({"hook": "intent.select", "sessionId": "s1", "intentId": "INT-1"}));
+        let s = drive(
+            &mut e,
+            &mut fs,
+            json!({"hook": "intent.select", "sessionId": "s1", "intentId": "INT-1"}),
+        );
         assert_eq!(s["ok"], false);
         assert!(s["text"].as_str().unwrap().contains("off"), "{s}");
-        assert!(!fs.dirs.contains("/w/.orchestration") && !fs.files.keys().any(|k| k.contains(".orchestration")));
+        assert!(
+            !fs.dirs.contains("/w/.orchestration")
+                && !fs.files.keys().any(|k| k.contains(".orchestration"))
+        );
     }
 
     #[test]
     fn scaffold_creates_the_intents_file_and_never_overwrites_it() {
         let mut fs = FakeFs::default();
         let (mut e, _) = start(&mut fs, json!({}));
-        let r = drive(&mut e, &mut fs, json!({"hook": "governance.scaffold", "cwd": "/w"}));
-        assert!(r["created"].as_array().unwrap().contains(&json!(".orchestration/active_intents.yaml")), "{r}");
+        let r = drive(
+            &mut e,
+            &mut fs,
+            json!({"hook": "governance.scaffold", "cwd": "/w"}),
+        );
+        assert!(
+            r["created"]
+                .as_array()
+                .unwrap()
+                .contains(&json!(".orchestration/active_intents.yaml")),
+            "{r}"
+        );
         let text = fs.read("/w/.orchestration/active_intents.yaml").unwrap();
         assert!(text.contains("active_intents: []"));
         fs.file("/w/.orchestration/active_intents.yaml", INTENTS);
-        let r = drive(&mut e, &mut fs, json!({"hook": "governance.scaffold", "cwd": "/w"}));
-        assert!(r["kept"].as_array().unwrap().contains(&json!(".orchestration/active_intents.yaml")), "{r}");
-        assert_eq!(fs.read("/w/.orchestration/active_intents.yaml").unwrap(), INTENTS);
+        let r = drive(
+            &mut e,
+            &mut fs,
+            json!({"hook": "governance.scaffold", "cwd": "/w"}),
+        );
+        assert!(
+            r["kept"]
+                .as_array()
+                .unwrap()
+                .contains(&json!(".orchestration/active_intents.yaml")),
+            "{r}"
+        );
+        assert_eq!(
+            fs.read("/w/.orchestration/active_intents.yaml").unwrap(),
+            INTENTS
+        );
         // the configuration scaffold alone never creates it
         let mut fs = FakeFs::default();
         let (mut e, _) = start(&mut fs, json!({}));
-        drive(&mut e, &mut fs, json!({"hook": "init.scaffold", "cwd": "/w"}));
+        drive(
+            &mut e,
+            &mut fs,
+            json!({"hook": "init.scaffold", "cwd": "/w"}),
+        );
         assert!(fs.read("/w/.orchestration/active_intents.yaml").is_none());
     }
 }

@@ -4,7 +4,8 @@
 //!   understood; the first key present wins):
 //!   - write: `write`, `write_to_file`, `write_file` — path in `filePath` | `file_path` | `path`
 //!   - edit: `edit`, `search_replace`, `edit_file`, `search_and_replace` — same path keys;
-//!     `oldString`|`old_string`|`oldText`|`old_text`, `newString`|…, `replaceAll`|`replace_all`
+//!     `oldString`|`old_string`|`oldText`|`old_text`, `newString`|…, `replaceAll`|`replace_all`,
+//!     or OpenClaw's `edits: [{oldText, newText}]` (see [`edit_list`])
 //!   - `apply_diff` (Roo): `path`
 //!   - `apply_patch`: every Add/Update/Delete/Move to path in `patchText` | `patch` | `input`
 //!   - shell: `bash`, `execute_command`, `exec` — **cannot be scope-checked by path** (a
@@ -88,6 +89,25 @@ pub fn arg_bool(args: &Value, keys: &[&str]) -> bool {
     keys.iter()
         .find_map(|k| args.get(*k).and_then(Value::as_bool))
         .unwrap_or(false)
+}
+
+/// An edit's list of replacements (OpenClaw: `edits: [{oldText, newText}]`), when it has one
+/// and no top-level old/new text: `(old, new)` pairs, in order.
+pub fn edit_list(args: &Value) -> Option<Vec<(&str, &str)>> {
+    if arg_str(args, NEW_KEYS).is_some() {
+        return None;
+    }
+    let list = args.get("edits")?.as_array()?;
+    Some(
+        list.iter()
+            .map(|e| {
+                (
+                    arg_str(e, OLD_KEYS).unwrap_or(""),
+                    arg_str(e, NEW_KEYS).unwrap_or(""),
+                )
+            })
+            .collect(),
+    )
 }
 
 /// What a call does to one path.

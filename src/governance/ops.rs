@@ -14,8 +14,8 @@ use crate::runtime::{join_all, Io};
 use super::chain::{self, Report};
 use super::classify::{classify, MutationClass};
 use super::gate::{
-    self, arg_bool, arg_str, targets, tool_kind, Decision, GateState, Target, TargetOp, ToolKind,
-    NEW_KEYS, OLD_KEYS, PATCH_KEYS, REPLACE_ALL_KEYS,
+    self, arg_bool, arg_str, edit_list, targets, tool_kind, Decision, GateState, Target, TargetOp,
+    ToolKind, NEW_KEYS, OLD_KEYS, PATCH_KEYS, REPLACE_ALL_KEYS,
 };
 use super::git;
 use super::intents::{self, IntentFile, Problem, Severity, Status};
@@ -930,13 +930,16 @@ pub async fn tool_after(io: &Io, gov: &Governance, input: &AfterInput) -> AfterO
                 Some(a) => {
                     let r = match kind {
                         ToolKind::Write => ranges::whole(a),
-                        ToolKind::Edit => ranges::edit(
-                            before_text(f),
-                            a,
-                            arg_str(&input.args, OLD_KEYS).unwrap_or(""),
-                            arg_str(&input.args, NEW_KEYS).unwrap_or(""),
-                            arg_bool(&input.args, REPLACE_ALL_KEYS),
-                        ),
+                        ToolKind::Edit => match edit_list(&input.args) {
+                            Some(list) => ranges::edits(before_text(f), a, &list),
+                            None => ranges::edit(
+                                before_text(f),
+                                a,
+                                arg_str(&input.args, OLD_KEYS).unwrap_or(""),
+                                arg_str(&input.args, NEW_KEYS).unwrap_or(""),
+                                arg_bool(&input.args, REPLACE_ALL_KEYS),
+                            ),
+                        },
                         _ => match before_text(f) {
                             Some(b) => ranges::changed_block(b, a),
                             None => ranges::whole(a),

@@ -5,7 +5,8 @@
 //! - `content_hash` of a range = `sha256:` + hex SHA-256 of its lines, each followed by `\n`
 //!   (LF endings whatever the file uses, and the same whether or not the file ends in a
 //!   newline), so the hash follows the code when it moves.
-//! - write: the whole file. edit (`oldString`→`newString`): the lines spanned by the new text
+//! - write: the whole file. edit (`oldString`→`newString`, or OpenClaw's `edits` list: see
+//!   [`edits`]): the lines spanned by the new text
 //!   where it landed (located from the old text's offset in the file as it was before,
 //!   checked against the file as written; when that fails, the new text is searched for in
 //!   the file as written). apply_patch: for each hunk, its resulting lines (context and added)
@@ -183,6 +184,25 @@ pub fn edit(
         .iter()
         .map(|&p| span_of(after, p, new.len()))
         .collect();
+    tidy(&lines, spans)
+}
+
+/// edit with a list of replacements (OpenClaw's `edit`: `edits: [{oldText, newText}]`, applied
+/// together against the file as it was): each new text located once in the file as written;
+/// when one cannot be placed unambiguously, the changed block (or the whole file) covers them.
+pub fn edits(before: Option<&str>, after: &str, list: &[(&str, &str)]) -> Vec<Range> {
+    if let [(old, new)] = list {
+        return edit(before, after, old, new, false);
+    }
+    let lines = split_lines(after);
+    let mut spans = Vec::new();
+    for (_, new) in list.iter().filter(|(_, n)| !n.is_empty()) {
+        let mut found = after.match_indices(new).map(|(i, _)| i);
+        match (found.next(), found.next()) {
+            (Some(p), None) => spans.push(span_of(after, p, new.len())),
+            _ => return fallback(before, after),
+        }
+    }
     tidy(&lines, spans)
 }
 

@@ -22,6 +22,7 @@ import os from "node:os";
 import path from "node:path";
 import { openclawGate, startGateway, validateConfig, repoRoot } from "./lib/openclaw.mjs";
 import { packHookwise } from "../e2e/lib/pack.mjs";
+import { validate } from "../js/agent-trace-schema.mjs";
 
 const gate = openclawGate();
 if (gate.skip) console.log(`# e2e-openclaw ${gate.skip}`);
@@ -181,55 +182,106 @@ describe("OpenClaw validates hookwise's config with the shipped schema", { skip:
   });
 });
 
-// Intent governance (#4) through the same hooks: written now, enabled when governance is wired
-// into the core calls this adapter makes (hw.toolBefore / hw.toolAfter).
-const GOVERNANCE_SKIP = "governance (#4) is not wired into main yet; the lead enables this after merging it";
-
-describe("intent governance in the real OpenClaw gateway", { skip: suiteSkip || GOVERNANCE_SKIP }, () => {
-  let gw;
-  let packDir;
-  before(async () => {
-    const plugin = pluginFolder();
-    packDir = plugin.packDir;
-    gw = await startGateway({
-      plugins: [plugin.dir],
-      files: {
-        ".orchestration/active_intents.yaml": `active_intents:
+// Intent governance (#4) through the same hooks: `.orchestration/active_intents.yaml` in the
+// workspace turns it on. One turn in which the model:
+//   1. writes before selecting an intent → blocked (the reason names select_active_intent);
+//   2. calls select_active_intent (the plugin's agent tool, offered only while governance is on);
+//   3. writes outside the intent's owned_scope → blocked, the reason names the scope;
+//   4. writes inside it → the file is written and an Agent Trace record is appended.
+const INTENTS = `active_intents:
   - id: INT-1
     name: API work
     status: IN_PROGRESS
     owned_scope: ["src/**"]
-`,
-      },
+`;
+
+describe("intent governance in the real OpenClaw gateway", { skip: suiteSkip }, () => {
+  let gw;
+  let packDir;
+  let reply;
+  before(async () => {
+    const plugin = pluginFolder();
+    packDir = plugin.packDir;
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), "hookwise-e2e-openclaw-none-"));
+    gw = await startGateway({
+      plugins: [plugin.dir],
+      // no knowledge source: governance alone
+      env: { MAENIFOLD_ROOT: path.join(home, "none"), HOOKWISE_VAULT: path.join(home, "no-vault") },
+      files: { ".orchestration/active_intents.yaml": INTENTS },
+      // the <intent_context> block goes through before_prompt_build, a conversation hook
+      entries: { hookwise: { hooks: { allowConversationAccess: true } } },
       script: (req) => {
         switch (req.toolResults().length) {
           case 0:
-            return { tool: "select_active_intent", id: "hwsel", args: { intent_id: "INT-1" } };
+            return { tool: "write", id: "hwearly", args: { path: "src/early.ts", content: "early\n" } };
           case 1:
-            return { tool: "write", id: "hwout", args: { path: "docs/out.md", content: "out of scope\n" } };
+            return { tool: "select_active_intent", id: "hwsel", args: { intent_id: "INT-1" } };
           case 2:
+            return { tool: "write", id: "hwout", args: { path: "docs/out.md", content: "out of scope\n" } };
+          case 3:
             return { tool: "write", id: "hwin", args: { path: "src/in.ts", content: "export const x = 1;\n" } };
           default:
             return "all done";
         }
       },
     });
-    await gw.chat("Do the API work.");
+    reply = await gw.chat("Do the API work.");
   });
   after(async () => {
     await gw?.stop();
     if (packDir) fs.rmSync(packDir, { recursive: true, force: true });
   });
 
-  test("an out-of-scope write is blocked, naming the scope", () => {
-    const res = gw.model.mainRequests().flatMap((r) => r.toolResults()).find((t) => t.toolCallId === "hwout");
-    assert.match(res.content, /src\/\*\*/);
+  /** The model request that carries the result of `callId`, and that result's text. */
+  function nextAfter(callId) {
+    for (const req of gw.model.mainRequests()) {
+      const res = req.toolResults().find((t) => t.toolCallId === callId);
+      if (res) return { req, result: res.content };
+    }
+    assert.fail(`no request carries the result of ${callId}\n${gw.describe()}`);
+  }
+
+  test("the turn completed; select_active_intent is offered to the model", () => {
+    assert.equal(reply.status, 200, reply.body);
+    assert.equal(reply.text, "all done", gw.describe());
+    const [first] = gw.model.mainRequests();
+    assert.ok(first.tools.includes("select_active_intent"), `offered tools: ${first.tools.join(", ")}`);
+  });
+
+  test("a write before any intent is selected is blocked; the reason names select_active_intent", () => {
+    const { result } = nextAfter("hwearly");
+    assert.match(result, /select_active_intent/);
+    assert.match(result, /INT-1/);
+    assert.ok(!fs.existsSync(path.join(gw.workspace, "src/early.ts")));
+  });
+
+  test("select_active_intent answers with the intent's scope; the system prompt then carries <intent_context>", () => {
+    const { req, result } = nextAfter("hwsel");
+    assert.match(result, /INT-1/);
+    assert.match(result, /src\/\*\*/);
+    assert.match(req.system, /<intent_context>/, "the request after the selection");
+    assert.match(req.system.slice(req.system.indexOf("<intent_context>")), /INT-1/);
+  });
+
+  test("an out-of-scope write is blocked: the reason, naming the scope, is in the model's next request", () => {
+    const { result } = nextAfter("hwout");
+    assert.match(result, /docs\/out\.md/);
+    assert.match(result, /src\/\*\*/);
     assert.ok(!fs.existsSync(path.join(gw.workspace, "docs/out.md")));
   });
 
-  test("an in-scope write runs and is recorded in the Agent Trace", () => {
-    assert.ok(fs.existsSync(path.join(gw.workspace, "src/in.ts")));
-    const trace = fs.readFileSync(path.join(gw.workspace, ".orchestration/agent_trace.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
-    assert.ok(trace.some((r) => r.files.some((f) => f.path === "src/in.ts")), JSON.stringify(trace));
+  test("an in-scope write runs and leaves a valid Agent Trace record", () => {
+    const { result } = nextAfter("hwin");
+    assert.doesNotMatch(result, /hookwise blocked/);
+    assert.equal(fs.readFileSync(path.join(gw.workspace, "src/in.ts"), "utf8"), "export const x = 1;\n");
+    const lines = fs.readFileSync(path.join(gw.workspace, ".orchestration/agent_trace.jsonl"), "utf8").trim().split("\n");
+    const trace = lines.map((l) => JSON.parse(l));
+    assert.equal(trace.length, 1, "one record: blocked calls and select leave none");
+    const [rec] = trace;
+    assert.deepEqual(rec.files.map((f) => f.path), ["src/in.ts"]);
+    assert.deepEqual(rec.files[0].conversations[0].ranges.map((r) => [r.start_line, r.end_line]), [[1, 1]]);
+    assert.equal(rec.metadata["dev.hookwise"].intent_id, "INT-1");
+    assert.equal(rec.files[0].conversations[0].contributor.model_id, "mock/mock-1", "the run's model (before_prompt_build)");
+    assert.deepEqual(validate(rec), [], "valid against the shared Agent Trace v0.1.0 schema");
   });
 });

@@ -10,10 +10,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { repo, dist, fakeEnv, tmpdir } from "./helpers.mjs";
+import { validate } from "./agent-trace-schema.mjs";
 
 const require = createRequire(import.meta.url);
 const { Hookwise } = require(path.join(dist, "hookwise.cjs"));
-const { createPlugin, resultText, GUARD_MS } = require(path.join(dist, "openclaw.cjs"));
+const { createPlugin, resultText, GUARD_MS, SELECT_TOOL } = require(path.join(dist, "openclaw.cjs"));
 
 const OPEN = "<!-- Knowledge Graph Context (hookwise) -->";
 const FORCE_SOP = `---
@@ -64,6 +65,7 @@ function fakeApi({ workspace, pluginConfig = {}, middleware = true, runtime } = 
   const hooks = {};
   const logs = [];
   const mw = [];
+  const tools = [];
   const api = {
     id: "hookwise",
     config: { agents: { defaults: { workspace } } },
@@ -73,9 +75,12 @@ function fakeApi({ workspace, pluginConfig = {}, middleware = true, runtime } = 
     on(name, handler, opts) {
       (hooks[name] ??= []).push({ handler, opts });
     },
+    registerTool(tool, opts) {
+      tools.push({ tool, opts });
+    },
   };
   if (middleware) api.registerAgentToolResultMiddleware = (handler, opts) => mw.push({ handler, opts });
-  return { api, hooks, logs, mw };
+  return { api, hooks, logs, mw, tools };
 }
 
 const ctxOf = (toolCallId, extra = {}) => ({
@@ -107,7 +112,8 @@ test("the package is an OpenClaw plugin: manifest with the shared schema, extens
   assert.equal(manifest.id, "hookwise");
   assert.equal(manifest.version, pkg.version);
   assert.deepEqual(manifest.configSchema, JSON.parse(fs.readFileSync(path.join(repo, "schema/hookwise.schema.json"), "utf8")), "one schema everywhere");
-  assert.deepEqual(manifest.contracts, { agentToolResultMiddleware: ["openclaw"] });
+  // OpenClaw refuses api.registerTool for a name the manifest does not declare
+  assert.deepEqual(manifest.contracts, { agentToolResultMiddleware: ["openclaw"], tools: [SELECT_TOOL] });
   const mod = await import(path.join(repo, "pkg", pkg.openclaw.extensions[0]));
   assert.deepEqual(Object.keys(mod), ["default"]);
   assert.equal(mod.default.id, manifest.id);
@@ -224,7 +230,9 @@ test("the project is the agent's workspace (OpenClaw's resolver), one instance p
   await h.beforeToolCall(...before("exec", { command: "a" }, "1"));
   await h.beforeToolCall(...before("exec", { command: "b" }, "2"));
   await h.beforeToolCall({ toolName: "exec", params: {}, toolCallId: "3" }, { ...ctxOf("3"), agentId: "other" });
-  assert.deepEqual(seen, ["main", "main", "other"]);
+  // registration starts the default agent's instance (the tool factory needs its plan), then
+  // each hook resolves its agent's workspace
+  assert.deepEqual(seen, ["main", "main", "main", "other"]);
   assert.deepEqual(made.map((o) => o.cwd), [workspace, "/tmp"]);
   assert.deepEqual(made[0].options, {});
   // no runtime resolver: the gateway's working directory
@@ -321,4 +329,148 @@ test("before_prompt_build: the project's session-start context in the system pro
   assert.match(p1.prependContext, /Project: \*\*larkspur\*\*/);
   assert.equal(p1.appendSystemContext, undefined);
   assert.equal(await g.hooks.before_prompt_build[0].handler(ev, { ...ctx, sessionId: "ses-2" }), undefined);
+});
+
+// ---- intent governance (#4) through the same hooks ----
+
+const INTENTS = `active_intents:
+  - id: INT-1
+    name: API work
+    status: IN_PROGRESS
+    owned_scope: ["src/**"]
+`;
+
+/** A project with governance on; the plugin registered against it and started. */
+async function governed({ middleware = true } = {}) {
+  const workspace = project();
+  fs.mkdirSync(path.join(workspace, ".orchestration"));
+  fs.writeFileSync(path.join(workspace, ".orchestration/active_intents.yaml"), INTENTS);
+  const f = fakeApi({ workspace, middleware });
+  const env = quietEnv();
+  const made = [];
+  const h = createPlugin({ createHookwise: (o) => { const hw = new Hookwise({ ...o, env }); made.push(hw); return hw; } })._register(f.api);
+  assert.equal(made.length, 1, "registration started the default agent's instance");
+  await made[0].init();
+  return { ...f, h, workspace, hw: made[0] };
+}
+
+const trace = (ws) => {
+  const f = path.join(ws, ".orchestration/agent_trace.jsonl");
+  return fs.existsSync(f) ? fs.readFileSync(f, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
+};
+
+/** The tool as OpenClaw's factory call gives it for a run of session `s-1`. */
+const toolFor = (t, extra = {}) => t.tools[0].tool({ agentId: "main", sessionKey: "agent:main:openai:k1", sessionId: "s-1", workspaceDir: t.workspace, ...extra });
+
+test("governance on: select_active_intent is an agent tool (JSON Schema parameters, OpenClaw's execute(toolCallId, params)); off: the factory offers nothing", async () => {
+  const t = await governed();
+  assert.equal(t.tools.length, 1);
+  assert.deepEqual(t.tools[0].opts, { name: SELECT_TOOL });
+  const tool = toolFor(t);
+  assert.equal(tool.name, SELECT_TOOL);
+  assert.equal(tool.catalogMode, "direct-only", "never deferred behind OpenClaw's tool search: block messages name it");
+  assert.deepEqual(tool.parameters.required, ["intent_id"]);
+  assert.equal(tool.parameters.properties.intent_id.type, "string");
+  const bad = await tool.execute("tc1", { intent_id: "INT-404" });
+  assert.match(bad.content[0].text, /INT-1/, "an unknown id lists the valid ones");
+  const ok = await tool.execute("tc2", { intent_id: "INT-1" });
+  assert.equal(ok.content[0].type, "text");
+  assert.match(ok.content[0].text, /src\/\*\*/, "the intent's scope");
+
+  // a project without the intents file: governance off, no tool
+  const plain = start({ env: quietEnv() });
+  const hw = [...plain.h.instances.values()][0];
+  await hw.init();
+  assert.equal(hw.governanceOn, false);
+  assert.equal(plain.tools[0].tool({ agentId: "main", sessionId: "s-1" }), null);
+  // not started yet (its plan unknown): nothing this time rather than a tool that may not apply
+  const cold = fakeApi({ workspace: project() });
+  createPlugin({ createHookwise: () => ({ started: false, governanceOn: false, init: () => new Promise(() => {}) }) })._register(cold.api);
+  assert.equal(cold.tools[0].tool({ agentId: "main", sessionId: "s-1" }), null);
+});
+
+test("governance gate in before_tool_call: no intent → {block, blockReason}; out of scope → blocked naming the scope; in scope → recorded from the middleware", async () => {
+  const t = await governed();
+  const run = t.hooks.before_tool_call[0].handler;
+  const noIntent = await run(...before("write", { path: "src/a.ts", content: "x\n" }, "g1"));
+  assert.equal(noIntent.block, true);
+  assert.match(noIntent.blockReason, /select_active_intent/);
+  assert.match(noIntent.blockReason, /INT-1/);
+  const execBlocked = await run(...before("exec", { command: "ls" }, "g2"));
+  assert.equal(execBlocked.block, true, "exec needs an active intent too");
+
+  // the tool selects for the session the hooks see (ctx.sessionId)
+  await toolFor(t).execute("sel", { intent_id: "INT-1" });
+  assert.equal(await run(...before("exec", { command: "ls" }, "g3")), undefined);
+  const out = await run(...before("write", { path: "docs/out.md", content: "x\n" }, "g4"));
+  assert.equal(out.block, true);
+  assert.match(out.blockReason, /docs\/out\.md/);
+  assert.match(out.blockReason, /src\/\*\*/);
+  // another session has no intent
+  const other = await run({ toolName: "write", params: { path: "src/a.ts", content: "x\n" }, toolCallId: "g5" }, { ...ctxOf("g5"), sessionId: "s-2" });
+  assert.equal(other.block, true);
+
+  const params = { path: "src/in.ts", content: "export const x = 1;\nexport const y = 2;\n" };
+  const [ev, ctx] = before("write", params, "g6");
+  assert.equal(await run(ev, ctx), undefined);
+  fs.mkdirSync(path.join(t.workspace, "src"), { recursive: true });
+  fs.writeFileSync(path.join(t.workspace, "src/in.ts"), params.content); // the tool runs
+  const result = { content: [{ type: "text", text: "Successfully wrote 20 bytes to src/in.ts" }], details: {} };
+  await t.mw[0].handler({ toolCallId: "g6", toolName: "write", args: params, cwd: t.workspace, isError: false, result }, { runtime: "openclaw", agentId: "main", sessionId: "s-1" });
+  // after_tool_call for the same call (OpenClaw fires it too) adds nothing
+  await t.hooks.after_tool_call[0].handler({ toolName: "write", params, toolCallId: "g6", result, durationMs: 2 }, ctxOf("g6", { toolName: "write" }));
+  const recs = trace(t.workspace);
+  assert.equal(recs.length, 1, JSON.stringify(recs));
+  assert.deepEqual(recs[0].files.map((f) => f.path), ["src/in.ts"]);
+  assert.equal(recs[0].metadata["dev.hookwise"].intent_id, "INT-1", "under the session's intent");
+  assert.deepEqual(validate(recs[0]), []);
+
+  // OpenClaw's edit shape {path, edits: [{oldText, newText}]}: the edited line is the range
+  const edit = { path: "src/in.ts", edits: [{ oldText: "y = 2", newText: "y = 3" }] };
+  assert.equal(await run(...before("edit", edit, "g7")), undefined);
+  fs.writeFileSync(path.join(t.workspace, "src/in.ts"), "export const x = 1;\nexport const y = 3;\n");
+  await t.mw[0].handler({ toolCallId: "g7", toolName: "edit", args: edit, isError: false, result }, { runtime: "openclaw" });
+  const e = trace(t.workspace)[1];
+  assert.deepEqual(e.files[0].conversations[0].ranges.map((r) => [r.start_line, r.end_line]), [[2, 2]]);
+  assert.deepEqual(validate(e), []);
+
+  // a failed tool leaves no record
+  const [fev, fctx] = before("write", { path: "src/fail.ts", content: "x\n" }, "g8");
+  assert.equal(await run(fev, fctx), undefined);
+  await t.mw[0].handler({ toolCallId: "g8", toolName: "write", args: fev.params, isError: true, result: { content: [{ type: "text", text: "EACCES" }] } }, { runtime: "openclaw" });
+  assert.equal(trace(t.workspace).length, 2);
+});
+
+test("governance without tool-result middleware: after_tool_call makes the record (params, error)", async () => {
+  const t = await governed({ middleware: false });
+  const run = t.hooks.before_tool_call[0].handler;
+  await toolFor(t).execute("sel", { intent_id: "INT-1" });
+  const params = { path: "src/b.ts", content: "export const b = 1;\n" };
+  assert.equal(await run(...before("write", params, "a1")), undefined);
+  fs.mkdirSync(path.join(t.workspace, "src"), { recursive: true });
+  fs.writeFileSync(path.join(t.workspace, "src/b.ts"), params.content);
+  await t.hooks.after_tool_call[0].handler({ toolName: "write", params, toolCallId: "a1", result: { content: [{ type: "text", text: "ok" }] }, durationMs: 1 }, ctxOf("a1", { toolName: "write" }));
+  const recs = trace(t.workspace);
+  assert.deepEqual(recs.map((r) => r.files[0].path), ["src/b.ts"]);
+  assert.deepEqual(validate(recs[0]), []);
+  // an error: no record
+  assert.equal(await run(...before("write", { path: "src/c.ts", content: "c\n" }, "a2")), undefined);
+  await t.hooks.after_tool_call[0].handler({ toolName: "write", params: { path: "src/c.ts", content: "c\n" }, toolCallId: "a2", error: "disk full", durationMs: 1 }, ctxOf("a2", { toolName: "write" }));
+  assert.equal(trace(t.workspace).length, 1);
+});
+
+test("governance on: before_prompt_build brings the session's <intent_context>", async () => {
+  const t = await governed();
+  const ctx = { agentId: "main", sessionId: "s-1", sessionKey: "agent:main:openai:k1", workspaceDir: t.workspace, modelProviderId: "mock", modelId: "mock-1" };
+  await toolFor(t).execute("sel", { intent_id: "INT-1" });
+  const r = await t.hooks.before_prompt_build[0].handler({ prompt: "hi", messages: [] }, ctx);
+  assert.match(r.appendSystemContext, /<intent_context>/);
+  assert.match(r.appendSystemContext, /INT-1/);
+  // the model of the session (provider/model) is the contributor of its records
+  const params = { path: "src/m.ts", content: "m\n" };
+  assert.equal(await t.hooks.before_tool_call[0].handler(...before("write", params, "m1")), undefined);
+  fs.mkdirSync(path.join(t.workspace, "src"), { recursive: true });
+  fs.writeFileSync(path.join(t.workspace, "src/m.ts"), params.content);
+  await t.mw[0].handler({ toolCallId: "m1", toolName: "write", args: params, isError: false, result: { content: [{ type: "text", text: "ok" }] } }, { runtime: "openclaw" });
+  assert.equal(trace(t.workspace)[0].files[0].conversations[0].contributor.model_id, "mock/mock-1");
 });
