@@ -1106,7 +1106,9 @@ async fn init(
             Some(v) => v.as_str(),
             None => env.get("HOOKWISE_TRANSPORT").map(String::as_str),
         };
-        if crate::mcp::Transport::parse(transport.unwrap_or("auto")) != Some(crate::mcp::Transport::Cli) {
+        if crate::mcp::Transport::parse(transport.unwrap_or("auto"))
+            != Some(crate::mcp::Transport::Cli)
+        {
             return json!({ "needs": "policy" });
         }
     }
