@@ -1559,6 +1559,7 @@ fn tool_after(shared: &Rc<RefCell<Shared>>, call_id: &str) -> ToolResult {
 mod tests {
     use super::*;
     use crate::protocol::Request;
+    use crate::test_drive::Reply;
 
     const AUTH: &str = "Context for CONCEPT: auth\n\nDirect relations (1 CONCEPTS):\n  • jwt (co-occurs in 2 files)\n    Files: memory://notes/auth-design\n    Content preview:\n      memory://notes/auth-design: Tokens are RS256-signed.\n";
 
@@ -1586,52 +1587,26 @@ mod tests {
         }
 
         fn drive(&mut self, call: &str) -> Value {
-            let mut step = self.engine.start_json(call).unwrap();
-            let mut timers = Vec::new();
-            loop {
-                match step {
-                    Step::Done { result, .. } => return result,
-                    Step::Pending { op, requests, .. } => {
-                        let mut next = None;
-                        for r in requests {
-                            let reply = match &r.req {
-                                Request::Stat { path } if path == "/bin/maenifold" => {
-                                    json!({"exists": true, "realpath": path, "isFile": true, "executable": true})
-                                }
-                                Request::Stat { .. } => json!({"exists": false}),
-                                Request::ReadFile { .. } => json!({"error": "vanished"}),
-                                Request::Spawn { argv, .. } => {
-                                    self.spawned.push(argv.clone());
-                                    match (self.cli)(argv) {
-                                        Some(out) => {
-                                            json!({"success": true, "stdout": out, "exitCode": 0})
-                                        }
-                                        None => {
-                                            // hangs: the host kills it at its timeout
-                                            timers.push((op, r.id, json!({"timedOut": true})));
-                                            continue;
-                                        }
-                                    }
-                                }
-                                Request::Sleep { .. } => {
-                                    timers.push((op, r.id, json!({})));
-                                    continue;
-                                }
-                                other => panic!("unexpected {other:?}"),
-                            };
-                            next = self.engine.resume(op, r.id, reply).or(next);
+            let (cli, spawned) = (self.cli, &mut self.spawned);
+            crate::test_drive::drive(&mut self.engine, call, |req| match req {
+                Request::Stat { path } if path == "/bin/maenifold" => Reply::Now(
+                    json!({"exists": true, "realpath": path, "isFile": true, "executable": true}),
+                ),
+                Request::Stat { .. } => Reply::Now(json!({"exists": false})),
+                Request::ReadFile { .. } => Reply::Now(json!({"error": "vanished"})),
+                Request::Spawn { argv, .. } => {
+                    spawned.push(argv.clone());
+                    match cli(argv) {
+                        Some(out) => {
+                            Reply::Now(json!({"success": true, "stdout": out, "exitCode": 0}))
                         }
-                        step = match next {
-                            Some(s) => s,
-                            None => {
-                                let (op, id, reply) =
-                                    timers.pop().expect("stuck with nothing pending");
-                                self.engine.resume(op, id, reply).unwrap()
-                            }
-                        };
+                        // hangs: the host kills it at its timeout
+                        None => Reply::Later(json!({"timedOut": true})),
                     }
                 }
-            }
+                Request::Sleep { .. } => Reply::Later(json!({})),
+                other => panic!("unexpected {other:?}"),
+            })
         }
     }
 

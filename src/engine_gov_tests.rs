@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use crate::engine::Engine;
 use crate::governance::testhost::FakeFs;
-use crate::runtime::Step;
+use crate::test_drive::Reply;
 
 const INTENTS: &str = "\
 active_intents:
@@ -23,26 +23,15 @@ active_intents:
 
 /// Drive one hook call to its result against `fs`.
 fn drive(e: &mut Engine, fs: &mut FakeFs, call: Value) -> Value {
-    let mut step = e.start_json(call.to_string()).unwrap();
-    loop {
-        match step {
-            Step::Done { result, .. } => return result,
-            Step::Pending { op, requests, .. } => {
-                let mut next = None;
-                for r in requests {
-                    let reply = match &r.req {
-                        // what enforcement asks beyond the governance host
-                        crate::protocol::Request::Now => json!({"ms": 1_700_000_000_000u64}),
-                        crate::protocol::Request::ListDir { .. } => json!({"entries": []}),
-                        crate::protocol::Request::WriteFile { .. } => json!({"ok": true}),
-                        q => fs.answer(q).expect("a reply"),
-                    };
-                    next = e.resume(op, r.id, reply).or(next);
-                }
-                step = next.expect("the operation waits on nothing");
-            }
-        }
-    }
+    crate::test_drive::drive(e, &call.to_string(), |q| {
+        Reply::Now(match q {
+            // what enforcement asks beyond the governance host
+            crate::protocol::Request::Now => json!({"ms": 1_700_000_000_000u64}),
+            crate::protocol::Request::ListDir { .. } => json!({"entries": []}),
+            crate::protocol::Request::WriteFile { .. } => json!({"ok": true}),
+            q => fs.answer(q).expect("a reply"),
+        })
+    })
 }
 
 fn start(fs: &mut FakeFs, options: Value) -> (Engine, Value) {

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use crate::engine::Engine;
 use crate::protocol::Request;
-use crate::runtime::Step;
+use crate::test_drive::Reply;
 
 const FORCE_SOP: &str = "---\nid: git-force-push\ncategory: process\nmatch:\n  tools: [bash]\n  patterns: ['git\\s+push\\s.*--force']\n---\n# Force-pushing\n\n## Preflight\nAnnounce it (WIRING-MARKER).\n";
 
@@ -79,29 +79,14 @@ impl Fs {
     }
 
     fn drive(&mut self, call: Value) -> Value {
-        let mut step = self.engine.start_json(call.to_string()).unwrap();
-        let mut timers = Vec::new();
-        loop {
-            match step {
-                Step::Done { result, .. } => return result,
-                Step::Pending { op, requests, .. } => {
-                    let mut next = None;
-                    for r in requests {
-                        match self.answer(&r.req) {
-                            Some(reply) => next = self.engine.resume(op, r.id, reply).or(next),
-                            None => timers.push((op, r.id)),
-                        }
-                    }
-                    step = match next {
-                        Some(s) => s,
-                        None => {
-                            let (op, id) = timers.pop().expect("stuck");
-                            self.engine.resume(op, id, json!({})).unwrap()
-                        }
-                    };
-                }
-            }
-        }
+        let mut engine = std::mem::take(&mut self.engine);
+        let r =
+            crate::test_drive::drive(&mut engine, &call.to_string(), |q| match self.answer(q) {
+                Some(reply) => Reply::Now(reply),
+                None => Reply::Later(json!({})),
+            });
+        self.engine = engine;
+        r
     }
 
     fn init(&mut self, options: Value) -> Value {

@@ -21,6 +21,8 @@ pub mod placement;
 pub mod protocol;
 pub mod runtime;
 pub mod session;
+#[cfg(test)]
+mod test_drive;
 pub mod vault;
 pub mod wikilink;
 
