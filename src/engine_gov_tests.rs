@@ -142,6 +142,37 @@ mod policy {
         )
     }
 
+    fn select(e: &mut Engine, fs: &mut FakeFs, session: &str) -> Value {
+        drive(
+            e,
+            fs,
+            json!({"hook": "intent.select", "sessionId": session, "intentId": "INT-1"}),
+        )
+    }
+
+    fn scaffold(e: &mut Engine, fs: &mut FakeFs) -> Value {
+        drive(e, fs, json!({"hook": "governance.scaffold", "cwd": "/w"}))
+    }
+
+    fn transform(e: &mut Engine, fs: &mut FakeFs, system: Value) -> Value {
+        drive(
+            e,
+            fs,
+            json!({"hook": "system.transform", "sessionId": "s1", "system": system}),
+        )
+    }
+
+    /// `r[key]` (created or kept) lists the intents file.
+    fn assert_names_the_intents_file(r: &Value, key: &str) {
+        assert!(
+            r[key]
+                .as_array()
+                .unwrap()
+                .contains(&json!(".orchestration/active_intents.yaml")),
+            "{r}"
+        );
+    }
+
     #[test]
     fn a_write_without_an_intent_is_blocked_naming_the_tool_and_the_ids() {
         let (mut e, mut fs) = governed();
@@ -180,11 +211,7 @@ mod policy {
     #[test]
     fn after_selecting_a_write_in_scope_passes_and_leaves_a_chained_record() {
         let (mut e, mut fs) = governed();
-        let s = drive(
-            &mut e,
-            &mut fs,
-            json!({"hook": "intent.select", "sessionId": "s1", "intentId": "INT-1"}),
-        );
+        let s = select(&mut e, &mut fs, "s1");
         assert_eq!(s["ok"], true, "{s}");
         assert!(s["text"].as_str().unwrap().contains("src/auth/**"));
         let args = json!({"filePath": "/w/src/auth/b.ts", "content": "export function b() {}\n"});
@@ -213,11 +240,7 @@ mod policy {
     #[test]
     fn out_of_scope_writes_and_patches_are_blocked_naming_the_file() {
         let (mut e, mut fs) = governed();
-        drive(
-            &mut e,
-            &mut fs,
-            json!({"hook": "intent.select", "sessionId": "s1", "intentId": "INT-1"}),
-        );
+        select(&mut e, &mut fs, "s1");
         let r = before(
             &mut e,
             &mut fs,
@@ -257,11 +280,7 @@ mod policy {
             &mut fs,
             json!({"hook": "session.created", "session": {"id": "child", "parentID": "parent"}}),
         );
-        drive(
-            &mut e,
-            &mut fs,
-            json!({"hook": "intent.select", "sessionId": "parent", "intentId": "INT-1"}),
-        );
+        select(&mut e, &mut fs, "parent");
         let r = before(
             &mut e,
             &mut fs,
@@ -276,11 +295,7 @@ mod policy {
     #[test]
     fn the_system_prompt_gets_the_intent_context_once_and_not_for_titles() {
         let (mut e, mut fs) = governed();
-        let r = drive(
-            &mut e,
-            &mut fs,
-            json!({"hook": "system.transform", "sessionId": "s1", "system": ["You are a coder"]}),
-        );
+        let r = transform(&mut e, &mut fs, json!(["You are a coder"]));
         let sys = r["system"].as_array().unwrap();
         assert_eq!(sys.len(), 1, "{r}");
         let t = sys[0].as_str().unwrap();
@@ -290,23 +305,11 @@ mod policy {
                 && t.contains("INT-1"),
             "{t}"
         );
-        let r = drive(
-            &mut e,
-            &mut fs,
-            json!({"hook": "system.transform", "sessionId": "s1", "system": ["You are a title generator"]}),
-        );
+        let r = transform(&mut e, &mut fs, json!(["You are a title generator"]));
         assert_eq!(r, json!({}));
-        let r = drive(
-            &mut e,
-            &mut fs,
-            json!({"hook": "system.transform", "sessionId": "s1", "system": [t]}),
-        );
+        let r = transform(&mut e, &mut fs, json!([t]));
         assert_eq!(r, json!({}), "never twice");
-        drive(
-            &mut e,
-            &mut fs,
-            json!({"hook": "intent.select", "sessionId": "s1", "intentId": "INT-1"}),
-        );
+        select(&mut e, &mut fs, "s1");
         let r = drive(
             &mut e,
             &mut fs,
@@ -372,17 +375,9 @@ mod policy {
             "write",
             json!({"filePath": "src/a.ts", "content": "y"}),
         );
-        let r = drive(
-            &mut e,
-            &mut fs,
-            json!({"hook": "system.transform", "sessionId": "s1", "system": []}),
-        );
+        let r = transform(&mut e, &mut fs, json!([]));
         assert_eq!(r, json!({}));
-        let s = drive(
-            &mut e,
-            &mut fs,
-            json!({"hook": "intent.select", "sessionId": "s1", "intentId": "INT-1"}),
-        );
+        let s = select(&mut e, &mut fs, "s1");
         assert_eq!(s["ok"], false);
         assert!(s["text"].as_str().unwrap().contains("off"), "{s}");
         assert!(
@@ -395,33 +390,13 @@ mod policy {
     fn scaffold_creates_the_intents_file_and_never_overwrites_it() {
         let mut fs = FakeFs::default();
         let (mut e, _) = start(&mut fs, json!({}));
-        let r = drive(
-            &mut e,
-            &mut fs,
-            json!({"hook": "governance.scaffold", "cwd": "/w"}),
-        );
-        assert!(
-            r["created"]
-                .as_array()
-                .unwrap()
-                .contains(&json!(".orchestration/active_intents.yaml")),
-            "{r}"
-        );
+        let r = scaffold(&mut e, &mut fs);
+        assert_names_the_intents_file(&r, "created");
         let text = fs.read("/w/.orchestration/active_intents.yaml").unwrap();
         assert!(text.contains("active_intents: []"));
         fs.file("/w/.orchestration/active_intents.yaml", INTENTS);
-        let r = drive(
-            &mut e,
-            &mut fs,
-            json!({"hook": "governance.scaffold", "cwd": "/w"}),
-        );
-        assert!(
-            r["kept"]
-                .as_array()
-                .unwrap()
-                .contains(&json!(".orchestration/active_intents.yaml")),
-            "{r}"
-        );
+        let r = scaffold(&mut e, &mut fs);
+        assert_names_the_intents_file(&r, "kept");
         assert_eq!(
             fs.read("/w/.orchestration/active_intents.yaml").unwrap(),
             INTENTS
