@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 
 use super::*;
 use crate::runtime::{Ops, Step};
+use crate::vault::tests::{listing, read_reply};
 
 const ROOT: &str = "/home/u/vault";
 
@@ -165,24 +166,12 @@ impl WatchHost {
             }
             Request::ListDir { path, .. } => {
                 assert_eq!(path, ROOT);
-                let entries: Vec<Value> = self
-                    .files
-                    .iter()
-                    .map(|(p, (t, m))| {
-                        json!({"path": p, "isFile": true, "isDir": false, "isSymlink": false,
-                               "size": t.len(), "mtimeMs": m})
-                    })
-                    .collect();
-                json!({"entries": entries, "truncated": false})
+                listing(&self.files)
             }
             Request::ReadFile { path, .. } => {
                 let rel = self.rel(path).to_string();
                 self.reads.push(rel.clone());
-                match self.files.get(&rel) {
-                    Some((t, _)) if t.starts_with('\u{FFFD}') => json!({"error": "not-utf8"}),
-                    Some((t, _)) => json!({"text": t}),
-                    None => json!({"error": "vanished"}),
-                }
+                read_reply(&self.files, &rel, "vanished")
             }
             other => panic!("unexpected request {other:?}"),
         }

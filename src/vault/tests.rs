@@ -397,6 +397,32 @@ fn code_examples_do_not_make_concepts() {
     assert_eq!(v.search("not-a-link", 10).len(), 1);
 }
 
+/// An in-memory folder's recursive listing (relative path -> text and mtime).
+pub(super) fn listing(files: &BTreeMap<String, (String, f64)>) -> Value {
+    let entries: Vec<Value> = files
+        .iter()
+        .map(|(p, (t, m))| {
+            json!({"path": p, "isFile": true, "isDir": false, "isSymlink": false,
+                   "size": t.len(), "mtimeMs": m})
+        })
+        .collect();
+    json!({"entries": entries, "truncated": false})
+}
+
+/// The reply to reading `rel` from an in-memory folder (a text starting with U+FFFD stands for
+/// one that is not UTF-8); `missing` is the error for a file that is not there.
+pub(super) fn read_reply(
+    files: &BTreeMap<String, (String, f64)>,
+    rel: &str,
+    missing: &str,
+) -> Value {
+    match files.get(rel) {
+        Some((t, _)) if t.starts_with('\u{FFFD}') => json!({"error": "not-utf8"}),
+        Some((t, _)) => json!({"text": t}),
+        None => json!({"error": missing}),
+    }
+}
+
 /// A host over an in-memory folder: answers Stat, ListDir and ReadFile.
 struct FakeHost {
     root: String,
@@ -440,26 +466,14 @@ impl FakeHost {
             } => {
                 assert_eq!(path, &self.root);
                 assert!(*recursive);
-                let entries: Vec<Value> = self
-                    .files
-                    .iter()
-                    .map(|(p, (t, m))| {
-                        json!({"path": p, "isFile": true, "isDir": false, "isSymlink": false,
-                               "size": t.len(), "mtimeMs": m})
-                    })
-                    .collect();
-                json!({"entries": entries, "truncated": false})
+                listing(&self.files)
             }
             Request::ReadFile { path, .. } => {
                 let rel = path
                     .strip_prefix(&format!("{}/", self.root))
                     .expect("under the root");
                 self.reads.push(rel.to_string());
-                match self.files.get(rel) {
-                    Some((t, _)) if t.starts_with("\u{FFFD}") => json!({"error": "not-utf8"}),
-                    Some((t, _)) => json!({"text": t}),
-                    None => json!({"error": "not-found"}),
-                }
+                read_reply(&self.files, rel, "not-found")
             }
             other => panic!("unexpected request {other:?}"),
         }
