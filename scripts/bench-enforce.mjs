@@ -22,6 +22,7 @@ import os from "node:os";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import { forceSop } from "../tests/js/helpers.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dist = path.join(repo, "pkg/dist");
@@ -45,22 +46,10 @@ const { createEngine } = require(path.join(dist, "engine.cjs"));
 
 // ---- the project: 50 generated SOPs (markdown and YAML: patterns, keywords, services, hosts,
 // commands) and the two real ones --------------------------------------------------------------
-const FORCE_SOP = `---
-id: git-force-push
-category: process
-match:
-  tools: [bash]
-  patterns: ['git\\s+push\\s.*(--force|-f\\b)']
----
-# Force-pushing
-
-## Preflight
-1. Announce it in the team channel.
-2. Run \`git fetch\` and compare with the remote first.
-
-## Rollback
-The old head is in the reflog of the server.
-`;
+const FORCE_SOP = forceSop(
+  "1. Announce it in the team channel.\n2. Run `git fetch` and compare with the remote first.",
+  "\n## Rollback\nThe old head is in the reflog of the server.\n",
+);
 const NGINX_SOP = "meta:\n  id: nginx\n  category: technical\n  service: nginx\ngotchas:\n  - reload keeps connections, restart drops them\n";
 
 function sopFiles() {

@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { execFile, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { repo, dist, isBun, tmpdir } from "./helpers.mjs";
+import { repo, dist, isBun, tmpdir, forceSop } from "./helpers.mjs";
 
 const T = { timeout: 60_000 };
 const CLI = path.join(dist, "cli.mjs");
@@ -315,18 +315,7 @@ test("check --tool write: the content is left alone; the context comes with the 
   assert.equal(n.enforcement, null, "this repository has no enforcement: the check does not invent one");
 });
 
-const FORCE_SOP = `---
-id: git-force-push
-category: process
-match:
-  tools: [bash]
-  patterns: ['git\\s+push\\s.*(--force|-f\\b)']
----
-# Force-pushing
-
-## Preflight
-Announce it first (CHECK-SOP-MARKER).
-`;
+const FORCE_SOP = forceSop("Announce it first (CHECK-SOP-MARKER).");
 
 test("check is a dry run with the project's own configuration: off without enforcement; with it, the block, recording nothing", T, async () => {
   const push = ["check", "--tool", "bash", "--args", '{"command":"git push --force origin main"}'];

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
-import { dist, fakeEnv, recordingClient, loadPlugin, tmpdir } from "./helpers.mjs";
+import { dist, fakeEnv, recordingClient, loadPlugin, tmpdir, forceSop } from "./helpers.mjs";
 
 const require = createRequire(import.meta.url);
 const { Hookwise } = require(path.join(dist, "hookwise.cjs"));
@@ -17,19 +17,9 @@ afterEach(() => {
   Object.assign(process.env, saved);
 });
 
-const FORCE_SOP = `---
-id: git-force-push
-category: process
-match:
-  tools: [bash]
-  patterns: ['git\\s+push\\s.*(--force|-f\\b)']
----
-# Force-pushing
-
-## Preflight
-1. Announce it in the team channel (FORCE-PUSH-MARKER).
-2. Run \`git fetch\` and compare with the remote first.
-`;
+const FORCE_SOP = forceSop(
+  "1. Announce it in the team channel (FORCE-PUSH-MARKER).\n2. Run `git fetch` and compare with the remote first.",
+);
 
 const NGINX_SOP = `---
 id: nginx-reload

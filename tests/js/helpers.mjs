@@ -16,6 +16,23 @@ export function settle() {
   return isBun ? new Promise((resolve) => setTimeout(resolve, 50)) : Promise.resolve();
 }
 
+/** The git force-push SOP (markdown, matching `git push --force` / `-f` on bash) with the
+ * given preflight body and anything after it. */
+export function forceSop(preflight, after = "") {
+  return `---
+id: git-force-push
+category: process
+match:
+  tools: [bash]
+  patterns: ['git\\s+push\\s.*(--force|-f\\b)']
+---
+# Force-pushing
+
+## Preflight
+${preflight}
+${after}`;
+}
+
 export function tmpdir(prefix = "hookwise-test-") {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
