@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { execFile, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { repo, dist, isBun, tmpdir, forceSop } from "./helpers.mjs";
+import { repo, dist, tmpdir, forceSop, nodeBinary } from "./helpers.mjs";
 
 const T = { timeout: 60_000 };
 const CLI = path.join(dist, "cli.mjs");
@@ -21,15 +21,6 @@ const VAULT = path.join(repo, VAULT_REL);
 const OPEN = "<!-- Knowledge Graph Context (hookwise) -->";
 const CLOSE = "<!-- /Knowledge Graph Context (hookwise) -->";
 
-/** The node binary (when this file runs under Bun, process.execPath is Bun). */
-function nodeBinary() {
-  if (!isBun) return process.execPath;
-  for (const d of (process.env.PATH || "").split(":")) {
-    const p = path.join(d, "node");
-    if (d && fs.existsSync(p)) return fs.realpathSync(p);
-  }
-  throw new Error("node is not on PATH");
-}
 const NODE = nodeBinary();
 const BUN = path.join(repo, "node_modules/.bin/bun");
 

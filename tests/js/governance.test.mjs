@@ -9,7 +9,7 @@ import { execFile, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
-import { repo, dist, isBun, tmpdir, recordingClient } from "./helpers.mjs";
+import { repo, dist, tmpdir, recordingClient, nodeBinary } from "./helpers.mjs";
 import { validate } from "./agent-trace-schema.mjs";
 
 const require = createRequire(import.meta.url);
@@ -27,14 +27,6 @@ const INTENTS = `active_intents:
     owned_scope: [docs/**]
 `;
 
-function nodeBinary() {
-  if (!isBun) return process.execPath;
-  for (const d of (process.env.PATH || "").split(":")) {
-    const p = path.join(d, "node");
-    if (d && fs.existsSync(p)) return fs.realpathSync(p);
-  }
-  throw new Error("node is not on PATH");
-}
 const NODE = nodeBinary();
 // No maenifold and no vault: governance alone.
 const HOME = tmpdir("hookwise-gov-home-");

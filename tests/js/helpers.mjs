@@ -37,6 +37,41 @@ export function tmpdir(prefix = "hookwise-test-") {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
+/** An environment with no maenifold anywhere: empty PATH dir, HOME and MAENIFOLD_ROOT. */
+export function noCliEnv(extra = {}) {
+  return { PATH: tmpdir("hookwise-nopath-"), HOME: tmpdir("hookwise-home-"), MAENIFOLD_ROOT: tmpdir("hookwise-root-"), ...extra };
+}
+
+/** Write files (relative path -> text or Buffer) into `dir`. */
+export function writeFiles(dir, files) {
+  for (const [rel, body] of Object.entries(files)) {
+    const p = path.join(dir, rel);
+    fs.mkdirSync(path.dirname(p), { recursive: true });
+    fs.writeFileSync(p, body);
+  }
+  return dir;
+}
+
+/** The node binary (when a test runs under Bun, process.execPath is Bun). */
+export function nodeBinary() {
+  if (!isBun) return process.execPath;
+  for (const d of (process.env.PATH || "").split(":")) {
+    const p = path.join(d, "node");
+    if (d && fs.existsSync(p)) return fs.realpathSync(p);
+  }
+  throw new Error("node is not on PATH");
+}
+
+/** Whether process `pid` still runs. */
+export function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A directory with an executable `maenifold` that links to the fake. */
 export function fakeBinDir() {
   const d = tmpdir("hookwise-bin-");

@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { dist, fakeEnv, tmpdir } from "./helpers.mjs";
+import { dist, fakeEnv, tmpdir, alive } from "./helpers.mjs";
 
 const T = { timeout: 30_000 };
 const { createEngine } = await import(path.join(dist, "engine.mjs"));
@@ -36,15 +36,6 @@ async function call(e, concepts, id = "c") {
 const starts = (f) => f.calls().filter((c) => c.mode === "mcp" && c.event === "start");
 const mcpCalls = (f) => f.calls().filter((c) => c.mode === "mcp" && c.event === "call");
 const cliCalls = (f) => f.calls().filter((c) => c.mode === "cli");
-
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function gone(pid, ms = 5000) {
   const end = Date.now() + ms;

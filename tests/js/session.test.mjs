@@ -7,7 +7,7 @@ import { test, afterEach } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { fakeEnv, fakeMaenifold, fakeRoot, loadPlugin, tmpdir } from "./helpers.mjs";
+import { fakeEnv, fakeMaenifold, fakeRoot, loadPlugin, tmpdir, alive } from "./helpers.mjs";
 
 // The project is the basename of the worktree; the fixture is about "Ledgerline".
 const PROJECT = "ledgerline";
@@ -161,15 +161,6 @@ function assertContextBlock(block) {
   for (const c of CODE_ONLY) assert.ok(!block.includes(c), `${c} is only ever inside code`);
   assert.ok(!block.includes("\uFFFD"), "no replacement characters");
   assert.ok(!block.includes("@@garbage@@"));
-}
-
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function waitFor(pred, ms) {

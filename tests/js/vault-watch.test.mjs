@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
-import { dist, settle, tmpdir } from "./helpers.mjs";
+import { dist, settle, tmpdir, noCliEnv, writeFiles as write } from "./helpers.mjs";
 
 const T = { timeout: 30_000 };
 const require = createRequire(import.meta.url);
@@ -16,16 +16,7 @@ const { createEngine } = require(path.join(dist, "engine.cjs"));
 const { createWatchers } = require(path.join(dist, "watch.cjs"));
 const { dirEntry } = require(path.join(dist, "host.cjs"));
 
-function write(dir, files) {
-  for (const [rel, body] of Object.entries(files)) {
-    const p = path.join(dir, rel);
-    fs.mkdirSync(path.dirname(p), { recursive: true });
-    fs.writeFileSync(p, body);
-  }
-  return dir;
-}
-
-const env = () => ({ PATH: tmpdir("hookwise-nopath-"), HOME: tmpdir("hookwise-home-"), MAENIFOLD_ROOT: tmpdir("hookwise-root-") });
+const env = () => noCliEnv();
 
 async function related(e, concept) {
   await settle();

@@ -6,7 +6,7 @@ import { test, afterEach } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { dist, fakeEnv, fakeRoot, loadPlugin, settle, tmpdir } from "./helpers.mjs";
+import { dist, fakeEnv, fakeRoot, loadPlugin, settle, tmpdir, noCliEnv, writeFiles as write } from "./helpers.mjs";
 
 const T = { timeout: 30_000 };
 const { createEngine } = await import(path.join(dist, "engine.mjs"));
@@ -17,21 +17,6 @@ afterEach(() => {
   for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
   Object.assign(process.env, saved);
 });
-
-/** An environment with no maenifold anywhere: empty PATH dir, HOME and MAENIFOLD_ROOT. */
-function noCliEnv(extra = {}) {
-  return { PATH: tmpdir("hookwise-nopath-"), HOME: tmpdir("hookwise-home-"), MAENIFOLD_ROOT: tmpdir("hookwise-root-"), ...extra };
-}
-
-/** Write files (relative path -> text or Buffer) into `dir`. */
-function write(dir, files) {
-  for (const [rel, body] of Object.entries(files)) {
-    const p = path.join(dir, rel);
-    fs.mkdirSync(path.dirname(p), { recursive: true });
-    fs.writeFileSync(p, body);
-  }
-  return dir;
-}
 
 function vault(files = {}) {
   return write(tmpdir("hookwise-vault-"), files);
