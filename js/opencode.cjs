@@ -97,7 +97,7 @@ async function server(input, options) {
 
 /**
  * `select_active_intent(intent_id)`. OpenCode wraps a plugin tool's `args` in its own zod 4
- * (`z.object(args)`), so they must be zod 4 schemas: a copy of zod is bundled (dist/zod.cjs)
+ * (`z.object(args)`), so they must be zod 4 schemas: zod's string schema is bundled (dist/zod.cjs)
  * rather than a dependency, so the package installs offline.
  */
 function selectIntentTool(hw, log) {

@@ -75,7 +75,8 @@ for (const f of fs.readdirSync(path.join(root, "js"))) {
 // zod 4 for the OpenCode custom tool's argument schema (OpenCode wraps plugin tool args in its
 // own zod 4): bundled, so the package keeps no runtime dependencies and installs offline.
 esbuild.buildSync({
-  stdin: { contents: 'module.exports = require("zod").z;', resolveDir: root, loader: "js" },
+  // only what the tool uses: the whole `z` namespace (every locale) is 407 KB minified, this 57 KB
+  stdin: { contents: 'export { string } from "zod";', resolveDir: root, loader: "js" },
   bundle: true,
   minify: true,
   format: "cjs",
