@@ -389,6 +389,19 @@ test("governance on: select_active_intent is an agent tool (JSON Schema paramete
   assert.equal(cold.tools[0].tool({ agentId: "main", sessionId: "s-1" }), null);
 });
 
+test("a metadata-only registration (OpenClaw's CLI) starts no core; the tool factory is still registered", () => {
+  const made = [];
+  const f = fakeApi({ workspace: project() });
+  f.api.registrationMode = "cli-metadata";
+  createPlugin({ createHookwise: (o) => (made.push(o), { init: async () => {}, toolBefore: async () => null, toolAfter: async () => null }) })._register(f.api);
+  assert.equal(made.length, 0);
+  assert.equal(f.tools.length, 1);
+  const g = fakeApi({ workspace: project() });
+  g.api.registrationMode = "full";
+  createPlugin({ createHookwise: (o) => (made.push(o), { init: async () => {}, toolBefore: async () => null, toolAfter: async () => null }) })._register(g.api);
+  assert.equal(made.length, 1, "the gateway's registration starts the default agent's core");
+});
+
 test("governance gate in before_tool_call: no intent → {block, blockReason}; out of scope → blocked naming the scope; in scope → recorded from the middleware", async () => {
   const t = await governed();
   const run = t.hooks.before_tool_call[0].handler;
