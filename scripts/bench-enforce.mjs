@@ -77,23 +77,11 @@ function sopFiles() {
   return f;
 }
 
-const COMMANDS = [
-  "git push --force origin main",
-  "git push origin feature/x",
-  "npm run build && npm test",
-  "docker compose up -d --build",
-  "kubectl -n shop apply -f k8s/deploy.yaml",
-  "sudo systemctl restart nginx",
-  "ssh deploy@node12.prod.example.com 'svc12ctl restart'",
-  "psql -h db.internal -c 'select 1'",
-  "rm -rf build dist && cargo build --release",
-  "terraform apply -auto-approve",
-  "make target13 && make target18",
-  "curl -X POST https://api.example.com/v1/release-20",
-  "cd /home/u/Projects/shop && git rebase -i HEAD~3",
-  "echo widget6 cache flush 6",
-  "svc10 deploy --canary",
-];
+// the same commands as the native bench (src/enforce/bench.rs)
+const COMMANDS = fs
+  .readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), "bench-enforce-commands.txt"), "utf8")
+  .split("\n")
+  .filter(Boolean);
 
 function project(enforcement) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "hookwise-bench-enforce-"));
@@ -214,7 +202,7 @@ function table(results) {
   const cli = results.flatMap((r) => r.rows).filter((x) => x.label.includes("maenifold CLI"));
   if (cli.some((x) => x.timedOut > 0))
     out.push(
-      `\nThe maenifold CLI starts a process per lookup (~1.8 s): every memory lookup there missed the ${BUDGET_MS} ms deadline, so those calls were decided on the cached SOPs alone (fail open on memories). Memories within the deadline need a warm source: the vault, or a warm maenifold MCP session (not part of this work).`,
+      `\nThe maenifold CLI starts a process per lookup (~1.8 s): every memory lookup there missed the ${BUDGET_MS} ms deadline, so those calls were decided on the cached SOPs alone (fail open on memories). Memories within the deadline need a warm source: the vault, or the warm maenifold MCP session (transport "auto", the default).`,
     );
   return out.join("\n");
 }

@@ -47,30 +47,21 @@ fn sop_files(h: &mut Host) {
     h.file(".opencode/sops/nginx.ai.sop", super::tests::NGINX_SOP);
 }
 
-const COMMANDS: &[&str] = &[
-    "git push --force origin main",
-    "git push origin feature/x",
-    "npm run build && npm test",
-    "docker compose up -d --build",
-    "kubectl -n shop apply -f k8s/deploy.yaml",
-    "sudo systemctl restart nginx",
-    "ssh deploy@node12.prod.example.com 'svc12ctl restart'",
-    "psql -h db.internal -c 'select 1'",
-    "rm -rf build dist && cargo build --release",
-    "terraform apply -auto-approve",
-    "make target13 && make target18",
-    "curl -X POST https://api.example.com/v1/release-20",
-    "cd /home/u/Projects/shop && git rebase -i HEAD~3",
-    "echo widget6 cache flush 6",
-    "svc10 deploy --canary",
-];
+/// The benchmark's commands, one per line: shared with `scripts/bench-enforce.mjs`.
+fn commands() -> Vec<&'static str> {
+    include_str!("../../scripts/bench-enforce-commands.txt")
+        .lines()
+        .filter(|l| !l.is_empty())
+        .collect()
+}
 
 fn run(label: &str, h: &mut Host, e: &Enforcer, n: usize) -> (f64, f64, f64, f64) {
+    let commands = commands();
     let mut core = Vec::with_capacity(n);
     let mut lookup = Vec::with_capacity(n);
     let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
     for i in 0..n {
-        let cmd = COMMANDS[i % COMMANDS.len()];
+        let cmd = commands[i % commands.len()];
         h.clock += 37.0;
         let t = Instant::now();
         let (d, _) = h.before(e, "bash", json!({ "command": cmd }));
@@ -99,7 +90,7 @@ fn run(label: &str, h: &mut Host, e: &Enforcer, n: usize) -> (f64, f64, f64, f64
 #[ignore = "benchmark: run with --release -- --ignored --nocapture"]
 fn decision_latency() {
     let n = 1500;
-    println!("\n{} SOPs cached, {n} decisions over {} commands; reference design budget: 150 ms per call\n", 52, COMMANDS.len());
+    println!("\n{} SOPs cached, {n} decisions over {} commands; reference design budget: 150 ms per call\n", 52, commands().len());
 
     // 1. cached SOPs, no memory lookup
     let mut h = Host::new();
