@@ -1101,16 +1101,11 @@ async fn init(
     // enforcement (maenifold users are the few with .NET installed; the lean build stays
     // small for everyone else). The full build reads and checks the transport options.
     #[cfg(not(feature = "policy"))]
-    if matches!(source, Some(Source::Cli { .. })) && host_mcp {
-        let transport = match options.get("transport") {
-            Some(v) => v.as_str(),
-            None => env.get("HOOKWISE_TRANSPORT").map(String::as_str),
-        };
-        if crate::mcp::Transport::parse(transport.unwrap_or("auto"))
-            != Some(crate::mcp::Transport::Cli)
-        {
-            return json!({ "needs": "policy" });
-        }
+    if matches!(source, Some(Source::Cli { .. }))
+        && host_mcp
+        && crate::mcp::McpOptions::transport(&options, &env).0 != crate::mcp::Transport::Cli
+    {
+        return json!({ "needs": "policy" });
     }
     #[cfg(feature = "policy")]
     let (mcp_opts, mcp_logs) =

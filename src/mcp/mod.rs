@@ -139,6 +139,31 @@ impl McpOptions {
         "cacheMaxEntries",
     ];
 
+    /// The transport: option `transport`, else env `HOOKWISE_TRANSPORT`, else `auto`; a bad
+    /// value is `auto` with a warning. (The lean core reads it too, to hand over to the full
+    /// build.)
+    pub fn transport(options: &Value, env: &BTreeMap<String, String>) -> (Transport, Option<Log>) {
+        let given = match options.get("transport") {
+            Some(v) => Some((v.as_str(), v.to_string(), "option 'transport'")),
+            None => env
+                .get("HOOKWISE_TRANSPORT")
+                .filter(|s| !s.trim().is_empty())
+                .map(|s| (Some(s.as_str()), s.clone(), "HOOKWISE_TRANSPORT")),
+        };
+        match given {
+            None => (Transport::default(), None),
+            Some((s, raw, what)) => match s.and_then(Transport::parse) {
+                Some(t) => (t, None),
+                None => (
+                    Transport::default(),
+                    Some(Log::warn(format!(
+                        "hookwise {what}={raw} must be \"auto\", \"mcp\" or \"cli\"; using \"auto\""
+                    ))),
+                ),
+            },
+        }
+    }
+
     /// Read from plugin options; a bad value warns and keeps the default (never fails).
     /// Env `HOOKWISE_TRANSPORT` is used when the option is absent.
     pub fn from_sources(
@@ -151,25 +176,9 @@ impl McpOptions {
             ..McpOptions::default()
         };
         let mut logs = Vec::new();
-        let transport = match options.get("transport") {
-            Some(v) => Some((
-                v.as_str().map(str::to_string),
-                v.to_string(),
-                "option 'transport'",
-            )),
-            None => env
-                .get("HOOKWISE_TRANSPORT")
-                .filter(|s| !s.trim().is_empty())
-                .map(|s| (Some(s.clone()), s.clone(), "HOOKWISE_TRANSPORT")),
-        };
-        if let Some((s, raw, what)) = transport {
-            match s.as_deref().and_then(Transport::parse) {
-                Some(t) => o.transport = t,
-                None => logs.push(Log::warn(format!(
-                    "hookwise {what}={raw} must be \"auto\", \"mcp\" or \"cli\"; using \"auto\""
-                ))),
-            }
-        }
+        let (transport, warning) = McpOptions::transport(options, env);
+        o.transport = transport;
+        logs.extend(warning);
         let mut num = |key: &str, min: u64, max: u64| -> Option<u64> {
             let v = options.get(key)?;
             match v.as_f64() {
