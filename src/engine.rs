@@ -636,7 +636,7 @@ impl Engine {
                         _ => Value::Null,
                     },
                     "vault": match &s.source {
-                        Some(Source::Vault(v)) => json!({"root": v.root, "index": *v.last.borrow()}),
+                        Some(Source::Vault(v)) => json!({"root": v.root, "index": v.report()}),
                         _ => Value::Null,
                     },
                 });
@@ -992,10 +992,9 @@ async fn choose_source(
             match &last.error {
                 Some(e) => logs.push(Log::warn(format!("vault {root}: {e}"))),
                 None => logs.push(Log::info(format!(
-                    "using the vault at {root} ({why}): {} notes, {} concepts, {} links{}",
+                    "using the vault at {root} ({why}): {} notes, {} concepts{}",
                     last.stats.files,
                     last.stats.concepts,
-                    last.stats.edges,
                     if last.stats.skipped.total() > 0 {
                         format!(", {} files skipped", last.stats.skipped.total())
                     } else {

@@ -42,6 +42,13 @@ pub struct VaultIndex {
 }
 
 impl VaultIndex {
+    /// The latest refresh's figures, with the edge count (which refreshes leave out).
+    pub fn report(&self) -> RefreshStats {
+        let mut r = self.last.borrow().clone();
+        r.stats.edges = Some(self.vault.borrow().edge_count());
+        r
+    }
+
     pub fn new(root: String, clock: Rc<Cell<u64>>, refresh_every_ms: u64) -> VaultIndex {
         VaultIndex {
             root,

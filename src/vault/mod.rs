@@ -101,7 +101,10 @@ impl Skipped {
 pub struct Stats {
     pub files: u32,
     pub concepts: u32,
-    pub edges: u32,
+    /// Pairs of concepts sharing a file: counted only when a report asks
+    /// ([`Vault::edge_count`]), not by every refresh.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edges: Option<u32>,
     /// Skips seen by the latest scan (and the reads that followed it).
     pub skipped: Skipped,
 }
@@ -260,7 +263,7 @@ impl Vault {
         Stats {
             files: self.by_path.len() as u32,
             concepts: self.graph.concept_count() as u32,
-            edges: self.graph.edge_count() as u32,
+            edges: None,
             skipped: self
                 .failed
                 .values()
@@ -429,6 +432,11 @@ impl Vault {
         }
     }
 
+    /// Pairs of concepts sharing a file (counted on first use after a change).
+    pub fn edge_count(&self) -> u32 {
+        self.graph.edge_count() as u32
+    }
+
     /// Index (or re-index) one file directly, with its host mtime.
     pub fn upsert(&mut self, path: &str, text: String, mtime_ms: f64) {
         let size = text.len() as u64;
@@ -483,8 +491,7 @@ impl Vault {
         };
         let rec = self.files[id as usize].take().expect("live file");
         self.by_uri.remove(&rec.uri);
-        let ids: Vec<ConceptId> = rec.concepts.iter().map(|c| c.0).collect();
-        self.graph.remove_file(id, &ids);
+        self.graph.remove_file(id);
         self.index.remove(id);
         let live = self.by_path.len();
         if self.index.dead_count() > PURGE_MIN.max(live / 8) {
@@ -553,7 +560,8 @@ impl Vault {
         let by_weight = |a: &(ConceptId, u32), b: &(ConceptId, u32)| {
             b.1.cmp(&a.1).then_with(|| g.name(a.0).cmp(g.name(b.0)))
         };
-        let mut direct: Vec<(ConceptId, u32)> = g.neighbors(c).collect();
+        let all_direct = g.neighbors(c);
+        let mut direct = all_direct.to_vec();
         top_k(&mut direct, max_entities, by_weight);
 
         for &(r, w) in &direct {
@@ -594,12 +602,12 @@ impl Vault {
             // neighbors, other values sum the weights towards the ring.
             let mut score: Vec<u32> = vec![0; g.id_bound()];
             score[c as usize] = u32::MAX;
-            for (n, _) in g.neighbors(c) {
+            for &(n, _) in all_direct.iter() {
                 score[n as usize] = u32::MAX;
             }
             let mut touched: Vec<ConceptId> = Vec::new();
             for &(r, _) in direct.iter().take(EXPAND_FROM) {
-                for (n, w) in g.neighbors(r) {
+                for &(n, w) in g.neighbors(r).iter() {
                     let s = &mut score[n as usize];
                     if *s == u32::MAX {
                         continue;

@@ -149,7 +149,7 @@ test("non-UTF-8, > 5 MB and symlinks leaving the vault are skipped and counted; 
   const ix = await index(e);
   assert.equal(ix.files, 1, "only ok.md is indexed");
   assert.deepEqual(ix.skipped, { notUtf8: 1, tooLarge: 1, outside: 1, unreadable: 0, vanished: 0 });
-  assert.match(logs.find((l) => /using the vault/.test(l.message))?.message ?? "", /1 notes, 2 concepts, 1 links, 3 files skipped/);
+  assert.match(logs.find((l) => /using the vault/.test(l.message))?.message ?? "", /1 notes, 2 concepts, 3 files skipped/);
   assert.deepEqual(warns(), [], "skips are counted, not warned about");
 
   const alpha = await ask(e, "alpha");
