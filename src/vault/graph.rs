@@ -15,6 +15,8 @@ use super::fx::FxHashMap;
 
 pub type ConceptId = u32;
 pub type FileId = u32;
+/// A concept's neighbors with their weights, unordered.
+pub type Neighbors = Rc<[(ConceptId, u32)]>;
 
 #[derive(Default, Debug)]
 pub struct Graph {
@@ -26,7 +28,7 @@ pub struct Graph {
     concepts_of: Vec<Box<[ConceptId]>>,
     /// Per concept: its neighbors and weights once counted; `None` until asked and after a
     /// file linking it changed.
-    adj: RefCell<Vec<Option<Rc<[(ConceptId, u32)]>>>>,
+    adj: RefCell<Vec<Option<Neighbors>>>,
     live_concepts: usize,
     /// Pairs of concepts sharing a file, counted when first asked after a change.
     edges: Cell<Option<usize>>,
@@ -118,11 +120,11 @@ impl Graph {
     }
 
     /// Neighbors of a concept with edge weights (the number of files shared), unordered.
-    pub fn neighbors(&self, c: ConceptId) -> Rc<[(ConceptId, u32)]> {
+    pub fn neighbors(&self, c: ConceptId) -> Neighbors {
         if let Some(Some(known)) = self.adj.borrow().get(c as usize) {
             return known.clone();
         }
-        let counted: Rc<[(ConceptId, u32)]> = self.count_neighbors(c).into();
+        let counted: Neighbors = self.count_neighbors(c).into();
         let mut adj = self.adj.borrow_mut();
         if adj.len() < self.names.len() {
             adj.resize(self.names.len(), None);
@@ -270,9 +272,8 @@ mod tests {
         };
         for step in 0..3000 {
             let f = next(60) as FileId;
-            if files.contains_key(&f) {
+            if files.remove(&f).is_some() {
                 g.remove_file(f);
-                files.remove(&f);
             } else {
                 // skewed: low ids much more common
                 let k = next(9) as usize;
