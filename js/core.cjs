@@ -37,6 +37,34 @@ function loadWasm(opts = {}) {
 
 const encoder = new TextEncoder();
 
+const NO_BYTES = new Uint8Array(0);
+/**
+ * Replies carrying raw bytes (`{bytes}`: a file read by the host) cross beside the JSON: each
+ * becomes `{blob: [offset, length]}` into one buffer, returned (the core turns it back into the
+ * file's text or a not-utf8 error).
+ */
+function takeBytes(batch) {
+  let total = 0;
+  let parts = null;
+  for (const entry of batch) {
+    const r = entry[1];
+    if (r && r.bytes instanceof Uint8Array) {
+      entry[1] = { blob: [total, r.bytes.length] };
+      (parts || (parts = [])).push(r.bytes);
+      total += r.bytes.length;
+    }
+  }
+  if (!parts) return NO_BYTES;
+  if (parts.length === 1) return parts[0];
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
 /** Turn anything the wasm threw into a HookwiseError (a Rust panic included). */
 function wrap(e, wasm) {
   if (e instanceof HookwiseError) return e;
@@ -137,8 +165,9 @@ class Core {
           }
           // Everything that finished together goes back in one crossing.
           const batch = ready.splice(0);
+          const bytes = takeBytes(batch);
           try {
-            next = this.own(this.engine.resume(op, encoder.encode(JSON.stringify(batch)), Date.now()));
+            next = this.own(this.engine.resume(op, encoder.encode(JSON.stringify(batch)), bytes, Date.now()));
           } catch (e) {
             throw this.fail(e);
           }

@@ -463,11 +463,25 @@ impl Engine {
         op: u64,
         replies: impl AsRef<[u8]>,
     ) -> Result<Option<Step>, CallError> {
-        let replies: Vec<(u64, Value)> =
+        self.resume_with_bytes(op, replies, &[])
+    }
+
+    /// [`Engine::resume_json`] with `bytes` sent beside the replies: a reply
+    /// `{"blob": [offset, length]}` is a file read as raw bytes ([`crate::protocol::resolve_blob`]).
+    pub fn resume_with_bytes(
+        &mut self,
+        op: u64,
+        replies: impl AsRef<[u8]>,
+        bytes: &[u8],
+    ) -> Result<Option<Step>, CallError> {
+        let mut replies: Vec<(u64, Value)> =
             serde_json::from_slice(replies.as_ref()).map_err(|e| CallError {
                 kind: "BadReply",
                 message: format!("bad replies to operation {op}: {e}"),
             })?;
+        for (_, reply) in &mut replies {
+            crate::protocol::resolve_blob(reply, bytes);
+        }
         Ok(self.ops_resume_many(op, replies))
     }
 

@@ -21,7 +21,9 @@ pub enum Request {
     Sleep { ms: u64 },
     /// Look at a path. Reply: `StatResult`.
     Stat { path: String },
-    /// Read a file as UTF-8. Reply: `ReadResult`.
+    /// Read a file as UTF-8. Reply: `ReadResult`, or the file's raw bytes sent beside the
+    /// replies' JSON as `{"blob": [offset, length]}` (see [`resolve_blob`]): no text decoding,
+    /// escaping or re-encoding on the way in.
     ReadFile { path: String, max_bytes: u64 },
     /// Append one line (no newline inside) to a file, creating it and its folders. Reply: `{ok, error?}`.
     AppendLine { path: String, line: String },
@@ -115,6 +117,42 @@ pub struct StatResult {
 pub struct ReadResult {
     pub text: Option<String>,
     pub error: Option<String>,
+}
+
+/// Turn a reply that names a range of the bytes sent beside the replies (`{"blob": [offset,
+/// length]}`, how a host answers `ReadFile` without decoding the file) into a `ReadResult`:
+/// `{"text": …}` (a leading UTF-8 byte order mark dropped) or `{"error": "not-utf8"}`. A range
+/// outside `bytes` is an unreadable file, never a panic. Other replies are left alone.
+pub fn resolve_blob(reply: &mut serde_json::Value, bytes: &[u8]) {
+    // (no `Map::remove`: the whole reply is replaced, which keeps the B-tree's removal code out
+    // of the wasm)
+    let Some(range) = reply.get("blob") else {
+        return;
+    };
+    let at = |i: usize| range.get(i).and_then(serde_json::Value::as_u64);
+    let slice = match (at(0), at(1)) {
+        (Some(o), Some(l)) => usize::try_from(o)
+            .ok()
+            .zip(usize::try_from(l).ok())
+            .and_then(|(o, l)| bytes.get(o..o.checked_add(l)?)),
+        _ => None,
+    };
+    let (key, value) = match slice {
+        None => (
+            "error",
+            "unreadable: the reply names bytes that were not sent".to_string(),
+        ),
+        Some(b) => {
+            let b = b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(b);
+            match std::str::from_utf8(b) {
+                Ok(t) => ("text", t.to_owned()),
+                Err(_) => ("error", "not-utf8".to_string()),
+            }
+        }
+    };
+    let mut out = serde_json::Map::new();
+    out.insert(key.into(), serde_json::Value::String(value));
+    *reply = serde_json::Value::Object(out);
 }
 
 /// The reply to `ListDir`.
@@ -226,5 +264,65 @@ pub enum PathKey {
 impl From<&str> for PathKey {
     fn from(s: &str) -> Self {
         PathKey::Key(s.to_string())
+    }
+}
+
+#[cfg(test)]
+mod blob_tests {
+    use super::*;
+    use serde_json::json;
+
+    fn resolved(reply: serde_json::Value, bytes: &[u8]) -> serde_json::Value {
+        let mut r = reply;
+        resolve_blob(&mut r, bytes);
+        r
+    }
+
+    #[test]
+    fn blobs_become_text_or_a_read_error() {
+        let bytes = b"\xEF\xBB\xBF# T\n\xC3\xA9t\xC3\xA9 [[x]]\xff\xfe";
+        // BOM dropped, multi-byte UTF-8 kept
+        assert_eq!(
+            resolved(json!({"blob": [0, 18]}), bytes),
+            json!({"text": "# T\nété [[x]]"})
+        );
+        assert_eq!(
+            resolved(json!({"blob": [3, 4]}), bytes),
+            json!({"text": "# T\n"})
+        );
+        // an empty file, also with no bytes sent at all
+        assert_eq!(resolved(json!({"blob": [0, 0]}), &[]), json!({"text": ""}));
+        // invalid UTF-8 (and a range cutting a character in two)
+        assert_eq!(
+            resolved(json!({"blob": [0, 19]}), bytes),
+            json!({"error": "not-utf8"})
+        );
+        assert_eq!(
+            resolved(json!({"blob": [7, 1]}), bytes),
+            json!({"error": "not-utf8"})
+        );
+        let r = ReadResult::deserialize(resolved(json!({"blob": [7, 1]}), bytes)).unwrap();
+        assert_eq!(r.error.as_deref(), Some("not-utf8"));
+        // ranges outside the bytes, overflowing, or malformed: unreadable, no panic
+        for bad in [
+            json!({"blob": [0, 21]}),
+            json!({"blob": [u64::MAX, 2]}),
+            json!({"blob": [1]}),
+            json!({"blob": "0,1"}),
+            json!({"blob": [-1, 1]}),
+        ] {
+            let r = ReadResult::deserialize(resolved(bad.clone(), bytes)).unwrap();
+            assert!(r.text.is_none(), "{bad}");
+            assert!(r.error.unwrap().starts_with("unreadable"), "{bad}");
+        }
+        // other replies are left alone
+        for other in [
+            json!({"text": "t"}),
+            json!({"exists": true}),
+            json!([1, 2]),
+            json!(null),
+        ] {
+            assert_eq!(resolved(other.clone(), bytes), other);
+        }
     }
 }

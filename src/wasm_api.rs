@@ -68,13 +68,20 @@ impl Engine {
     }
 
     /// Hand back replies of operation `op` (UTF-8 JSON `[[id, reply], …]`: whatever finished
-    /// together, in one crossing). Returns the next step (JSON), or an empty string when
-    /// nothing waits for those replies.
-    pub fn resume(&mut self, op: u32, replies: &[u8], now_ms: f64) -> Result<String, JsError> {
+    /// together, in one crossing), with `bytes` that replies may name as `{"blob": [offset,
+    /// length]}` (files read as raw bytes; empty when none). Returns the next step (JSON), or
+    /// an empty string when nothing waits for those replies.
+    pub fn resume(
+        &mut self,
+        op: u32,
+        replies: &[u8],
+        bytes: &[u8],
+        now_ms: f64,
+    ) -> Result<String, JsError> {
         self.inner.observe_now(now_ms);
         let step = self
             .inner
-            .resume_json(op as u64, replies)
+            .resume_with_bytes(op as u64, replies, bytes)
             .map_err(js_error)?;
         let woken = self.inner.take_woken();
         match step {

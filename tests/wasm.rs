@@ -42,7 +42,7 @@ fn init_asks_the_host_to_stat_candidates_in_one_step() {
         .map(|r| format!(r#"[{},{{"exists":false,"error":"vanished"}}]"#, r["id"]))
         .collect();
     let step = parse(
-        &e.resume(op, format!("[{}]", replies.join(",")).as_bytes(), 1.0)
+        &e.resume(op, format!("[{}]", replies.join(",")).as_bytes(), &[], 1.0)
             .unwrap(),
     );
     // … then the CLI candidates, in one step.
@@ -57,12 +57,13 @@ fn init_asks_the_host_to_stat_candidates_in_one_step() {
         &e.resume(
             op,
             format!(r#"[[{r0},{{"exists":false}}]]"#).as_bytes(),
+            &[],
             1.0,
         )
         .unwrap(),
     );
     assert_eq!(waiting["pending"]["requests"], json!([]));
-    let done = parse(&e.resume(op, format!(r#"[[{r1},{{"exists":true,"realpath":"/b/maenifold","isFile":true,"executable":true}}]]"#).as_bytes(), 1.0).unwrap());
+    let done = parse(&e.resume(op, format!(r#"[[{r1},{{"exists":true,"realpath":"/b/maenifold","isFile":true,"executable":true}}]]"#).as_bytes(), &[], 1.0).unwrap());
     assert_eq!(done["done"]["result"]["discovery"]["path"], "/b/maenifold");
     assert_eq!(done["done"]["result"]["plan"]["toolBefore"]["needle"], "[[");
 }
@@ -85,6 +86,7 @@ fn a_tool_call_round_trip() {
         op,
         format!(r#"[[{id},{{"exists":true,"realpath":"/m","isFile":true,"executable":true}}]]"#)
             .as_bytes(),
+        &[],
         1.0,
     )
     .unwrap();
@@ -105,6 +107,7 @@ fn a_tool_call_round_trip() {
         &e.resume(
             op,
             json!([[spawn["id"], reply]]).to_string().as_bytes(),
+            &[],
             1.0,
         )
         .unwrap(),
@@ -126,8 +129,8 @@ fn bad_input_is_a_typed_error() {
     // JsError becomes a JS Error object; its message names the kind.
     assert!(msg.is_none());
     assert!(e.start(br#"{"hook":"tool.before"}"#, 1.0).is_err());
-    assert!(e.resume(1, b"\xff", 1.0).is_err());
-    assert_eq!(e.resume(99, b"[[1,{}]]", 1.0).unwrap(), "");
+    assert!(e.resume(1, b"\xff", &[], 1.0).is_err());
+    assert_eq!(e.resume(99, b"[[1,{}]]", &[], 1.0).unwrap(), "");
 }
 
 /// The requests of a step (own or woken) of operation `op`.
@@ -161,6 +164,7 @@ fn a_tool_call_over_the_warm_mcp_session() {
                 r#"[[{id},{{"exists":true,"realpath":"/m","isFile":true,"executable":true}}]]"#
             )
             .as_bytes(),
+            &[],
             1.0,
         )
         .unwrap(),
@@ -183,6 +187,7 @@ fn a_tool_call_over_the_warm_mcp_session() {
             json!([[start["id"], {"ok": true, "pid": 42}]])
                 .to_string()
                 .as_bytes(),
+            &[],
             3.0,
         )
         .unwrap(),
@@ -196,6 +201,7 @@ fn a_tool_call_over_the_warm_mcp_session() {
         &e.resume(
             op,
             json!([[write["id"], {"ok": true}]]).to_string().as_bytes(),
+            &[],
             4.0,
         )
         .unwrap(),
@@ -236,6 +242,7 @@ fn a_tool_call_over_the_warm_mcp_session() {
     e.resume(
         op,
         json!([[write["id"], {"ok": true}]]).to_string().as_bytes(),
+        &[],
         7.0,
     )
     .unwrap();

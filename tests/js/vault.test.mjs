@@ -177,6 +177,48 @@ test("non-UTF-8, > 5 MB and symlinks leaving the vault are skipped and counted; 
 
 const NOTE_ABOUT_AUTH = { "auth.md": "# Vault auth\n\nIn the vault, [[auth]] goes with [[vault-only-concept]].\n" };
 
+test("notes cross into the core as raw bytes: BOM dropped, empty notes, multi-byte text, batches of many files", T, async () => {
+  const files = {
+    "bom.md": Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("---\ntitle: Bom Title\n---\n[[bom-concept]] and [[ünïcode-concept]] über\n")]),
+    "empty.md": "",
+  };
+  // more than one read batch (64), each note naming the hub
+  for (let i = 0; i < 150; i++) files[`many/n${i}.md`] = `# N${i}\n\n[[hub-concept]] [[c${i}]] é${"ü".repeat(i)}\n`;
+  const dir = vault(files);
+  const { e, warns } = await engine({ options: { knowledge: "vault", vault: dir, vaultRefreshMs: 0 } });
+  const ix = await index(e);
+  assert.equal(ix.files, 152, "every note, the empty one too");
+  assert.deepEqual(ix.skipped, { notUtf8: 0, tooLarge: 0, outside: 0, unreadable: 0, vanished: 0 });
+  const bom = await ask(e, "bom-concept");
+  assert.deepEqual(bom.related, { "ünïcode-concept": 1 }, "front matter after a BOM is read, unicode links kept");
+  assert.match(bom.context ?? "", /memory:\/\/bom/);
+  for (const i of [0, 63, 64, 149]) {
+    assert.deepEqual((await ask(e, `c${i}`)).related, { "hub-concept": 1 }, `note ${i} (read batches of 64)`);
+  }
+  const s = await e.sessionPreview({ project: "Bom Title" });
+  assert.match(s.context ?? "", /Bom Title/, "the title from the front matter behind the BOM");
+  assert.deepEqual(warns(), []);
+});
+
+test("the host reads a file as bytes, refuses FIFOs and folders without blocking, and reports a vanished file", T, async (t) => {
+  const { createRequire } = await import("node:module");
+  const { readFile } = createRequire(import.meta.url)(path.join(dist, "host.cjs"));
+  const dir = tmpdir("hookwise-read-");
+  fs.writeFileSync(path.join(dir, "a.md"), Buffer.from([0x41, 0xff, 0x0a]));
+  const r = await readFile({ path: path.join(dir, "a.md"), maxBytes: 100 });
+  assert.deepEqual([...r.bytes], [0x41, 0xff, 0x0a], "raw bytes: the core judges the UTF-8");
+  assert.deepEqual(await readFile({ path: path.join(dir, "a.md"), maxBytes: 2 }), { error: "too-large" });
+  assert.deepEqual(await readFile({ path: path.join(dir, "gone.md"), maxBytes: 2 }), { error: "vanished" });
+  assert.deepEqual(await readFile({ path: dir, maxBytes: 2 }), { error: "EISDIR" });
+  if (process.platform !== "win32") {
+    const fifo = path.join(dir, "pipe.md");
+    const { spawnSync } = await import("node:child_process");
+    if (spawnSync("mkfifo", [fifo]).status === 0) {
+      assert.deepEqual(await readFile({ path: fifo, maxBytes: 100 }), { error: "not a regular file" }, "no writer: must not hang");
+    } else t.diagnostic("mkfifo unavailable");
+  }
+});
+
 test('knowledge: "vault" uses the vault even when a maenifold CLI is on PATH', T, async () => {
   const f = fakeEnv();
   const dir = vault(NOTE_ABOUT_AUTH);
