@@ -5,6 +5,11 @@
 //! ASCII tokens dropped. Postings are appended per document; a removed document is marked
 //! dead at once and its postings are purged in one pass once enough have piled up
 //! ([`SearchIndex::compact`]), so a change never scans the whole index.
+//!
+//! Indexing is the hot path of a cold vault load (millions of tokens, and the wasm build is
+//! optimized for size, so LLVM inlines little): one [`Scanner`] lowercases and folds each
+//! ASCII word into a fixed buffer in a single pass, the token is hashed straight from that
+//! buffer, and stopwords are terms interned first whose ids indexing skips.
 
 use super::graph::FileId;
 
@@ -15,7 +20,8 @@ pub const TITLE_WEIGHT: u32 = 3;
 /// Longer runs (hashes, base64) are not words.
 const MAX_TOKEN_BYTES: usize = 48;
 
-/// maenifold's stopwords (its full-text search drops the same ones).
+/// maenifold's stopwords (its full-text search drops the same ones). They are interned
+/// first, as terms `0..STOPWORDS.len()`, which indexing skips.
 const STOPWORDS: [&str; 38] = [
     "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it",
     "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these",
@@ -33,7 +39,7 @@ const fn pack(b: &[u8]) -> u64 {
     v
 }
 
-/// The packed stopwords, sorted for a binary search.
+/// The packed stopwords.
 const PACKED_STOPWORDS: [u64; 38] = {
     let mut out = [0u64; 38];
     let mut i = 0;
@@ -41,87 +47,25 @@ const PACKED_STOPWORDS: [u64; 38] = {
         out[i] = pack(STOPWORDS[i].as_bytes());
         i += 1;
     }
-    // Insertion sort (const context).
-    let mut i = 1;
-    while i < 38 {
-        let mut j = i;
-        while j > 0 && out[j - 1] > out[j] {
-            let t = out[j];
-            out[j] = out[j - 1];
-            out[j - 1] = t;
-            j -= 1;
-        }
-        i += 1;
-    }
     out
 };
 
-#[inline]
+/// For [`tokenize`] (queries); indexing uses the reserved term ids instead.
 fn is_stopword(t: &[u8]) -> bool {
-    t.len() <= 5 && PACKED_STOPWORDS.binary_search(&pack(t)).is_ok()
+    t.len() <= 5 && PACKED_STOPWORDS.contains(&pack(t))
 }
 
-/// How to fold a lowercase ASCII word's suffix: the length to keep, and whether a `y` follows
-/// (`policies` → `polic` + `y`).
-#[inline]
-fn stem_len(w: &[u8]) -> (usize, bool) {
-    let n = w.len();
-    if n < 4 {
-        return (n, false);
-    }
-    if n > 4 && ends(w, b"ies") {
-        (n - 3, true)
-    } else if ends(w, b"sses") {
-        (n - 2, false)
-    } else if n > 5 && ends(w, b"ing") {
-        (undouble(&w[..n - 3]), false)
-    } else if n > 4 && ends(w, b"ed") && !ends(w, b"eed") {
-        (undouble(&w[..n - 2]), false)
-    } else if w[n - 1] == b's' && !matches!(w[n - 2], b's' | b'u' | b'i') {
-        (n - 1, false)
-    } else {
-        (n, false)
-    }
-}
-
-/// `w.ends_with(s)` for a short literal, byte by byte (a slice comparison is a call to
-/// `memcmp`, and this runs for every token).
-#[inline(always)]
-fn ends<const K: usize>(w: &[u8], s: &[u8; K]) -> bool {
-    let n = w.len();
-    n >= K && (0..K).all(|i| w[n - K + i] == s[i])
-}
-
-/// The length of `w` with a doubled final consonant undone: `runn` → `run`, `stopp` → `stop`
-/// (but not `ll`, `ss`, `zz`).
-#[inline]
-fn undouble(w: &[u8]) -> usize {
-    let n = w.len();
-    if n >= 3
-        && w[n - 1] == w[n - 2]
-        && !matches!(
-            w[n - 1],
-            b'l' | b's' | b'z' | b'a' | b'e' | b'i' | b'o' | b'u'
-        )
-    {
-        n - 1
-    } else {
-        n
-    }
-}
-
-/// Byte classes: 0 = separator, 1 = lowercase letter or digit, 2 = uppercase, 3 = non-ASCII.
-const CLASS: [u8; 256] = {
+/// Per byte: the lowercase letter or digit for an ASCII letter or digit, 0 for any other
+/// ASCII byte (a separator), 1 for a byte of a non-ASCII character.
+const LOWER: [u8; 256] = {
     let mut t = [0u8; 256];
     let mut i = 0;
     while i < 256 {
         let b = i as u8;
         t[i] = if b >= 0x80 {
-            3
-        } else if b.is_ascii_uppercase() {
-            2
-        } else if b.is_ascii_alphanumeric() {
             1
+        } else if b.is_ascii_alphanumeric() {
+            b.to_ascii_lowercase()
         } else {
             0
         };
@@ -130,100 +74,179 @@ const CLASS: [u8; 256] = {
     t
 };
 
-/// Call `f` with every index token of `text`.
-pub fn tokenize(text: &str, mut f: impl FnMut(&str)) {
-    let bytes = text.as_bytes();
-    let n = bytes.len();
-    let mut buf = String::new();
-    let mut lower = String::new();
-    let mut i = 0;
-    while i < n {
-        let b = bytes[i];
-        let class = CLASS[b as usize];
-        if class == 1 || class == 2 {
+/// Flag in [`Scanner::next`]'s answer: the token holds non-ASCII letters (it is neither
+/// folded nor checked against the stopwords).
+const WIDE: usize = 0x100;
+
+/// The index tokens of a text, one at a time, each lowercased (and, if ASCII, suffix-folded)
+/// into `buf`. Stopwords are not dropped here.
+struct Scanner<'a> {
+    text: &'a str,
+    i: usize,
+    /// The current token in its first bytes (at most [`MAX_TOKEN_BYTES`]); junk after it.
+    buf: [u8; 64],
+    /// Scratch for a word with non-ASCII letters.
+    wide: String,
+}
+
+impl<'a> Scanner<'a> {
+    fn new(text: &'a str) -> Self {
+        Scanner {
+            text,
+            i: 0,
+            buf: [0; 64],
+            wide: String::new(),
+        }
+    }
+
+    /// The next token's length in `buf` (with [`WIDE`] set for a word with non-ASCII
+    /// letters), 0 at the end of the text.
+    fn next(&mut self) -> usize {
+        let text = self.text;
+        let bytes = text.as_bytes();
+        let n = bytes.len();
+        let mut i = self.i;
+        loop {
+            while i < n && LOWER[bytes[i] as usize] == 0 {
+                i += 1;
+            }
+            if i >= n {
+                self.i = n;
+                return 0;
+            }
+            // A run of ASCII letters and digits, lowercased into `buf` on the way (a run
+            // longer than the buffer wraps around in it: it is no token anyway).
             let start = i;
-            let rest = &bytes[i..];
-            let len = rest
-                .iter()
-                .position(|&c| !matches!(CLASS[c as usize], 1 | 2))
-                .unwrap_or(rest.len());
-            let upper = rest[..len].iter().any(u8::is_ascii_uppercase);
-            i += len;
-            if i < n && bytes[i] >= 0x80 {
-                // A word running on into non-ASCII letters: the slow path from its start.
-                i = slow_word(text, start, &mut buf, &mut f);
-                continue;
+            while i < n {
+                let l = LOWER[bytes[i] as usize];
+                if l < 2 {
+                    break;
+                }
+                self.buf[(i - start) & 63] = l;
+                i += 1;
             }
             let len = i - start;
-            if !(2..=MAX_TOKEN_BYTES).contains(&len) {
+            if i < n && bytes[i] >= 0x80 {
+                let ch = text[i..].chars().next().unwrap_or_default();
+                if ch.is_alphanumeric() {
+                    // A word with non-ASCII letters (or running on into them): the slow path
+                    // from its start. Not folded, and kept even if one byte long.
+                    i = slow_word(text, start, &mut self.wide);
+                    let w = self.wide.as_bytes();
+                    if w.len() > MAX_TOKEN_BYTES {
+                        continue;
+                    }
+                    self.buf[..w.len()].copy_from_slice(w);
+                    self.i = i;
+                    return w.len() | WIDE;
+                }
+                if len == 0 {
+                    // A non-ASCII separator (dash, quote, ...).
+                    i += ch.len_utf8();
+                    continue;
+                }
+            }
+            // Outside 2..=MAX_TOKEN_BYTES (`RangeInclusive::contains` is a call at opt-level z).
+            if len.wrapping_sub(2) > MAX_TOKEN_BYTES - 2 {
                 continue;
             }
-            let word = &text[start..i];
-            if upper {
-                lower.clear();
-                lower.push_str(word);
-                lower.make_ascii_lowercase();
-                ascii_word(&lower, &mut buf, &mut f);
-            } else {
-                ascii_word(word, &mut buf, &mut f);
-            }
-        } else if class == 0 {
-            i += 1;
-        } else {
-            let ch = text[i..].chars().next().expect("char boundary");
-            if ch.is_alphanumeric() {
-                i = slow_word(text, i, &mut buf, &mut f);
-            } else {
-                i += ch.len_utf8();
-            }
+            self.i = i;
+            return fold(&mut self.buf, len);
         }
     }
 }
 
-/// A lowercase ASCII word: fold its suffix, drop stopwords.
-#[inline]
-fn ascii_word(word: &str, buf: &mut String, f: &mut impl FnMut(&str)) {
-    let (keep, y) = stem_len(word.as_bytes());
-    let w = if y {
-        buf.clear();
-        buf.push_str(&word[..keep]);
-        buf.push('y');
-        buf.as_str()
-    } else {
-        &word[..keep]
-    };
-    if !is_stopword(w.as_bytes()) {
-        f(w);
-    }
-}
-
-/// A word with non-ASCII letters, from `start`: lowercased char by char, not folded.
+/// A word with non-ASCII letters, from `start`, lowercased char by char into `out`.
 /// Returns where it ends.
-fn slow_word(text: &str, start: usize, buf: &mut String, f: &mut impl FnMut(&str)) -> usize {
-    buf.clear();
+fn slow_word(text: &str, start: usize, out: &mut String) -> usize {
+    out.clear();
     let mut end = text.len();
-    let mut any_non_ascii = false;
     for (k, ch) in text[start..].char_indices() {
         if !ch.is_alphanumeric() {
             end = start + k;
             break;
         }
         if ch.is_ascii() {
-            buf.push(ch.to_ascii_lowercase());
+            out.push(ch.to_ascii_lowercase());
         } else {
-            any_non_ascii = true;
-            buf.extend(ch.to_lowercase());
-        }
-    }
-    if buf.len() <= MAX_TOKEN_BYTES && (buf.len() > 1 || any_non_ascii) {
-        if any_non_ascii {
-            f(buf);
-        } else {
-            let mut spare = String::new();
-            ascii_word(buf, &mut spare, f);
+            out.extend(ch.to_lowercase());
         }
     }
     end
+}
+
+/// Fold the suffix of the lowercase ASCII word `b[..n]` (`n` in 4..=48 for any change) in
+/// place; returns its new length. `policies` → `policy`, `passes` → `pass`, `running` →
+/// `run`, `stopped` → `stop`, `limits` → `limit` (not `status`, `focus`, `analysis`).
+#[inline(always)]
+fn fold(b: &mut [u8; 64], n: usize) -> usize {
+    if n < 4 {
+        return n;
+    }
+    // The last four bytes, the last one lowest.
+    let t = (b[(n - 4) & 63] as u32) << 24
+        | (b[(n - 3) & 63] as u32) << 16
+        | (b[(n - 2) & 63] as u32) << 8
+        | b[(n - 1) & 63] as u32;
+    const IES: u32 = tail(b"ies");
+    const SSES: u32 = tail(b"sses");
+    const ING: u32 = tail(b"ing");
+    const ED: u32 = tail(b"ed");
+    const EED: u32 = tail(b"eed");
+    let last3 = t & 0xff_ffff;
+    if n > 4 && last3 == IES {
+        b[(n - 3) & 63] = b'y';
+        n - 2
+    } else if t == SSES {
+        n - 2
+    } else if n > 5 && last3 == ING {
+        undouble(b, n - 3)
+    } else if n > 4 && t & 0xffff == ED && last3 != EED {
+        undouble(b, n - 2)
+    } else if t & 0xff == b's' as u32 && !matches!((t >> 8) as u8, b's' | b'u' | b'i') {
+        n - 1
+    } else {
+        n
+    }
+}
+
+/// A short literal as [`fold`] packs a word's tail.
+const fn tail(s: &[u8]) -> u32 {
+    let mut v = 0u32;
+    let mut i = 0;
+    while i < s.len() {
+        v = v << 8 | s[i] as u32;
+        i += 1;
+    }
+    v
+}
+
+/// The length of `b[..m]` (`m` ≥ 3) with a doubled final consonant undone: `runn` → `run`,
+/// `stopp` → `stop` (but not `ll`, `ss`, `zz`).
+#[inline(always)]
+fn undouble(b: &[u8; 64], m: usize) -> usize {
+    let c = b[(m - 1) & 63];
+    if c == b[(m - 2) & 63] && !matches!(c, b'l' | b's' | b'z' | b'a' | b'e' | b'i' | b'o' | b'u') {
+        m - 1
+    } else {
+        m
+    }
+}
+
+/// Call `f` with every index token of `text`.
+pub fn tokenize(text: &str, mut f: impl FnMut(&str)) {
+    let mut sc = Scanner::new(text);
+    loop {
+        let r = sc.next();
+        if r == 0 {
+            return;
+        }
+        let t = &sc.buf[..r & 63];
+        if r & WIDE == 0 && is_stopword(t) {
+            continue;
+        }
+        f(std::str::from_utf8(t).unwrap_or_default());
+    }
 }
 
 /// The distinct tokens of a query, in order.
@@ -237,36 +260,31 @@ pub fn query_terms(query: &str) -> Vec<String> {
     out
 }
 
-/// Interned terms, keyed by a 64-bit hash of their text (the text itself is never needed
-/// again: queries are hashed the same way). Open addressing, at most half full. Two distinct
-/// tokens (at most 48 bytes) sharing a 64-bit hash is not a practical concern; it would only
-/// merge their postings.
-#[derive(Default, Debug)]
-struct Terms {
-    /// Per slot: the term's hash (0 = empty; a real hash of 0 is stored as 1).
-    keys: Vec<u64>,
-    ids: Vec<u32>,
-    len: usize,
-}
-
-/// A 64-bit hash of a short byte string: FxHash-style word mixing, then murmur3's fmix64 so
-/// every bit of the key depends on every input bit.
-#[inline]
-fn hash_bytes(b: &[u8]) -> u64 {
+/// A 64-bit hash of the token `b[..n]` (`n` ≤ 48): FxHash-style mixing of its 8-byte words
+/// (the last one zero padded), then murmur3's fmix64 so every bit of the key depends on
+/// every input bit. Never 0.
+#[inline(always)]
+fn hash_token(b: &[u8; 64], n: usize) -> u64 {
     const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-    let mut h: u64 = (b.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    let mut chunks = b.chunks_exact(8);
-    for c in &mut chunks {
-        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-        h = (h.rotate_left(5) ^ w).wrapping_mul(K);
-    }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut w = 0u64;
-        for (k, &x) in rest.iter().enumerate() {
-            w |= (x as u64) << (8 * k);
+    let mut h: u64 = (n as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let mut o = 0;
+    while o < n {
+        let p = o & 56;
+        let mut w = u64::from_le_bytes([
+            b[p],
+            b[p + 1],
+            b[p + 2],
+            b[p + 3],
+            b[p + 4],
+            b[p + 5],
+            b[p + 6],
+            b[p + 7],
+        ]);
+        if n - o < 8 {
+            w &= (1u64 << (8 * (n - o))) - 1;
         }
         h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+        o += 8;
     }
     h ^= h >> 33;
     h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
@@ -276,71 +294,94 @@ fn hash_bytes(b: &[u8]) -> u64 {
     h.max(1)
 }
 
+/// [`hash_token`] of any text; `None` for one too long to be a token.
+fn hash_str(t: &[u8]) -> Option<u64> {
+    if t.len() > MAX_TOKEN_BYTES {
+        return None;
+    }
+    let mut b = [0u8; 64];
+    b[..t.len()].copy_from_slice(t);
+    Some(hash_token(&b, t.len()))
+}
+
+/// Interned terms, keyed by a 64-bit hash of their text (the text itself is never needed
+/// again: queries are hashed the same way). Open addressing, at most half full. Two distinct
+/// tokens (at most 48 bytes) sharing a 64-bit hash is not a practical concern; it would only
+/// merge their postings.
+#[derive(Default, Debug)]
+struct Terms {
+    slots: Vec<Slot>,
+    len: usize,
+}
+
+#[derive(Default, Debug, Clone, Copy)]
+struct Slot {
+    /// The term's hash; 0 = empty ([`hash_token`] is never 0).
+    key: u64,
+    id: u32,
+    /// Scratch for the document being added: the term's weighted frequency so far (0 = not
+    /// seen yet). Kept in the slot so that counting a token touches one cache line.
+    tf: u32,
+}
+
 impl Terms {
     fn len(&self) -> usize {
         self.len
     }
 
-    #[inline]
-    fn find(&self, h: u64) -> Result<u32, usize> {
-        if self.keys.is_empty() {
-            return Err(usize::MAX);
-        }
-        let mask = self.keys.len() - 1;
+    /// The slot holding `h`, or the empty slot where it would go. The table must not be empty.
+    /// (On a slice: indexing a `Vec` is a call at opt-level z.)
+    #[inline(always)]
+    fn slot(&self, h: u64) -> usize {
+        let slots = &self.slots[..];
+        let mask = slots.len() - 1;
         let mut i = (h as usize) & mask;
         loop {
-            let k = self.keys[i];
-            if k == h {
-                return Ok(self.ids[i]);
-            }
-            if k == 0 {
-                return Err(i);
+            let k = slots[i].key;
+            if k == h || k == 0 {
+                return i;
             }
             i = (i + 1) & mask;
         }
     }
 
     fn get(&self, t: &str) -> Option<u32> {
-        self.find(hash_bytes(t.as_bytes())).ok()
+        let h = hash_str(t.as_bytes())?;
+        if self.slots.is_empty() {
+            return None;
+        }
+        let s = self.slots[self.slot(h)];
+        (s.key == h).then_some(s.id)
     }
 
-    #[inline]
-    fn intern(&mut self, t: &str) -> (u32, bool) {
-        let h = hash_bytes(t.as_bytes());
-        let slot = match self.find(h) {
-            Ok(id) => return (id, false),
-            Err(slot) => slot,
-        };
+    /// Put the new term `h` in the empty slot `i` (growing the table first if it would be
+    /// more than half full; `moved` then holds slot numbers, which are updated); returns
+    /// its slot.
+    fn insert(&mut self, mut i: usize, h: u64, moved: &mut [u32]) -> usize {
         let id = self.len as u32;
         self.len += 1;
-        if self.len * 2 > self.keys.len() {
-            self.grow();
-            let slot = self.find(h).expect_err("new term");
-            self.keys[slot] = h;
-            self.ids[slot] = id;
-        } else {
-            self.keys[slot] = h;
-            self.ids[slot] = id;
+        if self.len * 2 > self.slots.len() {
+            let old = self.grow();
+            for m in moved {
+                *m = self.slot(old[*m as usize].key) as u32;
+            }
+            i = self.slot(h);
         }
-        (id, true)
+        self.slots[i] = Slot { key: h, id, tf: 0 };
+        i
     }
 
-    fn grow(&mut self) {
-        let cap = (self.keys.len() * 2).max(1024);
-        let old_keys = std::mem::replace(&mut self.keys, vec![0; cap]);
-        let old_ids = std::mem::replace(&mut self.ids, vec![0; cap]);
-        let mask = cap - 1;
-        for (k, id) in old_keys.into_iter().zip(old_ids) {
-            if k == 0 {
-                continue;
+    /// Double the table (rehashing every term); returns the old one.
+    fn grow(&mut self) -> Vec<Slot> {
+        let cap = (self.slots.len() * 2).max(1024);
+        let old = std::mem::replace(&mut self.slots, vec![Slot::default(); cap]);
+        for s in &old {
+            if s.key != 0 {
+                let i = self.slot(s.key);
+                self.slots[i] = *s;
             }
-            let mut i = (k as usize) & mask;
-            while self.keys[i] != 0 {
-                i = (i + 1) & mask;
-            }
-            self.keys[i] = k;
-            self.ids[i] = id;
         }
+        old
     }
 }
 
@@ -349,6 +390,7 @@ pub struct SearchIndex {
     terms: Terms,
     /// Per term: postings in insertion order, each `file << 8 | tf` (the weighted term
     /// frequency saturates at 255, where BM25 has long saturated too); may hold dead files.
+    /// Stopwords (the first terms) have none.
     postings: Vec<Vec<u32>>,
     /// Per file: weighted length; `None` for a dead or unused id.
     doc_len: Vec<Option<u32>>,
@@ -356,10 +398,7 @@ pub struct SearchIndex {
     total_len: u64,
     /// Dead ids whose postings are still in the lists.
     dead: Vec<FileId>,
-    /// Per term, scratch for counting one document: its frequency and the add that last saw it.
-    tf: Vec<u32>,
-    stamp: Vec<u32>,
-    adds: u32,
+    /// Scratch: the slots of the terms of the document being added.
     distinct: Vec<u32>,
 }
 
@@ -368,25 +407,24 @@ impl SearchIndex {
     /// term frequency; the vault's ids stay near its file count).
     pub fn add(&mut self, id: FileId, title: &str, body: &str) {
         assert!(id < 1 << 24, "file id {id} out of range");
-        self.adds = self.adds.wrapping_add(1);
-        if self.adds == 0 {
-            self.stamp.iter_mut().for_each(|s| *s = 0);
-            self.adds = 1;
+        if self.terms.len == 0 {
+            self.terms.grow();
+            for s in STOPWORDS {
+                let h = hash_str(s.as_bytes()).unwrap_or(1);
+                let i = self.terms.slot(h);
+                self.terms.insert(i, h, &mut []);
+                self.postings.push(Vec::new());
+            }
         }
         let mut distinct = std::mem::take(&mut self.distinct);
         distinct.clear();
-        let mut len = 0u32;
-        tokenize(title, |t| {
-            self.count(t, TITLE_WEIGHT, &mut distinct);
-            len += TITLE_WEIGHT;
-        });
-        tokenize(body, |t| {
-            self.count(t, 1, &mut distinct);
-            len += 1;
-        });
-        for &t in &distinct {
-            let tf = self.tf[t as usize].min(255);
-            self.postings[t as usize].push(id << 8 | tf);
+        let len =
+            self.count(title, TITLE_WEIGHT, &mut distinct) + self.count(body, 1, &mut distinct);
+        let (slots, postings) = (&mut self.terms.slots[..], &mut self.postings[..]);
+        for &i in &distinct {
+            let s = &mut slots[i as usize];
+            postings[s.id as usize].push(id << 8 | s.tf.min(255));
+            s.tf = 0;
         }
         let idx = id as usize;
         if self.doc_len.len() <= idx {
@@ -399,26 +437,37 @@ impl SearchIndex {
         self.distinct = distinct;
     }
 
-    #[inline]
-    fn count(&mut self, t: &str, w: u32, distinct: &mut Vec<u32>) {
-        let (tid, new) = self.terms.intern(t);
-        if new {
-            self.postings.push(Vec::new());
-            self.tf.push(0);
-            self.stamp.push(0);
+    /// Count the tokens of `text`, each weighing `w`, into their slots' `tf` (listing each
+    /// slot in `distinct` the first time); returns the tokens' total weight.
+    fn count(&mut self, text: &str, w: u32, distinct: &mut Vec<u32>) -> u32 {
+        let mut sc = Scanner::new(text);
+        let mut len = 0;
+        loop {
+            let r = sc.next();
+            if r == 0 {
+                return len;
+            }
+            let h = hash_token(&sc.buf, r & 63);
+            let mut i = self.terms.slot(h);
+            if self.terms.slots[..][i].key != h {
+                i = self.terms.insert(i, h, distinct);
+                self.postings.push(Vec::new());
+            }
+            let s = &mut self.terms.slots[..][i];
+            if (s.id as usize) < STOPWORDS.len() && r & WIDE == 0 {
+                continue;
+            }
+            if s.tf == 0 {
+                distinct.push(i as u32);
+            }
+            s.tf += w;
+            len += w;
         }
-        let k = tid as usize;
-        if self.stamp[k] != self.adds {
-            self.stamp[k] = self.adds;
-            self.tf[k] = 0;
-            distinct.push(tid);
-        }
-        self.tf[k] += w;
     }
 
-    /// Number of distinct terms ever seen.
+    /// Number of distinct terms ever seen (stopwords aside).
     pub fn term_count(&self) -> usize {
-        self.terms.len()
+        self.terms.len().saturating_sub(STOPWORDS.len())
     }
 
     /// Mark a document dead. Its id must not be reused until [`SearchIndex::compact`] ran.
@@ -541,6 +590,7 @@ impl SearchIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
 
     fn toks(s: &str) -> Vec<String> {
         let mut v = Vec::new();
@@ -588,5 +638,388 @@ mod tests {
         assert!(ix
             .search(&query_terms("the and of"), 10, |a, b| a.cmp(&b))
             .is_empty());
+        assert_eq!(ix.term_count(), 15);
+    }
+
+    /// The tokenizer, hash and indexing before the single-pass [`Scanner`], kept to check
+    /// the new path against.
+    mod reference {
+        use super::super::{FileId, SearchIndex, MAX_TOKEN_BYTES, STOPWORDS, TITLE_WEIGHT};
+
+        fn is_stopword(t: &[u8]) -> bool {
+            STOPWORDS.iter().any(|s| s.as_bytes() == t)
+        }
+
+        fn stem_len(w: &[u8]) -> (usize, bool) {
+            let n = w.len();
+            if n < 4 {
+                return (n, false);
+            }
+            if n > 4 && w.ends_with(b"ies") {
+                (n - 3, true)
+            } else if w.ends_with(b"sses") {
+                (n - 2, false)
+            } else if n > 5 && w.ends_with(b"ing") {
+                (undouble(&w[..n - 3]), false)
+            } else if n > 4 && w.ends_with(b"ed") && !w.ends_with(b"eed") {
+                (undouble(&w[..n - 2]), false)
+            } else if w[n - 1] == b's' && !matches!(w[n - 2], b's' | b'u' | b'i') {
+                (n - 1, false)
+            } else {
+                (n, false)
+            }
+        }
+
+        fn undouble(w: &[u8]) -> usize {
+            let n = w.len();
+            if n >= 3
+                && w[n - 1] == w[n - 2]
+                && !matches!(
+                    w[n - 1],
+                    b'l' | b's' | b'z' | b'a' | b'e' | b'i' | b'o' | b'u'
+                )
+            {
+                n - 1
+            } else {
+                n
+            }
+        }
+
+        pub fn tokenize(text: &str, mut f: impl FnMut(&str)) {
+            let bytes = text.as_bytes();
+            let n = bytes.len();
+            let mut buf = String::new();
+            let mut i = 0;
+            while i < n {
+                let b = bytes[i];
+                if b.is_ascii_alphanumeric() {
+                    let start = i;
+                    while i < n && bytes[i].is_ascii_alphanumeric() {
+                        i += 1;
+                    }
+                    if i < n && bytes[i] >= 0x80 {
+                        i = slow_word(text, start, &mut buf, &mut f);
+                        continue;
+                    }
+                    if (2..=MAX_TOKEN_BYTES).contains(&(i - start)) {
+                        ascii_word(&text[start..i].to_ascii_lowercase(), &mut f);
+                    }
+                } else if b < 0x80 {
+                    i += 1;
+                } else {
+                    let ch = text[i..].chars().next().unwrap();
+                    if ch.is_alphanumeric() {
+                        i = slow_word(text, i, &mut buf, &mut f);
+                    } else {
+                        i += ch.len_utf8();
+                    }
+                }
+            }
+        }
+
+        fn ascii_word(word: &str, f: &mut impl FnMut(&str)) {
+            let (keep, y) = stem_len(word.as_bytes());
+            let mut w = word[..keep].to_string();
+            if y {
+                w.push('y');
+            }
+            if !is_stopword(w.as_bytes()) {
+                f(&w);
+            }
+        }
+
+        fn slow_word(
+            text: &str,
+            start: usize,
+            buf: &mut String,
+            f: &mut impl FnMut(&str),
+        ) -> usize {
+            buf.clear();
+            let mut end = text.len();
+            let mut any_non_ascii = false;
+            for (k, ch) in text[start..].char_indices() {
+                if !ch.is_alphanumeric() {
+                    end = start + k;
+                    break;
+                }
+                if ch.is_ascii() {
+                    buf.push(ch.to_ascii_lowercase());
+                } else {
+                    any_non_ascii = true;
+                    buf.extend(ch.to_lowercase());
+                }
+            }
+            if buf.len() <= MAX_TOKEN_BYTES && (buf.len() > 1 || any_non_ascii) {
+                if any_non_ascii {
+                    f(buf);
+                } else {
+                    ascii_word(buf, f);
+                }
+            }
+            end
+        }
+
+        pub fn hash_bytes(b: &[u8]) -> u64 {
+            const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+            let mut h: u64 = (b.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            let mut chunks = b.chunks_exact(8);
+            for c in &mut chunks {
+                let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+                h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+            }
+            let rest = chunks.remainder();
+            if !rest.is_empty() {
+                let mut w = 0u64;
+                for (k, &x) in rest.iter().enumerate() {
+                    w |= (x as u64) << (8 * k);
+                }
+                h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+            }
+            h ^= h >> 33;
+            h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+            h ^= h >> 33;
+            h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+            h ^= h >> 33;
+            h.max(1)
+        }
+
+        /// The old `add`, token by token through the old tokenizer and hash (into the same
+        /// structures, so searches run the same code).
+        pub fn add(ix: &mut SearchIndex, id: FileId, title: &str, body: &str) {
+            if ix.terms.len == 0 {
+                ix.terms.grow();
+                for s in STOPWORDS {
+                    let h = hash_bytes(s.as_bytes());
+                    let i = ix.terms.slot(h);
+                    ix.terms.insert(i, h, &mut []);
+                    ix.postings.push(Vec::new());
+                }
+            }
+            let mut counts: Vec<(u32, u32)> = Vec::new();
+            let mut len = 0;
+            let mut count = |t: &str, w: u32| {
+                let h = hash_bytes(t.as_bytes());
+                let i = ix.terms.slot(h);
+                if ix.terms.slots[i].key != h {
+                    ix.terms.insert(i, h, &mut []);
+                    ix.postings.push(Vec::new());
+                }
+                let tid = ix.terms.get(t).unwrap();
+                match counts.iter_mut().find(|c| c.0 == tid) {
+                    Some(c) => c.1 += w,
+                    None => counts.push((tid, w)),
+                }
+                len += w;
+            };
+            tokenize(title, |t| count(t, TITLE_WEIGHT));
+            tokenize(body, |t| count(t, 1));
+            for (t, tf) in counts {
+                ix.postings[t as usize].push(id << 8 | tf.min(255));
+            }
+            let idx = id as usize;
+            if ix.doc_len.len() <= idx {
+                ix.doc_len.resize(idx + 1, None);
+            }
+            ix.doc_len[idx] = Some(len);
+            ix.live_docs += 1;
+            ix.total_len += len as u64;
+        }
+    }
+
+    /// Texts meant to hit every branch: case, digits, unicode (letters, separators, lowercase
+    /// that changes length, the Kelvin sign), runs around 48 bytes, stopwords, suffixes.
+    fn hand_texts() -> Vec<String> {
+        let mut v: Vec<String> = [
+            "",
+            " ",
+            "a",
+            "ab",
+            "The Rate-Limiting of [[rate limits]] is LIMITED",
+            "policies passes running stopped status focus analysis ties dies lies cries",
+            "agreed freed needed speed bed red fed wed led shed feed bleed",
+            "hopping hoping falling fussing buzzing seeing being ring sing king thing",
+            "bus gas yes this his its ours thens theirs ins ifs ass mess boss bosses",
+            "The THE tHe AND And aNd OF Of FROM From YOUR Your yours",
+            "Größe über 東京 x 42 ÜBER GRÖSSE straße STRASSE",
+            "naïve café résumé coöperate façade piñata",
+            "abc—def “quoted” ‘single’ don’t it’s …ellipsis… «guillemets»",
+            "word\u{212A}elvin \u{212A}m \u{212A} k K \u{0130}stanbul İ i̇",
+            "ǅungla ǈ ǋ ΣΑΣ ὈΔΥΣΣΕΎΣ ﬃ ﬁne",
+            "x1 1x 42 007 3.14159 2024-01-02 v2ray base64 md5 sha256",
+            "tabs\tand\nnewlines\r\nand\u{a0}nbsp\u{3000}ideographic space",
+            "emoji 🎉party 🎉 a🎉b ab🎉cd",
+            "mixedCASE camelCaseWord snake_case_word kebab-case-word SCREAMING_CASE",
+            "Running RUNNING runs RUNS Policies POLICIES Stopped STOPPED",
+            "éa aé ea\u{301} a\u{301}b",
+            "ies sses ing ed eed s ss us is",
+            "aies asses aing aed aeed",
+            "abies bsses bbing bbed cceed",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        for n in [46, 47, 48, 49, 50, 63, 64, 65, 100] {
+            let w = "ab".repeat(n).chars().take(n).collect::<String>();
+            v.push(format!("{w} x{w} {w}é {w}— é{w} {w}S {w}ing"));
+            v.push(format!("{}ies {}IES", "q".repeat(n - 3), "Q".repeat(n - 3)));
+            v.push(format!("{}ü", "k".repeat(n - 2)));
+            v.push(format!("{}ü", "k".repeat(n - 1)));
+        }
+        v
+    }
+
+    /// Pseudo-random texts from a vocabulary of the cases above.
+    fn generated_texts(count: usize) -> Vec<String> {
+        let pieces = [
+            "the",
+            "The",
+            "and",
+            "limits",
+            "LIMITING",
+            "limited",
+            "policies",
+            "passes",
+            "bus",
+            "status",
+            "running",
+            "hopped",
+            "agreed",
+            "seeing",
+            "über",
+            "Größe",
+            "東京",
+            "x",
+            "42",
+            "a1",
+            "—",
+            "’",
+            "é",
+            "\u{212A}",
+            "İ",
+            "ǅ",
+            "🎉",
+            "[[",
+            "]]",
+            "-",
+            "_",
+            ".",
+            "\n",
+            " ",
+            " ",
+            " ",
+            "ies",
+            "sses",
+            "ed",
+            "s",
+            "ing",
+            "QQQQQQQQQQQQQQQQQQQQ",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        (0..count)
+            .map(|_| {
+                let len = (next() % 60) as usize;
+                (0..len)
+                    .map(|_| pieces[(next() % pieces.len() as u64) as usize])
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn tokens_and_hashes_match_the_old_tokenizer() {
+        let texts: Vec<String> = hand_texts()
+            .into_iter()
+            .chain(generated_texts(3000))
+            .collect();
+        for t in &texts {
+            let mut old = Vec::new();
+            reference::tokenize(t, |x| old.push(x.to_string()));
+            assert_eq!(toks(t), old, "{t:?}");
+            for x in &old {
+                assert_eq!(
+                    hash_str(x.as_bytes()),
+                    Some(reference::hash_bytes(x.as_bytes()))
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn index_matches_the_old_indexing() {
+        let hand = hand_texts();
+        let gen = generated_texts(2000);
+        // Documents with thousands of new terms, repeated: the table grows mid-document.
+        let many: Vec<String> = (0..3)
+            .map(|k| {
+                (0..3000)
+                    .map(|i| format!("t{k}x{} Tx{i}s ", i % 1700))
+                    .collect()
+            })
+            .collect();
+        let docs: Vec<(&str, &str)> = hand
+            .iter()
+            .map(|t| (t.as_str(), t.as_str()))
+            .chain(gen.chunks(2).map(|c| (c[0].as_str(), c[1].as_str())))
+            .chain(many.iter().map(|t| ("t0x1 new", t.as_str())))
+            .collect();
+        let mut new = SearchIndex::default();
+        let mut old = SearchIndex::default();
+        for (i, &(title, body)) in docs.iter().enumerate() {
+            new.add(i as u32, title, body);
+            reference::add(&mut old, i as u32, title, body);
+        }
+        // Same terms (in the same order), postings, term frequencies and lengths.
+        assert_eq!(new.terms.len, old.terms.len);
+        assert_eq!(new.postings, old.postings);
+        assert_eq!(new.doc_len, old.doc_len);
+        assert_eq!(new.total_len, old.total_len);
+        // And per document, the (term, tf) the old tokenizer counts.
+        for (i, &(title, body)) in docs.iter().enumerate() {
+            let mut want: BTreeMap<String, u32> = BTreeMap::new();
+            reference::tokenize(title, |t| *want.entry(t.to_string()).or_default() += 3);
+            reference::tokenize(body, |t| *want.entry(t.to_string()).or_default() += 1);
+            let got: BTreeMap<u32, u32> = new
+                .postings
+                .iter()
+                .enumerate()
+                .flat_map(|(t, l)| l.iter().map(move |&p| (t, p)))
+                .filter(|&(_, p)| p >> 8 == i as u32)
+                .map(|(t, p)| (t as u32, p & 0xff))
+                .collect();
+            let want: BTreeMap<u32, u32> = want
+                .iter()
+                .map(|(t, &tf)| (new.terms.get(t).unwrap(), tf.min(255)))
+                .collect();
+            assert_eq!(got, want, "{title:?} / {body:?}");
+        }
+        for q in [
+            "limit",
+            "policy rate",
+            "the über",
+            "東京 42",
+            "running stopped",
+            "k km",
+            "Größe",
+            "qqqqqqqqqqqqqqqqqqqq",
+            "x",
+            "and",
+            "ies ed",
+        ] {
+            let terms = query_terms(q);
+            let a = new.search(&terms, 20, |a, b| a.cmp(&b));
+            let b = old.search(&terms, 20, |a, b| a.cmp(&b));
+            assert_eq!(a, b, "{q}");
+            #[cfg(feature = "policy")]
+            assert_eq!(new.reference_score(&terms), old.reference_score(&terms));
+        }
+        for s in STOPWORDS {
+            assert!(new.search(&[s.to_string()], 5, |a, b| a.cmp(&b)).is_empty());
+        }
     }
 }
