@@ -345,4 +345,4 @@ function envObject(env = process.env) {
   return out;
 }
 
-module.exports = { Core, HookwiseError, loadWasm, applyMutations, excerpts, envObject };
+module.exports = { Core, HookwiseError, loadWasm, applyMutations, excerpts, envObject, takeBytes };

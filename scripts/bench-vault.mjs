@@ -106,7 +106,7 @@ const engineFor = (refreshMs, { watch = true, make = createEngine } = {}) =>
 const baselineDist = process.env.BASELINE ? path.resolve(process.env.BASELINE) : null;
 const baseline = baselineDist ? require(path.join(baselineDist, "engine.cjs")).createEngine : null;
 // Time spent inside the wasm core (Engine.start / Engine.resume: copying the replies in,
-// decoding their JSON, parsing and indexing), summed while `coreClock.on`.
+// decoding the replies, checking the notes' UTF-8, parsing and indexing), summed while `coreClock.on`.
 const coreClock = { on: false, ms: 0, cpu: 0 };
 {
   const proto = require(path.join(dist, "wasm.cjs")).Engine.prototype;
@@ -195,7 +195,8 @@ const wasmAfterThree = wasmMemory();
 
 // ---- where the cold index goes: the host's part alone ---------------------------------------------
 // The same listing and reads the core asks of the JS host (host.cjs), without the core; and the
-// JSON + UTF-8 encoding of those replies, which is the JS side of handing them to the wasm.
+// JS side of handing those replies to the wasm: the listing's JSON, and per read batch the
+// small JSON naming the notes' bytes plus the bytes joined into one buffer (core.cjs).
 const host = require(path.join(dist, "host.cjs"));
 const [listMs, listing, listCpu] = await time(() => host.listDir({ path: vault, recursive: true, maxEntries: 200_000, skipHidden: true }));
 const mdFiles = listing.entries.filter((e) => e.isFile && e.path.endsWith(".md"));
@@ -207,9 +208,14 @@ const [readMs, , readCpu] = await time(async () => {
   }
 });
 const enc = new TextEncoder();
+const { takeBytes } = require(path.join(dist, "core.cjs"));
 const [encodeMs, , encodeCpu] = await time(() => {
-  let n = JSON.stringify(listing).length;
-  for (const batch of replies) n += enc.encode(JSON.stringify(batch.map((r, i) => [i, r]))).length;
+  let n = enc.encode(JSON.stringify(listing)).length;
+  for (const batch of replies) {
+    const entries = batch.map((r, i) => [i, r]);
+    const bytes = takeBytes(entries);
+    n += enc.encode(JSON.stringify(entries)).length + bytes.length;
+  }
   return n;
 });
 replies.length = 0;
@@ -295,7 +301,7 @@ const rows = [
   ...(baseline ? [["  baseline build (BASELINE), median of 2", wc(median(baseColds), median(baseCpus)), "", null]] : []),
   ["  host: listing the vault (listDir)", wc(listMs, listCpu), "", null],
   ["  host: reading every note (readFile, 64 at a time)", wc(readMs, readCpu), "", null],
-  ["  host: JSON + encoding of those replies", wc(encodeMs, encodeCpu), "", null],
+  ["  host: handing those replies over (JSON, bytes joined)", wc(encodeMs, encodeCpu), "", null],
   ["  inside the core (decode, parse, index), median of 2", wc(median(coreMs), median(coreCpu)), "", null],
   ["re-index (watcher): the call that sees 10 changed files", wc(reWall, median(col(watched.changed, 1))), "≤ 50 ms", reWall <= 50],
   ["  of which asking what changed (a call, nothing changed)", wc(median(col(watched.unchanged, 0)), median(col(watched.unchanged, 1))), "", null],
