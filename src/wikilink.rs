@@ -31,45 +31,6 @@ pub fn normalize(name: &str) -> String {
 /// [`normalize`] into a reused buffer (cleared first): no allocation once it is big enough.
 pub fn normalize_into(name: &str, out: &mut String) {
     out.clear();
-    if !name.is_ascii() {
-        return normalize_chars(name, out);
-    }
-    // ASCII: the name is its words (runs of bytes that are not separators) joined by one `-`,
-    // lowercased; separators are `-`, space, `_`, `/` and the other ASCII whitespace. Done in
-    // place on the bytes (the buffer is reused), then handed back as the string it is.
-    let mut v = std::mem::take(out).into_bytes();
-    v.extend_from_slice(name.as_bytes());
-    let bytes = v.as_mut_slice();
-    let mut w = 0;
-    let mut dash = false;
-    for r in 0..bytes.len() {
-        let b = bytes[r];
-        if is_separator(b) {
-            dash = w > 0;
-        } else {
-            // w < r whenever a dash is pending: the separator that set it was skipped.
-            if dash {
-                bytes[w] = b'-';
-                w += 1;
-                dash = false;
-            }
-            bytes[w] = b.to_ascii_lowercase();
-            w += 1;
-        }
-    }
-    v.truncate(w);
-    *out = String::from_utf8(v).unwrap_or_default();
-}
-
-/// A byte that becomes (or is) a `-` in a normalized ASCII name: `char::is_whitespace` on
-/// ASCII is exactly `\t \n \x0B \x0C \r` and space.
-#[inline(always)]
-fn is_separator(b: u8) -> bool {
-    matches!(b, b'-' | b' ' | b'_' | b'/' | b'\t'..=b'\r')
-}
-
-/// [`normalize_into`] for any text, char by char (full Unicode lowercase and whitespace).
-fn normalize_chars(name: &str, out: &mut String) {
     let mut last_dash = true; // no leading '-'
     for c in name.trim().chars() {
         let mut push = |ch: char| {
@@ -97,6 +58,50 @@ fn normalize_chars(name: &str, out: &mut String) {
     if out.ends_with('-') {
         out.pop();
     }
+}
+
+/// The longest name [`normalize_ascii`] takes (a link body has at most [`MAX_LINK_CHARS`]
+/// characters).
+pub(crate) const NAME_BUF: usize = MAX_LINK_CHARS;
+
+/// [`normalize`] of an ASCII name into `buf`, without decoding characters: its words (runs
+/// of bytes that are not separators) lowercased and joined by one `-`. Returns the length, or
+/// `None` when the name is not ASCII or longer than the buffer (use [`normalize_into`]).
+#[inline]
+pub(crate) fn normalize_ascii(name: &[u8], buf: &mut [u8; NAME_BUF]) -> Option<usize> {
+    if name.len() > NAME_BUF {
+        return None;
+    }
+    let mut w = 0;
+    let mut dash = false;
+    let mut r = 0;
+    while r < name.len() {
+        let b = name[r];
+        r += 1;
+        if b >= 0x80 {
+            return None;
+        }
+        if is_separator(b) {
+            dash = w > 0;
+        } else {
+            // At most one byte out per byte in (a dash stands for a skipped separator).
+            if dash {
+                buf[w] = b'-';
+                w += 1;
+                dash = false;
+            }
+            buf[w] = b.to_ascii_lowercase();
+            w += 1;
+        }
+    }
+    Some(w)
+}
+
+/// A byte that becomes (or is) a `-` in a normalized ASCII name: `char::is_whitespace` on
+/// ASCII is exactly `\t \n \x0B \x0C \r` and space.
+#[inline(always)]
+fn is_separator(b: u8) -> bool {
+    matches!(b, b'-' | b' ' | b'_' | b'/' | b'\t'..=b'\r')
 }
 
 /// The raw bodies of the links in `text`, in order (not normalized, not deduplicated).
@@ -149,15 +154,43 @@ pub fn for_each_link<'a>(text: &'a str, mode: ScanMode, mut f: impl FnMut(&'a st
 
 /// The offset of the first `[[` in `hay`.
 pub(crate) fn find_open(hay: &[u8]) -> Option<usize> {
-    // memchr for the first `[` (a two-byte memmem searcher costs the wasm several KB more).
+    // The first `[`, then a look at the next byte (a two-byte memmem searcher costs the wasm
+    // several KB more).
     let mut from = 0;
-    while let Some(i) = memchr::memchr(b'[', &hay[from..]) {
+    while let Some(i) = find_byte(&hay[from..], b'[') {
         let at = from + i;
         match hay.get(at + 1) {
             Some(b'[') => return Some(at),
             Some(_) => from = at + 1,
             None => return None,
         }
+    }
+    None
+}
+
+/// The offset of the first `needle` in `hay`. Eight bytes at a time (one 64-bit word in
+/// wasm, where the memchr crate works on 32-bit words behind three calls).
+#[inline]
+pub(crate) fn find_byte(hay: &[u8], needle: u8) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let pattern = LO * needle as u64;
+    let mut i = 0;
+    while i + 8 <= hay.len() {
+        let c = &hay[i..i + 8];
+        let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]) ^ pattern;
+        // The lowest flagged byte is the first zero byte of x (a borrow only flags above it).
+        let found = x.wrapping_sub(LO) & !x & HI;
+        if found != 0 {
+            return Some(i + (found.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    while i < hay.len() {
+        if hay[i] == needle {
+            return Some(i);
+        }
+        i += 1;
     }
     None
 }
@@ -404,6 +437,15 @@ pub(crate) mod tests {
         (0..n).map(|_| rng.pick(PIECES)).collect()
     }
 
+    /// normalize_ascii takes every ASCII name that fits and names it as the reference does.
+    fn ascii_same(name: &str, want: &str) {
+        let mut buf = [0u8; NAME_BUF];
+        match normalize_ascii(name.as_bytes(), &mut buf) {
+            Some(n) => assert_eq!(&buf[..n], want.as_bytes(), "{name:?}"),
+            None => assert!(!name.is_ascii() || name.len() > NAME_BUF, "{name:?}"),
+        }
+    }
+
     #[test]
     fn same_links_and_names_as_the_reference() {
         let mut rng = Rng(0x2545_F491_4F6C_DD1D);
@@ -431,16 +473,38 @@ pub(crate) mod tests {
                     normalize_into(link_target(body), &mut a);
                     reference::normalize_into(reference::link_target(body), &mut b);
                     assert_eq!(a, b, "{body:?}");
+                    ascii_same(link_target(body), &b);
                 }
             }
             normalize_into(t, &mut a);
             reference::normalize_into(t, &mut b);
             assert_eq!(a, b, "{t:?}");
+            ascii_same(t, &b);
             assert_eq!(link_target(t), reference::link_target(t), "{t:?}");
         }
         assert!(
             links > 5_000 && ascii > 5_000,
             "{links} links, {ascii} ASCII texts"
         );
+        for n in [255, 256, 257, 600] {
+            let t = "Ab_c ".repeat(n / 5) + &"x".repeat(n % 5);
+            normalize_into(&t, &mut a);
+            reference::normalize_into(&t, &mut b);
+            assert_eq!(a, b, "{n}");
+            ascii_same(&t, &b);
+        }
+    }
+
+    #[test]
+    fn find_byte_finds_the_first() {
+        let mut rng = Rng(0x5EED_0FF1_DB17_E000);
+        for _ in 0..20_000 {
+            let n = rng.below(40);
+            let hay: Vec<u8> = (0..n).map(|_| b"[]a\x80\xff\x00"[rng.below(6)]).collect();
+            for needle in [b'[', b']', 0x80, 0x00, 0xff, b'z'] {
+                let want = hay.iter().position(|&b| b == needle);
+                assert_eq!(find_byte(&hay, needle), want, "{hay:?} {needle}");
+            }
+        }
     }
 }

@@ -6,7 +6,9 @@ use std::borrow::Cow;
 
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
-use crate::wikilink::{for_each_link, link_target, normalize_into, ScanMode};
+use crate::wikilink::{
+    find_byte, for_each_link, link_target, normalize_ascii, normalize_into, ScanMode, NAME_BUF,
+};
 
 use super::fx::FxHashSet;
 
@@ -74,13 +76,12 @@ pub fn parse_front_matter(block: &str) -> FrontMatter {
     // In a block list of tags (`tags:` then `- a` lines).
     let mut tag_list = false;
     for raw in block.lines() {
-        let line = raw.trim_end();
-        let t = line.trim_start();
+        let t = raw.trim();
         let tb = t.as_bytes();
         if tb.is_empty() || tb[0] == b'#' {
             continue;
         }
-        let indented = matches!(line.as_bytes()[0], b' ' | b'\t');
+        let indented = matches!(raw.as_bytes()[0], b' ' | b'\t');
         // A list item: `- x` or a lone `-`.
         if tb[0] == b'-' && (tb.len() == 1 || tb[1] == b' ') {
             if tag_list {
@@ -109,7 +110,7 @@ pub fn parse_front_matter(block: &str) -> FrontMatter {
             "title" if !value.is_empty() && !value.starts_with(['|', '>']) => {
                 let s = unquote(value);
                 if !s.is_empty() {
-                    fm.title = Some(s.into_owned());
+                    fm.title = Some(s.to_string());
                 }
             }
             "tags" | "tag" | "keywords" if key == "tags" || fm.tags.is_empty() => {
@@ -119,18 +120,18 @@ pub fn parse_front_matter(block: &str) -> FrontMatter {
                     value.strip_prefix('[').and_then(|x| x.strip_suffix(']'))
                 {
                     for part in inner.split(',') {
-                        push_tag(&mut fm.tags, &unquote(part.trim()));
+                        push_tag(&mut fm.tags, &unquote(part));
                     }
                 } else {
                     for part in unquote(value).split([',', ' ']) {
-                        push_tag(&mut fm.tags, part.trim());
+                        push_tag(&mut fm.tags, part);
                     }
                 }
             }
             "modified" | "updated" | "date_modified" | "lastmod"
                 if fm.modified.is_none() && !value.is_empty() =>
             {
-                fm.modified = Some(unquote(value).into_owned());
+                fm.modified = Some(unquote(value).to_string());
             }
             _ => {}
         }
@@ -145,14 +146,11 @@ fn push_tag(tags: &mut Vec<String>, t: &str) {
     }
 }
 
-/// A scalar without its quotes (a copy only when an escape or a doubled `'` changes it).
+/// A scalar without its quotes (a copy only when quoted: escapes and doubled `'` are undone).
 fn unquote(v: &str) -> Cow<'_, str> {
     let v = v.trim();
     if v.len() >= 2 && v.starts_with('"') && v.ends_with('"') {
         let inner = &v[1..v.len() - 1];
-        if !inner.contains('\\') {
-            return Cow::Borrowed(inner);
-        }
         let mut out = String::with_capacity(inner.len());
         let mut chars = inner.chars();
         while let Some(c) = chars.next() {
@@ -169,24 +167,13 @@ fn unquote(v: &str) -> Cow<'_, str> {
         }
         Cow::Owned(out)
     } else if v.len() >= 2 && v.starts_with('\'') && v.ends_with('\'') {
-        let inner = &v[1..v.len() - 1];
-        if inner.contains("''") {
-            Cow::Owned(inner.replace("''", "'"))
-        } else {
-            Cow::Borrowed(inner)
-        }
+        Cow::Owned(v[1..v.len() - 1].replace("''", "'"))
     } else {
-        // A plain scalar may end in a comment (` #`).
-        let b = v.as_bytes();
-        let mut from = 0;
-        while let Some(k) = memchr::memchr(b'#', &b[from..]) {
-            let i = from + k;
-            if i > 0 && b[i - 1] == b' ' {
-                return Cow::Borrowed(v[..i - 1].trim_end());
-            }
-            from = i + 1;
+        // A plain scalar may end in a comment.
+        match v.find(" #") {
+            Some(i) => Cow::Borrowed(v[..i].trim_end()),
+            None => Cow::Borrowed(v),
         }
-        Cow::Borrowed(v)
     }
 }
 
@@ -195,12 +182,9 @@ fn unquote(v: &str) -> Cow<'_, str> {
 pub fn parse_iso8601_ms(s: &str) -> Option<f64> {
     let s = s.trim();
     let b = s.as_bytes();
+    // A field of 2 or 4 digits (no call to the integer parser: a few hundred bytes of wasm).
     let num = |from: usize, len: usize| -> Option<i64> {
-        let part = b.get(from..from + len)?;
-        if !part.iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-        std::str::from_utf8(part).ok()?.parse().ok()
+        digits(b.get(from..from + len)?).map(|n| n as i64)
     };
     let year = num(0, 4)?;
     if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
@@ -263,6 +247,18 @@ pub fn parse_iso8601_ms(s: &str) -> Option<f64> {
     }
     let _ = i;
     Some(secs as f64 * 1000.0 + frac_ms)
+}
+
+/// The value of a run of ASCII digits (a few), `None` if another byte is in it.
+fn digits(part: &[u8]) -> Option<u64> {
+    let mut n = 0u64;
+    for &d in part {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        n = n * 10 + (d - b'0') as u64;
+    }
+    Some(n)
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
@@ -336,7 +332,7 @@ impl Run {
                     return;
                 }
                 let span = body.get(self.start..self.end).unwrap_or_default();
-                if memchr::memchr(b'[', span.as_bytes()).is_some() {
+                if find_byte(span.as_bytes(), b'[').is_some() {
                     self.buf.clear();
                     self.buf.push_str(span);
                     self.buf.push_str(s);
@@ -351,7 +347,7 @@ impl Run {
                 return;
             }
             self.end = self.start;
-            if memchr::memchr(b'[', s.as_bytes()).is_none() {
+            if find_byte(s.as_bytes(), b'[').is_none() {
                 return;
             }
             self.buf.clear();
@@ -366,6 +362,8 @@ struct Links {
     concepts: Vec<(String, usize)>,
     /// Dedupe by linear scan while few, by this set once many.
     seen: FxHashSet<String>,
+    /// The normalized name of an ASCII link, else `name`.
+    ascii: [u8; NAME_BUF],
     name: String,
 }
 
@@ -381,8 +379,16 @@ impl Links {
             body.get(run.start..run.end).unwrap_or_default()
         };
         for_each_link(text, ScanMode::Prose, |b| {
-            normalize_into(link_target(b), &mut self.name);
-            let name = self.name.as_str();
+            let target = link_target(b);
+            let name = match normalize_ascii(target.as_bytes(), &mut self.ascii) {
+                Some(n) => &self.ascii[..n],
+                None => {
+                    normalize_into(target, &mut self.name);
+                    self.name.as_bytes()
+                }
+            };
+            // ASCII or from a String: always UTF-8.
+            let name = std::str::from_utf8(name).unwrap_or_default();
             if name.is_empty() {
                 return;
             }
@@ -417,14 +423,14 @@ pub fn parse(text: &str, stem: &str) -> Note {
     let mut links = Links {
         concepts: Vec::with_capacity(16),
         seen: FxHashSet::default(),
+        ascii: [0; NAME_BUF],
         name: String::new(),
     };
     let mut run = Run::default();
     let mut block_start = body_start;
     let mut code_depth = 0u32;
     let mut in_heading = false;
-    // The first `# H1` is the title unless the front matter has one.
-    let want_h1 = fm.title.is_none();
+    // The text of the first `# H1` (the title unless the front matter has one).
     let mut in_h1 = false;
     let mut heading_text = String::new();
     let mut h1: Option<String> = None;
@@ -489,15 +495,13 @@ pub fn parse(text: &str, stem: &str) -> Note {
                         Tag::CodeBlock(_) => code_depth += 1,
                         Tag::Heading { level, .. } => {
                             in_heading = true;
-                            in_h1 = *level == HeadingLevel::H1 && want_h1 && h1.is_none();
+                            in_h1 = *level == HeadingLevel::H1 && h1.is_none();
                             heading_text.clear();
                         }
                         Tag::Paragraph => {
                             in_para = true;
                             if summary.is_none() {
                                 para.clear();
-                                // As much as the text could need, like `collapse`.
-                                para.out.reserve(range.len().min(SUMMARY_CHARS * 4));
                             }
                         }
                         _ => {}
@@ -601,60 +605,46 @@ impl Collapse {
         let bytes = s.as_bytes();
         let mut i = 0;
         while i < bytes.len() && !self.cut {
-            let b = bytes[i];
-            if b < 0x80 {
-                if b.is_ascii_whitespace() {
-                    self.pending_space = !self.out.is_empty();
-                    i += 1;
-                    continue;
-                }
-                // Visible ASCII, with single spaces between (already collapsed): one
-                // character a byte.
-                let from = i;
+            // The next whitespace character, or run of visible ASCII (one character a byte),
+            // or visible character.
+            let from = i;
+            let space;
+            if bytes[i] < 0x80 {
+                space = bytes[i].is_ascii_whitespace();
                 i += 1;
-                loop {
-                    if i < bytes.len() && visible_ascii(bytes[i]) {
-                        i += 1;
-                    } else if i + 1 < bytes.len() && bytes[i] == b' ' && visible_ascii(bytes[i + 1])
-                    {
-                        i += 2;
-                    } else {
-                        break;
-                    }
+                while !space && i < bytes.len() && visible_ascii(bytes[i]) {
+                    i += 1;
                 }
-                self.visible(&s[from..i], i - from);
             } else {
-                let ch = s[i..].chars().next().expect("char boundary");
-                let from = i;
+                let ch = s[i..].chars().next().unwrap_or(' ');
                 i += ch.len_utf8();
-                if ch.is_whitespace() {
-                    self.pending_space = !self.out.is_empty();
-                } else {
-                    self.visible(&s[from..i], 1);
+                space = ch.is_whitespace();
+            }
+            if space {
+                self.pending_space = !self.out.is_empty();
+                continue;
+            }
+            let t = &s[from..i];
+            let chars = if bytes[from] < 0x80 { t.len() } else { 1 };
+            if self.pending_space {
+                if self.count >= self.max {
+                    self.cut_here();
+                    break;
                 }
+                self.out.push(' ');
+                self.count += 1;
+                self.pending_space = false;
             }
-        }
-    }
-
-    /// Append `t`, collapsed text of `chars` characters (ASCII when more than one) that
-    /// starts and ends visible, after the pending space; cut when `max` is reached (at the
-    /// same character as one by one: the result is the first `max` characters).
-    fn visible(&mut self, t: &str, chars: usize) {
-        if self.pending_space {
-            if self.count >= self.max {
-                return self.cut_here();
+            // The result is the first `max` characters, as one by one.
+            let room = self.max - self.count;
+            if chars > room {
+                self.out.push_str(&t[..room]);
+                self.cut_here();
+                break;
             }
-            self.out.push(' ');
-            self.count += 1;
-            self.pending_space = false;
+            self.out.push_str(t);
+            self.count += chars;
         }
-        let room = self.max - self.count;
-        if chars > room {
-            self.out.push_str(&t[..room]);
-            return self.cut_here();
-        }
-        self.out.push_str(t);
-        self.count += chars;
     }
 
     fn cut_here(&mut self) {
@@ -823,12 +813,85 @@ fn ascii_lower_same_len(s: &str) -> String {
 mod reference {
     use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
-    use super::{
-        cut_words, parse_iso8601_ms, split_front_matter, FrontMatter, Note, SUMMARY_CHARS,
-    };
+    use super::{cut_words, days_from_civil, split_front_matter, FrontMatter, Note, SUMMARY_CHARS};
     use crate::vault::fx::FxHashSet;
     use crate::wikilink::reference::{for_each_link, link_target, normalize_into};
     use crate::wikilink::ScanMode;
+
+    /// Milliseconds since the Unix epoch for an ISO 8601 date or date-time:
+    /// `2026-02-18`, `2026-02-18T19:02`, `2026-02-18 19:02:03.123Z`, `…+02:00`. No zone = UTC.
+    pub(super) fn parse_iso8601_ms(s: &str) -> Option<f64> {
+        let s = s.trim();
+        let b = s.as_bytes();
+        let num = |from: usize, len: usize| -> Option<i64> {
+            let part = b.get(from..from + len)?;
+            if !part.iter().all(u8::is_ascii_digit) {
+                return None;
+            }
+            std::str::from_utf8(part).ok()?.parse().ok()
+        };
+        let year = num(0, 4)?;
+        if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
+            return None;
+        }
+        let month = num(5, 2)?;
+        let day = num(8, 2)?;
+        if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+            return None;
+        }
+        let mut secs = days_from_civil(year, month, day) * 86_400;
+        let mut frac_ms = 0.0;
+        let mut i = 10;
+        if matches!(b.get(10), Some(b'T' | b't' | b' ')) && b.len() > 11 {
+            let h = num(11, 2)?;
+            if b.get(13) != Some(&b':') {
+                return None;
+            }
+            let m = num(14, 2)?;
+            let mut sec = 0;
+            i = 16;
+            if b.get(16) == Some(&b':') {
+                sec = num(17, 2)?;
+                i = 19;
+                if matches!(b.get(19), Some(b'.' | b',')) {
+                    let start = 20;
+                    let mut end = start;
+                    while end < b.len() && b[end].is_ascii_digit() {
+                        end += 1;
+                    }
+                    if end > start {
+                        let digits = &s[start..end.min(start + 9)];
+                        let v: f64 = digits.parse().ok()?;
+                        frac_ms = v / 10f64.powi(digits.len() as i32) * 1000.0;
+                    }
+                    i = end;
+                }
+            }
+            if h > 23 || m > 59 || sec > 60 {
+                return None;
+            }
+            secs += h * 3600 + m * 60 + sec;
+            match b.get(i) {
+                None => {}
+                Some(b'Z' | b'z') => {}
+                Some(&sign @ (b'+' | b'-')) => {
+                    let oh = num(i + 1, 2)?;
+                    let om = match b.get(i + 3) {
+                        Some(b':') => num(i + 4, 2)?,
+                        Some(_) => num(i + 3, 2).unwrap_or(0),
+                        None => 0,
+                    };
+                    let off = oh * 3600 + om * 60;
+                    secs -= if sign == b'+' { off } else { -off };
+                }
+                Some(_) => return None,
+            }
+        } else if b.len() > 10 && !b[10].is_ascii_whitespace() {
+            return None;
+        }
+        let _ = i;
+        Some(secs as f64 * 1000.0 + frac_ms)
+    }
 
     /// Collapse runs of whitespace to one space and trim; keep at most `max` characters, cutting
     /// at a word boundary and marking the cut with `…`.
@@ -1407,13 +1470,14 @@ mod tests {
                 "key: [[v]]",
                 "  nested: 1",
             ];
-            let mut fm = String::from("---\n");
+            const FENCES: &[&str] = &["---\n", "--- \t\n", "---\u{A0}\n", "...\n", "---\r\n"];
+            let mut fm = String::from(rng.pick(FENCES));
             for _ in 0..rng.below(6) {
                 fm.push_str(rng.pick(FM));
                 fm.push('\n');
             }
             if rng.below(5) != 0 {
-                fm.push_str("---\n");
+                fm.push_str(rng.pick(FENCES));
             }
             s = fm + &s;
         }
@@ -1507,6 +1571,9 @@ mod tests {
         ];
         const VALUES: &[&str] = &[
             " ",
+            "\x0B",
+            "\u{A0}",
+            "\u{3000}",
             "\t",
             "-",
             "#",
@@ -1544,6 +1611,72 @@ mod tests {
             assert_eq!(fm, reference::parse_front_matter(&t), "{t:?}");
         }
         assert!(read > 20_000, "{read}");
+    }
+
+    #[test]
+    fn same_dates_as_the_reference() {
+        let mut rng = crate::wikilink::tests::Rng(0xDA7E_5EED_0000_0001);
+        const PIECES: &[&str] = &[
+            "2026",
+            "1970",
+            "0000",
+            "9999",
+            "-",
+            "02",
+            "13",
+            "00",
+            "31",
+            "T",
+            "t",
+            " ",
+            "19",
+            ":",
+            "59",
+            "60",
+            "24",
+            ".",
+            ",",
+            "5",
+            "123456789012",
+            "Z",
+            "z",
+            "+",
+            "02:00",
+            "0530",
+            "x",
+            "é",
+        ];
+        let mut dated = 0;
+        for _ in 0..50_000 {
+            let mut t = String::from(rng.pick(&["2026-02-18", "1999-12-31", "", "2026-1"]));
+            for _ in 0..rng.below(8) {
+                t.push_str(rng.pick(PIECES));
+            }
+            let ms = parse_iso8601_ms(&t);
+            dated += ms.is_some() as usize;
+            assert_eq!(ms, reference::parse_iso8601_ms(&t), "{t:?}");
+        }
+        for _ in 0..20_000 {
+            let frac: String = (0..rng.below(13))
+                .map(|_| rng.pick(&["0", "5", "9", "1"]))
+                .collect();
+            let t = format!(
+                "2026-0{}-1{}{}{}:{}:{}{}{}{}",
+                rng.below(10),
+                rng.below(10),
+                rng.pick(&["T", " ", "t"]),
+                rng.pick(&["00", "19", "23", "24"]),
+                rng.pick(&["00", "59", "60"]),
+                rng.pick(&["00", "59", "60", "61"]),
+                rng.pick(&[".", ",", ""]),
+                frac,
+                rng.pick(&["", "Z", "+02:00", "-0530", "+1", "-02:", " "])
+            );
+            let ms = parse_iso8601_ms(&t);
+            dated += ms.is_some() as usize;
+            assert_eq!(ms, reference::parse_iso8601_ms(&t), "{t:?}");
+        }
+        assert!(dated > 5_000, "{dated}");
     }
 
     #[test]
