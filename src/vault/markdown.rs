@@ -2,9 +2,13 @@
 //! text and headings, never in fenced / indented code or inline code), and the bits the vault
 //! shows (a summary line, previews and snippets cut from the text).
 
+use std::borrow::Cow;
+
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
-use crate::wikilink::{for_each_link, link_target, normalize_into, ScanMode};
+use crate::wikilink::{
+    find_byte, for_each_link, link_target, normalize_ascii, normalize_into, ScanMode, NAME_BUF,
+};
 
 use super::fx::FxHashSet;
 
@@ -69,29 +73,26 @@ pub fn split_front_matter(text: &str) -> (Option<&str>, usize) {
 /// lists (`[a, b]`), block lists (`- a`), quoted scalars. Robust to everything else.
 pub fn parse_front_matter(block: &str) -> FrontMatter {
     let mut fm = FrontMatter::default();
-    let mut list_key: Option<String> = None;
+    // In a block list of tags (`tags:` then `- a` lines).
+    let mut tag_list = false;
     for raw in block.lines() {
-        let line = raw.trim_end();
-        if line.trim().is_empty() || line.trim_start().starts_with('#') {
+        let t = raw.trim();
+        let tb = t.as_bytes();
+        if tb.is_empty() || tb[0] == b'#' {
             continue;
         }
-        let indented = line.starts_with([' ', '\t']);
-        let t = line.trim();
-        if let Some(item) = t
-            .strip_prefix("- ")
-            .or(if t == "-" { Some("") } else { None })
-        {
-            if let Some(k) = &list_key {
-                if k == "tags" {
-                    push_tag(&mut fm.tags, &unquote(item.trim()));
-                }
+        let indented = matches!(raw.as_bytes()[0], b' ' | b'\t');
+        // A list item: `- x` or a lone `-`.
+        if tb[0] == b'-' && (tb.len() == 1 || tb[1] == b' ') {
+            if tag_list {
+                push_tag(&mut fm.tags, &unquote(&t[1..]));
             }
             continue;
         }
         if indented {
             continue; // a nested map or a folded scalar: not read
         }
-        list_key = None;
+        tag_list = false;
         let Some((k, v)) = t.split_once(':') else {
             continue;
         };
@@ -109,28 +110,28 @@ pub fn parse_front_matter(block: &str) -> FrontMatter {
             "title" if !value.is_empty() && !value.starts_with(['|', '>']) => {
                 let s = unquote(value);
                 if !s.is_empty() {
-                    fm.title = Some(s);
+                    fm.title = Some(s.to_string());
                 }
             }
             "tags" | "tag" | "keywords" if key == "tags" || fm.tags.is_empty() => {
                 if value.is_empty() {
-                    list_key = Some("tags".into());
+                    tag_list = true;
                 } else if let Some(inner) =
                     value.strip_prefix('[').and_then(|x| x.strip_suffix(']'))
                 {
                     for part in inner.split(',') {
-                        push_tag(&mut fm.tags, &unquote(part.trim()));
+                        push_tag(&mut fm.tags, &unquote(part));
                     }
                 } else {
                     for part in unquote(value).split([',', ' ']) {
-                        push_tag(&mut fm.tags, part.trim());
+                        push_tag(&mut fm.tags, part);
                     }
                 }
             }
             "modified" | "updated" | "date_modified" | "lastmod"
                 if fm.modified.is_none() && !value.is_empty() =>
             {
-                fm.modified = Some(unquote(value));
+                fm.modified = Some(unquote(value).to_string());
             }
             _ => {}
         }
@@ -145,7 +146,8 @@ fn push_tag(tags: &mut Vec<String>, t: &str) {
     }
 }
 
-fn unquote(v: &str) -> String {
+/// A scalar without its quotes (a copy only when quoted: escapes and doubled `'` are undone).
+fn unquote(v: &str) -> Cow<'_, str> {
     let v = v.trim();
     if v.len() >= 2 && v.starts_with('"') && v.ends_with('"') {
         let inner = &v[1..v.len() - 1];
@@ -163,14 +165,14 @@ fn unquote(v: &str) -> String {
                 out.push(c);
             }
         }
-        out
+        Cow::Owned(out)
     } else if v.len() >= 2 && v.starts_with('\'') && v.ends_with('\'') {
-        v[1..v.len() - 1].replace("''", "'")
+        Cow::Owned(v[1..v.len() - 1].replace("''", "'"))
     } else {
         // A plain scalar may end in a comment.
         match v.find(" #") {
-            Some(i) => v[..i].trim_end().to_string(),
-            None => v.to_string(),
+            Some(i) => Cow::Borrowed(v[..i].trim_end()),
+            None => Cow::Borrowed(v),
         }
     }
 }
@@ -180,12 +182,9 @@ fn unquote(v: &str) -> String {
 pub fn parse_iso8601_ms(s: &str) -> Option<f64> {
     let s = s.trim();
     let b = s.as_bytes();
+    // A field of 2 or 4 digits (no call to the integer parser: a few hundred bytes of wasm).
     let num = |from: usize, len: usize| -> Option<i64> {
-        let part = b.get(from..from + len)?;
-        if !part.iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-        std::str::from_utf8(part).ok()?.parse().ok()
+        digits(b.get(from..from + len)?).map(|n| n as i64)
     };
     let year = num(0, 4)?;
     if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
@@ -250,6 +249,18 @@ pub fn parse_iso8601_ms(s: &str) -> Option<f64> {
     Some(secs as f64 * 1000.0 + frac_ms)
 }
 
+/// The value of a run of ASCII digits (a few), `None` if another byte is in it.
+fn digits(part: &[u8]) -> Option<u64> {
+    let mut n = 0u64;
+    for &d in part {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        n = n * 10 + (d - b'0') as u64;
+    }
+    Some(n)
+}
+
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
 fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
@@ -287,78 +298,185 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
     (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
+/// The current run of inline text: pulldown-cmark splits text events at `[` and `]` (and at
+/// emphasis, escapes, entities), so a link is only visible once consecutive text events are
+/// joined. While the pieces lie next to each other in the body, the run is just that span
+/// (`start..end`, empty when equal); otherwise it is copied into `buf`.
+///
+/// A prefix of a run that holds no `[` can be dropped: no link starts in it, and its last byte
+/// is no `[` (for_each_link looks back one byte, and only for a `[`). So a span that breaks
+/// off without a `[` is forgotten rather than copied, and a copy only starts at a `[`.
+#[derive(Default)]
+struct Run {
+    start: usize,
+    end: usize,
+    copied: bool,
+    buf: String,
+}
+
+impl Run {
+    #[inline(always)]
+    fn is_empty(&self) -> bool {
+        !self.copied && self.start == self.end
+    }
+
+    #[inline(always)]
+    fn push(&mut self, body: &str, s: &str) {
+        // Where `s` lies in `body`, if it is a slice of it (most text events borrow the input).
+        let at = (s.as_ptr() as usize).wrapping_sub(body.as_ptr() as usize);
+        let in_body = at <= body.len() && s.len() <= body.len() - at;
+        if !self.copied {
+            if self.start != self.end {
+                if in_body && at == self.end {
+                    self.end += s.len();
+                    return;
+                }
+                let span = body.get(self.start..self.end).unwrap_or_default();
+                if find_byte(span.as_bytes(), b'[').is_some() {
+                    self.buf.clear();
+                    self.buf.push_str(span);
+                    self.buf.push_str(s);
+                    self.copied = true;
+                    return;
+                }
+                // Forgotten: the run is empty again.
+            }
+            if in_body {
+                self.start = at;
+                self.end = at + s.len();
+                return;
+            }
+            self.end = self.start;
+            if find_byte(s.as_bytes(), b'[').is_none() {
+                return;
+            }
+            self.buf.clear();
+            self.copied = true;
+        }
+        self.buf.push_str(s);
+    }
+}
+
+/// The concepts of one note, deduplicated in first-seen order.
+struct Links {
+    concepts: Vec<(String, usize)>,
+    /// Dedupe by linear scan while few, by this set once many.
+    seen: FxHashSet<String>,
+    /// The normalized name of an ASCII link, else `name`.
+    ascii: [u8; NAME_BUF],
+    name: String,
+}
+
+impl Links {
+    /// Take the links of the run (its block starts at `at` in the whole text), and empty it.
+    fn flush(&mut self, run: &mut Run, body: &str, at: usize) {
+        if run.is_empty() {
+            return;
+        }
+        let text = if run.copied {
+            run.buf.as_str()
+        } else {
+            body.get(run.start..run.end).unwrap_or_default()
+        };
+        for_each_link(text, ScanMode::Prose, |b| {
+            let target = link_target(b);
+            let name = match normalize_ascii(target.as_bytes(), &mut self.ascii) {
+                Some(n) => &self.ascii[..n],
+                None => {
+                    normalize_into(target, &mut self.name);
+                    self.name.as_bytes()
+                }
+            };
+            // ASCII or from a String: always UTF-8.
+            let name = std::str::from_utf8(name).unwrap_or_default();
+            if name.is_empty() {
+                return;
+            }
+            let known = if self.concepts.len() < 24 {
+                // Lengths first: a call to compare bytes only when they match.
+                self.concepts
+                    .iter()
+                    .any(|(c, _)| c.len() == name.len() && c == name)
+            } else {
+                if self.seen.is_empty() {
+                    self.seen
+                        .extend(self.concepts.iter().map(|(c, _)| c.clone()));
+                }
+                self.seen.contains(name) || !self.seen.insert(name.to_string())
+            };
+            if !known {
+                self.concepts.push((name.to_string(), at));
+            }
+        });
+        run.start = 0;
+        run.end = 0;
+        run.copied = false;
+    }
+}
+
 /// Parse one note. `stem` is the file name without `.md` (the last title fallback).
 pub fn parse(text: &str, stem: &str) -> Note {
     let (block, body_start) = split_front_matter(text);
     let fm = block.map(parse_front_matter).unwrap_or_default();
     let body = &text[body_start..];
 
-    let mut concepts: Vec<(String, usize)> = Vec::with_capacity(16);
-    // Dedupe by linear scan while few, by a set once many.
-    let mut seen: FxHashSet<String> = FxHashSet::default();
-    let mut name = String::with_capacity(64);
-    // The current run of inline text: pulldown-cmark splits text events at `[`, so a link is
-    // only visible once consecutive text events are joined.
-    let mut run = String::with_capacity(256);
-    let mut block_start = 0usize;
+    let mut links = Links {
+        concepts: Vec::with_capacity(16),
+        seen: FxHashSet::default(),
+        ascii: [0; NAME_BUF],
+        name: String::new(),
+    };
+    let mut run = Run::default();
+    let mut block_start = body_start;
     let mut code_depth = 0u32;
-    let mut heading: Option<HeadingLevel> = None;
-    let mut heading_text = String::with_capacity(64);
+    let mut in_heading = false;
+    // The text of the first `# H1` (the title unless the front matter has one).
+    let mut in_h1 = false;
+    let mut heading_text = String::new();
     let mut h1: Option<String> = None;
     let mut in_para = false;
-    let mut para_text = String::with_capacity(256);
+    // The first paragraph with visible text is the summary, collapsed as it comes.
+    let mut para = Collapse::new(SUMMARY_CHARS, String::new());
     let mut summary: Option<String> = None;
     let mut sections = 0u32;
 
-    let mut flush = |run: &mut String, block_start: usize| {
-        if run.is_empty() {
-            return;
-        }
-        for_each_link(run, ScanMode::Prose, |b| {
-            normalize_into(link_target(b), &mut name);
-            if name.is_empty() {
-                return;
-            }
-            let known = if concepts.len() < 24 {
-                concepts.iter().any(|(c, _)| *c == name)
-            } else {
-                if seen.is_empty() {
-                    seen.extend(concepts.iter().map(|(c, _)| c.clone()));
-                }
-                !seen.insert(name.clone())
-            };
-            if !known {
-                concepts.push((name.clone(), body_start + block_start));
-            }
-        });
-        run.clear();
-    };
-
-    for (ev, range) in Parser::new_ext(body, Options::empty()).into_offset_iter() {
+    let mut events = Parser::new_ext(body, Options::empty()).into_offset_iter();
+    // The events are matched where they are returned: moving one costs a copy (a call in
+    // the wasm engine) per event.
+    loop {
+        let item = events.next();
+        let Some((ev, range)) = &item else {
+            break;
+        };
         match ev {
             Event::Text(t) => {
                 if code_depth > 0 {
                     continue;
                 }
-                run.push_str(&t);
-                if heading.is_some() {
-                    heading_text.push_str(&t);
-                } else if in_para && summary.is_none() {
-                    para_text.push_str(&t);
+                let t: &str = t;
+                run.push(body, t);
+                if in_heading {
+                    if in_h1 {
+                        heading_text.push_str(t);
+                    }
+                } else if in_para && !para.cut && summary.is_none() {
+                    para.push(t);
                 }
             }
             Event::Code(c) => {
-                flush(&mut run, block_start);
-                if heading.is_some() {
-                    heading_text.push_str(&c);
-                } else if in_para && summary.is_none() {
-                    para_text.push_str(&c);
+                links.flush(&mut run, body, block_start);
+                if in_heading {
+                    if in_h1 {
+                        heading_text.push_str(c);
+                    }
+                } else if in_para && !para.cut && summary.is_none() {
+                    para.push(c);
                 }
             }
             Event::SoftBreak | Event::HardBreak => {
-                flush(&mut run, block_start);
-                if in_para && summary.is_none() {
-                    para_text.push(' ');
+                links.flush(&mut run, body, block_start);
+                if in_para && !para.cut && summary.is_none() {
+                    para.push(" ");
                 }
             }
             Event::Start(tag) => match tag {
@@ -371,17 +489,20 @@ pub fn parse(text: &str, stem: &str) -> Note {
                 | Tag::Link { .. }
                 | Tag::Image { .. } => {}
                 other => {
-                    flush(&mut run, block_start);
-                    block_start = range.start;
+                    links.flush(&mut run, body, block_start);
+                    block_start = body_start + range.start;
                     match other {
                         Tag::CodeBlock(_) => code_depth += 1,
                         Tag::Heading { level, .. } => {
-                            heading = Some(level);
+                            in_heading = true;
+                            in_h1 = *level == HeadingLevel::H1 && h1.is_none();
                             heading_text.clear();
                         }
                         Tag::Paragraph => {
                             in_para = true;
-                            para_text.clear();
+                            if summary.is_none() {
+                                para.clear();
+                            }
                         }
                         _ => {}
                     }
@@ -396,46 +517,44 @@ pub fn parse(text: &str, stem: &str) -> Note {
                 | TagEnd::Link
                 | TagEnd::Image => {}
                 other => {
-                    flush(&mut run, block_start);
+                    links.flush(&mut run, body, block_start);
                     match other {
                         TagEnd::CodeBlock => code_depth = code_depth.saturating_sub(1),
                         TagEnd::Heading(level) => {
-                            heading = None;
-                            if level == HeadingLevel::H1 && h1.is_none() {
+                            in_heading = false;
+                            if in_h1 {
+                                in_h1 = false;
                                 let t = collapse(&heading_text, usize::MAX);
                                 if !t.is_empty() {
                                     h1 = Some(t);
                                 }
                             }
-                            if level == HeadingLevel::H2 {
+                            if *level == HeadingLevel::H2 {
                                 sections += 1;
                             }
                         }
                         TagEnd::Paragraph => {
                             in_para = false;
-                            if summary.is_none() {
-                                let s = collapse(&para_text, SUMMARY_CHARS);
-                                if !s.is_empty() {
-                                    summary = Some(s);
-                                }
+                            if summary.is_none() && !para.out.is_empty() {
+                                summary = Some(std::mem::take(&mut para.out));
                             }
                         }
                         _ => {}
                     }
                 }
             },
-            _ => flush(&mut run, block_start),
+            _ => links.flush(&mut run, body, block_start),
         }
     }
-    flush(&mut run, block_start);
+    links.flush(&mut run, body, block_start);
 
-    let title = fm.title.clone().or(h1).unwrap_or_else(|| stem.to_string());
+    let modified_ms = fm.modified.as_deref().and_then(parse_iso8601_ms);
     Note {
-        title,
+        title: fm.title.or(h1).unwrap_or_else(|| stem.to_string()),
         tags: fm.tags,
-        modified_ms: fm.modified.as_deref().and_then(parse_iso8601_ms),
+        modified_ms,
         body_start,
-        concepts,
+        concepts: links.concepts,
         summary: summary.unwrap_or_default(),
         sections,
     }
@@ -444,43 +563,100 @@ pub fn parse(text: &str, stem: &str) -> Note {
 /// Collapse runs of whitespace to one space and trim; keep at most `max` characters, cutting
 /// at a word boundary and marking the cut with `…`.
 pub fn collapse(s: &str, max: usize) -> String {
-    let mut out = String::with_capacity(s.len().min(max.saturating_mul(4)).min(4096));
-    let bytes = s.as_bytes();
-    let mut count = 0usize;
-    let mut pending_space = false;
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        let (space, len) = if b < 0x80 {
-            (b.is_ascii_whitespace(), 1)
-        } else {
-            let ch = s[i..].chars().next().expect("char boundary");
-            (ch.is_whitespace(), ch.len_utf8())
-        };
-        i += len;
-        if space {
-            pending_space = !out.is_empty();
-            continue;
+    let mut c = Collapse::new(
+        max,
+        String::with_capacity(s.len().min(max.saturating_mul(4)).min(4096)),
+    );
+    c.push(s);
+    c.out
+}
+
+/// [`collapse`] fed piece by piece (the result is the same as collapsing the concatenation).
+struct Collapse {
+    out: String,
+    /// Characters in `out`.
+    count: usize,
+    max: usize,
+    /// Whitespace seen since the last visible character (and `out` is not empty).
+    pending_space: bool,
+    /// Cut at `max`: the rest is ignored.
+    cut: bool,
+}
+
+impl Collapse {
+    fn new(max: usize, out: String) -> Self {
+        Collapse {
+            out,
+            count: 0,
+            max,
+            pending_space: false,
+            cut: false,
         }
-        if pending_space {
-            if count + 1 > max {
-                return cut_words(out);
-            }
-            out.push(' ');
-            count += 1;
-            pending_space = false;
-        }
-        if count + 1 > max {
-            return cut_words(out);
-        }
-        if len == 1 {
-            out.push(b as char);
-        } else {
-            out.push_str(&s[i - len..i]);
-        }
-        count += 1;
     }
-    out
+
+    fn clear(&mut self) {
+        self.out.clear();
+        self.count = 0;
+        self.pending_space = false;
+        self.cut = false;
+    }
+
+    fn push(&mut self, s: &str) {
+        let bytes = s.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() && !self.cut {
+            // The next whitespace character, or run of visible ASCII (one character a byte),
+            // or visible character.
+            let from = i;
+            let space;
+            if bytes[i] < 0x80 {
+                space = bytes[i].is_ascii_whitespace();
+                i += 1;
+                while !space && i < bytes.len() && visible_ascii(bytes[i]) {
+                    i += 1;
+                }
+            } else {
+                let ch = s[i..].chars().next().unwrap_or(' ');
+                i += ch.len_utf8();
+                space = ch.is_whitespace();
+            }
+            if space {
+                self.pending_space = !self.out.is_empty();
+                continue;
+            }
+            let t = &s[from..i];
+            let chars = if bytes[from] < 0x80 { t.len() } else { 1 };
+            if self.pending_space {
+                if self.count >= self.max {
+                    self.cut_here();
+                    break;
+                }
+                self.out.push(' ');
+                self.count += 1;
+                self.pending_space = false;
+            }
+            // The result is the first `max` characters, as one by one.
+            let room = self.max - self.count;
+            if chars > room {
+                self.out.push_str(&t[..room]);
+                self.cut_here();
+                break;
+            }
+            self.out.push_str(t);
+            self.count += chars;
+        }
+    }
+
+    fn cut_here(&mut self) {
+        self.out = cut_words(std::mem::take(&mut self.out));
+        self.cut = true;
+    }
+}
+
+/// Not whitespace for [`collapse`] (which, like `u8::is_ascii_whitespace`, keeps `\x0B`).
+#[inline(always)]
+fn visible_ascii(b: u8) -> bool {
+    b < 0x80 && !b.is_ascii_whitespace()
 }
 
 fn cut_words(mut out: String) -> String {
@@ -632,6 +808,398 @@ fn ascii_lower_same_len(s: &str) -> String {
     s.to_ascii_lowercase()
 }
 
+/// The implementation before the fast paths, kept to test the new one against.
+#[cfg(test)]
+mod reference {
+    use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+
+    use super::{cut_words, days_from_civil, split_front_matter, FrontMatter, Note, SUMMARY_CHARS};
+    use crate::vault::fx::FxHashSet;
+    use crate::wikilink::reference::{for_each_link, link_target, normalize_into};
+    use crate::wikilink::ScanMode;
+
+    /// Milliseconds since the Unix epoch for an ISO 8601 date or date-time:
+    /// `2026-02-18`, `2026-02-18T19:02`, `2026-02-18 19:02:03.123Z`, `…+02:00`. No zone = UTC.
+    pub(super) fn parse_iso8601_ms(s: &str) -> Option<f64> {
+        let s = s.trim();
+        let b = s.as_bytes();
+        let num = |from: usize, len: usize| -> Option<i64> {
+            let part = b.get(from..from + len)?;
+            if !part.iter().all(u8::is_ascii_digit) {
+                return None;
+            }
+            std::str::from_utf8(part).ok()?.parse().ok()
+        };
+        let year = num(0, 4)?;
+        if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
+            return None;
+        }
+        let month = num(5, 2)?;
+        let day = num(8, 2)?;
+        if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+            return None;
+        }
+        let mut secs = days_from_civil(year, month, day) * 86_400;
+        let mut frac_ms = 0.0;
+        let mut i = 10;
+        if matches!(b.get(10), Some(b'T' | b't' | b' ')) && b.len() > 11 {
+            let h = num(11, 2)?;
+            if b.get(13) != Some(&b':') {
+                return None;
+            }
+            let m = num(14, 2)?;
+            let mut sec = 0;
+            i = 16;
+            if b.get(16) == Some(&b':') {
+                sec = num(17, 2)?;
+                i = 19;
+                if matches!(b.get(19), Some(b'.' | b',')) {
+                    let start = 20;
+                    let mut end = start;
+                    while end < b.len() && b[end].is_ascii_digit() {
+                        end += 1;
+                    }
+                    if end > start {
+                        let digits = &s[start..end.min(start + 9)];
+                        let v: f64 = digits.parse().ok()?;
+                        frac_ms = v / 10f64.powi(digits.len() as i32) * 1000.0;
+                    }
+                    i = end;
+                }
+            }
+            if h > 23 || m > 59 || sec > 60 {
+                return None;
+            }
+            secs += h * 3600 + m * 60 + sec;
+            match b.get(i) {
+                None => {}
+                Some(b'Z' | b'z') => {}
+                Some(&sign @ (b'+' | b'-')) => {
+                    let oh = num(i + 1, 2)?;
+                    let om = match b.get(i + 3) {
+                        Some(b':') => num(i + 4, 2)?,
+                        Some(_) => num(i + 3, 2).unwrap_or(0),
+                        None => 0,
+                    };
+                    let off = oh * 3600 + om * 60;
+                    secs -= if sign == b'+' { off } else { -off };
+                }
+                Some(_) => return None,
+            }
+        } else if b.len() > 10 && !b[10].is_ascii_whitespace() {
+            return None;
+        }
+        let _ = i;
+        Some(secs as f64 * 1000.0 + frac_ms)
+    }
+
+    /// Collapse runs of whitespace to one space and trim; keep at most `max` characters, cutting
+    /// at a word boundary and marking the cut with `…`.
+    pub fn collapse(s: &str, max: usize) -> String {
+        let mut out = String::with_capacity(s.len().min(max.saturating_mul(4)).min(4096));
+        let bytes = s.as_bytes();
+        let mut count = 0usize;
+        let mut pending_space = false;
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            let (space, len) = if b < 0x80 {
+                (b.is_ascii_whitespace(), 1)
+            } else {
+                let ch = s[i..].chars().next().expect("char boundary");
+                (ch.is_whitespace(), ch.len_utf8())
+            };
+            i += len;
+            if space {
+                pending_space = !out.is_empty();
+                continue;
+            }
+            if pending_space {
+                if count + 1 > max {
+                    return cut_words(out);
+                }
+                out.push(' ');
+                count += 1;
+                pending_space = false;
+            }
+            if count + 1 > max {
+                return cut_words(out);
+            }
+            if len == 1 {
+                out.push(b as char);
+            } else {
+                out.push_str(&s[i - len..i]);
+            }
+            count += 1;
+        }
+        out
+    }
+
+    /// Read `title`, `tags` and `modified` from a front matter block: `key: value` lines, inline
+    /// lists (`[a, b]`), block lists (`- a`), quoted scalars. Robust to everything else.
+    pub fn parse_front_matter(block: &str) -> FrontMatter {
+        let mut fm = FrontMatter::default();
+        let mut list_key: Option<String> = None;
+        for raw in block.lines() {
+            let line = raw.trim_end();
+            if line.trim().is_empty() || line.trim_start().starts_with('#') {
+                continue;
+            }
+            let indented = line.starts_with([' ', '\t']);
+            let t = line.trim();
+            if let Some(item) = t
+                .strip_prefix("- ")
+                .or(if t == "-" { Some("") } else { None })
+            {
+                if let Some(k) = &list_key {
+                    if k == "tags" {
+                        push_tag(&mut fm.tags, &unquote(item.trim()));
+                    }
+                }
+                continue;
+            }
+            if indented {
+                continue; // a nested map or a folded scalar: not read
+            }
+            list_key = None;
+            let Some((k, v)) = t.split_once(':') else {
+                continue;
+            };
+            let mut key_buf = [0u8; 16];
+            let k = k.trim();
+            let key = if k.len() <= key_buf.len() {
+                key_buf[..k.len()].copy_from_slice(k.as_bytes());
+                key_buf[..k.len()].make_ascii_lowercase();
+                std::str::from_utf8(&key_buf[..k.len()]).unwrap_or("")
+            } else {
+                ""
+            };
+            let value = v.trim();
+            match key {
+                "title" if !value.is_empty() && !value.starts_with(['|', '>']) => {
+                    let s = unquote(value);
+                    if !s.is_empty() {
+                        fm.title = Some(s);
+                    }
+                }
+                "tags" | "tag" | "keywords" if key == "tags" || fm.tags.is_empty() => {
+                    if value.is_empty() {
+                        list_key = Some("tags".into());
+                    } else if let Some(inner) =
+                        value.strip_prefix('[').and_then(|x| x.strip_suffix(']'))
+                    {
+                        for part in inner.split(',') {
+                            push_tag(&mut fm.tags, &unquote(part.trim()));
+                        }
+                    } else {
+                        for part in unquote(value).split([',', ' ']) {
+                            push_tag(&mut fm.tags, part.trim());
+                        }
+                    }
+                }
+                "modified" | "updated" | "date_modified" | "lastmod"
+                    if fm.modified.is_none() && !value.is_empty() =>
+                {
+                    fm.modified = Some(unquote(value));
+                }
+                _ => {}
+            }
+        }
+        fm
+    }
+
+    fn push_tag(tags: &mut Vec<String>, t: &str) {
+        let t = t.trim().trim_start_matches('#').trim();
+        if !t.is_empty() && !tags.iter().any(|x| x == t) {
+            tags.push(t.to_string());
+        }
+    }
+
+    fn unquote(v: &str) -> String {
+        let v = v.trim();
+        if v.len() >= 2 && v.starts_with('"') && v.ends_with('"') {
+            let inner = &v[1..v.len() - 1];
+            let mut out = String::with_capacity(inner.len());
+            let mut chars = inner.chars();
+            while let Some(c) = chars.next() {
+                if c == '\\' {
+                    match chars.next() {
+                        Some('n') => out.push(' '),
+                        Some('t') => out.push(' '),
+                        Some(o) => out.push(o),
+                        None => {}
+                    }
+                } else {
+                    out.push(c);
+                }
+            }
+            out
+        } else if v.len() >= 2 && v.starts_with('\'') && v.ends_with('\'') {
+            v[1..v.len() - 1].replace("''", "'")
+        } else {
+            // A plain scalar may end in a comment.
+            match v.find(" #") {
+                Some(i) => v[..i].trim_end().to_string(),
+                None => v.to_string(),
+            }
+        }
+    }
+
+    /// Parse one note. `stem` is the file name without `.md` (the last title fallback).
+    pub fn parse(text: &str, stem: &str) -> Note {
+        let (block, body_start) = split_front_matter(text);
+        let fm = block.map(parse_front_matter).unwrap_or_default();
+        let body = &text[body_start..];
+
+        let mut concepts: Vec<(String, usize)> = Vec::with_capacity(16);
+        // Dedupe by linear scan while few, by a set once many.
+        let mut seen: FxHashSet<String> = FxHashSet::default();
+        let mut name = String::with_capacity(64);
+        // The current run of inline text: pulldown-cmark splits text events at `[`, so a link is
+        // only visible once consecutive text events are joined.
+        let mut run = String::with_capacity(256);
+        let mut block_start = 0usize;
+        let mut code_depth = 0u32;
+        let mut heading: Option<HeadingLevel> = None;
+        let mut heading_text = String::with_capacity(64);
+        let mut h1: Option<String> = None;
+        let mut in_para = false;
+        let mut para_text = String::with_capacity(256);
+        let mut summary: Option<String> = None;
+        let mut sections = 0u32;
+
+        let mut flush = |run: &mut String, block_start: usize| {
+            if run.is_empty() {
+                return;
+            }
+            for_each_link(run, ScanMode::Prose, |b| {
+                normalize_into(link_target(b), &mut name);
+                if name.is_empty() {
+                    return;
+                }
+                let known = if concepts.len() < 24 {
+                    concepts.iter().any(|(c, _)| *c == name)
+                } else {
+                    if seen.is_empty() {
+                        seen.extend(concepts.iter().map(|(c, _)| c.clone()));
+                    }
+                    !seen.insert(name.clone())
+                };
+                if !known {
+                    concepts.push((name.clone(), body_start + block_start));
+                }
+            });
+            run.clear();
+        };
+
+        for (ev, range) in Parser::new_ext(body, Options::empty()).into_offset_iter() {
+            match ev {
+                Event::Text(t) => {
+                    if code_depth > 0 {
+                        continue;
+                    }
+                    run.push_str(&t);
+                    if heading.is_some() {
+                        heading_text.push_str(&t);
+                    } else if in_para && summary.is_none() {
+                        para_text.push_str(&t);
+                    }
+                }
+                Event::Code(c) => {
+                    flush(&mut run, block_start);
+                    if heading.is_some() {
+                        heading_text.push_str(&c);
+                    } else if in_para && summary.is_none() {
+                        para_text.push_str(&c);
+                    }
+                }
+                Event::SoftBreak | Event::HardBreak => {
+                    flush(&mut run, block_start);
+                    if in_para && summary.is_none() {
+                        para_text.push(' ');
+                    }
+                }
+                Event::Start(tag) => match tag {
+                    // Inline containers: their text joins the surrounding run.
+                    Tag::Emphasis
+                    | Tag::Strong
+                    | Tag::Strikethrough
+                    | Tag::Superscript
+                    | Tag::Subscript
+                    | Tag::Link { .. }
+                    | Tag::Image { .. } => {}
+                    other => {
+                        flush(&mut run, block_start);
+                        block_start = range.start;
+                        match other {
+                            Tag::CodeBlock(_) => code_depth += 1,
+                            Tag::Heading { level, .. } => {
+                                heading = Some(level);
+                                heading_text.clear();
+                            }
+                            Tag::Paragraph => {
+                                in_para = true;
+                                para_text.clear();
+                            }
+                            _ => {}
+                        }
+                    }
+                },
+                Event::End(tag) => match tag {
+                    TagEnd::Emphasis
+                    | TagEnd::Strong
+                    | TagEnd::Strikethrough
+                    | TagEnd::Superscript
+                    | TagEnd::Subscript
+                    | TagEnd::Link
+                    | TagEnd::Image => {}
+                    other => {
+                        flush(&mut run, block_start);
+                        match other {
+                            TagEnd::CodeBlock => code_depth = code_depth.saturating_sub(1),
+                            TagEnd::Heading(level) => {
+                                heading = None;
+                                if level == HeadingLevel::H1 && h1.is_none() {
+                                    let t = collapse(&heading_text, usize::MAX);
+                                    if !t.is_empty() {
+                                        h1 = Some(t);
+                                    }
+                                }
+                                if level == HeadingLevel::H2 {
+                                    sections += 1;
+                                }
+                            }
+                            TagEnd::Paragraph => {
+                                in_para = false;
+                                if summary.is_none() {
+                                    let s = collapse(&para_text, SUMMARY_CHARS);
+                                    if !s.is_empty() {
+                                        summary = Some(s);
+                                    }
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                },
+                _ => flush(&mut run, block_start),
+            }
+        }
+        flush(&mut run, block_start);
+
+        let title = fm.title.clone().or(h1).unwrap_or_else(|| stem.to_string());
+        Note {
+            title,
+            tags: fm.tags,
+            modified_ms: fm.modified.as_deref().and_then(parse_iso8601_ms),
+            body_start,
+            concepts,
+            summary: summary.unwrap_or_default(),
+            sections,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -771,5 +1339,391 @@ mod tests {
         assert!(!s.contains('\n'));
         assert!(s.chars().count() <= 200);
         assert_eq!(snippet("short", &["zzz".into()], 200), "short");
+    }
+
+    const CASES: &[&str] = &[
+        "",
+        "\n",
+        "[[a]]",
+        "```\n[[fenced]]\n```\n[[after]]",
+        "~~~\n[[tilde]]\n~~~\n\n[[after]]",
+        "```\n[[unclosed]]\n\n[[still code]]",
+        "~~~~\n[[x]]\n~~~\n[[y]]",
+        "para\n\n    [[indented]]\n\n[[z]]",
+        "`[[code]]` [[a]] `x` [[b]]`[[c]]`",
+        "[[a `x` b]] then [[ok]]",
+        "\\[[x]] and \\[\\[y]] and [[z\\]] and &#91;[e]] and &#91;&#91;f&#93;&#93;",
+        "[[a|alias]] [[b#h]] [[c#h|al]] [[|x]] [[#y]]",
+        "[[[x]]] [[a [[b]] [[c]]]",
+        "[[a *b* c]] [[d **e** f]] [[g _h_ i]] *[[j]]* [[k ~l~ m]]",
+        "[text [[x]]](http://u) ![alt [[y]]](img.png) [[z]](url) [[w]][ref]\n\n[ref]: /url",
+        "[[x]]: /url\n\n[[x]]",
+        "# H1 [[h]]\n\nSetext [[s]]\n===\n\nTwo [[t]]\n---\n\n## H2 [[u]]\n### H3",
+        "#\n\n# \n\n#  [[x]] \n\n# Real",
+        "- item [[i]]\n  - nested [[n]]\n> quote [[q]]\n> > deeper [[d]]\n1. num [[m]]",
+        "<div>\n[[in-html]]\n</div>\n\n<span>[[inline]]</span> [[out]]",
+        "line one [[a\nb]] [[c]]  \nhard [[d]]\\\nbreak [[e]]",
+        "日本 [[東京 タワー]] and [[Ünïcode_Straße]] [[İSTANBUL]] [[ΣΑΣ]]",
+        "\u{FEFF}---\r\ntitle: Win\r\n---\r\n[[y]]\r\n\r\npara [[z]]\r\n",
+        "---\ntitle: \"Q: \\\"x\\\" \\n y\"\ntags: [a, 'b''c', \"#d\", a]\nmodified: '2026-02-18T19:02:00+02:00'\n---\n# T\n\n[[x]]",
+        "---\ntags:\n  - one\n  - \"two\"\n- three\nkeywords: k\nupdated: 2026-01-01 # c\n---\nbody",
+        "---\ntag: x y, z\ntitle: |\n  folded\nlastmod: nope\n---\n# H\n",
+        "---\ntitle: nope\n\n[[x]]\n",
+        "---\n...\n",
+        "---\n---\n",
+        "---",
+        "[[",
+        "]]",
+        "[[]]",
+        "[[ ]] [[-]] [[ _ / ]]",
+        "****[[x]]****",
+        "| a | [[t]] |\n|---|---|\n| [[c]] | d |",
+        "text\n***\n[[after rule]]",
+        "[^1] [[f]]\n\n[^1]: note [[g]]",
+        "- [ ] task [[t]]",
+        "a&amp;[[b&amp;c]] &lt;[[d]]&gt;",
+        "<http://x/[[y]]> [[z]]",
+        "[[x]\n]] [[y\n]]",
+        "\t[[tab indented]]\n\n  [[two]]",
+        "a\n\n\n\n",
+    ];
+
+    /// Random markdown made of the pieces that matter to the parser and to the link scan.
+    fn random_markdown(rng: &mut crate::wikilink::tests::Rng) -> String {
+        const PIECES: &[&str] = &[
+            "\n",
+            "\n\n",
+            "\r\n",
+            "```",
+            "~~~",
+            "    ",
+            "\t",
+            "`",
+            "``",
+            "[[",
+            "]]",
+            "[",
+            "]",
+            "(",
+            ")",
+            "![",
+            "*",
+            "**",
+            "_",
+            "~",
+            "\\",
+            "\\[",
+            "&#91;",
+            "&amp;",
+            "# ",
+            "## ",
+            "\n# ",
+            "\n## ",
+            "\n---\n",
+            "\n===\n",
+            "> ",
+            "- ",
+            "1. ",
+            "<div>",
+            "</div>",
+            "<b>",
+            "|",
+            "#",
+            " ",
+            "  ",
+            "word",
+            "Other",
+            "a_b",
+            "c/d",
+            "x.y",
+            "日本",
+            "É",
+            "🚀",
+            "ẞ",
+            "\u{A0}",
+            "[[link]]",
+            "[[Two Words]]",
+            "[[a|b]]",
+            "[[c#d]]",
+            ": /u",
+            "\n[x]: /u\n",
+            "-",
+            "=",
+        ];
+        let n = rng.below(60);
+        let mut s: String = (0..n).map(|_| rng.pick(PIECES)).collect();
+        if rng.below(4) == 0 {
+            const FM: &[&str] = &[
+                "title: T",
+                "title: \"Q\\\"\"",
+                "title: 'a''b'",
+                "title:",
+                "tags: [a, b]",
+                "tags:",
+                "  - x",
+                "- 'y'",
+                "tag: p q",
+                "modified: 2026-02-18",
+                "updated: x",
+                "# c",
+                "",
+                "key: [[v]]",
+                "  nested: 1",
+            ];
+            const FENCES: &[&str] = &["---\n", "--- \t\n", "---\u{A0}\n", "...\n", "---\r\n"];
+            let mut fm = String::from(rng.pick(FENCES));
+            for _ in 0..rng.below(6) {
+                fm.push_str(rng.pick(FM));
+                fm.push('\n');
+            }
+            if rng.below(5) != 0 {
+                fm.push_str(rng.pick(FENCES));
+            }
+            s = fm + &s;
+        }
+        s
+    }
+
+    /// A note like the bench's generator makes (examples/vault_bench.rs).
+    fn bench_note(rng: &mut crate::wikilink::tests::Rng, i: usize) -> String {
+        const WORDS: &[&str] = &["ka", "lomi", "rensa", "tor", "velquin", "darpe", "nu"];
+        let mut s = format!(
+            "---\ntitle: Note {i} {}\ntags: [{}, {}]\nmodified: 2026-0{}-1{}T10:00:00Z\n---\n# Note {i}\n\n",
+            rng.pick(WORDS),
+            rng.pick(WORDS),
+            rng.pick(WORDS),
+            1 + rng.below(9),
+            rng.below(10)
+        );
+        let links = 8 + rng.below(40);
+        let mut placed = 0;
+        while s.len() < 1500 || placed < links {
+            if rng.below(6) == 0 {
+                s.push_str(&format!("\n## Section {}\n\n", rng.pick(WORDS)));
+            }
+            for _ in 0..(30 + rng.below(40)) {
+                if placed < links && rng.below(6) == 0 {
+                    s.push_str(&format!("[[{} {}]] ", rng.pick(WORDS), rng.below(60)));
+                    placed += 1;
+                } else {
+                    s.push_str(rng.pick(WORDS));
+                    s.push(' ');
+                }
+            }
+            s.push_str(".\n\n");
+            if rng.below(8) == 0 {
+                s.push_str("```sh\ncurl -s https://example.invalid/[[not-a-link]] | jq .\n```\n\n");
+            }
+        }
+        s
+    }
+
+    #[test]
+    fn same_notes_as_the_reference() {
+        let check = |t: &str| {
+            assert_eq!(parse(t, "stem"), reference::parse(t, "stem"), "{t:?}");
+        };
+        let long = format!(
+            "{}\n\n",
+            "Ünï *emph* `code  x` [[a b]] word,\nnext  line;\u{A0}日本 ".repeat(12)
+        );
+        for t in CASES.iter().copied().chain([long.as_str()]) {
+            check(t);
+            check(&t.replace('\n', "\r\n"));
+            check(&format!("---\ntitle: x\n---\n{t}"));
+        }
+        let mut rng = crate::wikilink::tests::Rng(0x9E37_79B9_7F4A_7C15);
+        let mut concepts = 0;
+        for _ in 0..30_000 {
+            let t = random_markdown(&mut rng);
+            let n = parse(&t, "stem");
+            concepts += n.concepts.len();
+            assert_eq!(n, reference::parse(&t, "stem"), "{t:?}");
+        }
+        assert!(concepts > 10_000, "{concepts}");
+        for i in 0..200 {
+            check(&bench_note(&mut rng, i));
+        }
+    }
+
+    #[test]
+    fn same_front_matter_as_the_reference() {
+        let mut rng = crate::wikilink::tests::Rng(0x0DDB_1A5E_5BAD_5EED);
+        let mut read = 0;
+        const HEADS: &[&str] = &[
+            "title: ",
+            "Title:",
+            "tags: ",
+            "tag: ",
+            "keywords:",
+            "modified: ",
+            "updated: ",
+            "lastmod:",
+            "other: ",
+            "  - ",
+            "- ",
+            "-",
+            "\t- ",
+            "# ",
+            "",
+            " title: ",
+            "tags:",
+        ];
+        const VALUES: &[&str] = &[
+            " ",
+            "\x0B",
+            "\u{A0}",
+            "\u{3000}",
+            "\t",
+            "-",
+            "#",
+            " #",
+            "'",
+            "''",
+            "\"",
+            "\\",
+            "\\\"",
+            "\\n",
+            "[",
+            "]",
+            ",",
+            ", ",
+            "|",
+            ">",
+            "x",
+            "y z",
+            "2026-02-18",
+            "É",
+            "\r",
+            ":",
+        ];
+        for _ in 0..30_000 {
+            let mut t = String::new();
+            for _ in 0..rng.below(6) {
+                t.push_str(rng.pick(HEADS));
+                for _ in 0..rng.below(8) {
+                    t.push_str(rng.pick(VALUES));
+                }
+                t.push_str(rng.pick(&["\n", "\r\n"]));
+            }
+            let fm = parse_front_matter(&t);
+            read += (fm.title.is_some() || fm.modified.is_some()) as usize + fm.tags.len();
+            assert_eq!(fm, reference::parse_front_matter(&t), "{t:?}");
+        }
+        assert!(read > 20_000, "{read}");
+    }
+
+    #[test]
+    fn same_dates_as_the_reference() {
+        let mut rng = crate::wikilink::tests::Rng(0xDA7E_5EED_0000_0001);
+        const PIECES: &[&str] = &[
+            "2026",
+            "1970",
+            "0000",
+            "9999",
+            "-",
+            "02",
+            "13",
+            "00",
+            "31",
+            "T",
+            "t",
+            " ",
+            "19",
+            ":",
+            "59",
+            "60",
+            "24",
+            ".",
+            ",",
+            "5",
+            "123456789012",
+            "Z",
+            "z",
+            "+",
+            "02:00",
+            "0530",
+            "x",
+            "é",
+        ];
+        let mut dated = 0;
+        for _ in 0..50_000 {
+            let mut t = String::from(rng.pick(&["2026-02-18", "1999-12-31", "", "2026-1"]));
+            for _ in 0..rng.below(8) {
+                t.push_str(rng.pick(PIECES));
+            }
+            let ms = parse_iso8601_ms(&t);
+            dated += ms.is_some() as usize;
+            assert_eq!(ms, reference::parse_iso8601_ms(&t), "{t:?}");
+        }
+        for _ in 0..20_000 {
+            let frac: String = (0..rng.below(13))
+                .map(|_| rng.pick(&["0", "5", "9", "1"]))
+                .collect();
+            let t = format!(
+                "2026-0{}-1{}{}{}:{}:{}{}{}{}",
+                rng.below(10),
+                rng.below(10),
+                rng.pick(&["T", " ", "t"]),
+                rng.pick(&["00", "19", "23", "24"]),
+                rng.pick(&["00", "59", "60"]),
+                rng.pick(&["00", "59", "60", "61"]),
+                rng.pick(&[".", ",", ""]),
+                frac,
+                rng.pick(&["", "Z", "+02:00", "-0530", "+1", "-02:", " "])
+            );
+            let ms = parse_iso8601_ms(&t);
+            dated += ms.is_some() as usize;
+            assert_eq!(ms, reference::parse_iso8601_ms(&t), "{t:?}");
+        }
+        assert!(dated > 5_000, "{dated}");
+    }
+
+    #[test]
+    fn same_collapse_as_the_reference() {
+        let mut rng = crate::wikilink::tests::Rng(0x1234_5678_9ABC_DEF1);
+        const PIECES: &[&str] = &[
+            " ",
+            "  ",
+            "\t",
+            "\n",
+            "\r\n",
+            "\x0B",
+            "\u{A0}",
+            "\u{2028}",
+            "a",
+            "word",
+            "Other",
+            "x,",
+            ";",
+            ":",
+            "É",
+            "日本",
+            "🚀",
+            ".",
+            "lorem ipsum dolor",
+        ];
+        for _ in 0..20_000 {
+            let n = rng.below(40);
+            let t: String = (0..n).map(|_| rng.pick(PIECES)).collect();
+            let max = [0, 1, 2, 5, 10, 30, 200, usize::MAX][rng.below(8)];
+            assert_eq!(
+                collapse(&t, max),
+                reference::collapse(&t, max),
+                "{t:?} {max}"
+            );
+            // Fed in pieces, as the summary is.
+            let mut c = Collapse::new(max, String::new());
+            let mut rest = t.as_str();
+            while !rest.is_empty() {
+                let mut k = rng.below(rest.len() + 1);
+                while !rest.is_char_boundary(k) {
+                    k += 1;
+                }
+                c.push(&rest[..k]);
+                rest = &rest[k..];
+            }
+            assert_eq!(c.out, reference::collapse(&t, max), "{t:?} {max}");
+        }
     }
 }
