@@ -175,11 +175,13 @@ impl Graph {
         } else {
             (fb, a)
         };
-        small
-            .iter()
-            .copied()
-            .filter(|&f| self.concepts_of[f as usize].binary_search(&other).is_ok())
-            .collect()
+        let mut out = Vec::new();
+        for &f in small.iter() {
+            if links(&self.concepts_of[f as usize], other) {
+                out.push(f);
+            }
+        }
+        out
     }
 
     pub fn files_of(&self, c: ConceptId) -> &[FileId] {
@@ -214,6 +216,19 @@ impl Graph {
         self.edges.set(Some(total));
         total
     }
+}
+
+/// Whether a file's sorted concept list holds `c`: a scan that stops at the first larger id
+/// (lists are short — a dozen links — and this runs for every file of a relation; a generic
+/// binary search is a call per file at opt-level z).
+#[inline(always)]
+fn links(list: &[ConceptId], c: ConceptId) -> bool {
+    for &x in list {
+        if x >= c {
+            return x == c;
+        }
+    }
+    false
 }
 
 #[cfg(test)]
