@@ -560,6 +560,123 @@ pub fn parse(text: &str, stem: &str) -> Note {
     }
 }
 
+/// A parsed note as text, so that a note parsed by another instance of the core (a worker
+/// thread's, js/reader.cjs) can cross into this one beside the note's bytes: numbers are
+/// `<decimal>;`, strings `<byte length>;<text>`, so the whole is UTF-8 and reading it back
+/// ([`Note::decode`]) is one scan with no escaping.
+impl Note {
+    pub fn encode(&self, out: &mut String) {
+        put_str(out, &self.title);
+        put_num(out, self.tags.len() as u64);
+        for t in &self.tags {
+            put_str(out, t);
+        }
+        match self.modified_ms {
+            // (the bits: no float formatting or parsing code in the wasm)
+            Some(ms) => {
+                put_num(out, 1);
+                put_num(out, ms.to_bits());
+            }
+            None => put_num(out, 0),
+        }
+        put_num(out, self.body_start as u64);
+        put_num(out, self.concepts.len() as u64);
+        for (c, at) in &self.concepts {
+            put_str(out, c);
+            put_num(out, *at as u64);
+        }
+        put_str(out, &self.summary);
+        put_num(out, self.sections as u64);
+    }
+
+    /// The note [`Note::encode`] wrote, for the note `text`; `None` for anything malformed or
+    /// not fitting `text` (its body start out of range or inside a character): the caller then
+    /// parses the text itself.
+    pub fn decode(s: &str, text: &str) -> Option<Note> {
+        let mut r = Reader { s, i: 0 };
+        let title = r.str()?.to_string();
+        let mut tags = Vec::new();
+        for _ in 0..r.num()? {
+            tags.push(r.str()?.to_string());
+        }
+        let modified_ms = match r.num()? {
+            0 => None,
+            1 => Some(f64::from_bits(r.num()?)),
+            _ => return None,
+        };
+        let body_start = usize::try_from(r.num()?).ok()?;
+        if !text.is_char_boundary(body_start) {
+            return None;
+        }
+        let mut concepts = Vec::new();
+        for _ in 0..r.num()? {
+            let c = r.str()?.to_string();
+            concepts.push((c, usize::try_from(r.num()?).ok()?));
+        }
+        let summary = r.str()?.to_string();
+        let sections = u32::try_from(r.num()?).ok()?;
+        (r.i == s.len()).then_some(Note {
+            title,
+            tags,
+            modified_ms,
+            body_start,
+            concepts,
+            summary,
+            sections,
+        })
+    }
+}
+
+fn put_num(out: &mut String, mut n: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
+    out.push(';');
+}
+
+fn put_str(out: &mut String, s: &str) {
+    put_num(out, s.len() as u64);
+    out.push_str(s);
+}
+
+/// Reads what [`Note::encode`] wrote.
+struct Reader<'a> {
+    s: &'a str,
+    i: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn num(&mut self) -> Option<u64> {
+        let b = self.s.as_bytes();
+        let start = self.i;
+        let mut n: u64 = 0;
+        loop {
+            let c = *b.get(self.i)?;
+            self.i += 1;
+            match c {
+                b';' if self.i - 1 > start => return Some(n),
+                b'0'..=b'9' => n = n.checked_mul(10)?.checked_add((c - b'0') as u64)?,
+                _ => return None,
+            }
+        }
+    }
+
+    fn str(&mut self) -> Option<&'a str> {
+        let n = usize::try_from(self.num()?).ok()?;
+        let t = self.s.get(self.i..self.i.checked_add(n)?)?;
+        self.i += n;
+        Some(t)
+    }
+}
+
 /// Collapse runs of whitespace to one space and trim; keep at most `max` characters, cutting
 /// at a word boundary and marking the cut with `…`.
 pub fn collapse(s: &str, max: usize) -> String {
@@ -1516,6 +1633,54 @@ mod tests {
             }
         }
         s
+    }
+
+    /// A note parsed by another instance of the core (a worker thread's) crosses as
+    /// `Note::encode`'s text: it reads back as the very same note, and anything cut short,
+    /// padded or not fitting the text reads back as nothing (the vault then parses itself).
+    #[test]
+    fn encoded_notes_read_back_the_same() {
+        let round = |t: &str| {
+            let n = parse(t, "st\u{e9}m");
+            let mut enc = String::new();
+            n.encode(&mut enc);
+            assert_eq!(Note::decode(&enc, t).as_ref(), Some(&n), "{t:?}");
+            enc
+        };
+        let mut rng = crate::wikilink::tests::Rng(0x5EED);
+        for t in CASES.iter().copied() {
+            let enc = round(t);
+            let fm = round(&format!("---\ntitle: T\ntags: [a, b]\nmodified: 2026-03-04T05:06:07Z\n---\n{t}"));
+            for e in [&enc, &fm] {
+                for cut in 0..e.len() {
+                    if e.is_char_boundary(cut) {
+                        assert_eq!(Note::decode(&e[..cut], t), None, "{e:?} cut at {cut}");
+                    }
+                }
+                assert_eq!(Note::decode(&format!("{e}0;"), t), None);
+            }
+        }
+        for _ in 0..3000 {
+            round(&random_markdown(&mut rng));
+        }
+        for i in 0..50 {
+            round(&bench_note(&mut rng, i));
+        }
+        // the body start must fall inside the text, on a character boundary
+        let t = "---\ntitle: é\n---\nbody";
+        let mut enc = String::new();
+        parse(t, "s").encode(&mut enc);
+        assert!(Note::decode(&enc, t).is_some());
+        assert_eq!(Note::decode(&enc, "short"), None);
+        let n = Note { body_start: 1, ..Default::default() };
+        let mut enc = String::new();
+        n.encode(&mut enc);
+        assert_eq!(Note::decode(&enc, "é"), None);
+        assert!(Note::decode(&enc, "ab").is_some());
+        // numbers too large, signs, junk
+        for bad in ["99999999999999999999999;", "-1;", "1x;a", ";", "0;0;2;"] {
+            assert_eq!(Note::decode(bad, "t"), None, "{bad}");
+        }
     }
 
     #[test]

@@ -21,8 +21,12 @@ pub mod search;
 
 use std::cell::RefCell;
 use std::cmp::Ordering;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::Poll;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::discovery::inside;
 use crate::maenifold::{BuildContext, Relation};
@@ -46,6 +50,8 @@ pub const SNIPPET_CHARS: usize = 200;
 const EXPAND_FROM: usize = 5;
 /// Reads asked of the host in one step.
 pub const READ_BATCH: usize = 64;
+/// Reads in flight at most (see `read_planned`).
+pub const READ_WINDOW: usize = 4 * READ_BATCH;
 /// Entries asked of one listing.
 pub const MAX_LIST_ENTRIES: u64 = 200_000;
 /// Dead search documents tolerated before their postings are purged.
@@ -410,6 +416,18 @@ impl Vault {
     /// Step 3: the host's answer for one path of the plan. A failure drops any older version
     /// of the file and is counted. Returns whether the file is now indexed.
     pub fn ingest(&mut self, path: &str, result: Result<String, ReadError>) -> bool {
+        self.ingest_parsed(path, result, None)
+    }
+
+    /// [`Vault::ingest`], with the note already parsed elsewhere (`markdown::Note::encode`'s
+    /// text, from a host that parses notes ahead on another thread); a parse that does not fit
+    /// the text is ignored and the text parsed here.
+    pub fn ingest_parsed(
+        &mut self,
+        path: &str,
+        result: Result<String, ReadError>,
+        parsed: Option<&str>,
+    ) -> bool {
         let meta = self.pending.remove(path).unwrap_or(Meta {
             mtime_ms: 0.0,
             size: 0,
@@ -421,7 +439,7 @@ impl Vault {
         match result {
             Ok(text) => {
                 self.failed.remove(path);
-                self.upsert_meta(path, text, meta);
+                self.upsert_meta(path, text, meta, parsed);
                 true
             }
             Err(e) => {
@@ -440,12 +458,14 @@ impl Vault {
     /// Index (or re-index) one file directly, with its host mtime.
     pub fn upsert(&mut self, path: &str, text: String, mtime_ms: f64) {
         let size = text.len() as u64;
-        self.upsert_meta(path, text, Meta { mtime_ms, size });
+        self.upsert_meta(path, text, Meta { mtime_ms, size }, None);
     }
 
-    fn upsert_meta(&mut self, path: &str, text: String, meta: Meta) {
+    fn upsert_meta(&mut self, path: &str, text: String, meta: Meta, parsed: Option<&str>) {
         self.remove(path);
-        let note = markdown::parse(&text, stem_of(path));
+        let note = parsed
+            .and_then(|p| markdown::Note::decode(p, &text))
+            .unwrap_or_else(|| markdown::parse(&text, stem_of(path)));
         let mut concepts: Vec<(ConceptId, u32)> = note
             .concepts
             .iter()
@@ -849,8 +869,10 @@ pub async fn refresh(io: &Io, vault: &RefCell<Vault>, root: &str) -> RefreshStat
     out
 }
 
-/// Read the planned paths through the host in batches of [`READ_BATCH`] and ingest them,
-/// counting reads and drops in `out`.
+/// Read the planned paths through the host and ingest them in order, counting reads and drops
+/// in `out`. Up to [`READ_WINDOW`] reads are in flight, asked for [`READ_BATCH`] at a time: a
+/// host that reads (and parses, `ReadFile.note`) notes on another thread keeps doing so while
+/// this one indexes the notes already back.
 async fn read_planned(
     io: &Io,
     vault: &RefCell<Vault>,
@@ -858,19 +880,49 @@ async fn read_planned(
     to_read: &[String],
     out: &mut RefreshStats,
 ) {
-    for chunk in to_read.chunks(READ_BATCH) {
-        let reqs = chunk
-            .iter()
-            .map(|p| {
-                io.request(Request::ReadFile {
+    let mut window: std::collections::VecDeque<(&String, crate::runtime::Reply, Option<Value>)> =
+        Default::default();
+    let mut next = to_read.iter();
+    loop {
+        // Top up a batch at a time (so a host gets its reads in batches).
+        while window.len() + READ_BATCH <= READ_WINDOW {
+            let before = window.len();
+            for p in next.by_ref().take(READ_BATCH) {
+                let req = io.request(Request::ReadFile {
                     path: join_path(root, p),
                     max_bytes: MAX_FILE_BYTES,
-                })
-            })
-            .collect();
-        let replies = join_all(reqs).await;
+                    note: true,
+                });
+                window.push_back((p, req, None));
+            }
+            if window.len() == before {
+                break;
+            }
+        }
+        if window.is_empty() {
+            return;
+        }
+        // Until the oldest read is back; every read is polled (a new one goes out so).
+        std::future::poll_fn(|cx| {
+            for (_, reply, got) in window.iter_mut() {
+                if got.is_none() {
+                    if let Poll::Ready(v) = Pin::new(reply).poll(cx) {
+                        *got = Some(v);
+                    }
+                }
+            }
+            match window.front() {
+                Some((_, _, Some(_))) => Poll::Ready(()),
+                _ => Poll::Pending,
+            }
+        })
+        .await;
         let mut v = vault.borrow_mut();
-        for (p, reply) in chunk.iter().zip(replies) {
+        while let Some((p, _, Some(_))) = window.front() {
+            let p = *p;
+            let Some((_, _, Some(reply))) = window.pop_front() else {
+                break;
+            };
             let r: ReadResult = serde_json::from_value(reply).unwrap_or_default();
             let result = match (r.text, r.error) {
                 (_, Some(e)) => Err(ReadError::from_host(&e)),
@@ -878,13 +930,38 @@ async fn read_planned(
                 (None, None) => Err(ReadError::Unreadable("no text in the reply".into())),
             };
             let was = v.by_path.contains_key(p.as_str());
-            if v.ingest(p, result) {
+            if v.ingest_parsed(p, result, r.note.as_deref()) {
                 out.read += 1;
             } else if was {
                 out.removed += 1;
             }
         }
     }
+}
+
+/// Parse a batch of notes for another instance of the core to index (the wasm `parseNotes`: a
+/// worker thread's core parses notes while the main one indexes those already parsed).
+/// `paths` are NUL-separated, one per length in `lens`; `bytes` holds the files one after the
+/// other. Answer: per note a little-endian u32 length, then the notes as
+/// [`markdown::Note::encode`] writes them, in order; length 0 for a file that is not UTF-8 or
+/// whose bytes are missing (the indexing core reports it).
+pub fn parse_batch(paths: &str, bytes: &[u8], lens: &[u32]) -> Vec<u8> {
+    let mut names = paths.split('\0');
+    let mut at = 0usize;
+    let mut notes = String::new();
+    let mut out = Vec::with_capacity(lens.len() * 4);
+    for &len in lens {
+        let name = names.next().unwrap_or_default();
+        let end = at.saturating_add(len as usize);
+        let before = notes.len();
+        if let Some(text) = bytes.get(at..end).and_then(crate::protocol::note_text) {
+            markdown::parse(text, stem_of(name)).encode(&mut notes);
+        }
+        at = end;
+        out.extend_from_slice(&((notes.len() - before) as u32).to_le_bytes());
+    }
+    out.extend_from_slice(notes.as_bytes());
+    out
 }
 
 #[cfg(test)]

@@ -507,7 +507,7 @@ fn refresh_drives_the_host_incrementally() {
     assert_eq!(s.stats.concepts, 151);
     assert_eq!(vault.borrow().edge_count(), 150);
     assert_eq!(host.reads.len(), 151);
-    assert!(host.max_batch <= READ_BATCH, "reads go out in batches");
+    assert!(host.max_batch <= READ_WINDOW, "reads go out in batches");
     assert!(host.max_batch >= 2);
 
     // Second run: one change, one delete, one add, nothing else read.
@@ -531,6 +531,127 @@ fn refresh_drives_the_host_incrementally() {
     );
     assert!(v.build_context("c0", 1, 5, false).is_empty());
     assert_eq!(v.build_context("hub", 1, 500, false).direct.len(), 150);
+}
+
+/// A host that answers reads late and out of order (the newest first, a few per step) and
+/// parses some notes ahead (`ReadFile.note`) the way a worker thread does: the vault still
+/// ingests in listing order, keeps at most `READ_WINDOW` reads in flight, asks for them a batch
+/// at a time, and indexes a parse from the host exactly as its own.
+#[test]
+fn reads_stay_in_order_with_a_slow_host_that_parses_ahead() {
+    let root = "/v";
+    let mut files = BTreeMap::new();
+    for i in 0..700 {
+        let text = format!(
+            "---\ntitle: Note {i}\nmodified: 2026-01-0{}T00:00:00Z\n---\n# H {i}\n\n[[hub]] and [[c{}]] in `[[code]]`.\n\n## More\n\nx [[c{i}]]",
+            1 + i % 9,
+            i % 13
+        );
+        files.insert(format!("n/{i:03}.md"), (text, 1.0));
+    }
+    files.insert("n/bad.md".into(), ("\u{FFFD}x".into(), 1.0));
+    let vault = Rc::new(RefCell::new(Vault::new()));
+    let mut ops = Ops::default();
+    let v2 = vault.clone();
+    let mut step = ops.start(move |io| async move {
+        serde_json::to_value(refresh(&io, &v2, root).await).unwrap()
+    });
+    let mut held: Vec<(u64, String)> = Vec::new(); // reads not answered yet
+    let (mut max_held, mut steps, mut total_reads) = (0, 0, 0);
+    let result = loop {
+        let (op, requests) = match step {
+            Step::Done { result, .. } => break result,
+            Step::Pending { op, requests, .. } => (op, requests),
+        };
+        steps += 1;
+        let mut next = None;
+        let mut new_reads = 0;
+        for r in requests {
+            match &r.req {
+                Request::ReadFile { path, note, .. } => {
+                    assert!(*note, "vault reads say they are notes");
+                    new_reads += 1;
+                    held.push((r.id, path.clone()));
+                }
+                Request::Stat { .. } => {
+                    next = ops
+                        .resume(op, r.id, json!({"exists": true, "isDir": true, "realpath": root}))
+                        .or(next)
+                }
+                Request::ListDir { .. } => next = ops.resume(op, r.id, listing(&files)).or(next),
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        assert!(new_reads <= READ_WINDOW);
+        total_reads += new_reads;
+        max_held = max_held.max(held.len());
+        // Answer the newest few: the oldest waits longest.
+        for _ in 0..held.len().min(50) {
+            let (id, path) = held.pop().unwrap();
+            let rel = path.strip_prefix("/v/").unwrap();
+            let mut reply = read_reply(&files, rel, "vanished");
+            // Every third note comes parsed ahead, as the worker's core would parse it.
+            if rel.ends_with("0.md") || rel.ends_with("3.md") || rel.ends_with("6.md") {
+                if let Some(t) = reply.get("text").and_then(Value::as_str) {
+                    let mut enc = String::new();
+                    markdown::parse(t, stem_of(&path)).encode(&mut enc);
+                    reply["note"] = json!(enc);
+                }
+            }
+            next = ops.resume(op, id, reply).or(next);
+        }
+        step = next.expect("progress");
+    };
+    let s: RefreshStats = serde_json::from_value(result).unwrap();
+    assert_eq!((s.read, s.stats.files, s.stats.skipped.not_utf8), (700, 700, 1));
+    assert!(max_held <= READ_WINDOW && max_held > READ_BATCH, "{max_held}");
+    assert!(steps > 10 && total_reads == 701, "{steps} {total_reads}");
+    // Ingested in listing order: file ids follow the paths.
+    let v = vault.borrow();
+    let order: Vec<&str> = v.files.iter().flatten().map(|f| f.path.as_str()).collect();
+    let mut sorted = order.clone();
+    sorted.sort();
+    assert_eq!(order, sorted);
+    // Same index as parsing every note here.
+    let mut plain = Vault::new();
+    let all: Vec<(&str, &str)> = files.iter().map(|(p, (t, _))| (p.as_str(), t.as_str())).collect();
+    let entries: Vec<DirEntry> = all.iter().map(|(p, t)| entry(p, 1.0, t.len() as u64)).collect();
+    for p in plain.plan("/v", &entries, true) {
+        let t = &files[&p].0;
+        let r = if t.starts_with('\u{FFFD}') { Err(ReadError::NotUtf8) } else { Ok(t.clone()) };
+        plain.ingest(&p, r);
+    }
+    for (a, b) in v.files.iter().flatten().zip(plain.files.iter().flatten()) {
+        assert_eq!(
+            (&a.path, &a.title, &a.tags, a.modified_ms, a.body_start, &a.summary, a.sections, &a.concepts),
+            (&b.path, &b.title, &b.tags, b.modified_ms, b.body_start, &b.summary, b.sections, &b.concepts)
+        );
+    }
+    assert_eq!(v.build_context("hub", 2, 20, true), plain.build_context("hub", 2, 20, true));
+    assert_eq!(v.search("note more", 5), plain.search("note more", 5));
+}
+
+/// A parse sent by the host that does not fit the note (another note's, or garbage) is not
+/// trusted: the vault parses the text itself.
+#[test]
+fn a_parse_that_does_not_fit_is_ignored() {
+    let text = "---\ntitle: Real\n---\nbody [[a]] [[b]]";
+    let other = "# Other\n\n[[z]]";
+    let mut enc_other = String::new();
+    markdown::parse(other, "o").encode(&mut enc_other);
+    let mut long = String::new();
+    markdown::Note {
+        body_start: 999,
+        ..Default::default()
+    }
+    .encode(&mut long);
+    for bad in ["", "3;ab", "x", long.as_str(), &format!("{enc_other}1;")] {
+        let mut v = Vault::new();
+        v.plan("/v", &[entry("r.md", 1.0, text.len() as u64)], true);
+        assert!(v.ingest_parsed("r.md", Ok(text.to_string()), Some(bad)));
+        assert_eq!(v.files[0].as_ref().unwrap().title, "Real", "{bad:?}");
+        assert_eq!(v.stats().concepts, 2);
+    }
 }
 
 #[test]
@@ -675,4 +796,36 @@ fn top_k_matches_a_full_sort() {
             assert_eq!(got, want, "n={n} k={k}");
         }
     }
+}
+
+/// The worker side of parsing ahead (`parseNotes`): per file a length, then each note as the
+/// indexing core would parse it (its stem from the path, a byte order mark dropped); nothing
+/// for bytes that are not UTF-8 or missing.
+#[test]
+fn a_batch_parsed_ahead_matches_parsing_here() {
+    let a = "---\ntitle: A\n---\n[[x]] [[y]]";
+    let b = "\u{FEFF}body with [[z]] and no title";
+    let mut bytes = Vec::new();
+    bytes.extend_from_slice(a.as_bytes());
+    bytes.extend_from_slice(b.as_bytes());
+    bytes.extend_from_slice(b"\xff\xfe[[bad]]");
+    let lens = [a.len() as u32, b.len() as u32, 9, 100];
+    let out = parse_batch("/v/dir/a.md\0/v/b-note.md\0/v/bad.md\0/v/gone.md", &bytes, &lens);
+    let len_at = |i: usize| u32::from_le_bytes(out[i * 4..i * 4 + 4].try_into().unwrap()) as usize;
+    assert_eq!((len_at(2), len_at(3)), (0, 0));
+    let notes = std::str::from_utf8(&out[16..]).unwrap();
+    assert_eq!(notes.len(), len_at(0) + len_at(1));
+    let (na, nb) = notes.split_at(len_at(0));
+    assert_eq!(markdown::Note::decode(na, a), Some(markdown::parse(a, "a")));
+    let b_text = &b[3..];
+    let nb = markdown::Note::decode(nb, b_text).unwrap();
+    assert_eq!(nb, markdown::parse(b_text, "b-note"));
+    assert_eq!(nb.title, "b-note");
+    // fewer paths than lengths, or no bytes at all: no panic
+    assert_eq!(parse_batch("", &[], &[5, 0]), vec![0; 8]);
+    let empty = parse_batch("", &[], &[0]);
+    assert_eq!(
+        markdown::Note::decode(std::str::from_utf8(&empty[4..]).unwrap(), ""),
+        Some(markdown::parse("", ""))
+    );
 }
