@@ -21,6 +21,7 @@ pub mod placement;
 pub mod protocol;
 pub mod runtime;
 pub mod session;
+pub mod sort;
 #[cfg(test)]
 mod test_drive;
 pub mod vault;

@@ -195,7 +195,7 @@ impl Ops {
         match self.ops.remove(&op) {
             Some(o) => {
                 let mut v: Vec<u64> = o.io.state.borrow().in_flight.iter().copied().collect();
-                v.sort_unstable();
+                crate::sort::sort(&mut v);
                 v
             }
             None => Vec::new(),
@@ -211,7 +211,7 @@ impl Ops {
                 let mut st = op.io.state.borrow_mut();
                 let mut cancel: Vec<u64> = st.in_flight.iter().copied().collect();
                 cancel.append(&mut st.dropped);
-                cancel.sort_unstable();
+                crate::sort::sort(&mut cancel);
                 Step::Done {
                     op: op_id,
                     result,

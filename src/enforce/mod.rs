@@ -100,7 +100,7 @@ const START_DEADLINE_MS: u64 = 3000;
 /// list in this module: each `sort_by` on a new type or closure would add kilobytes of wasm.
 pub fn order(n: usize, cmp: &dyn Fn(usize, usize) -> std::cmp::Ordering) -> Vec<usize> {
     let mut idx: Vec<usize> = (0..n).collect();
-    idx.sort_by(|a, b| cmp(*a, *b));
+    crate::sort::sort_by(&mut idx, |a, b| cmp(*a, *b));
     idx
 }
 

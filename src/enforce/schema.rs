@@ -433,7 +433,7 @@ mod tests {
         });
         let (out, issues) = validate(&cfg, ".opencode/hookwise.json");
         let mut keys: Vec<&str> = issues.iter().map(|i| i.key.as_str()).collect();
-        keys.sort_unstable();
+        crate::sort::sort(&mut keys);
         assert_eq!(
             keys,
             vec![

@@ -74,7 +74,7 @@ pub fn range(lines: &[&str], start: usize, end: usize) -> Range {
 
 /// Sort, and merge ranges that overlap or touch.
 fn tidy(lines: &[&str], mut spans: Vec<(usize, usize)>) -> Vec<Range> {
-    spans.sort_unstable();
+    crate::sort::sort(&mut spans);
     let mut merged: Vec<(usize, usize)> = Vec::new();
     for (s, e) in spans {
         match merged.last_mut() {

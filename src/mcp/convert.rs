@@ -245,7 +245,9 @@ fn relation(r: &Value) -> Option<Relation> {
         .filter(|(uri, text)| !uri.is_empty() && !text.is_empty())
         .collect();
     // The order of `files` (a stable sort keeps the rest as they came).
-    previews.sort_by_key(|(uri, _)| files.iter().position(|f| f == uri).unwrap_or(usize::MAX));
+    crate::sort::sort_by_key(&mut previews, |(uri, _)| {
+        files.iter().position(|f| f == uri).unwrap_or(usize::MAX)
+    });
     Some(Relation {
         name,
         co_occurrence: r.get("coOccurrenceCount").and_then(uint).unwrap_or(0),

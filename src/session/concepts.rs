@@ -181,7 +181,7 @@ impl Tally {
     /// title, then first seen.
     pub fn ranked(&self) -> Vec<ConceptCount> {
         let mut order: Vec<usize> = (0..self.items.len()).collect();
-        order.sort_unstable_by(|&a, &b| {
+        crate::sort::sort_by(&mut order, |&a, &b| {
             let (x, y) = (&self.items[a], &self.items[b]);
             y.link_files
                 .len()

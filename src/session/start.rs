@@ -192,7 +192,7 @@ fn tally(acc: &Acc) -> Tally {
         }
     }
     let mut reads: Vec<&(usize, Memory)> = acc.reads.iter().collect();
-    reads.sort_unstable_by_key(|(k, _)| *k);
+    crate::sort::sort_by_key(&mut reads, |(k, _)| *k);
     for (_, m) in reads {
         t.add_links(&m.content, &m.uri);
         t.add_title(&m.title, &m.uri);
@@ -340,7 +340,7 @@ pub async fn session_start(
     if a.top.is_empty() && !finished {
         a.top = tally(&a).top(cfg.top_concepts);
     }
-    a.graph.sort_unstable_by_key(|(i, _)| *i);
+    crate::sort::sort_by_key(&mut a.graph, |(i, _)| *i);
     let graph: Vec<BuildContext> = a.graph.iter().map(|(_, b)| b.clone()).collect();
 
     let hits = a.search.as_ref().map(|s| s.hits.as_slice()).unwrap_or(&[]);
