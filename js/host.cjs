@@ -9,6 +9,7 @@ const path = require("node:path");
 const crypto = require("node:crypto");
 const { spawn } = require("node:child_process");
 const { createWatchers } = require("./watch.cjs");
+const { createReader } = require("./reader.cjs");
 
 const KILL_GRACE_MS = 1000;
 const hasBun = typeof globalThis.Bun !== "undefined" && typeof globalThis.Bun.spawn === "function";
@@ -480,13 +481,21 @@ function sleep({ ms }) {
  * `watch: false` answers `vaultChanges` with `watching: false` (the core re-lists the vault).
  * `dispose()` closes the vault watchers.
  */
-function createHost({ runner, extra, env, watch, mcp } = {}) {
+function createHost({ runner, extra, env, watch, mcp, parseWorker } = {}) {
   const settled = (p) => ({ promise: p, cancel() {} });
   const watchers = createWatchers({ enabled: watch !== false, describe: dirEntry });
+  // Vault notes: read (and parsed) on a worker thread during a cold index (js/reader.cjs).
+  const reader = createReader({
+    readHere: readFile,
+    source: () => require("./core.cjs").wasmSource(),
+    enabled: parseWorker !== false && (env || process.env).HOOKWISE_PARSE_WORKER !== "0",
+  });
   return {
     dispose() {
       watchers.close();
+      reader.close();
     },
+    reader,
     run(req) {
       switch (req.kind) {
         case "spawn":
@@ -503,7 +512,7 @@ function createHost({ runner, extra, env, watch, mcp } = {}) {
         case "stat":
           return settled(stat(req));
         case "readFile":
-          return settled(readFile(req));
+          return settled(req.note ? reader.read(req) : readFile(req));
         case "appendLine":
           return settled(inOrder(req.path, () => appendLine(req)));
         case "listDir":

@@ -341,7 +341,8 @@ mod blob_tests {
                 json!({"text": "abcd"})
             );
         }
-        let r = ReadResult::deserialize(resolved(json!({"blob": [0, 4], "note": [4, 3]}), b2)).unwrap();
+        let r =
+            ReadResult::deserialize(resolved(json!({"blob": [0, 4], "note": [4, 3]}), b2)).unwrap();
         assert_eq!(r.note.as_deref(), Some("1;x"));
         // other replies are left alone
         for other in [

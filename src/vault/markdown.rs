@@ -1650,7 +1650,9 @@ mod tests {
         let mut rng = crate::wikilink::tests::Rng(0x5EED);
         for t in CASES.iter().copied() {
             let enc = round(t);
-            let fm = round(&format!("---\ntitle: T\ntags: [a, b]\nmodified: 2026-03-04T05:06:07Z\n---\n{t}"));
+            let fm = round(&format!(
+                "---\ntitle: T\ntags: [a, b]\nmodified: 2026-03-04T05:06:07Z\n---\n{t}"
+            ));
             for e in [&enc, &fm] {
                 for cut in 0..e.len() {
                     if e.is_char_boundary(cut) {
@@ -1672,7 +1674,10 @@ mod tests {
         parse(t, "s").encode(&mut enc);
         assert!(Note::decode(&enc, t).is_some());
         assert_eq!(Note::decode(&enc, "short"), None);
-        let n = Note { body_start: 1, ..Default::default() };
+        let n = Note {
+            body_start: 1,
+            ..Default::default()
+        };
         let mut enc = String::new();
         n.encode(&mut enc);
         assert_eq!(Note::decode(&enc, "é"), None);

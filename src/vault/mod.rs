@@ -51,7 +51,7 @@ const EXPAND_FROM: usize = 5;
 /// Reads asked of the host in one step.
 pub const READ_BATCH: usize = 64;
 /// Reads in flight at most (see `read_planned`).
-pub const READ_WINDOW: usize = 4 * READ_BATCH;
+pub const READ_WINDOW: usize = 8 * READ_BATCH;
 /// Entries asked of one listing.
 pub const MAX_LIST_ENTRIES: u64 = 200_000;
 /// Dead search documents tolerated before their postings are purged.
@@ -419,14 +419,12 @@ impl Vault {
         self.ingest_parsed(path, result, None)
     }
 
-    /// [`Vault::ingest`], with the note already parsed elsewhere (`markdown::Note::encode`'s
-    /// text, from a host that parses notes ahead on another thread); a parse that does not fit
-    /// the text is ignored and the text parsed here.
+    /// [`Vault::ingest`], with the note already parsed (it must be the parse of this text).
     pub fn ingest_parsed(
         &mut self,
         path: &str,
         result: Result<String, ReadError>,
-        parsed: Option<&str>,
+        parsed: Option<markdown::Note>,
     ) -> bool {
         let meta = self.pending.remove(path).unwrap_or(Meta {
             mtime_ms: 0.0,
@@ -461,17 +459,21 @@ impl Vault {
         self.upsert_meta(path, text, Meta { mtime_ms, size }, None);
     }
 
-    fn upsert_meta(&mut self, path: &str, text: String, meta: Meta, parsed: Option<&str>) {
+    fn upsert_meta(
+        &mut self,
+        path: &str,
+        text: String,
+        meta: Meta,
+        parsed: Option<markdown::Note>,
+    ) {
         self.remove(path);
-        let note = parsed
-            .and_then(|p| markdown::Note::decode(p, &text))
-            .unwrap_or_else(|| markdown::parse(&text, stem_of(path)));
+        let note = parsed.unwrap_or_else(|| markdown::parse(&text, stem_of(path)));
         let mut concepts: Vec<(ConceptId, u32)> = note
             .concepts
             .iter()
             .map(|(c, off)| (self.graph.intern(c), *off as u32))
             .collect();
-        concepts.sort_unstable_by_key(|c| c.0);
+        crate::sort::sort_by_key(&mut concepts, |c| c.0);
         let id = self.alloc_id();
         let ids: Vec<ConceptId> = concepts.iter().map(|c| c.0).collect();
         self.graph.add_file(id, &ids);
@@ -773,35 +775,7 @@ fn reserve_heap(bytes: u64) {
     let _ = bytes;
 }
 
-/// Keep the first `k` of `v` under `cmp`, sorted. Small `k` (the usual case: 3 files, 20
-/// relations) is one pass that mostly compares against the current worst; large `k` uses an
-/// O(n) selection before the sort.
-fn top_k<T: Copy>(v: &mut Vec<T>, k: usize, mut cmp: impl FnMut(&T, &T) -> Ordering) {
-    if k == 0 {
-        v.clear();
-        return;
-    }
-    if v.len() <= k {
-        v.sort_unstable_by(cmp);
-        return;
-    }
-    if k <= 32 {
-        let mut best: Vec<T> = Vec::with_capacity(k + 1);
-        for &x in v.iter() {
-            if best.len() == k && cmp(&x, &best[k - 1]) != Ordering::Less {
-                continue;
-            }
-            let at = best.partition_point(|b| cmp(b, &x) != Ordering::Greater);
-            best.insert(at, x);
-            best.truncate(k);
-        }
-        *v = best;
-        return;
-    }
-    v.select_nth_unstable_by(k - 1, &mut cmp);
-    v.truncate(k);
-    v.sort_unstable_by(cmp);
-}
+use crate::sort::top_k;
 
 fn join_path(root: &str, rel: &str) -> String {
     if root.ends_with('/') || root.ends_with('\\') {
@@ -870,9 +844,10 @@ pub async fn refresh(io: &Io, vault: &RefCell<Vault>, root: &str) -> RefreshStat
 }
 
 /// Read the planned paths through the host and ingest them in order, counting reads and drops
-/// in `out`. Up to [`READ_WINDOW`] reads are in flight, asked for [`READ_BATCH`] at a time: a
-/// host that reads (and parses, `ReadFile.note`) notes on another thread keeps doing so while
-/// this one indexes the notes already back.
+/// in `out`. Up to [`READ_WINDOW`] reads are in flight, asked for [`READ_BATCH`] at a time, and
+/// each note is parsed as soon as it is back: a host that reads and parses notes on another
+/// thread (`ReadFile.note`) keeps doing so while this one parses the notes it read itself and
+/// indexes, in order, the ones before them.
 async fn read_planned(
     io: &Io,
     vault: &RefCell<Vault>,
@@ -880,62 +855,82 @@ async fn read_planned(
     to_read: &[String],
     out: &mut RefreshStats,
 ) {
-    let mut window: std::collections::VecDeque<(&String, crate::runtime::Reply, Option<Value>)> =
-        Default::default();
+    type Read = (Result<String, ReadError>, Option<markdown::Note>);
+    // A ring of READ_WINDOW slots: the reads in flight from `head`, oldest first, `len` of them.
+    let mut ring: Vec<Option<(&String, crate::runtime::Reply, Option<Read>)>> =
+        (0..READ_WINDOW).map(|_| None).collect();
+    let (mut head, mut len) = (0, 0);
     let mut next = to_read.iter();
     loop {
         // Top up a batch at a time (so a host gets its reads in batches).
-        while window.len() + READ_BATCH <= READ_WINDOW {
-            let before = window.len();
+        while len + READ_BATCH <= READ_WINDOW {
+            let before = len;
             for p in next.by_ref().take(READ_BATCH) {
                 let req = io.request(Request::ReadFile {
                     path: join_path(root, p),
                     max_bytes: MAX_FILE_BYTES,
                     note: true,
                 });
-                window.push_back((p, req, None));
+                ring[(head + len) % READ_WINDOW] = Some((p, req, None));
+                len += 1;
             }
-            if window.len() == before {
+            if len == before {
                 break;
             }
         }
-        if window.is_empty() {
+        if len == 0 {
             return;
         }
-        // Until the oldest read is back; every read is polled (a new one goes out so).
+        // Until the oldest read is back; every read is polled (a new one goes out so), and
+        // parsed when back.
         std::future::poll_fn(|cx| {
-            for (_, reply, got) in window.iter_mut() {
+            for (p, reply, got) in ring.iter_mut().flatten() {
                 if got.is_none() {
                     if let Poll::Ready(v) = Pin::new(reply).poll(cx) {
-                        *got = Some(v);
+                        *got = Some(parse_reply(p, v));
                     }
                 }
             }
-            match window.front() {
+            match &ring[head] {
                 Some((_, _, Some(_))) => Poll::Ready(()),
                 _ => Poll::Pending,
             }
         })
         .await;
         let mut v = vault.borrow_mut();
-        while let Some((p, _, Some(_))) = window.front() {
-            let p = *p;
-            let Some((_, _, Some(reply))) = window.pop_front() else {
+        while let Some((_, _, Some(_))) = &ring[head] {
+            let Some((p, _, Some((result, note)))) = ring[head].take() else {
                 break;
             };
-            let r: ReadResult = serde_json::from_value(reply).unwrap_or_default();
-            let result = match (r.text, r.error) {
-                (_, Some(e)) => Err(ReadError::from_host(&e)),
-                (Some(t), None) => Ok(t),
-                (None, None) => Err(ReadError::Unreadable("no text in the reply".into())),
-            };
+            head = (head + 1) % READ_WINDOW;
+            len -= 1;
             let was = v.by_path.contains_key(p.as_str());
-            if v.ingest_parsed(p, result, r.note.as_deref()) {
+            if v.ingest_parsed(p, result, note) {
                 out.read += 1;
             } else if was {
                 out.removed += 1;
             }
         }
+    }
+}
+
+/// A `ReadFile` reply as the file's text and its parse (the host's, when it sent one that
+/// fits the text, else one made here).
+fn parse_reply(path: &str, reply: Value) -> (Result<String, ReadError>, Option<markdown::Note>) {
+    let r: ReadResult = serde_json::from_value(reply).unwrap_or_default();
+    match (r.text, r.error) {
+        (_, Some(e)) => (Err(ReadError::from_host(&e)), None),
+        (Some(t), None) => {
+            let note = r
+                .note
+                .and_then(|n| markdown::Note::decode(&n, &t))
+                .unwrap_or_else(|| markdown::parse(&t, stem_of(path)));
+            (Ok(t), Some(note))
+        }
+        (None, None) => (
+            Err(ReadError::Unreadable("no text in the reply".into())),
+            None,
+        ),
     }
 }
 

@@ -553,9 +553,10 @@ fn reads_stay_in_order_with_a_slow_host_that_parses_ahead() {
     let vault = Rc::new(RefCell::new(Vault::new()));
     let mut ops = Ops::default();
     let v2 = vault.clone();
-    let mut step = ops.start(move |io| async move {
-        serde_json::to_value(refresh(&io, &v2, root).await).unwrap()
-    });
+    let mut step =
+        ops.start(
+            move |io| async move { serde_json::to_value(refresh(&io, &v2, root).await).unwrap() },
+        );
     let mut held: Vec<(u64, String)> = Vec::new(); // reads not answered yet
     let (mut max_held, mut steps, mut total_reads) = (0, 0, 0);
     let result = loop {
@@ -575,7 +576,11 @@ fn reads_stay_in_order_with_a_slow_host_that_parses_ahead() {
                 }
                 Request::Stat { .. } => {
                     next = ops
-                        .resume(op, r.id, json!({"exists": true, "isDir": true, "realpath": root}))
+                        .resume(
+                            op,
+                            r.id,
+                            json!({"exists": true, "isDir": true, "realpath": root}),
+                        )
                         .or(next)
                 }
                 Request::ListDir { .. } => next = ops.resume(op, r.id, listing(&files)).or(next),
@@ -603,8 +608,14 @@ fn reads_stay_in_order_with_a_slow_host_that_parses_ahead() {
         step = next.expect("progress");
     };
     let s: RefreshStats = serde_json::from_value(result).unwrap();
-    assert_eq!((s.read, s.stats.files, s.stats.skipped.not_utf8), (700, 700, 1));
-    assert!(max_held <= READ_WINDOW && max_held > READ_BATCH, "{max_held}");
+    assert_eq!(
+        (s.read, s.stats.files, s.stats.skipped.not_utf8),
+        (700, 700, 1)
+    );
+    assert!(
+        max_held <= READ_WINDOW && max_held > READ_BATCH,
+        "{max_held}"
+    );
     assert!(steps > 10 && total_reads == 701, "{steps} {total_reads}");
     // Ingested in listing order: file ids follow the paths.
     let v = vault.borrow();
@@ -614,20 +625,51 @@ fn reads_stay_in_order_with_a_slow_host_that_parses_ahead() {
     assert_eq!(order, sorted);
     // Same index as parsing every note here.
     let mut plain = Vault::new();
-    let all: Vec<(&str, &str)> = files.iter().map(|(p, (t, _))| (p.as_str(), t.as_str())).collect();
-    let entries: Vec<DirEntry> = all.iter().map(|(p, t)| entry(p, 1.0, t.len() as u64)).collect();
+    let all: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, (t, _))| (p.as_str(), t.as_str()))
+        .collect();
+    let entries: Vec<DirEntry> = all
+        .iter()
+        .map(|(p, t)| entry(p, 1.0, t.len() as u64))
+        .collect();
     for p in plain.plan("/v", &entries, true) {
         let t = &files[&p].0;
-        let r = if t.starts_with('\u{FFFD}') { Err(ReadError::NotUtf8) } else { Ok(t.clone()) };
+        let r = if t.starts_with('\u{FFFD}') {
+            Err(ReadError::NotUtf8)
+        } else {
+            Ok(t.clone())
+        };
         plain.ingest(&p, r);
     }
     for (a, b) in v.files.iter().flatten().zip(plain.files.iter().flatten()) {
         assert_eq!(
-            (&a.path, &a.title, &a.tags, a.modified_ms, a.body_start, &a.summary, a.sections, &a.concepts),
-            (&b.path, &b.title, &b.tags, b.modified_ms, b.body_start, &b.summary, b.sections, &b.concepts)
+            (
+                &a.path,
+                &a.title,
+                &a.tags,
+                a.modified_ms,
+                a.body_start,
+                &a.summary,
+                a.sections,
+                &a.concepts
+            ),
+            (
+                &b.path,
+                &b.title,
+                &b.tags,
+                b.modified_ms,
+                b.body_start,
+                &b.summary,
+                b.sections,
+                &b.concepts
+            )
         );
     }
-    assert_eq!(v.build_context("hub", 2, 20, true), plain.build_context("hub", 2, 20, true));
+    assert_eq!(
+        v.build_context("hub", 2, 20, true),
+        plain.build_context("hub", 2, 20, true)
+    );
     assert_eq!(v.search("note more", 5), plain.search("note more", 5));
 }
 
@@ -648,7 +690,8 @@ fn a_parse_that_does_not_fit_is_ignored() {
     for bad in ["", "3;ab", "x", long.as_str(), &format!("{enc_other}1;")] {
         let mut v = Vault::new();
         v.plan("/v", &[entry("r.md", 1.0, text.len() as u64)], true);
-        assert!(v.ingest_parsed("r.md", Ok(text.to_string()), Some(bad)));
+        let (r, note) = parse_reply("r.md", json!({"text": text, "note": bad}));
+        assert!(v.ingest_parsed("r.md", r, note));
         assert_eq!(v.files[0].as_ref().unwrap().title, "Real", "{bad:?}");
         assert_eq!(v.stats().concepts, 2);
     }
@@ -810,7 +853,11 @@ fn a_batch_parsed_ahead_matches_parsing_here() {
     bytes.extend_from_slice(b.as_bytes());
     bytes.extend_from_slice(b"\xff\xfe[[bad]]");
     let lens = [a.len() as u32, b.len() as u32, 9, 100];
-    let out = parse_batch("/v/dir/a.md\0/v/b-note.md\0/v/bad.md\0/v/gone.md", &bytes, &lens);
+    let out = parse_batch(
+        "/v/dir/a.md\0/v/b-note.md\0/v/bad.md\0/v/gone.md",
+        &bytes,
+        &lens,
+    );
     let len_at = |i: usize| u32::from_le_bytes(out[i * 4..i * 4 + 4].try_into().unwrap()) as usize;
     assert_eq!((len_at(2), len_at(3)), (0, 0));
     let notes = std::str::from_utf8(&out[16..]).unwrap();
