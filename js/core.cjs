@@ -32,16 +32,7 @@ function loadWasm(opts = {}) {
   }
   mod.initSync({ module: bytes });
   loaded[flavor] = mod;
-  sources[flavor] = bytes;
   return mod;
-}
-
-const sources = {}; // flavour -> the wasm bytes it was loaded from
-/** A loaded wasm for a worker thread's own instance (js/reader.cjs): its bytes and glue. */
-function wasmSource() {
-  if (sources.lean) return { bytes: sources.lean, glue: "wasm.cjs" };
-  if (sources.policy) return { bytes: sources.policy, glue: "policy/wasm.cjs" };
-  return null;
 }
 
 const encoder = new TextEncoder();
@@ -50,22 +41,17 @@ const NO_BYTES = new Uint8Array(0);
 /**
  * Replies carrying raw bytes (`{bytes}`: a file read by the host) cross beside the JSON: each
  * becomes `{blob: [offset, length]}` into one buffer, returned (the core turns it back into the
- * file's text or a not-utf8 error); a note parsed ahead (`note`, js/reader.cjs) likewise.
+ * file's text or a not-utf8 error).
  */
 function takeBytes(batch) {
   let total = 0;
   let parts = null;
-  const take = (b) => {
-    (parts || (parts = [])).push(b);
-    total += b.length;
-    return [total - b.length, b.length];
-  };
   for (const entry of batch) {
     const r = entry[1];
     if (r && r.bytes instanceof Uint8Array) {
-      const out = { blob: take(r.bytes) };
-      if (r.note instanceof Uint8Array) out.note = take(r.note);
-      entry[1] = out;
+      entry[1] = { blob: [total, r.bytes.length] };
+      (parts || (parts = [])).push(r.bytes);
+      total += r.bytes.length;
     }
   }
   if (!parts) return NO_BYTES;
@@ -359,4 +345,4 @@ function envObject(env = process.env) {
   return out;
 }
 
-module.exports = { Core, HookwiseError, loadWasm, applyMutations, excerpts, envObject, takeBytes, wasmSource };
+module.exports = { Core, HookwiseError, loadWasm, applyMutations, excerpts, envObject, takeBytes };

@@ -203,9 +203,6 @@ class Engine {
  * @param {Uint8Array} [opts.wasmBytes]
  * @param {boolean} [opts.watch]    false: do not watch the vault folder; it is re-listed when
  *        its index is older than `vaultRefreshMs`
- * @param {boolean} [opts.parseWorker]  false: never parse vault notes on a worker thread (by
- *        default a cold index of 256 notes or more reads and parses them on one, beside the
- *        indexing; env HOOKWISE_PARSE_WORKER=0 does the same)
  */
 async function createEngine(opts = {}) {
   const hw = new Hookwise(opts);

@@ -31,10 +31,6 @@ export interface EngineOptions {
   /** `false`: do not watch the vault folder for changes; it is re-listed when its index is
    * older than `vaultRefreshMs` instead. Default: watched. */
   watch?: boolean;
-  /** `false`: never read and parse vault notes on a worker thread. Default: a cold index of
-   * 256 notes or more is parsed on one (`parse-worker.cjs` beside the engine; without it, or
-   * if it fails, the notes are read and parsed on this thread), beside the indexing. */
-  parseWorker?: boolean;
 }
 
 export interface Discovery {

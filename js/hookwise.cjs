@@ -20,13 +20,12 @@ class Hookwise {
    * @param {Function} [o.runner] host-supplied process runner
    * @param {object} [o.extra]    host-specific request carriers, by request kind
    * @param {boolean} [o.watch]   false: no vault watcher (the vault is re-listed instead)
-   * @param {boolean} [o.parseWorker] false: no worker thread parsing vault notes
    */
   constructor(o = {}) {
     this.o = o;
     // The environment given to an engine is also the environment of the processes it starts.
     this.env = o.env ? envObject(o.env) : undefined;
-    this.host = createHost({ runner: o.runner, extra: o.extra, env: this.env, watch: o.watch, parseWorker: o.parseWorker });
+    this.host = createHost({ runner: o.runner, extra: o.extra, env: this.env, watch: o.watch });
     // A host-supplied runner means maenifold runs only through it: no MCP process then.
     this.mcpCapable = !o.runner;
     this.mcp = null; // the current core's MCP processes
@@ -109,7 +108,7 @@ class Hookwise {
     if (this.mcp) this.mcp.killAll();
     let core = null;
     const mcp = this.mcpCapable ? createMcpHost({ env: this.env, sink: () => core }) : null;
-    const pipes = mcp && createHost({ mcp, watch: false, parseWorker: false });
+    const pipes = mcp && createHost({ mcp, watch: false });
     const host = mcp ? { run: (req) => (req.kind.startsWith("mcp") ? pipes.run(req) : this.host.run(req)) } : this.host;
     core = new Core(host, { flavor, wasmPath: this.o.wasmPath, wasmBytes: this.o.wasmBytes, policyWasmBytes: this.o.policyWasmBytes });
     this.mcp = mcp;

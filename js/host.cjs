@@ -9,7 +9,6 @@ const path = require("node:path");
 const crypto = require("node:crypto");
 const { spawn } = require("node:child_process");
 const { createWatchers } = require("./watch.cjs");
-const { createReader } = require("./reader.cjs");
 
 const KILL_GRACE_MS = 1000;
 const hasBun = typeof globalThis.Bun !== "undefined" && typeof globalThis.Bun.spawn === "function";
@@ -481,21 +480,13 @@ function sleep({ ms }) {
  * `watch: false` answers `vaultChanges` with `watching: false` (the core re-lists the vault).
  * `dispose()` closes the vault watchers.
  */
-function createHost({ runner, extra, env, watch, mcp, parseWorker } = {}) {
+function createHost({ runner, extra, env, watch, mcp } = {}) {
   const settled = (p) => ({ promise: p, cancel() {} });
   const watchers = createWatchers({ enabled: watch !== false, describe: dirEntry });
-  // Vault notes: read (and parsed) on a worker thread during a cold index (js/reader.cjs).
-  const reader = createReader({
-    readHere: readFile,
-    source: () => require("./core.cjs").wasmSource(),
-    enabled: parseWorker !== false && (env || process.env).HOOKWISE_PARSE_WORKER !== "0",
-  });
   return {
     dispose() {
       watchers.close();
-      reader.close();
     },
-    reader,
     run(req) {
       switch (req.kind) {
         case "spawn":
@@ -512,7 +503,7 @@ function createHost({ runner, extra, env, watch, mcp, parseWorker } = {}) {
         case "stat":
           return settled(stat(req));
         case "readFile":
-          return settled(req.note ? reader.read(req) : readFile(req));
+          return settled(readFile(req));
         case "appendLine":
           return settled(inOrder(req.path, () => appendLine(req)));
         case "listDir":

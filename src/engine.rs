@@ -1253,7 +1253,6 @@ async fn wants_policy(io: &Io, options: &Value, cwd: &str) -> (bool, Option<Stri
         io.request(crate::protocol::Request::ReadFile {
             path: format!("{root}/{}", crate::config::CONFIG_FILE),
             max_bytes: 1024 * 1024,
-            note: false,
         }),
         io.request(crate::protocol::Request::Stat {
             path: format!("{root}/{}", crate::engine_gov::INTENTS_FILE),
@@ -1346,7 +1345,6 @@ async fn metrics(io: &Io, shared: &Rc<RefCell<Shared>>, verify: bool) -> Value {
         io.request(crate::protocol::Request::ReadFile {
             path: enforce::join(&cwd, p),
             max_bytes: 64 * 1024 * 1024,
-            note: false,
         })
     };
     let replies = join_all(vec![

@@ -23,16 +23,8 @@ pub enum Request {
     Stat { path: String },
     /// Read a file as UTF-8. Reply: `ReadResult`, or the file's raw bytes sent beside the
     /// replies' JSON as `{"blob": [offset, length]}` (see [`resolve_blob`]): no text decoding,
-    /// escaping or re-encoding on the way in. `note`: a vault note, which the host may parse
-    /// ahead on another thread (the wasm `parseNotes`) and send as `{"blob": …, "note":
-    /// [offset, length]}` beside the bytes; the vault then indexes that parse instead of
-    /// parsing the note again.
-    ReadFile {
-        path: String,
-        max_bytes: u64,
-        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-        note: bool,
-    },
+    /// escaping or re-encoding on the way in.
+    ReadFile { path: String, max_bytes: u64 },
     /// Append one line (no newline inside) to a file, creating it and its folders. Reply: `{ok, error?}`.
     AppendLine { path: String, line: String },
     /// The text of a session's messages, oldest first (OpenCode: `client.session.messages`,
@@ -125,13 +117,6 @@ pub struct StatResult {
 pub struct ReadResult {
     pub text: Option<String>,
     pub error: Option<String>,
-    /// The note parsed ahead by the host (`markdown::Note::encode`), if it did.
-    pub note: Option<String>,
-}
-
-/// A file's bytes as the text the vault indexes: UTF-8, a leading byte order mark dropped.
-pub fn note_text(bytes: &[u8]) -> Option<&str> {
-    std::str::from_utf8(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)).ok()
 }
 
 /// Turn a reply that names a range of the bytes sent beside the replies (`{"blob": [offset,
@@ -141,30 +126,31 @@ pub fn note_text(bytes: &[u8]) -> Option<&str> {
 pub fn resolve_blob(reply: &mut serde_json::Value, bytes: &[u8]) {
     // (no `Map::remove`: the whole reply is replaced, which keeps the B-tree's removal code out
     // of the wasm)
-    let slice = |key: &str| {
-        let range = reply.get(key)?;
-        let at = |i: usize| usize::try_from(range.get(i)?.as_u64()?).ok();
-        let (o, l) = (at(0)?, at(1)?);
-        bytes.get(o..o.checked_add(l)?)
-    };
-    if reply.get("blob").is_none() {
+    let Some(range) = reply.get("blob") else {
         return;
-    }
-    let (key, value) = match slice("blob") {
+    };
+    let at = |i: usize| range.get(i).and_then(serde_json::Value::as_u64);
+    let slice = match (at(0), at(1)) {
+        (Some(o), Some(l)) => usize::try_from(o)
+            .ok()
+            .zip(usize::try_from(l).ok())
+            .and_then(|(o, l)| bytes.get(o..o.checked_add(l)?)),
+        _ => None,
+    };
+    let (key, value) = match slice {
         None => (
             "error",
             "unreadable: the reply names bytes that were not sent".to_string(),
         ),
-        Some(b) => match note_text(b) {
-            Some(t) => ("text", t.to_owned()),
-            None => ("error", "not-utf8".to_string()),
-        },
+        Some(b) => {
+            let b = b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(b);
+            match std::str::from_utf8(b) {
+                Ok(t) => ("text", t.to_owned()),
+                Err(_) => ("error", "not-utf8".to_string()),
+            }
+        }
     };
     let mut out = serde_json::Map::new();
-    // a note parsed ahead (`ReadFile.note`): passed on as text; anything else is dropped
-    if let Some(n) = slice("note").and_then(|b| std::str::from_utf8(b).ok()) {
-        out.insert("note".into(), serde_json::Value::String(n.to_owned()));
-    }
     out.insert(key.into(), serde_json::Value::String(value));
     *reply = serde_json::Value::Object(out);
 }
@@ -329,21 +315,6 @@ mod blob_tests {
             assert!(r.text.is_none(), "{bad}");
             assert!(r.error.unwrap().starts_with("unreadable"), "{bad}");
         }
-        // a note parsed ahead rides along as text; a bad range or bytes drop it, not the file
-        let b2 = b"abcd1;x\xff";
-        assert_eq!(
-            resolved(json!({"blob": [0, 4], "note": [4, 3]}), b2),
-            json!({"text": "abcd", "note": "1;x"})
-        );
-        for bad in [json!([4, 9]), json!([6, 2]), json!("4,3"), json!(null)] {
-            assert_eq!(
-                resolved(json!({"blob": [0, 4], "note": bad}), b2),
-                json!({"text": "abcd"})
-            );
-        }
-        let r =
-            ReadResult::deserialize(resolved(json!({"blob": [0, 4], "note": [4, 3]}), b2)).unwrap();
-        assert_eq!(r.note.as_deref(), Some("1;x"));
         // other replies are left alone
         for other in [
             json!({"text": "t"}),

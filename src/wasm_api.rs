@@ -132,14 +132,6 @@ impl Default for Engine {
     }
 }
 
-/// Parse a batch of vault notes for another instance's vault to index (a worker thread's
-/// instance: js/reader.cjs). See `vault::parse_batch`.
-#[wasm_bindgen(js_name = parseNotes)]
-pub fn parse_notes(paths: &str, bytes: &[u8], lens: &[u32]) -> Vec<u8> {
-    install_panic_hook();
-    crate::vault::parse_batch(paths, bytes, lens)
-}
-
 /// The message of the last Rust panic, if any (a panic aborts the call as a JS exception).
 #[wasm_bindgen(js_name = lastPanic)]
 pub fn last_panic() -> Option<String> {

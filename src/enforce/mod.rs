@@ -151,7 +151,6 @@ async fn read_text(io: &Io, path: &str, max_bytes: u64) -> Result<Option<String>
         .request(Request::ReadFile {
             path: path.to_string(),
             max_bytes,
-            note: false,
         })
         .await;
     let r: ReadResult = serde_json::from_value(reply).map_err(|e| format!("bad reply: {e}"))?;

@@ -1097,7 +1097,6 @@ pub async fn refresh(
                         .request(Request::ReadFile {
                             path: abs,
                             max_bytes: MAX_SOP_BYTES,
-                            note: false,
                         })
                         .await;
                     let r: ReadResult = serde_json::from_value(reply).unwrap_or_default();

@@ -14,7 +14,6 @@ async fn read(io: &Io, path: &str) -> Option<String> {
         .request(Request::ReadFile {
             path: path.to_string(),
             max_bytes: 4 * 1024 * 1024,
-            note: false,
         })
         .await;
     serde_json::from_value::<ReadResult>(v).ok()?.text

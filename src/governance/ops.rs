@@ -390,12 +390,11 @@ async fn read_text(io: &Io, path: &str, max: u64) -> ReadResult {
         .request(Request::ReadFile {
             path: path.to_string(),
             max_bytes: max,
-            note: false,
         })
         .await;
     serde_json::from_value(v).unwrap_or_else(|e| ReadResult {
+        text: None,
         error: Some(format!("bad reply: {e}")),
-        ..Default::default()
     })
 }
 
@@ -438,8 +437,8 @@ async fn refresh(
         read_text(io, &path, MAX_INTENTS_BYTES).await
     } else {
         ReadResult {
+            text: None,
             error: Some("vanished".into()),
-            ..Default::default()
         }
     };
     let (key, text, failed) = match (r.text, r.error) {

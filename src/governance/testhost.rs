@@ -112,14 +112,14 @@ impl FakeFs {
                 }
                 None => json!({"exists": false, "error": "ENOENT"}),
             },
-            Request::ReadFile {
-                path, max_bytes, ..
-            } => match self.realpath(path).and_then(|r| self.files.get(&r)) {
-                Some(t) if t.len() as u64 > *max_bytes => json!({"error": "too-large"}),
-                Some(t) => json!({ "text": t }),
-                None if self.realpath(path).is_some() => json!({"error": "EISDIR"}),
-                None => json!({"error": "vanished"}),
-            },
+            Request::ReadFile { path, max_bytes } => {
+                match self.realpath(path).and_then(|r| self.files.get(&r)) {
+                    Some(t) if t.len() as u64 > *max_bytes => json!({"error": "too-large"}),
+                    Some(t) => json!({ "text": t }),
+                    None if self.realpath(path).is_some() => json!({"error": "EISDIR"}),
+                    None => json!({"error": "vanished"}),
+                }
+            }
             Request::ReadTail { path, max_bytes } => {
                 match self.realpath(path).and_then(|r| self.files.get(&r)) {
                     Some(t) => {

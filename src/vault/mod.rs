@@ -21,12 +21,8 @@ pub mod search;
 
 use std::cell::RefCell;
 use std::cmp::Ordering;
-use std::future::Future;
-use std::pin::Pin;
-use std::task::Poll;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::discovery::inside;
 use crate::maenifold::{BuildContext, Relation};
@@ -50,8 +46,6 @@ pub const SNIPPET_CHARS: usize = 200;
 const EXPAND_FROM: usize = 5;
 /// Reads asked of the host in one step.
 pub const READ_BATCH: usize = 64;
-/// Reads in flight at most (see `read_planned`).
-pub const READ_WINDOW: usize = 8 * READ_BATCH;
 /// Entries asked of one listing.
 pub const MAX_LIST_ENTRIES: u64 = 200_000;
 /// Dead search documents tolerated before their postings are purged.
@@ -416,16 +410,6 @@ impl Vault {
     /// Step 3: the host's answer for one path of the plan. A failure drops any older version
     /// of the file and is counted. Returns whether the file is now indexed.
     pub fn ingest(&mut self, path: &str, result: Result<String, ReadError>) -> bool {
-        self.ingest_parsed(path, result, None)
-    }
-
-    /// [`Vault::ingest`], with the note already parsed (it must be the parse of this text).
-    pub fn ingest_parsed(
-        &mut self,
-        path: &str,
-        result: Result<String, ReadError>,
-        parsed: Option<markdown::Note>,
-    ) -> bool {
         let meta = self.pending.remove(path).unwrap_or(Meta {
             mtime_ms: 0.0,
             size: 0,
@@ -437,7 +421,7 @@ impl Vault {
         match result {
             Ok(text) => {
                 self.failed.remove(path);
-                self.upsert_meta(path, text, meta, parsed);
+                self.upsert_meta(path, text, meta);
                 true
             }
             Err(e) => {
@@ -456,24 +440,18 @@ impl Vault {
     /// Index (or re-index) one file directly, with its host mtime.
     pub fn upsert(&mut self, path: &str, text: String, mtime_ms: f64) {
         let size = text.len() as u64;
-        self.upsert_meta(path, text, Meta { mtime_ms, size }, None);
+        self.upsert_meta(path, text, Meta { mtime_ms, size });
     }
 
-    fn upsert_meta(
-        &mut self,
-        path: &str,
-        text: String,
-        meta: Meta,
-        parsed: Option<markdown::Note>,
-    ) {
+    fn upsert_meta(&mut self, path: &str, text: String, meta: Meta) {
         self.remove(path);
-        let note = parsed.unwrap_or_else(|| markdown::parse(&text, stem_of(path)));
+        let note = markdown::parse(&text, stem_of(path));
         let mut concepts: Vec<(ConceptId, u32)> = note
             .concepts
             .iter()
             .map(|(c, off)| (self.graph.intern(c), *off as u32))
             .collect();
-        crate::sort::sort_by_key(&mut concepts, |c| c.0);
+        concepts.sort_unstable_by_key(|c| c.0);
         let id = self.alloc_id();
         let ids: Vec<ConceptId> = concepts.iter().map(|c| c.0).collect();
         self.graph.add_file(id, &ids);
@@ -775,7 +753,35 @@ fn reserve_heap(bytes: u64) {
     let _ = bytes;
 }
 
-use crate::sort::top_k;
+/// Keep the first `k` of `v` under `cmp`, sorted. Small `k` (the usual case: 3 files, 20
+/// relations) is one pass that mostly compares against the current worst; large `k` uses an
+/// O(n) selection before the sort.
+fn top_k<T: Copy>(v: &mut Vec<T>, k: usize, mut cmp: impl FnMut(&T, &T) -> Ordering) {
+    if k == 0 {
+        v.clear();
+        return;
+    }
+    if v.len() <= k {
+        v.sort_unstable_by(cmp);
+        return;
+    }
+    if k <= 32 {
+        let mut best: Vec<T> = Vec::with_capacity(k + 1);
+        for &x in v.iter() {
+            if best.len() == k && cmp(&x, &best[k - 1]) != Ordering::Less {
+                continue;
+            }
+            let at = best.partition_point(|b| cmp(b, &x) != Ordering::Greater);
+            best.insert(at, x);
+            best.truncate(k);
+        }
+        *v = best;
+        return;
+    }
+    v.select_nth_unstable_by(k - 1, &mut cmp);
+    v.truncate(k);
+    v.sort_unstable_by(cmp);
+}
 
 fn join_path(root: &str, rel: &str) -> String {
     if root.ends_with('/') || root.ends_with('\\') {
@@ -843,11 +849,8 @@ pub async fn refresh(io: &Io, vault: &RefCell<Vault>, root: &str) -> RefreshStat
     out
 }
 
-/// Read the planned paths through the host and ingest them in order, counting reads and drops
-/// in `out`. Up to [`READ_WINDOW`] reads are in flight, asked for [`READ_BATCH`] at a time, and
-/// each note is parsed as soon as it is back: a host that reads and parses notes on another
-/// thread (`ReadFile.note`) keeps doing so while this one parses the notes it read itself and
-/// indexes, in order, the ones before them.
+/// Read the planned paths through the host in batches of [`READ_BATCH`] and ingest them,
+/// counting reads and drops in `out`.
 async fn read_planned(
     io: &Io,
     vault: &RefCell<Vault>,
@@ -855,108 +858,33 @@ async fn read_planned(
     to_read: &[String],
     out: &mut RefreshStats,
 ) {
-    type Read = (Result<String, ReadError>, Option<markdown::Note>);
-    // A ring of READ_WINDOW slots: the reads in flight from `head`, oldest first, `len` of them.
-    let mut ring: Vec<Option<(&String, crate::runtime::Reply, Option<Read>)>> =
-        (0..READ_WINDOW).map(|_| None).collect();
-    let (mut head, mut len) = (0, 0);
-    let mut next = to_read.iter();
-    loop {
-        // Top up a batch at a time (so a host gets its reads in batches).
-        while len + READ_BATCH <= READ_WINDOW {
-            let before = len;
-            for p in next.by_ref().take(READ_BATCH) {
-                let req = io.request(Request::ReadFile {
+    for chunk in to_read.chunks(READ_BATCH) {
+        let reqs = chunk
+            .iter()
+            .map(|p| {
+                io.request(Request::ReadFile {
                     path: join_path(root, p),
                     max_bytes: MAX_FILE_BYTES,
-                    note: true,
-                });
-                ring[(head + len) % READ_WINDOW] = Some((p, req, None));
-                len += 1;
-            }
-            if len == before {
-                break;
-            }
-        }
-        if len == 0 {
-            return;
-        }
-        // Until the oldest read is back; every read is polled (a new one goes out so), and
-        // parsed when back.
-        std::future::poll_fn(|cx| {
-            for (p, reply, got) in ring.iter_mut().flatten() {
-                if got.is_none() {
-                    if let Poll::Ready(v) = Pin::new(reply).poll(cx) {
-                        *got = Some(parse_reply(p, v));
-                    }
-                }
-            }
-            match &ring[head] {
-                Some((_, _, Some(_))) => Poll::Ready(()),
-                _ => Poll::Pending,
-            }
-        })
-        .await;
+                })
+            })
+            .collect();
+        let replies = join_all(reqs).await;
         let mut v = vault.borrow_mut();
-        while let Some((_, _, Some(_))) = &ring[head] {
-            let Some((p, _, Some((result, note)))) = ring[head].take() else {
-                break;
+        for (p, reply) in chunk.iter().zip(replies) {
+            let r: ReadResult = serde_json::from_value(reply).unwrap_or_default();
+            let result = match (r.text, r.error) {
+                (_, Some(e)) => Err(ReadError::from_host(&e)),
+                (Some(t), None) => Ok(t),
+                (None, None) => Err(ReadError::Unreadable("no text in the reply".into())),
             };
-            head = (head + 1) % READ_WINDOW;
-            len -= 1;
             let was = v.by_path.contains_key(p.as_str());
-            if v.ingest_parsed(p, result, note) {
+            if v.ingest(p, result) {
                 out.read += 1;
             } else if was {
                 out.removed += 1;
             }
         }
     }
-}
-
-/// A `ReadFile` reply as the file's text and its parse (the host's, when it sent one that
-/// fits the text, else one made here).
-fn parse_reply(path: &str, reply: Value) -> (Result<String, ReadError>, Option<markdown::Note>) {
-    let r: ReadResult = serde_json::from_value(reply).unwrap_or_default();
-    match (r.text, r.error) {
-        (_, Some(e)) => (Err(ReadError::from_host(&e)), None),
-        (Some(t), None) => {
-            let note = r
-                .note
-                .and_then(|n| markdown::Note::decode(&n, &t))
-                .unwrap_or_else(|| markdown::parse(&t, stem_of(path)));
-            (Ok(t), Some(note))
-        }
-        (None, None) => (
-            Err(ReadError::Unreadable("no text in the reply".into())),
-            None,
-        ),
-    }
-}
-
-/// Parse a batch of notes for another instance of the core to index (the wasm `parseNotes`: a
-/// worker thread's core parses notes while the main one indexes those already parsed).
-/// `paths` are NUL-separated, one per length in `lens`; `bytes` holds the files one after the
-/// other. Answer: per note a little-endian u32 length, then the notes as
-/// [`markdown::Note::encode`] writes them, in order; length 0 for a file that is not UTF-8 or
-/// whose bytes are missing (the indexing core reports it).
-pub fn parse_batch(paths: &str, bytes: &[u8], lens: &[u32]) -> Vec<u8> {
-    let mut names = paths.split('\0');
-    let mut at = 0usize;
-    let mut notes = String::new();
-    let mut out = Vec::with_capacity(lens.len() * 4);
-    for &len in lens {
-        let name = names.next().unwrap_or_default();
-        let end = at.saturating_add(len as usize);
-        let before = notes.len();
-        if let Some(text) = bytes.get(at..end).and_then(crate::protocol::note_text) {
-            markdown::parse(text, stem_of(name)).encode(&mut notes);
-        }
-        at = end;
-        out.extend_from_slice(&((notes.len() - before) as u32).to_le_bytes());
-    }
-    out.extend_from_slice(notes.as_bytes());
-    out
 }
 
 #[cfg(test)]
