@@ -313,7 +313,8 @@ const rows = [
   ["BuildContext (tool call, new concept) p50", `${ms(pct(bc, 0.5))} ms`, "≤ 1 ms", pct(bc, 0.5) <= 1],
   ["BuildContext (tool call, new concept) p99", `${ms(pct(bc, 0.99))} ms`, "", null],
   ["  the most linked concept, asked again p50 (not cached)", `${ms(pct(hub.slice(1), 0.5))} ms`, "", null],
-  ["session start (search+recent+read+BuildContext) p50", `${ms(pct(sessions, 0.5))} ms`, "search ≤ 10 ms", null],
+  // an upper bound of search: under 10 ms meets the search target, over it says nothing
+  ["session start (search+recent+read+BuildContext) p50", `${ms(pct(sessions, 0.5))} ms`, "search ≤ 10 ms", pct(sessions, 0.5) <= 10 ? true : null],
   ["session start p99", `${ms(pct(sessions, 0.99))} ms`, "", null],
   ["memory: RSS after the first index", mb(mem.rss), "", null],
   ["memory: JS heap used after the first index", mb(mem.heapUsed), "", null],

@@ -451,7 +451,7 @@ impl Vault {
             .iter()
             .map(|(c, off)| (self.graph.intern(c), *off as u32))
             .collect();
-        concepts.sort_unstable_by_key(|c| c.0);
+        crate::sort::sort_by_key(&mut concepts, |c| c.0);
         let id = self.alloc_id();
         let ids: Vec<ConceptId> = concepts.iter().map(|c| c.0).collect();
         self.graph.add_file(id, &ids);
@@ -753,35 +753,7 @@ fn reserve_heap(bytes: u64) {
     let _ = bytes;
 }
 
-/// Keep the first `k` of `v` under `cmp`, sorted. Small `k` (the usual case: 3 files, 20
-/// relations) is one pass that mostly compares against the current worst; large `k` uses an
-/// O(n) selection before the sort.
-fn top_k<T: Copy>(v: &mut Vec<T>, k: usize, mut cmp: impl FnMut(&T, &T) -> Ordering) {
-    if k == 0 {
-        v.clear();
-        return;
-    }
-    if v.len() <= k {
-        v.sort_unstable_by(cmp);
-        return;
-    }
-    if k <= 32 {
-        let mut best: Vec<T> = Vec::with_capacity(k + 1);
-        for &x in v.iter() {
-            if best.len() == k && cmp(&x, &best[k - 1]) != Ordering::Less {
-                continue;
-            }
-            let at = best.partition_point(|b| cmp(b, &x) != Ordering::Greater);
-            best.insert(at, x);
-            best.truncate(k);
-        }
-        *v = best;
-        return;
-    }
-    v.select_nth_unstable_by(k - 1, &mut cmp);
-    v.truncate(k);
-    v.sort_unstable_by(cmp);
-}
+use crate::sort::top_k;
 
 fn join_path(root: &str, rel: &str) -> String {
     if root.ends_with('/') || root.ends_with('\\') {
