@@ -931,11 +931,49 @@ mod tests {
             .collect()
     }
 
+    /// Random texts for the 8-bytes-at-a-time scanner: runs of every length up to past the
+    /// buffer, at every alignment, of letters and digits, ASCII bytes around the letter and
+    /// digit ranges, control bytes and non-ASCII characters (letters and separators).
+    fn byte_texts(count: usize) -> Vec<String> {
+        let other: Vec<char> =
+            "aAzZ09 sSeEdDiIgGnNyY \t\n\0\x7f@[`{/:_-.,'\"é\u{df}Ü\u{130}\u{212A}—’東🎉\u{301}\u{a0}"
+                .chars()
+                .collect();
+        let word: Vec<char> = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+            .chars()
+            .collect();
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        (0..count)
+            .map(|_| {
+                let mut t = " ".repeat(next(9));
+                for _ in 0..next(12) {
+                    let (set, len) = match next(4) {
+                        // Mostly words of any length up to 70 (suffixes come by chance).
+                        0 | 1 => (&word, 1 + next(70)),
+                        2 => (&word, 1 + next(9)),
+                        _ => (&other, 1 + next(4)),
+                    };
+                    for _ in 0..len {
+                        t.push(set[next(set.len())]);
+                    }
+                }
+                t
+            })
+            .collect()
+    }
+
     #[test]
     fn tokens_and_hashes_match_the_old_tokenizer() {
         let texts: Vec<String> = hand_texts()
             .into_iter()
             .chain(generated_texts(3000))
+            .chain(byte_texts(30000))
             .collect();
         for t in &texts {
             let mut old = Vec::new();
