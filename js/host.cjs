@@ -228,10 +228,15 @@ async function readFile({ path: p, maxBytes }) {
     let buf = Buffer.allocUnsafe(st.size + 1);
     let n = 0;
     for (;;) {
-      const got = fs.readSync(fd, buf, n, buf.length - n, n);
+      const want = buf.length - n;
+      const got = fs.readSync(fd, buf, n, want, n);
       if (got === 0) break;
       n += got;
       if (n > maxBytes) return { error: "too-large" };
+      // Everything fstat promised, and the read stopped short of the spare byte: the end, no
+      // second read to see 0 (one system call less per note). A short read before that (a
+      // network or FUSE file system may give one) reads on.
+      if (got < want && n >= st.size) break;
       if (n === buf.length) {
         const bigger = Buffer.allocUnsafe(Math.min(buf.length * 2, maxBytes + 1));
         buf.copy(bigger, 0, 0, n);
