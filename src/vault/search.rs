@@ -575,11 +575,7 @@ impl SearchIndex {
                 .total_cmp(&scores[*a as usize])
                 .then_with(|| tie(*a, *b))
         };
-        if touched.len() > limit {
-            touched.select_nth_unstable_by(limit - 1, order);
-            touched.truncate(limit);
-        }
-        touched.sort_unstable_by(order);
+        crate::sort::top_k(&mut touched, limit, order);
         touched
             .into_iter()
             .map(|f| (f, scores[f as usize] as f64))
