@@ -780,11 +780,24 @@ pub async fn refresh(io: &Io, vault: &RefCell<Vault>, root: &str) -> RefreshStat
     ])
     .await;
     let mut replies = replies.into_iter();
-    let st: StatResult =
-        serde_json::from_value(replies.next().unwrap_or_default()).unwrap_or_default();
-    let list: ListDirResult =
-        serde_json::from_value(replies.next().unwrap_or_default()).unwrap_or_default();
     let mut out = RefreshStats::default();
+    // A reply that does not decode says nothing about the vault: the index is kept as it is
+    // (decoded to defaults it would read as "no vault" or "every note deleted").
+    let st: StatResult = match serde_json::from_value(replies.next().unwrap_or_default()) {
+        Ok(st) => st,
+        Err(e) => {
+            out.stats = vault.borrow().stats();
+            out.error = Some(format!(
+                "vault {root}: the host's stat reply is malformed: {e}"
+            ));
+            return out;
+        }
+    };
+    let list: ListDirResult = serde_json::from_value(replies.next().unwrap_or_default())
+        .unwrap_or_else(|e| ListDirResult {
+            error: Some(format!("the host's reply is malformed: {e}")),
+            ..Default::default()
+        });
     if !st.exists || !st.is_dir {
         vault.borrow_mut().clear();
         out.stats = vault.borrow().stats();

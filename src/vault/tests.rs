@@ -558,6 +558,54 @@ fn refresh_reports_a_missing_vault() {
     assert_eq!(vault.borrow().stats().files, 0);
 }
 
+/// Replies the host should never send (a listing or stat that does not decode) say nothing
+/// about the vault: the index is kept whole and the refresh reports the problem.
+#[test]
+fn a_malformed_reply_keeps_the_index() {
+    let cases = [
+        // a listing whose entries do not decode
+        (
+            json!({"exists": true, "isDir": true, "realpath": "/v"}),
+            json!({"entries": 5}),
+        ),
+        (
+            json!({"exists": true, "isDir": true, "realpath": "/v"}),
+            json!({"entries": [{"path": 7}]}),
+        ),
+        // a stat reply that does not decode
+        (json!({"exists": "maybe"}), json!({"entries": []})),
+        (json!(null), json!({"entries": []})),
+    ];
+    for (stat, list) in cases {
+        let mut ops = Ops::default();
+        let vault = Rc::new(RefCell::new(vault_of(&[
+            ("a.md", "[[x]] [[y]]"),
+            ("b.md", "[[x]]"),
+        ])));
+        let v2 = vault.clone();
+        let step = ops.start(move |io| async move {
+            serde_json::to_value(refresh(&io, &v2, "/v").await).unwrap()
+        });
+        let Step::Pending { op, requests, .. } = step else {
+            panic!()
+        };
+        ops.resume(op, requests[0].id, stat.clone());
+        let Some(Step::Done { result, .. }) = ops.resume(op, requests[1].id, list.clone()) else {
+            panic!("{stat} {list}")
+        };
+        assert!(
+            result["error"].as_str().unwrap().contains("malformed"),
+            "{result}"
+        );
+        assert_eq!(result["files"], 2, "{stat} {list}");
+        assert_eq!(vault.borrow().stats().files, 2);
+        assert_eq!(
+            vault.borrow().build_context("x", 1, 5, false).direct.len(),
+            1
+        );
+    }
+}
+
 #[test]
 fn list_dir_request_shape() {
     let r = Request::ListDir {
