@@ -97,7 +97,9 @@ export declare class Engine {
   readonly discovery: Discovery | null;
   /** `dryRun`: enforcement decides as the hook would (real cooldowns) but records nothing. */
   augmentToolCall<A = unknown>(call: { tool: string; args: A; callId?: string; sessionId?: string; dryRun?: boolean }): Promise<Augmented<A>>;
-  /** Pre-action enforcement and context for hosts that place text themselves. Never throws. */
+  /** Pre-action enforcement and context for hosts that place text themselves. Never throws.
+   * `workspaceRoot` is accepted and not used: an engine's project is the `cwd` it was created
+   * with (a host with several workspace folders creates one engine per folder). */
   executePreHook(call: { toolName: string; params: unknown; sessionId?: string; workspaceRoot?: string; callId?: string }): Promise<PreHookResult>;
   /** After the tool ran: intent governance appends the Agent Trace record. Never throws. */
   executePostHook(call: { toolName: string; params: unknown; result?: unknown; sessionId?: string; callId?: string; failed?: boolean }): Promise<{ recorded: boolean; id?: string; notice?: string }>;
