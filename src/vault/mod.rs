@@ -28,6 +28,7 @@ use crate::discovery::inside;
 use crate::maenifold::{BuildContext, Relation};
 use crate::protocol::{DirEntry, ListDirResult, ReadResult, Request, StatResult};
 use crate::runtime::{join_all, Io};
+use crate::sort::top_k;
 use crate::wikilink::normalize;
 
 use fx::{FxHashMap, FxHashSet};
@@ -752,8 +753,6 @@ fn reserve_heap(bytes: u64) {
     #[cfg(not(target_arch = "wasm32"))]
     let _ = bytes;
 }
-
-use crate::sort::top_k;
 
 fn join_path(root: &str, rel: &str) -> String {
     if root.ends_with('/') || root.ends_with('\\') {
