@@ -25,7 +25,7 @@ pub mod sort;
 #[cfg(test)]
 mod test_drive;
 pub mod vault;
-pub mod wikilink;
+pub use hookwise_text::wikilink;
 
 /// The wasm-bindgen adapters (wasm32 only).
 #[cfg(target_arch = "wasm32")]

@@ -85,12 +85,17 @@ mod tests {
     /// around the insertion / index sort switch and beyond.
     #[test]
     fn sorts_like_the_standard_stable_sort() {
-        let mut rng = crate::wikilink::tests::Rng(0xC0FFEE);
+        let mut state = 0xC0FFEE_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
         for len in (0..80).chain([200, 1000, 5000]) {
             for round in 0..4 {
-                let keys = 1 + (rng.next() % [3, 10, 1000, 1 << 30][round]) as u32;
-                let v: Vec<(u32, usize)> =
-                    (0..len).map(|i| ((rng.next() as u32) % keys, i)).collect();
+                let keys = 1 + (next() % [3, 10, 1000, 1 << 30][round]) as u32;
+                let v: Vec<(u32, usize)> = (0..len).map(|i| ((next() as u32) % keys, i)).collect();
                 let mut want = v.clone();
                 want.sort_by_key(|x| x.0);
                 let mut got = v.clone();

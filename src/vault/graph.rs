@@ -14,7 +14,7 @@ use std::rc::Rc;
 use super::fx::FxHashMap;
 
 pub type ConceptId = u32;
-pub type FileId = u32;
+pub use hookwise_text::FileId;
 /// A concept's neighbors with their weights, unordered.
 pub type Neighbors = Rc<[(ConceptId, u32)]>;
 

@@ -13,11 +13,12 @@
 //! resolve outside the vault are skipped and counted, never a failure.
 
 pub mod changes;
-pub mod fx;
+pub mod excerpt;
+pub use hookwise_text::fx;
 pub mod graph;
-pub mod markdown;
+pub use hookwise_text::markdown;
 pub mod render;
-pub mod search;
+pub use hookwise_text::search;
 
 use std::cell::RefCell;
 use std::cmp::Ordering;
@@ -582,7 +583,7 @@ impl Vault {
                             .map_or(rec.body_start, |i| rec.concepts[i].1 as usize);
                         (
                             rec.uri.clone(),
-                            markdown::preview(&rec.text, at, PREVIEW_CHARS),
+                            excerpt::preview(&rec.text, at, PREVIEW_CHARS),
                         )
                     })
                     .collect()
@@ -635,8 +636,10 @@ impl Vault {
         if terms.is_empty() {
             return Vec::new();
         }
-        let ranked = self.index.search(&terms, limit, |a, b| {
-            self.file(a).uri.cmp(&self.file(b).uri)
+        let mut ranked = self.index.scores(&terms);
+        top_k(&mut ranked, limit, |a, b| {
+            b.1.total_cmp(&a.1)
+                .then_with(|| self.file(a.0).uri.cmp(&self.file(b.0).uri))
         });
         // Snippets look for the query's words as typed, then for their folded forms.
         let mut needles: Vec<String> = query
@@ -652,12 +655,8 @@ impl Vault {
                 Hit {
                     title: rec.title.clone(),
                     uri: rec.uri.clone(),
-                    score: (score * 1000.0).round() / 1000.0,
-                    snippet: markdown::snippet(
-                        &rec.text[rec.body_start..],
-                        &needles,
-                        SNIPPET_CHARS,
-                    ),
+                    score: (score as f64 * 1000.0).round() / 1000.0,
+                    snippet: excerpt::snippet(&rec.text[rec.body_start..], &needles, SNIPPET_CHARS),
                 }
             })
             .collect()

@@ -11,7 +11,7 @@
 //! ASCII word into a fixed buffer in a single pass, the token is hashed straight from that
 //! buffer, and stopwords are terms interned first whose ids indexing skips.
 
-use super::graph::FileId;
+use crate::FileId;
 
 pub const K1: f32 = 1.2;
 pub const B: f32 = 0.75;
@@ -528,15 +528,10 @@ impl SearchIndex {
             .sum()
     }
 
-    /// BM25 over the query's tokens: `(file, score)`, best first, at most `limit`.
-    /// `tie` orders equal scores (by uri, say) so results are stable.
-    pub fn search(
-        &self,
-        terms: &[String],
-        limit: usize,
-        tie: impl Fn(FileId, FileId) -> std::cmp::Ordering,
-    ) -> Vec<(FileId, f64)> {
-        if self.live_docs == 0 || limit == 0 {
+    /// BM25 over the query's tokens: `(file, score)` of every live file that holds one of
+    /// them, in no particular order (the vault ranks them: [`crate`] has no sort of its own).
+    pub fn scores(&self, terms: &[String]) -> Vec<(FileId, f32)> {
+        if self.live_docs == 0 {
             return Vec::new();
         }
         let n = self.live_docs as f32;
@@ -570,15 +565,9 @@ impl SearchIndex {
                 *slot += s;
             }
         }
-        let order = |a: &FileId, b: &FileId| {
-            scores[*b as usize]
-                .total_cmp(&scores[*a as usize])
-                .then_with(|| tie(*a, *b))
-        };
-        crate::sort::top_k(&mut touched, limit, order);
         touched
             .into_iter()
-            .map(|f| (f, scores[f as usize] as f64))
+            .map(|f| (f, scores[f as usize]))
             .collect()
     }
 }
@@ -587,6 +576,15 @@ impl SearchIndex {
 mod tests {
     use super::*;
     use std::collections::BTreeMap;
+
+    /// The best `limit` of [`SearchIndex::scores`], ties by file id (the vault ranks the same
+    /// way, ties by uri).
+    fn ranked(ix: &SearchIndex, terms: &[String], limit: usize) -> Vec<(FileId, f32)> {
+        let mut r = ix.scores(terms);
+        r.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        r.truncate(limit);
+        r
+    }
 
     fn toks(s: &str) -> Vec<String> {
         let mut v = Vec::new();
@@ -621,26 +619,25 @@ mod tests {
         );
         ix.add(1, "Deploy", "Deployment runs migrations last.");
         ix.add(2, "Unrelated", "Nothing to see here about cats and dogs.");
-        let r = ix.search(&query_terms("postgres migration"), 10, |a, b| a.cmp(&b));
+        let r = ranked(&ix, &query_terms("postgres migration"), 10);
         assert_eq!(r.iter().map(|x| x.0).collect::<Vec<_>>(), vec![0, 1]);
         assert!(r[0].1 > r[1].1);
         ix.remove(0);
-        let r = ix.search(&query_terms("postgres"), 10, |a, b| a.cmp(&b));
+        let r = ranked(&ix, &query_terms("postgres"), 10);
         assert!(r.is_empty());
         assert_eq!(ix.compact(), vec![0]);
         ix.add(0, "Cats", "cats cats cats");
-        let r = ix.search(&query_terms("cats"), 1, |a, b| a.cmp(&b));
+        let r = ranked(&ix, &query_terms("cats"), 1);
         assert_eq!(r[0].0, 0);
-        assert!(ix
-            .search(&query_terms("the and of"), 10, |a, b| a.cmp(&b))
-            .is_empty());
+        assert!(ranked(&ix, &query_terms("the and of"), 10).is_empty());
         assert_eq!(ix.term_count(), 15);
     }
 
     /// The tokenizer, hash and indexing before the single-pass [`Scanner`], kept to check
     /// the new path against.
     mod reference {
-        use super::super::{FileId, SearchIndex, MAX_TOKEN_BYTES, STOPWORDS, TITLE_WEIGHT};
+        use super::super::{SearchIndex, MAX_TOKEN_BYTES, STOPWORDS, TITLE_WEIGHT};
+        use crate::FileId;
 
         fn is_stopword(t: &[u8]) -> bool {
             STOPWORDS.iter().any(|s| s.as_bytes() == t)
@@ -1046,14 +1043,14 @@ mod tests {
             "ies ed",
         ] {
             let terms = query_terms(q);
-            let a = new.search(&terms, 20, |a, b| a.cmp(&b));
-            let b = old.search(&terms, 20, |a, b| a.cmp(&b));
+            let a = ranked(&new, &terms, 20);
+            let b = ranked(&old, &terms, 20);
             assert_eq!(a, b, "{q}");
             #[cfg(feature = "policy")]
             assert_eq!(new.reference_score(&terms), old.reference_score(&terms));
         }
         for s in STOPWORDS {
-            assert!(new.search(&[s.to_string()], 5, |a, b| a.cmp(&b)).is_empty());
+            assert!(ranked(&new, &[s.to_string()], 5).is_empty());
         }
     }
 }
