@@ -319,6 +319,14 @@ function dirEntry(full, relPath, isSymlink) {
 
 /** A folder's entries (relative `/` paths), breadth first; symlinked folders are listed but
  * not descended into. */
+// The listing goes to the core with each entry an array of its fields in the core's order
+// (protocol.rs, DirEntry): 10,000 entries as objects cost ~40 ms more in the wasm (a map and
+// seven keys each) and twice the JSON.
+function packListing({ entries, truncated, error }) {
+  const rows = entries.map((e) => [e.path, e.isFile, e.isDir, e.isSymlink, e.realpath ?? null, e.size, e.mtimeMs]);
+  return error === undefined ? { entries: rows, truncated } : { entries: rows, truncated, error };
+}
+
 async function listDir({ path: root, recursive, maxEntries, skipHidden }) {
   const entries = [];
   let truncated = false;
@@ -512,7 +520,7 @@ function createHost({ runner, extra, env, watch, mcp } = {}) {
         case "appendLine":
           return settled(inOrder(req.path, () => appendLine(req)));
         case "listDir":
-          return settled(listDir(req));
+          return settled(listDir(req).then(packListing));
         case "createFile":
           return settled(createFile(req));
         case "appendChained":

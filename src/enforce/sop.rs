@@ -879,7 +879,8 @@ pub fn match_all(cache: &SopCache, ctx: &ActionContext) -> Vec<SopMatch> {
 // ---------------------------------------------------------------------------------------
 // The cache
 
-/// The host's reply to `ListDir` (the same shape the vault reads).
+/// The host's reply to `ListDir` (the same shape the vault reads; [`ListEntry`]'s fields in
+/// [`crate::protocol::DirEntry`]'s order, as the host may send an entry as an array).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Listing {

@@ -410,6 +410,15 @@ pub(super) fn listing(files: &BTreeMap<String, (String, f64)>) -> Value {
     json!({"entries": entries, "truncated": false})
 }
 
+/// [`listing`] as the JS host sends it: each entry an array of the fields in `DirEntry`'s order.
+pub(super) fn packed_listing(files: &BTreeMap<String, (String, f64)>) -> Value {
+    let entries: Vec<Value> = files
+        .iter()
+        .map(|(p, (t, m))| json!([p, true, false, false, null, t.len(), m]))
+        .collect();
+    json!({"entries": entries, "truncated": false})
+}
+
 /// The reply to reading `rel` from an in-memory folder (a text starting with U+FFFD stands for
 /// one that is not UTF-8); `missing` is the error for a file that is not there.
 pub(super) fn read_reply(
@@ -430,6 +439,8 @@ struct FakeHost {
     files: BTreeMap<String, (String, f64)>,
     reads: Vec<String>,
     max_batch: usize,
+    /// List as the JS host does ([`packed_listing`]).
+    packed: bool,
 }
 
 impl FakeHost {
@@ -467,7 +478,11 @@ impl FakeHost {
             } => {
                 assert_eq!(path, &self.root);
                 assert!(*recursive);
-                listing(&self.files)
+                if self.packed {
+                    packed_listing(&self.files)
+                } else {
+                    listing(&self.files)
+                }
             }
             Request::ReadFile { path, .. } => {
                 let rel = path
@@ -488,6 +503,7 @@ fn refresh_drives_the_host_incrementally() {
         files: BTreeMap::new(),
         reads: Vec::new(),
         max_batch: 0,
+        packed: false,
     };
     for i in 0..150 {
         host.files.insert(
@@ -510,7 +526,9 @@ fn refresh_drives_the_host_incrementally() {
     assert!(host.max_batch <= READ_BATCH, "reads go out in batches");
     assert!(host.max_batch >= 2);
 
-    // Second run: one change, one delete, one add, nothing else read.
+    // Second run, the listing packed as the JS host sends it: one change, one delete, one add,
+    // nothing else read.
+    host.packed = true;
     host.reads.clear();
     host.files.get_mut("notes/n000.md").unwrap().1 = 2.0;
     host.files.get_mut("notes/n000.md").unwrap().0 = "[[hub]] [[fresh]]".into();
