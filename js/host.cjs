@@ -302,10 +302,11 @@ function writeFile({ path: p, text }) {
 function dirEntry(full, relPath, isSymlink) {
   let st;
   try {
-    st = fs.statSync(full);
+    st = fs.statSync(full, { throwIfNoEntry: false });
   } catch {
-    return { path: relPath, isFile: false, isDir: false, isSymlink, size: 0, mtimeMs: 0 }; // broken link, or gone
+    /* unreadable: as gone */
   }
+  if (!st) return { path: relPath, isFile: false, isDir: false, isSymlink, size: 0, mtimeMs: 0 }; // broken link, or gone
   const e = { path: relPath, isFile: st.isFile(), isDir: st.isDirectory(), isSymlink, size: st.size, mtimeMs: st.mtimeMs };
   if (isSymlink) {
     try {
@@ -331,12 +332,14 @@ async function listDir({ path: root, recursive, maxEntries, skipHidden }) {
   const entries = [];
   let truncated = false;
   const queue = [""];
+  // Paths below the root by concatenation: path.join normalizes each of 10,000 paths again.
+  const base = path.join(root, "/");
   try {
     while (queue.length) {
       const rel = queue.shift();
       let names;
       try {
-        names = await fsp.readdir(rel ? path.join(root, rel) : root, { withFileTypes: true });
+        names = await fsp.readdir(rel ? base + rel : root, { withFileTypes: true });
       } catch (e) {
         if (!rel) throw e;
         continue; // a folder that vanished or cannot be read: its files are simply not listed
@@ -353,7 +356,7 @@ async function listDir({ path: root, recursive, maxEntries, skipHidden }) {
       // Synchronous stats (see readFile): one folder at a time, then the event loop runs.
       const found = picked.map((d) => {
         const relPath = rel ? `${rel}/${d.name}` : d.name;
-        return dirEntry(path.join(root, relPath), relPath, d.isSymbolicLink());
+        return dirEntry(base + relPath, relPath, d.isSymbolicLink());
       });
       for (const e of found) {
         entries.push(e);
