@@ -40,7 +40,6 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use super::re::Regex;
-use serde::Deserialize;
 use serde_json::Value;
 
 use super::config::Category;
@@ -879,28 +878,6 @@ pub fn match_all(cache: &SopCache, ctx: &ActionContext) -> Vec<SopMatch> {
 // ---------------------------------------------------------------------------------------
 // The cache
 
-/// The host's reply to `ListDir` (the same shape the vault reads; [`ListEntry`]'s fields in
-/// [`crate::protocol::DirEntry`]'s order, as the host may send an entry as an array).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct Listing {
-    pub entries: Vec<ListEntry>,
-    pub truncated: bool,
-    pub error: Option<String>,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct ListEntry {
-    pub path: String,
-    pub is_file: bool,
-    pub is_dir: bool,
-    pub is_symlink: bool,
-    pub realpath: Option<String>,
-    pub size: u64,
-    pub mtime_ms: f64,
-}
-
 #[derive(Debug, Clone)]
 struct Cached {
     mtime_ms: f64,
@@ -1017,7 +994,7 @@ pub async fn refresh(
     .await;
     let mut reads = Vec::new();
     for (f, reply) in folders.iter().zip(listings) {
-        let listing: Listing = match serde_json::from_value(reply) {
+        let listing: crate::protocol::ListDirResult = match serde_json::from_value(reply) {
             Ok(l) => l,
             Err(e) => {
                 cache.borrow_mut().logs.push(Log::warn(format!(
