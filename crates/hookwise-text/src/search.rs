@@ -6,10 +6,12 @@
 //! dead at once and its postings are purged in one pass once enough have piled up
 //! ([`SearchIndex::compact`]), so a change never scans the whole index.
 //!
-//! Indexing is the hot path of a cold vault load (millions of tokens, and the wasm build is
-//! optimized for size, so LLVM inlines little): one [`Scanner`] lowercases and folds each
-//! ASCII word into a fixed buffer in a single pass, the token is hashed straight from that
-//! buffer, and stopwords are terms interned first whose ids indexing skips.
+//! Indexing is the hot path of a cold vault load (millions of tokens; this crate is built at
+//! opt-level 3 for it, see `Cargo.toml`): one [`Scanner`] lowercases and folds each ASCII word
+//! into a fixed buffer in a single pass, the token is hashed straight from that buffer, and
+//! stopwords are terms interned first whose ids indexing skips. (Some shapes below, such as
+//! slices instead of `Vec` indexing, date from when this ran at opt-level z, where those were
+//! calls; they cost nothing at 3.)
 
 use crate::FileId;
 
@@ -146,7 +148,7 @@ impl<'a> Scanner<'a> {
                     continue;
                 }
             }
-            // Outside 2..=MAX_TOKEN_BYTES (`RangeInclusive::contains` is a call at opt-level z).
+            // Outside 2..=MAX_TOKEN_BYTES.
             if len.wrapping_sub(2) > MAX_TOKEN_BYTES - 2 {
                 continue;
             }
@@ -330,7 +332,6 @@ impl Terms {
     }
 
     /// The slot holding `h`, or the empty slot where it would go. The table must not be empty.
-    /// (On a slice: indexing a `Vec` is a call at opt-level z.)
     #[inline(always)]
     fn slot(&self, h: u64) -> usize {
         let slots = &self.slots[..];
