@@ -57,104 +57,184 @@ fn is_stopword(t: &[u8]) -> bool {
     t.len() <= 5 && PACKED_STOPWORDS.contains(&pack(t))
 }
 
-/// Per byte: the lowercase letter or digit for an ASCII letter or digit, 0 for any other
-/// ASCII byte (a separator), 1 for a byte of a non-ASCII character.
-const LOWER: [u8; 256] = {
-    let mut t = [0u8; 256];
-    let mut i = 0;
-    while i < 256 {
-        let b = i as u8;
-        t[i] = if b >= 0x80 {
-            1
-        } else if b.is_ascii_alphanumeric() {
-            b.to_ascii_lowercase()
-        } else {
-            0
-        };
-        i += 1;
-    }
-    t
-};
-
 /// Flag in [`Scanner::next`]'s answer: the token holds non-ASCII letters (it is neither
 /// folded nor checked against the stopwords).
 const WIDE: usize = 0x100;
 
 /// The index tokens of a text, one at a time, each lowercased (and, if ASCII, suffix-folded)
 /// into `buf`. Stopwords are not dropped here.
+///
+/// The text is classified 64 bytes at a time into two bit masks (ASCII letters and digits;
+/// bytes of non-ASCII characters), eight bytes per step with word-wide arithmetic, and words
+/// are found with bit scans: no branch per byte, so a word's varying length costs no
+/// mispredicted loop exit. A word that runs past the window re-anchors the window at its start.
 struct Scanner<'a> {
     text: &'a str,
+    /// Where the next token is looked for.
     i: usize,
+    /// The window: `raw` holds `text[base..]` (zero padded past the end of the text), `alnum`
+    /// and `high` its classes as one bit per byte.
+    base: usize,
+    raw: [u8; 72],
+    alnum: u64,
+    high: u64,
     /// The current token in its first bytes (at most [`MAX_TOKEN_BYTES`]); junk after it.
     buf: [u8; 64],
     /// Scratch for a word with non-ASCII letters.
     wide: String,
 }
 
+const LANES: u64 = 0x0101_0101_0101_0101;
+
+/// Bit 7 of every byte of `x` (ASCII bytes only: bit 7 clear) that lies in `lo..=hi`.
+#[inline(always)]
+fn in_range(x: u64, lo: u8, hi: u8) -> u64 {
+    let ge = x.wrapping_add(LANES * (0x80 - lo as u64));
+    let gt = x.wrapping_add(LANES * (0x7f - hi as u64));
+    ge & !gt & (LANES << 7)
+}
+
+/// Bit 7 of each byte gathered into the low 8 bits (byte k → bit k).
+#[inline(always)]
+fn gather(m: u64) -> u64 {
+    ((m >> 7) & LANES).wrapping_mul(0x0102_0408_1020_4080) >> 56
+}
+
 impl<'a> Scanner<'a> {
     fn new(text: &'a str) -> Self {
-        Scanner {
+        let mut sc = Scanner {
             text,
             i: 0,
+            base: 0,
+            raw: [0; 72],
+            alnum: 0,
+            high: 0,
             buf: [0; 64],
             wide: String::new(),
+        };
+        sc.load(0);
+        sc
+    }
+
+    /// Put the window at `base`.
+    #[inline(always)]
+    fn load(&mut self, base: usize) {
+        let bytes = self.text.as_bytes();
+        let k = bytes.len().saturating_sub(base).min(72);
+        if k == 72 {
+            self.raw.copy_from_slice(&bytes[base..base + 72]);
+        } else {
+            self.raw = [0; 72];
+            self.raw[..k].copy_from_slice(&bytes[base..base + k]);
         }
+        let (mut alnum, mut high) = (0u64, 0u64);
+        for j in 0..8 {
+            let x = u64::from_le_bytes(self.raw[8 * j..8 * j + 8].try_into().unwrap());
+            let hi = x & (LANES << 7);
+            let a = x & !(LANES << 7);
+            let letter = in_range(a | LANES * 0x20, b'a', b'z');
+            let digit = in_range(a, b'0', b'9');
+            alnum |= gather((letter | digit) & !hi) << (8 * j);
+            high |= gather(hi) << (8 * j);
+        }
+        self.base = base;
+        self.alnum = alnum;
+        self.high = high;
     }
 
     /// The next token's length in `buf` (with [`WIDE`] set for a word with non-ASCII
     /// letters), 0 at the end of the text.
+    #[inline(always)]
     fn next(&mut self) -> usize {
         let text = self.text;
         let bytes = text.as_bytes();
         let n = bytes.len();
         let mut i = self.i;
         loop {
-            while i < n && LOWER[bytes[i] as usize] == 0 {
-                i += 1;
-            }
             if i >= n {
                 self.i = n;
                 return 0;
             }
-            // A run of ASCII letters and digits, lowercased into `buf` on the way (a run
-            // longer than the buffer wraps around in it: it is no token anyway).
-            let start = i;
-            while i < n {
-                let l = LOWER[bytes[i] as usize];
-                if l < 2 {
-                    break;
-                }
-                self.buf[(i - start) & 63] = l;
-                i += 1;
+            if i - self.base >= 64 {
+                self.load(i);
             }
-            let len = i - start;
-            if i < n && bytes[i] >= 0x80 {
-                let ch = text[i..].chars().next().unwrap_or_default();
-                if ch.is_alphanumeric() {
-                    // A word with non-ASCII letters (or running on into them): the slow path
-                    // from its start. Not folded, and kept even if one byte long.
-                    i = slow_word(text, start, &mut self.wide);
-                    let w = self.wide.as_bytes();
-                    if w.len() > MAX_TOKEN_BYTES {
-                        continue;
-                    }
-                    self.buf[..w.len()].copy_from_slice(w);
-                    self.i = i;
-                    return w.len() | WIDE;
+            let rel = i - self.base;
+            let m = (self.alnum | self.high) & (!0u64 << rel);
+            if m == 0 {
+                i = self.base + 64;
+                continue;
+            }
+            let s = self.base + m.trailing_zeros() as usize;
+            if self.high >> (s - self.base) & 1 == 1 {
+                // A non-ASCII character where a word could start.
+                let ch = text[s..].chars().next().unwrap_or_default();
+                if !ch.is_alphanumeric() {
+                    i = s + ch.len_utf8();
+                    continue;
                 }
-                if len == 0 {
-                    // A non-ASCII separator (dash, quote, ...).
-                    i += ch.len_utf8();
+                i = slow_word(text, s, &mut self.wide);
+                if let Some(r) = self.take_wide() {
+                    self.i = i;
+                    return r;
+                }
+                continue;
+            }
+            // A run of ASCII letters and digits from `s`.
+            let rest = !self.alnum & (!0u64 << (s - self.base));
+            let end = if rest != 0 {
+                self.base + rest.trailing_zeros() as usize
+            } else if s > self.base {
+                // It runs past the window: look again with the window at its start.
+                self.load(s);
+                i = s;
+                continue;
+            } else {
+                // 64 bytes or more: no token, unless non-ASCII letters follow (below).
+                let mut e = s + 64;
+                while e < n && bytes[e].is_ascii_alphanumeric() {
+                    e += 1;
+                }
+                e
+            };
+            if end < n && bytes[end] >= 0x80 {
+                let ch = text[end..].chars().next().unwrap_or_default();
+                if ch.is_alphanumeric() {
+                    // The word runs on into non-ASCII letters: the slow path from its start.
+                    i = slow_word(text, s, &mut self.wide);
+                    if let Some(r) = self.take_wide() {
+                        self.i = i;
+                        return r;
+                    }
                     continue;
                 }
             }
+            i = end;
+            let len = end - s;
             // Outside 2..=MAX_TOKEN_BYTES.
             if len.wrapping_sub(2) > MAX_TOKEN_BYTES - 2 {
                 continue;
             }
+            // Lowercase: letters and digits alike keep their value with 0x20 set.
+            let from = s - self.base;
+            let mut o = 0;
+            while o < len {
+                let x = u64::from_le_bytes(self.raw[from + o..from + o + 8].try_into().unwrap());
+                self.buf[o..o + 8].copy_from_slice(&(x | LANES * 0x20).to_le_bytes());
+                o += 8;
+            }
             self.i = i;
             return fold(&mut self.buf, len);
         }
+    }
+
+    /// The word in `wide` as the current token, unless too long.
+    fn take_wide(&mut self) -> Option<usize> {
+        let w = self.wide.as_bytes();
+        if w.len() > MAX_TOKEN_BYTES {
+            return None;
+        }
+        self.buf[..w.len()].copy_from_slice(w);
+        Some(w.len() | WIDE)
     }
 }
 
@@ -262,26 +342,24 @@ pub fn query_terms(query: &str) -> Vec<String> {
     out
 }
 
-/// A 64-bit hash of the token `b[..n]` (`n` ≤ 48): FxHash-style mixing of its 8-byte words
-/// (the last one zero padded), then murmur3's fmix64 so every bit of the key depends on
-/// every input bit. Never 0.
+/// A 64-bit key for the token `b[..n]` (`n` ≤ 48), never 0. A token of at most 8 bytes
+/// (most words) is its bytes as an integer, multiplied by an odd constant and its high half
+/// folded into the low one: both steps are invertible, so two short tokens never share a key,
+/// and the low bits (the table's slot) depend on every byte. Longer tokens: FxHash-style
+/// mixing of their 8-byte words (the last one zero padded), then murmur3's fmix64.
 #[inline(always)]
 fn hash_token(b: &[u8; 64], n: usize) -> u64 {
     const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+    let word = |p: usize| u64::from_le_bytes(b[p & 56..(p & 56) + 8].try_into().unwrap());
+    if n.wrapping_sub(1) < 8 {
+        let w = word(0) & (u64::MAX >> (64 - 8 * n));
+        let h = w.wrapping_mul(K);
+        return h ^ h >> 32;
+    }
     let mut h: u64 = (n as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     let mut o = 0;
     while o < n {
-        let p = o & 56;
-        let mut w = u64::from_le_bytes([
-            b[p],
-            b[p + 1],
-            b[p + 2],
-            b[p + 3],
-            b[p + 4],
-            b[p + 5],
-            b[p + 6],
-            b[p + 7],
-        ]);
+        let mut w = word(o);
         if n - o < 8 {
             w &= (1u64 << (8 * (n - o))) - 1;
         }
@@ -755,6 +833,14 @@ mod tests {
 
         pub fn hash_bytes(b: &[u8]) -> u64 {
             const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+            if (1..=8).contains(&b.len()) {
+                let mut w = 0u64;
+                for (k, &x) in b.iter().enumerate() {
+                    w |= (x as u64) << (8 * k);
+                }
+                let h = w.wrapping_mul(K);
+                return h ^ (h >> 32);
+            }
             let mut h: u64 = (b.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
             let mut chunks = b.chunks_exact(8);
             for c in &mut chunks {
