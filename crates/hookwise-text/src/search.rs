@@ -7,11 +7,12 @@
 //! ([`SearchIndex::compact`]), so a change never scans the whole index.
 //!
 //! Indexing is the hot path of a cold vault load (millions of tokens; this crate is built at
-//! opt-level 3 for it, see `Cargo.toml`): one [`Scanner`] lowercases and folds each ASCII word
-//! into a fixed buffer in a single pass, the token is hashed straight from that buffer, and
-//! stopwords are terms interned first whose ids indexing skips. (Some shapes below, such as
-//! slices instead of `Vec` indexing, date from when this ran at opt-level z, where those were
-//! calls; they cost nothing at 3.)
+//! opt-level 3 for it, see `Cargo.toml`): the [`Scanner`] finds words with bit masks over a
+//! 64-byte window and keys a short ASCII word (most words) straight from its bytes as one
+//! integer, lowercased and folded there; longer and non-ASCII words take a byte-at-a-time path
+//! through a buffer. Stopwords are terms interned first whose ids indexing skips. (Some shapes
+//! below, such as slices instead of `Vec` indexing, date from when this ran at opt-level z,
+//! where those were calls; they cost nothing at 3.)
 
 use crate::FileId;
 
@@ -57,17 +58,37 @@ fn is_stopword(t: &[u8]) -> bool {
     t.len() <= 5 && PACKED_STOPWORDS.contains(&pack(t))
 }
 
+/// Per byte: the lowercase letter or digit for an ASCII letter or digit, 0 for any other
+/// ASCII byte (a separator), 1 for a byte of a non-ASCII character.
+const LOWER: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        t[i] = if b >= 0x80 {
+            1
+        } else if b.is_ascii_alphanumeric() {
+            b.to_ascii_lowercase()
+        } else {
+            0
+        };
+        i += 1;
+    }
+    t
+};
+
 /// Flag in [`Scanner::next`]'s answer: the token holds non-ASCII letters (it is neither
 /// folded nor checked against the stopwords).
 const WIDE: usize = 0x100;
 
-/// The index tokens of a text, one at a time, each lowercased (and, if ASCII, suffix-folded)
-/// into `buf`. Stopwords are not dropped here.
+/// The index tokens of a text, one at a time. Stopwords are not dropped here.
 ///
-/// The text is classified 64 bytes at a time into two bit masks (ASCII letters and digits;
-/// bytes of non-ASCII characters), eight bytes per step with word-wide arithmetic, and words
-/// are found with bit scans: no branch per byte, so a word's varying length costs no
-/// mispredicted loop exit. A word that runs past the window re-anchors the window at its start.
+/// Indexing ([`Scanner::next_key`]): the text is classified 64 bytes at a time into two bit
+/// masks (ASCII letters and digits; bytes of non-ASCII characters), eight bytes per step with
+/// word-wide arithmetic, and words are found with bit scans, with no branch per byte (a
+/// word's varying length would make the exit of a byte loop mispredict). A word that runs past
+/// the window moves the window to its start. Queries and the rare words indexing leaves to it
+/// take [`Scanner::next`], which lowercases (and, if ASCII, suffix-folds) into `buf`.
 struct Scanner<'a> {
     text: &'a str,
     /// Where the next token is looked for.
@@ -94,6 +115,13 @@ fn in_range(x: u64, lo: u8, hi: u8) -> u64 {
     ge & !gt & (LANES << 7)
 }
 
+/// The 8 bytes of `b` from `at`, little-endian.
+#[inline(always)]
+fn le64(b: &[u8], at: usize) -> u64 {
+    let w = &b[at..at + 8];
+    u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]])
+}
+
 /// Bit 7 of each byte gathered into the low 8 bits (byte k → bit k).
 #[inline(always)]
 fn gather(m: u64) -> u64 {
@@ -117,7 +145,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// Put the window at `base`.
-    #[inline(always)]
+    #[inline(never)]
     fn load(&mut self, base: usize) {
         let bytes = self.text.as_bytes();
         let k = bytes.len().saturating_sub(base).min(72);
@@ -129,7 +157,7 @@ impl<'a> Scanner<'a> {
         }
         let (mut alnum, mut high) = (0u64, 0u64);
         for j in 0..8 {
-            let x = u64::from_le_bytes(self.raw[8 * j..8 * j + 8].try_into().unwrap());
+            let x = le64(&self.raw, 8 * j);
             let hi = x & (LANES << 7);
             let a = x & !(LANES << 7);
             let letter = in_range(a | LANES * 0x20, b'a', b'z');
@@ -143,98 +171,118 @@ impl<'a> Scanner<'a> {
     }
 
     /// The next token's length in `buf` (with [`WIDE`] set for a word with non-ASCII
-    /// letters), 0 at the end of the text.
-    #[inline(always)]
+    /// letters), 0 at the end of the text. A byte at a time, ignoring the window: the path
+    /// for queries and for what [`Scanner::next_key`] leaves to it (long words, non-ASCII).
+    #[inline(never)]
     fn next(&mut self) -> usize {
         let text = self.text;
         let bytes = text.as_bytes();
         let n = bytes.len();
         let mut i = self.i;
         loop {
+            while i < n && LOWER[bytes[i] as usize] == 0 {
+                i += 1;
+            }
             if i >= n {
                 self.i = n;
                 return 0;
             }
-            if i - self.base >= 64 {
-                self.load(i);
-            }
-            let rel = i - self.base;
-            let m = (self.alnum | self.high) & (!0u64 << rel);
-            if m == 0 {
-                i = self.base + 64;
-                continue;
-            }
-            let s = self.base + m.trailing_zeros() as usize;
-            if self.high >> (s - self.base) & 1 == 1 {
-                // A non-ASCII character where a word could start.
-                let ch = text[s..].chars().next().unwrap_or_default();
-                if !ch.is_alphanumeric() {
-                    i = s + ch.len_utf8();
-                    continue;
+            // A run of ASCII letters and digits, lowercased into `buf` on the way (a run
+            // longer than the buffer wraps around in it: it is no token anyway).
+            let start = i;
+            while i < n {
+                let l = LOWER[bytes[i] as usize];
+                if l < 2 {
+                    break;
                 }
-                i = slow_word(text, s, &mut self.wide);
-                if let Some(r) = self.take_wide() {
-                    self.i = i;
-                    return r;
-                }
-                continue;
+                self.buf[(i - start) & 63] = l;
+                i += 1;
             }
-            // A run of ASCII letters and digits from `s`.
-            let rest = !self.alnum & (!0u64 << (s - self.base));
-            let end = if rest != 0 {
-                self.base + rest.trailing_zeros() as usize
-            } else if s > self.base {
-                // It runs past the window: look again with the window at its start.
-                self.load(s);
-                i = s;
-                continue;
-            } else {
-                // 64 bytes or more: no token, unless non-ASCII letters follow (below).
-                let mut e = s + 64;
-                while e < n && bytes[e].is_ascii_alphanumeric() {
-                    e += 1;
-                }
-                e
-            };
-            if end < n && bytes[end] >= 0x80 {
-                let ch = text[end..].chars().next().unwrap_or_default();
+            let len = i - start;
+            if i < n && bytes[i] >= 0x80 {
+                let ch = text[i..].chars().next().unwrap_or_default();
                 if ch.is_alphanumeric() {
-                    // The word runs on into non-ASCII letters: the slow path from its start.
-                    i = slow_word(text, s, &mut self.wide);
-                    if let Some(r) = self.take_wide() {
-                        self.i = i;
-                        return r;
+                    // A word with non-ASCII letters (or running on into them): the slow path
+                    // from its start. Not folded, and kept even if one byte long.
+                    i = slow_word(text, start, &mut self.wide);
+                    let w = self.wide.as_bytes();
+                    if w.len() > MAX_TOKEN_BYTES {
+                        continue;
                     }
+                    self.buf[..w.len()].copy_from_slice(w);
+                    self.i = i;
+                    return w.len() | WIDE;
+                }
+                if len == 0 {
+                    // A non-ASCII separator (dash, quote, ...).
+                    i += ch.len_utf8();
                     continue;
                 }
             }
-            i = end;
-            let len = end - s;
             // Outside 2..=MAX_TOKEN_BYTES.
             if len.wrapping_sub(2) > MAX_TOKEN_BYTES - 2 {
                 continue;
-            }
-            // Lowercase: letters and digits alike keep their value with 0x20 set.
-            let from = s - self.base;
-            let mut o = 0;
-            while o < len {
-                let x = u64::from_le_bytes(self.raw[from + o..from + o + 8].try_into().unwrap());
-                self.buf[o..o + 8].copy_from_slice(&(x | LANES * 0x20).to_le_bytes());
-                o += 8;
             }
             self.i = i;
             return fold(&mut self.buf, len);
         }
     }
 
-    /// The word in `wide` as the current token, unless too long.
-    fn take_wide(&mut self) -> Option<usize> {
-        let w = self.wide.as_bytes();
-        if w.len() > MAX_TOKEN_BYTES {
-            return None;
+    /// The next token as [`Scanner::next`] finds it, with its key ([`hash_token`]).
+    /// The common case, an ASCII word of 2 to 8 bytes that lies in the window, is keyed
+    /// straight from its bytes as one integer (lowercased, folded and masked there), never
+    /// copied to `buf`; everything else takes [`Scanner::next`].
+    #[inline(always)]
+    fn next_key(&mut self) -> (usize, u64) {
+        let n = self.text.len();
+        loop {
+            let rel = self.i - self.base;
+            let m = if rel < 64 {
+                (self.alnum | self.high) >> rel
+            } else {
+                0
+            };
+            if m == 0 {
+                // Nothing more in the window: on to the next one.
+                let at = self.i.max(self.base + 64);
+                if at >= n {
+                    self.i = n;
+                    return (0, 0);
+                }
+                self.load(at);
+                self.i = at;
+                continue;
+            }
+            // The word's start and end in the window (a non-ASCII start: length 0).
+            let s = rel + m.trailing_zeros() as usize;
+            let rest = !self.alnum >> s;
+            let len = rest.trailing_zeros() as usize;
+            if rest == 0 {
+                if s == 0 {
+                    break; // 64 bytes or more
+                }
+                // It runs past the window: look again with the window at its start.
+                self.i = self.base + s;
+                self.load(self.i);
+                continue;
+            }
+            let e = s + len;
+            if self.high >> e & 1 == 0 {
+                if len.wrapping_sub(2) < 7 {
+                    let w = (le64(&self.raw, s) | LANES * 0x20) & low_bytes(len);
+                    let (w, n) = fold64(w, len);
+                    self.i = self.base + e;
+                    return (n, key_short(w));
+                }
+                if len == 1 {
+                    self.i = self.base + e; // one letter: no token
+                    continue;
+                }
+            }
+            break;
         }
-        self.buf[..w.len()].copy_from_slice(w);
-        Some(w.len() | WIDE)
+        let r = self.next();
+        (r, if r == 0 { 0 } else { hash_token(&self.buf, r & 63) })
     }
 }
 
@@ -290,6 +338,59 @@ fn fold(b: &mut [u8; 64], n: usize) -> usize {
     } else {
         n
     }
+}
+
+/// The lowest `n` bytes of a word (`n` in 1..=8).
+#[inline(always)]
+fn low_bytes(n: usize) -> u64 {
+    u64::MAX >> (64 - 8 * n)
+}
+
+/// [`fold`] for a word of `n` (2..=8) bytes held in an integer, first byte lowest; returns
+/// the folded word (bytes past its length cleared) and its length.
+#[inline(always)]
+fn fold64(w: u64, n: usize) -> (u64, usize) {
+    if n < 4 {
+        return (w, n);
+    }
+    // The last four bytes, the last one highest.
+    let u = (w >> (8 * (n - 4))) as u32;
+    let last3 = u >> 8;
+    let byte = |k: usize| (w >> (8 * k)) as u8;
+    let undouble = |m: usize| {
+        let c = byte(m - 1);
+        if c == byte(m - 2) && !matches!(c, b'l' | b's' | b'z' | b'a' | b'e' | b'i' | b'o' | b'u') {
+            m - 1
+        } else {
+            m
+        }
+    };
+    let m = if n > 4 && last3 == le(b"ies") {
+        let y = 8 * (n - 3);
+        return ((w & !(0xff << y) | (b'y' as u64) << y) & low_bytes(n - 2), n - 2);
+    } else if u == le(b"sses") {
+        n - 2
+    } else if n > 5 && last3 == le(b"ing") {
+        undouble(n - 3)
+    } else if n > 4 && u >> 16 == le(b"ed") && last3 != le(b"eed") {
+        undouble(n - 2)
+    } else if u >> 24 == b's' as u32 && !matches!((u >> 16) as u8, b's' | b'u' | b'i') {
+        n - 1
+    } else {
+        n
+    };
+    (w & low_bytes(m), m)
+}
+
+/// A short literal packed first byte lowest.
+const fn le(s: &[u8]) -> u32 {
+    let mut v = 0u32;
+    let mut i = s.len();
+    while i > 0 {
+        i -= 1;
+        v = v << 8 | s[i] as u32;
+    }
+    v
 }
 
 /// A short literal as [`fold`] packs a word's tail.
@@ -350,11 +451,9 @@ pub fn query_terms(query: &str) -> Vec<String> {
 #[inline(always)]
 fn hash_token(b: &[u8; 64], n: usize) -> u64 {
     const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-    let word = |p: usize| u64::from_le_bytes(b[p & 56..(p & 56) + 8].try_into().unwrap());
+    let word = |p: usize| le64(b, p & 56);
     if n.wrapping_sub(1) < 8 {
-        let w = word(0) & (u64::MAX >> (64 - 8 * n));
-        let h = w.wrapping_mul(K);
-        return h ^ h >> 32;
+        return key_short(word(0) & low_bytes(n));
     }
     let mut h: u64 = (n as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     let mut o = 0;
@@ -372,6 +471,13 @@ fn hash_token(b: &[u8; 64], n: usize) -> u64 {
     h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
     h ^= h >> 33;
     h.max(1)
+}
+
+/// [`hash_token`] of a token of 1 to 8 bytes, given as an integer (first byte lowest).
+#[inline(always)]
+fn key_short(w: u64) -> u64 {
+    let h = w.wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    h ^ h >> 32
 }
 
 /// [`hash_token`] of any text; `None` for one too long to be a token.
@@ -522,11 +628,10 @@ impl SearchIndex {
         let mut sc = Scanner::new(text);
         let mut len = 0;
         loop {
-            let r = sc.next();
+            let (r, h) = sc.next_key();
             if r == 0 {
                 return len;
             }
-            let h = hash_token(&sc.buf, r & 63);
             let mut i = self.terms.slot(h);
             if self.terms.slots[..][i].key != h {
                 i = self.terms.insert(i, h, distinct);
@@ -1072,6 +1177,7 @@ mod tests {
     fn index_matches_the_old_indexing() {
         let hand = hand_texts();
         let gen = generated_texts(2000);
+        let bytes = byte_texts(4000);
         // Documents with thousands of new terms, repeated: the table grows mid-document.
         let many: Vec<String> = (0..3)
             .map(|k| {
@@ -1084,6 +1190,7 @@ mod tests {
             .iter()
             .map(|t| (t.as_str(), t.as_str()))
             .chain(gen.chunks(2).map(|c| (c[0].as_str(), c[1].as_str())))
+            .chain(bytes.chunks(2).map(|c| (c[0].as_str(), c[1].as_str())))
             .chain(many.iter().map(|t| ("t0x1 new", t.as_str())))
             .collect();
         let mut new = SearchIndex::default();
