@@ -55,7 +55,13 @@ function takeBytes(batch) {
     }
   }
   if (!parts) return NO_BYTES;
-  if (parts.length === 1) return parts[0];
+  // Files read one after another into the same slab (js/host.cjs) lie back to back: one view.
+  const first = parts[0];
+  let end = first.byteOffset + first.length;
+  for (let i = 1; i < parts.length && end >= 0; i++) {
+    end = parts[i].buffer === first.buffer && parts[i].byteOffset === end ? end + parts[i].length : -1;
+  }
+  if (end >= 0) return new Uint8Array(first.buffer, first.byteOffset, total);
   const out = new Uint8Array(total);
   let at = 0;
   for (const p of parts) {

@@ -219,6 +219,33 @@ test("the host reads a file as bytes, refuses FIFOs and folders without blocking
   }
 });
 
+test("files read one after another lie back to back and cross without a copy; others are joined", T, async () => {
+  const { createRequire } = await import("node:module");
+  const req = createRequire(import.meta.url);
+  const { readFile } = req(path.join(dist, "host.cjs"));
+  const { takeBytes } = req(path.join(dist, "core.cjs"));
+  const dir = tmpdir("hookwise-slab-");
+  const texts = ["first note\n", "", "second — ünïcode\n", "x".repeat(3000)];
+  texts.forEach((t, i) => fs.writeFileSync(path.join(dir, `${i}.md`), t));
+  const replies = [];
+  for (let i = 0; i < texts.length; i++) replies.push(await readFile({ path: path.join(dir, `${i}.md`), maxBytes: 1 << 20 }));
+  // a big file gets its own buffer; a failed read carries no bytes
+  fs.writeFileSync(path.join(dir, "big.md"), "b".repeat(600_000));
+  const big = await readFile({ path: path.join(dir, "big.md"), maxBytes: 1 << 20 });
+  const batch = replies.map((r, i) => [i, r]);
+  const joined = takeBytes(batch);
+  assert.equal(joined.buffer, replies[0].bytes.buffer, "one view of the slab, no copy");
+  const back = batch.map(([, r]) => Buffer.from(joined.subarray(r.blob[0], r.blob[0] + r.blob[1])).toString());
+  assert.deepEqual(back, texts);
+  // not back to back (a big file between, an error, the same slab out of order): copied together
+  const mixed = [[0, { bytes: replies[2].bytes }], [1, big], [2, { error: "vanished" }], [3, { bytes: replies[0].bytes }]];
+  const all = takeBytes(mixed);
+  assert.notEqual(all.buffer, replies[0].bytes.buffer);
+  assert.deepEqual(mixed[2][1], { error: "vanished" });
+  const at = (k) => Buffer.from(all.subarray(mixed[k][1].blob[0], mixed[k][1].blob[0] + mixed[k][1].blob[1])).toString();
+  assert.deepEqual([at(0), at(1).length, at(3)], [texts[2], 600_000, texts[0]]);
+});
+
 test('knowledge: "vault" uses the vault even when a maenifold CLI is on PATH', T, async () => {
   const f = fakeEnv();
   const dir = vault(NOTE_ABOUT_AUTH);
