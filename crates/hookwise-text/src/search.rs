@@ -308,36 +308,17 @@ fn slow_word(text: &str, start: usize, out: &mut String) -> usize {
 /// Fold the suffix of the lowercase ASCII word `b[..n]` (`n` in 4..=48 for any change) in
 /// place; returns its new length. `policies` → `policy`, `passes` → `pass`, `running` →
 /// `run`, `stopped` → `stop`, `limits` → `limit` (not `status`, `focus`, `analysis`).
+/// The rules look at the last four bytes and the length only: [`fold64`] on the word's last
+/// (at most) eight bytes.
 #[inline(always)]
 fn fold(b: &mut [u8; 64], n: usize) -> usize {
     if n < 4 {
         return n;
     }
-    // The last four bytes, the last one lowest.
-    let t = (b[(n - 4) & 63] as u32) << 24
-        | (b[(n - 3) & 63] as u32) << 16
-        | (b[(n - 2) & 63] as u32) << 8
-        | b[(n - 1) & 63] as u32;
-    const IES: u32 = tail(b"ies");
-    const SSES: u32 = tail(b"sses");
-    const ING: u32 = tail(b"ing");
-    const ED: u32 = tail(b"ed");
-    const EED: u32 = tail(b"eed");
-    let last3 = t & 0xff_ffff;
-    if n > 4 && last3 == IES {
-        b[(n - 3) & 63] = b'y';
-        n - 2
-    } else if t == SSES {
-        n - 2
-    } else if n > 5 && last3 == ING {
-        undouble(b, n - 3)
-    } else if n > 4 && t & 0xffff == ED && last3 != EED {
-        undouble(b, n - 2)
-    } else if t & 0xff == b's' as u32 && !matches!((t >> 8) as u8, b's' | b'u' | b'i') {
-        n - 1
-    } else {
-        n
-    }
+    let at = n.saturating_sub(8);
+    let (w, m) = fold64(le64(b, at) & low_bytes(n - at), n - at);
+    b[at..at + 8].copy_from_slice(&w.to_le_bytes());
+    at + m
 }
 
 /// The lowest `n` bytes of a word (`n` in 1..=8).
@@ -346,8 +327,8 @@ fn low_bytes(n: usize) -> u64 {
     u64::MAX >> (64 - 8 * n)
 }
 
-/// [`fold`] for a word of `n` (2..=8) bytes held in an integer, first byte lowest; returns
-/// the folded word (bytes past its length cleared) and its length.
+/// The suffix folding of [`fold`] for a word of `n` (2..=8) bytes held in an integer, first
+/// byte lowest; returns the folded word (bytes past its length cleared) and its length.
 #[inline(always)]
 fn fold64(w: u64, n: usize) -> (u64, usize) {
     if n < 4 {
@@ -391,29 +372,6 @@ const fn le(s: &[u8]) -> u32 {
         v = v << 8 | s[i] as u32;
     }
     v
-}
-
-/// A short literal as [`fold`] packs a word's tail.
-const fn tail(s: &[u8]) -> u32 {
-    let mut v = 0u32;
-    let mut i = 0;
-    while i < s.len() {
-        v = v << 8 | s[i] as u32;
-        i += 1;
-    }
-    v
-}
-
-/// The length of `b[..m]` (`m` ≥ 3) with a doubled final consonant undone: `runn` → `run`,
-/// `stopp` → `stop` (but not `ll`, `ss`, `zz`).
-#[inline(always)]
-fn undouble(b: &[u8; 64], m: usize) -> usize {
-    let c = b[(m - 1) & 63];
-    if c == b[(m - 2) & 63] && !matches!(c, b'l' | b's' | b'z' | b'a' | b'e' | b'i' | b'o' | b'u') {
-        m - 1
-    } else {
-        m
-    }
 }
 
 /// Call `f` with every index token of `text`.
