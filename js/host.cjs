@@ -258,7 +258,7 @@ async function readFile({ path: p, maxBytes }) {
         buf = bigger;
       }
     }
-    if (slab && buf.buffer === slab.buffer && buf.byteOffset === slab.byteOffset + slabAt) slabAt += n;
+    if (slab && buf.buffer === slab.buffer) slabAt += n; // the slab's space is taken (not a bigger copy)
     return { bytes: buf.subarray(0, n) };
   } catch (e) {
     return { error: e && e.code === "ENOENT" ? "vanished" : e && e.code ? e.code : String(e) };
