@@ -40,8 +40,8 @@ const encoder = new TextEncoder();
 const NO_BYTES = new Uint8Array(0);
 /**
  * Replies carrying raw bytes (`{bytes}`: a file read by the host) cross beside the JSON: each
- * becomes `{blob: [offset, length]}` into one buffer, returned (the core turns it back into the
- * file's text or a not-utf8 error).
+ * becomes `{blob: [offset, length, size?, mtimeMs?]}` into one buffer, returned (the core turns
+ * it back into the file's text or a not-utf8 error).
  */
 function takeBytes(batch) {
   let total = 0;
@@ -49,7 +49,8 @@ function takeBytes(batch) {
   for (const entry of batch) {
     const r = entry[1];
     if (r && r.bytes instanceof Uint8Array) {
-      entry[1] = { blob: [total, r.bytes.length] };
+      // the size and mtime the host saw, in the array: no keys of their own to decode
+      entry[1] = { blob: r.mtimeMs === undefined ? [total, r.bytes.length] : [total, r.bytes.length, r.size, r.mtimeMs] };
       (parts || (parts = [])).push(r.bytes);
       total += r.bytes.length;
     }

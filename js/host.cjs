@@ -209,7 +209,9 @@ async function stat({ path: p }) {
 // re-encoded on its way in.
 // Opened non-blocking where the platform has it: opening a FIFO never waits for a writer,
 // and the one fstat both refuses what is not a regular file and sizes the read (open, fstat,
-// read, close: one stat less per note than stat + readFileSync).
+// read, close: one stat less per note than stat + readFileSync). The reply carries the size and
+// mtime that fstat saw, as a listing's stat would give them: the first index lists the vault
+// without a stat per note (listDir's typesOnly) and keeps these instead.
 const { O_RDONLY, O_NONBLOCK } = fs.constants;
 const OPEN_FLAGS = O_NONBLOCK === undefined ? O_RDONLY : O_RDONLY | O_NONBLOCK;
 // Files are read into shared slabs, one after another, instead of a Buffer each: a cold index
@@ -238,7 +240,7 @@ async function readFile({ path: p, maxBytes }) {
     fd = fs.openSync(p, OPEN_FLAGS);
     const st = fs.fstatSync(fd);
     if (!st.isFile()) return { error: st.isDirectory() ? "EISDIR" : "not a regular file" };
-    if (st.size > maxBytes) return { error: "too-large" };
+    if (st.size > maxBytes) return { error: "too-large", size: st.size, mtimeMs: st.mtimeMs };
     // one byte more than the size: a file that grew meanwhile is read on, up to the limit
     let buf = space(st.size + 1);
     let n = 0;
@@ -247,7 +249,7 @@ async function readFile({ path: p, maxBytes }) {
       const got = fs.readSync(fd, buf, n, want, n);
       if (got === 0) break;
       n += got;
-      if (n > maxBytes) return { error: "too-large" };
+      if (n > maxBytes) return { error: "too-large", size: st.size, mtimeMs: st.mtimeMs };
       // Everything fstat promised, and the read stopped short of the spare byte: the end, no
       // second read to see 0 (one system call less per note). A short read before that (a
       // network or FUSE file system may give one) reads on.
@@ -259,7 +261,7 @@ async function readFile({ path: p, maxBytes }) {
       }
     }
     if (slab && buf.buffer === slab.buffer) slabAt += n; // the slab's space is taken (not a bigger copy)
-    return { bytes: buf.subarray(0, n) };
+    return { bytes: buf.subarray(0, n), size: st.size, mtimeMs: st.mtimeMs };
   } catch (e) {
     return { error: e && e.code === "ENOENT" ? "vanished" : e && e.code ? e.code : String(e) };
   } finally {
@@ -343,8 +345,9 @@ function packListing({ entries, truncated, error }) {
 }
 
 /** A folder's entries (relative `/` paths), breadth first; symlinked folders are listed but
- * not descended into. */
-async function listDir({ path: root, recursive, maxEntries, skipHidden }) {
+ * not descended into. With `typesOnly`, files and folders come as the folder listing tells
+ * them (size and mtime 0): no stat each; symlinks and anything else are still stat'ed. */
+async function listDir({ path: root, recursive, maxEntries, skipHidden, typesOnly }) {
   const entries = [];
   let truncated = false;
   const queue = [""];
@@ -372,6 +375,9 @@ async function listDir({ path: root, recursive, maxEntries, skipHidden }) {
       // Synchronous stats (see readFile): one folder at a time, then the event loop runs.
       const found = picked.map((d) => {
         const relPath = rel ? `${rel}/${d.name}` : d.name;
+        if (typesOnly && (d.isFile() || d.isDirectory())) {
+          return { path: relPath, isFile: d.isFile(), isDir: d.isDirectory(), isSymlink: false, size: 0, mtimeMs: 0 };
+        }
         return dirEntry(base + relPath, relPath, d.isSymbolicLink());
       });
       for (const e of found) {

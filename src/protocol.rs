@@ -22,8 +22,8 @@ pub enum Request {
     /// Look at a path. Reply: `StatResult`.
     Stat { path: String },
     /// Read a file as UTF-8. Reply: `ReadResult`, or the file's raw bytes sent beside the
-    /// replies' JSON as `{"blob": [offset, length]}` (see [`resolve_blob`]): no text decoding,
-    /// escaping or re-encoding on the way in.
+    /// replies' JSON as `{"blob": [offset, length, size?, mtimeMs?]}` (see [`resolve_blob`]):
+    /// no text decoding, escaping or re-encoding on the way in.
     ReadFile { path: String, max_bytes: u64 },
     /// Append one line (no newline inside) to a file, creating it and its folders. Reply: `{ok, error?}`.
     AppendLine { path: String, line: String },
@@ -52,13 +52,19 @@ pub enum Request {
     McpAwait { session: u64, rpc_id: u64 },
     /// List a folder (with `recursive`, everything below it, not descending into symlinked
     /// folders), at most `max_entries` entries; with `skip_hidden`, names starting with `.`
-    /// (`.git`, `.obsidian`) are left out. Reply: `ListDirResult`.
+    /// (`.git`, `.obsidian`) are left out. With `types_only`, an entry that is a file or a
+    /// folder (not a symlink) may come with only what the folder listing itself tells — its
+    /// type, `size` and `mtimeMs` 0 — saving a stat per entry when nothing is compared with
+    /// them (the first index of a vault; the reads report each file's size and mtime).
+    /// Reply: `ListDirResult`.
     ListDir {
         path: String,
         recursive: bool,
         max_entries: u64,
         #[serde(default)]
         skip_hidden: bool,
+        #[serde(default)]
+        types_only: bool,
     },
     /// Append one record to a hash-chained JSONL file (the Agent Trace log), under an
     /// exclusive lock so that several processes keep one chain. The host writes the line
@@ -111,18 +117,23 @@ pub struct StatResult {
 
 /// The reply to `ReadFile`. On failure `error` is one of these words (any other text counts as
 /// "unreadable"): `not-utf8` (the bytes are not UTF-8), `not-found` (gone; `ENOENT` is
-/// understood too), `too-large` (over `max_bytes`).
+/// understood too), `too-large` (over `max_bytes`). `size` and `mtimeMs`, when the host
+/// gives them, are the file's as it was opened (what a stat in a listing would say).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ReadResult {
     pub text: Option<String>,
     pub error: Option<String>,
+    pub size: Option<u64>,
+    pub mtime_ms: Option<f64>,
 }
 
 /// Turn a reply that names a range of the bytes sent beside the replies (`{"blob": [offset,
-/// length]}`, how a host answers `ReadFile` without decoding the file) into a `ReadResult`:
-/// `{"text": …}` (a leading UTF-8 byte order mark dropped) or `{"error": "not-utf8"}`. A range
-/// outside `bytes` is an unreadable file, never a panic. Other replies are left alone.
+/// length, size?, mtimeMs?]}`, how a host answers `ReadFile` without decoding the file) into a
+/// `ReadResult`: `{"text": …}` (a leading UTF-8 byte order mark dropped) or `{"error":
+/// "not-utf8"}`, with the file's `size` and `mtimeMs` when the array has them (in the array, not
+/// as keys of their own: 10,000 replies decode measurably faster). A range outside `bytes` is
+/// an unreadable file, never a panic. Other replies are left alone.
 pub fn resolve_blob(reply: &mut serde_json::Value, bytes: &[u8]) {
     // (no `Map::remove`: the whole reply is replaced, which keeps the B-tree's removal code out
     // of the wasm)
@@ -152,6 +163,10 @@ pub fn resolve_blob(reply: &mut serde_json::Value, bytes: &[u8]) {
     };
     let mut out = serde_json::Map::new();
     out.insert(key.into(), serde_json::Value::String(value));
+    if let Some([size, mtime]) = range.as_array().and_then(|a| a.get(2..4)) {
+        out.insert("size".into(), size.clone());
+        out.insert("mtimeMs".into(), mtime.clone());
+    }
     *reply = serde_json::Value::Object(out);
 }
 
@@ -317,6 +332,13 @@ mod blob_tests {
             assert!(r.text.is_none(), "{bad}");
             assert!(r.error.unwrap().starts_with("unreadable"), "{bad}");
         }
+        // the file's size and mtime as the host opened it are kept, for text and error alike
+        let r = resolved(json!({"blob": [3, 4, 4, 1.7e12 + 0.25]}), bytes);
+        assert_eq!(r, json!({"text": "# T\n", "size": 4, "mtimeMs": 1.7e12 + 0.25}));
+        let r = ReadResult::deserialize(r).unwrap();
+        assert_eq!((r.size, r.mtime_ms), (Some(4), Some(1.7e12 + 0.25)));
+        let r = resolved(json!({"blob": [0, 19, 19, 2.0]}), bytes);
+        assert_eq!(r, json!({"error": "not-utf8", "size": 19, "mtimeMs": 2.0}));
         // other replies are left alone
         for other in [
             json!({"text": "t"}),

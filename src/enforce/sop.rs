@@ -987,6 +987,7 @@ pub async fn refresh(
                     recursive: true,
                     max_entries: MAX_LIST_ENTRIES,
                     skip_hidden: true,
+                    types_only: false,
                 })
             })
             .collect(),

@@ -395,6 +395,7 @@ async fn read_text(io: &Io, path: &str, max: u64) -> ReadResult {
     serde_json::from_value(v).unwrap_or_else(|e| ReadResult {
         text: None,
         error: Some(format!("bad reply: {e}")),
+        ..Default::default()
     })
 }
 
@@ -439,6 +440,7 @@ async fn refresh(
         ReadResult {
             text: None,
             error: Some("vanished".into()),
+            ..Default::default()
         }
     };
     let (key, text, failed) = match (r.text, r.error) {

@@ -3,10 +3,12 @@
 //! process — BuildContext, SearchMemories and RecentActivity.
 //!
 //! No I/O here. Indexing is a protocol with the host:
-//! 1. the host lists the vault ([`DirEntry`]: relative path, size, mtime, realpath);
+//! 1. the host lists the vault ([`DirEntry`]: relative path, size, mtime, realpath) — for the
+//!    first index, with nothing to compare, only the entries' types (no stat per entry);
 //! 2. [`Vault::plan`] answers which paths it needs read (new or changed), and drops files that
 //!    are gone (a rename is a delete plus an add);
-//! 3. the host reads them, and each answer goes to [`Vault::ingest`].
+//! 3. the host reads them, and each answer goes to [`Vault::ingest`], with the size and mtime
+//!    the host saw when it opened the file.
 //!
 //! [`refresh`] drives the three steps through the request loop ([`Io`]). Files that are not
 //! markdown are ignored; files that are too large, not UTF-8, unreadable, vanish mid-scan or
@@ -287,6 +289,12 @@ impl Vault {
         *self = Vault::default();
     }
 
+    /// Nothing indexed or skipped: a listing's sizes and mtimes would not be compared with
+    /// anything, so its entries' types are enough.
+    fn is_blank(&self) -> bool {
+        self.by_path.is_empty() && self.failed.is_empty()
+    }
+
     /// Step 2 of the protocol: given the host's complete listing (`complete` = not truncated)
     /// and the vault root's real path, drop what is gone and return the relative paths that
     /// need reading. Counts skips of the listing itself (too large, outside the vault, still
@@ -326,9 +334,12 @@ impl Vault {
             }
         }
         self.failed.retain(|p, _| keep.contains(p.as_str()));
-        let bytes: u64 = self.pending.values().map(|m| m.size).sum();
-        reserve_heap(bytes.saturating_mul(5) / 2);
         to_read
+    }
+
+    /// The bytes the latest plan will read, as far as its listing told the sizes.
+    fn pending_bytes(&self) -> u64 {
+        self.pending.values().map(|m| m.size).sum()
     }
 
     /// Step 2 for a few paths the host reported changed (the rest of the vault is as the
@@ -412,10 +423,26 @@ impl Vault {
     /// Step 3: the host's answer for one path of the plan. A failure drops any older version
     /// of the file and is counted. Returns whether the file is now indexed.
     pub fn ingest(&mut self, path: &str, result: Result<String, ReadError>) -> bool {
-        let meta = self.pending.remove(path).unwrap_or(Meta {
-            mtime_ms: 0.0,
-            size: 0,
-        });
+        self.ingest_opened(path, result, None)
+    }
+
+    /// [`Vault::ingest`] with the file's `(size, mtime_ms)` as the host opened it, which
+    /// describe the text read better than the listing's (and are all there is after a
+    /// listing of types only).
+    pub fn ingest_opened(
+        &mut self,
+        path: &str,
+        result: Result<String, ReadError>,
+        opened: Option<(u64, f64)>,
+    ) -> bool {
+        let listed = self.pending.remove(path);
+        let meta = match opened {
+            Some((size, mtime_ms)) => Meta { mtime_ms, size },
+            None => listed.unwrap_or(Meta {
+                mtime_ms: 0.0,
+                size: 0,
+            }),
+        };
         let result = match result {
             Ok(t) if t.len() as u64 > MAX_FILE_BYTES => Err(ReadError::TooLarge),
             r => r,
@@ -735,7 +762,8 @@ impl Vault {
     }
 }
 
-/// Before a bulk load, grow the heap once by about what the load will hold (≈ 2.5× the text).
+/// Before a bulk load, grow the heap once by about what the load will hold (≈ 2.5× the text;
+/// nothing below 16 MiB).
 /// On wasm every `memory.grow` is expensive (V8 collects garbage on each), and the allocator
 /// would otherwise grow the memory in thousands of small steps; the freed block stays with
 /// the allocator and is carved up by the load. Native allocators need no help.
@@ -765,6 +793,7 @@ fn join_path(root: &str, rel: &str) -> String {
 /// [`READ_BATCH`]) and bring `vault` up to date. Never fails: problems are counted or reported
 /// in `error`. The borrow of `vault` is never held across an await.
 pub async fn refresh(io: &Io, vault: &RefCell<Vault>, root: &str) -> RefreshStats {
+    let types_only = vault.borrow().is_blank();
     let replies = join_all(vec![
         io.request(Request::Stat {
             path: root.to_string(),
@@ -774,6 +803,7 @@ pub async fn refresh(io: &Io, vault: &RefCell<Vault>, root: &str) -> RefreshStat
             recursive: true,
             max_entries: MAX_LIST_ENTRIES,
             skip_hidden: true,
+            types_only,
         }),
     ])
     .await;
@@ -841,7 +871,11 @@ async fn read_planned(
     to_read: &[String],
     out: &mut RefreshStats,
 ) {
-    for chunk in to_read.chunks(READ_BATCH) {
+    // Room for what the reads will hold, grown once: from the listed sizes, or — a listing of
+    // types only — from the first batch's.
+    let listed = vault.borrow().pending_bytes();
+    reserve_heap(listed.saturating_mul(5) / 2);
+    for (i, chunk) in to_read.chunks(READ_BATCH).enumerate() {
         let reqs = chunk
             .iter()
             .map(|p| {
@@ -853,19 +887,26 @@ async fn read_planned(
             .collect();
         let replies = join_all(reqs).await;
         let mut v = vault.borrow_mut();
+        let mut read_bytes = 0;
         for (p, reply) in chunk.iter().zip(replies) {
             let r: ReadResult = serde_json::from_value(reply).unwrap_or_default();
+            let opened = r.size.zip(r.mtime_ms);
+            read_bytes += r.text.as_ref().map_or(0, |t| t.len() as u64);
             let result = match (r.text, r.error) {
                 (_, Some(e)) => Err(ReadError::from_host(&e)),
                 (Some(t), None) => Ok(t),
                 (None, None) => Err(ReadError::Unreadable("no text in the reply".into())),
             };
             let was = v.by_path.contains_key(p.as_str());
-            if v.ingest(p, result) {
+            if v.ingest_opened(p, result, opened) {
                 out.read += 1;
             } else if was {
                 out.removed += 1;
             }
+        }
+        if i == 0 && listed == 0 {
+            let rest = (to_read.len() - chunk.len()) as u64;
+            reserve_heap(read_bytes / chunk.len() as u64 * rest * 5 / 2);
         }
     }
 }

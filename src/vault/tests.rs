@@ -433,7 +433,9 @@ pub(super) fn read_reply(
     }
 }
 
-/// A host over an in-memory folder: answers Stat, ListDir and ReadFile.
+/// A host over an in-memory folder: answers Stat, ListDir and ReadFile. Like the JS host, a
+/// listing of `types_only` leaves sizes and mtimes 0 and reads report the file's size and
+/// mtime — unless `old` (a host from before either: full listings, bare reads).
 struct FakeHost {
     root: String,
     files: BTreeMap<String, (String, f64)>,
@@ -441,6 +443,9 @@ struct FakeHost {
     max_batch: usize,
     /// List as the JS host does ([`packed_listing`]).
     packed: bool,
+    old: bool,
+    /// `types_only` of each listing asked for.
+    listings: Vec<bool>,
 }
 
 impl FakeHost {
@@ -474,22 +479,39 @@ impl FakeHost {
                 json!({"exists": true, "isDir": true, "realpath": self.root})
             }
             Request::ListDir {
-                path, recursive, ..
+                path,
+                recursive,
+                types_only,
+                ..
             } => {
                 assert_eq!(path, &self.root);
                 assert!(*recursive);
-                if self.packed {
+                self.listings.push(*types_only);
+                let mut l = if self.packed {
                     packed_listing(&self.files)
                 } else {
                     listing(&self.files)
+                };
+                if *types_only && !self.old {
+                    for e in l["entries"].as_array_mut().unwrap() {
+                        match e {
+                            Value::Array(a) => (a[5], a[6]) = (json!(0), json!(0)),
+                            e => (e["size"], e["mtimeMs"]) = (json!(0), json!(0)),
+                        }
+                    }
                 }
+                l
             }
             Request::ReadFile { path, .. } => {
                 let rel = path
                     .strip_prefix(&format!("{}/", self.root))
                     .expect("under the root");
                 self.reads.push(rel.to_string());
-                read_reply(&self.files, rel, "not-found")
+                let mut r = read_reply(&self.files, rel, "not-found");
+                if let (Some((t, m)), false) = (self.files.get(rel), self.old) {
+                    (r["size"], r["mtimeMs"]) = (json!(t.len()), json!(m));
+                }
+                r
             }
             other => panic!("unexpected request {other:?}"),
         }
@@ -498,12 +520,23 @@ impl FakeHost {
 
 #[test]
 fn refresh_drives_the_host_incrementally() {
+    // The first index asks for the entries' types only and keeps the size and mtime each read
+    // reports; a host that knows neither gives full listings and bare reads, and the
+    // listing's sizes and mtimes are kept instead. Either way the next refresh reads only
+    // what changed.
+    refresh_incrementally(false);
+    refresh_incrementally(true);
+}
+
+fn refresh_incrementally(old: bool) {
     let mut host = FakeHost {
         root: "/home/u/vault".into(),
         files: BTreeMap::new(),
         reads: Vec::new(),
         max_batch: 0,
         packed: false,
+        old,
+        listings: Vec::new(),
     };
     for i in 0..150 {
         host.files.insert(
@@ -536,6 +569,7 @@ fn refresh_drives_the_host_incrementally() {
     host.files
         .insert("notes/new.md".into(), ("[[hub]] [[c1]]".into(), 3.0));
     let s = host.run(vault.clone());
+    assert_eq!(host.listings, [true, false], "types only while nothing is indexed");
     host.reads.sort();
     assert_eq!(host.reads, vec!["notes/n000.md", "notes/new.md"]);
     assert_eq!(s.read, 2);
@@ -631,10 +665,12 @@ fn list_dir_request_shape() {
         recursive: true,
         max_entries: 10,
         skip_hidden: true,
+        types_only: true,
     };
     assert_eq!(
         serde_json::to_value(&r).unwrap(),
-        json!({"kind": "listDir", "path": "/v", "recursive": true, "maxEntries": 10, "skipHidden": true})
+        json!({"kind": "listDir", "path": "/v", "recursive": true, "maxEntries": 10,
+               "skipHidden": true, "typesOnly": true})
     );
     let l: ListDirResult = serde_json::from_value(json!({"entries": [
         {"path": "a.md", "isFile": true, "isDir": false, "isSymlink": true,

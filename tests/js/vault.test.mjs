@@ -202,12 +202,17 @@ test("notes cross into the core as raw bytes: BOM dropped, empty notes, multi-by
 
 test("the host reads a file as bytes, refuses FIFOs and folders without blocking, and reports a vanished file", T, async (t) => {
   const { createRequire } = await import("node:module");
-  const { readFile } = createRequire(import.meta.url)(path.join(dist, "host.cjs"));
+  const { readFile, dirEntry } = createRequire(import.meta.url)(path.join(dist, "host.cjs"));
   const dir = tmpdir("hookwise-read-");
   fs.writeFileSync(path.join(dir, "a.md"), Buffer.from([0x41, 0xff, 0x0a]));
   const r = await readFile({ path: path.join(dir, "a.md"), maxBytes: 100 });
   assert.deepEqual([...r.bytes], [0x41, 0xff, 0x0a], "raw bytes: the core judges the UTF-8");
-  assert.deepEqual(await readFile({ path: path.join(dir, "a.md"), maxBytes: 2 }), { error: "too-large" });
+  // the size and mtime as opened: what a listing's stat says, so the next refresh keeps the note
+  const st = fs.statSync(path.join(dir, "a.md"));
+  assert.deepEqual([r.size, r.mtimeMs], [3, st.mtimeMs]);
+  const listed = dirEntry(path.join(dir, "a.md"), "a.md", false);
+  assert.deepEqual([r.size, r.mtimeMs], [listed.size, listed.mtimeMs]);
+  assert.deepEqual(await readFile({ path: path.join(dir, "a.md"), maxBytes: 2 }), { error: "too-large", size: 3, mtimeMs: st.mtimeMs });
   assert.deepEqual(await readFile({ path: path.join(dir, "gone.md"), maxBytes: 2 }), { error: "vanished" });
   assert.deepEqual(await readFile({ path: dir, maxBytes: 2 }), { error: "EISDIR" });
   if (process.platform !== "win32") {
@@ -217,6 +222,30 @@ test("the host reads a file as bytes, refuses FIFOs and folders without blocking
       assert.deepEqual(await readFile({ path: fifo, maxBytes: 100 }), { error: "not a regular file" }, "no writer: must not hang");
     } else t.diagnostic("mkfifo unavailable");
   }
+});
+
+test("a listing of types only: files and folders without a stat, symlinks and others as before", T, async () => {
+  const { createRequire } = await import("node:module");
+  const { listDir } = createRequire(import.meta.url)(path.join(dist, "host.cjs"));
+  const outside = write(tmpdir("hookwise-outside-"), { "o.md": "outside\n" });
+  const dir = write(tmpdir("hookwise-list-"), { "a.md": "a\n", "sub/b.md": "bb\n", ".hidden/c.md": "c\n" });
+  fs.symlinkSync(path.join(outside, "o.md"), path.join(dir, "link.md"));
+  fs.symlinkSync(path.join(dir, "nowhere.md"), path.join(dir, "broken.md"));
+  const ask = { path: dir, recursive: true, maxEntries: 100, skipHidden: true };
+  const full = await listDir(ask);
+  const cheap = await listDir({ ...ask, typesOnly: true });
+  const byPath = (l) => Object.fromEntries(l.entries.map((e) => [e.path, e]));
+  const [f, c] = [byPath(full), byPath(cheap)];
+  assert.deepEqual(Object.keys(c).sort(), ["a.md", "broken.md", "link.md", "sub", "sub/b.md"]);
+  assert.deepEqual(Object.keys(c).sort(), Object.keys(f).sort(), "the same entries");
+  for (const p of ["a.md", "sub", "sub/b.md"]) {
+    assert.deepEqual(c[p], { ...f[p], size: 0, mtimeMs: 0 }, `${p}: its type, no stat`);
+  }
+  assert.ok(f["sub/b.md"].size === 3 && f["sub/b.md"].mtimeMs > 0, "the full listing stats");
+  assert.deepEqual(c["link.md"], f["link.md"], "a symlink is followed and resolved as before");
+  assert.equal(c["link.md"].realpath, fs.realpathSync(path.join(outside, "o.md")));
+  assert.deepEqual(c["broken.md"], f["broken.md"]);
+  assert.equal(c["broken.md"].isFile, false);
 });
 
 test("files read one after another lie back to back and cross without a copy; others are joined", T, async () => {
@@ -237,6 +266,8 @@ test("files read one after another lie back to back and cross without a copy; ot
   assert.equal(joined.buffer, replies[0].bytes.buffer, "one view of the slab, no copy");
   const back = batch.map(([, r]) => Buffer.from(joined.subarray(r.blob[0], r.blob[0] + r.blob[1])).toString());
   assert.deepEqual(back, texts);
+  const seen = texts.map((_, i) => fs.statSync(path.join(dir, `${i}.md`)));
+  assert.deepEqual(batch.map(([, r]) => r.blob.slice(2)), seen.map((st) => [st.size, st.mtimeMs]), "each file's size and mtime as read");
   // not back to back (a big file between, an error, the same slab out of order): copied together
   const mixed = [[0, { bytes: replies[2].bytes }], [1, big], [2, { error: "vanished" }], [3, { bytes: replies[0].bytes }]];
   const all = takeBytes(mixed);
@@ -244,6 +275,7 @@ test("files read one after another lie back to back and cross without a copy; ot
   assert.deepEqual(mixed[2][1], { error: "vanished" });
   const at = (k) => Buffer.from(all.subarray(mixed[k][1].blob[0], mixed[k][1].blob[0] + mixed[k][1].blob[1])).toString();
   assert.deepEqual([at(0), at(1).length, at(3)], [texts[2], 600_000, texts[0]]);
+  assert.equal(mixed[0][1].blob.length, 2, "no size or mtime given: none sent");
 });
 
 test('knowledge: "vault" uses the vault even when a maenifold CLI is on PATH', T, async () => {
