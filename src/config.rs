@@ -135,7 +135,7 @@ impl Config {
                     .filter(|s| !s.trim().is_empty())
                 {
                     c.timeout_ms = timeout_value(
-                        s.trim().parse::<f64>().ok(),
+                        crate::decimal::parse_f64(s.trim()),
                         s,
                         "MAENIFOLD_TIMEOUT",
                         &mut logs,

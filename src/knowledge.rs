@@ -365,7 +365,7 @@ pub fn timespan_ms(s: &str) -> Option<u64> {
     let h: u64 = parts[0].parse().ok()?;
     let m: u64 = parts[1].parse().ok()?;
     let sec: f64 = match parts.get(2) {
-        Some(x) => x.parse().ok()?,
+        Some(x) => crate::decimal::parse_f64(x)?,
         None => 0.0,
     };
     Some(((days * 24 + h) * 60 + m) * 60_000 + (sec * 1000.0) as u64)

@@ -5,6 +5,7 @@
 
 pub mod config;
 pub mod context;
+pub mod decimal;
 pub mod discovery;
 pub mod enforce;
 pub mod engine;

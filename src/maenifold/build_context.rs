@@ -238,7 +238,7 @@ fn parse_sibling(item: &str) -> Sibling {
             .and_then(|n| n.trim().parse().ok())
             .unwrap_or(0),
         overlap: between(item, "overlap: ", ")")
-            .and_then(|n| n.trim().parse().ok())
+            .and_then(|n| crate::decimal::parse_f64(n.trim()))
             .unwrap_or(0.0),
     }
 }

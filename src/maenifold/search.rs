@@ -131,7 +131,7 @@ fn num_after(s: &str, key: &str) -> Option<f64> {
     let end = rest
         .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == 'E' || c == 'e'))
         .unwrap_or(rest.len());
-    rest[..end].parse().ok()
+    crate::decimal::parse_f64(&rest[..end])
 }
 
 fn int_after(s: &str, key: &str) -> Option<u64> {

@@ -91,7 +91,7 @@ fn previews(v: &Value) -> Vec<(String, String)> {
 fn num(v: &Value) -> Option<f64> {
     match v {
         Value::Number(n) => n.as_f64(),
-        Value::String(s) => s.trim().parse().ok(),
+        Value::String(s) => crate::decimal::parse_f64(s.trim()),
         _ => None,
     }
 }

@@ -217,7 +217,7 @@ pub fn parse_iso8601_ms(s: &str) -> Option<f64> {
                 }
                 if end > start {
                     let digits = &s[start..end.min(start + 9)];
-                    let v: f64 = digits.parse().ok()?;
+                    let v = digits.parse::<u32>().ok()? as f64; // ≤ 9 digits: exact
                     frac_ms = v / 10f64.powi(digits.len() as i32) * 1000.0;
                 }
                 i = end;
@@ -725,7 +725,7 @@ mod reference {
                     }
                     if end > start {
                         let digits = &s[start..end.min(start + 9)];
-                        let v: f64 = digits.parse().ok()?;
+                        let v = digits.parse::<u32>().ok()? as f64; // ≤ 9 digits: exact
                         frac_ms = v / 10f64.powi(digits.len() as i32) * 1000.0;
                     }
                     i = end;
