@@ -47,7 +47,10 @@ function flavour(name, features, outDir) {
   const wasmFile = path.join(gen, "hookwise_bg.wasm");
   const wasmOpt = path.join(root, "node_modules/.bin/wasm-opt");
   if (fs.existsSync(wasmOpt) && process.env.HOOKWISE_NO_WASM_OPT !== "1") {
-    run(wasmOpt, ["-Oz", "--strip-debug", "--strip-producers", "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals", "--enable-reference-types", "--enable-multivalue", wasmFile, "-o", wasmFile]);
+    // --low-memory-unused: the low 1 KB of memory is never used (the stack is the first 1 MiB,
+    // growing down from its top; data starts above it), so loads and stores may fold constant
+    // offsets: −1.6 KB gzipped.
+    run(wasmOpt, ["-Oz", "--low-memory-unused", "--strip-debug", "--strip-producers", "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals", "--enable-reference-types", "--enable-multivalue", wasmFile, "-o", wasmFile]);
   }
   fs.mkdirSync(outDir, { recursive: true });
   // wasm-bindgen's web target is ESM; the core must also load through require(), so it is
