@@ -7,7 +7,7 @@
 //! ([`SearchIndex::compact`]), so a change never scans the whole index.
 //!
 //! Indexing is the hot path of a cold vault load (millions of tokens; this crate is built at
-//! opt-level 3 for it, see `Cargo.toml`): the [`Scanner`] finds words with bit masks over a
+//! opt-level 2 for it, see `Cargo.toml`): the [`Scanner`] finds words with bit masks over a
 //! 64-byte window and keys a short ASCII word (most words) straight from its bytes as one
 //! integer, lowercased and folded there; longer and non-ASCII words take a byte-at-a-time path
 //! through a buffer. Stopwords are terms interned first whose ids indexing skips. (Some shapes
