@@ -334,7 +334,10 @@ mod blob_tests {
         }
         // the file's size and mtime as the host opened it are kept, for text and error alike
         let r = resolved(json!({"blob": [3, 4, 4, 1.7e12 + 0.25]}), bytes);
-        assert_eq!(r, json!({"text": "# T\n", "size": 4, "mtimeMs": 1.7e12 + 0.25}));
+        assert_eq!(
+            r,
+            json!({"text": "# T\n", "size": 4, "mtimeMs": 1.7e12 + 0.25})
+        );
         let r = ReadResult::deserialize(r).unwrap();
         assert_eq!((r.size, r.mtime_ms), (Some(4), Some(1.7e12 + 0.25)));
         let r = resolved(json!({"blob": [0, 19, 19, 2.0]}), bytes);

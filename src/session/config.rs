@@ -105,7 +105,9 @@ impl Raw<'_> {
     fn number(&self) -> Option<f64> {
         match self {
             Raw::Opt(Value::Number(n)) => n.as_f64(),
-            _ => self.as_text().and_then(|s| crate::decimal::parse_f64(s.trim())),
+            _ => self
+                .as_text()
+                .and_then(|s| crate::decimal::parse_f64(s.trim())),
         }
     }
     fn boolean(&self) -> Option<bool> {

@@ -569,7 +569,11 @@ fn refresh_incrementally(old: bool) {
     host.files
         .insert("notes/new.md".into(), ("[[hub]] [[c1]]".into(), 3.0));
     let s = host.run(vault.clone());
-    assert_eq!(host.listings, [true, false], "types only while nothing is indexed");
+    assert_eq!(
+        host.listings,
+        [true, false],
+        "types only while nothing is indexed"
+    );
     host.reads.sort();
     assert_eq!(host.reads, vec!["notes/n000.md", "notes/new.md"]);
     assert_eq!(s.read, 2);

@@ -160,7 +160,7 @@ impl<'a> Scanner<'a> {
             let x = le64(&self.raw, 8 * j);
             let hi = x & (LANES << 7);
             let a = x & !(LANES << 7);
-            let letter = in_range(a | LANES * 0x20, b'a', b'z');
+            let letter = in_range(a | (LANES * 0x20), b'a', b'z');
             let digit = in_range(a, b'0', b'9');
             alnum |= gather((letter | digit) & !hi) << (8 * j);
             high |= gather(hi) << (8 * j);
@@ -269,7 +269,7 @@ impl<'a> Scanner<'a> {
             let e = s + len;
             if self.high >> e & 1 == 0 {
                 if len.wrapping_sub(2) < 7 {
-                    let w = (le64(&self.raw, s) | LANES * 0x20) & low_bytes(len);
+                    let w = (le64(&self.raw, s) | (LANES * 0x20)) & low_bytes(len);
                     let (w, n) = fold64(w, len);
                     self.i = self.base + e;
                     return (n, key_short(w));
@@ -282,7 +282,14 @@ impl<'a> Scanner<'a> {
             break;
         }
         let r = self.next();
-        (r, if r == 0 { 0 } else { hash_token(&self.buf, r & 63) })
+        (
+            r,
+            if r == 0 {
+                0
+            } else {
+                hash_token(&self.buf, r & 63)
+            },
+        )
     }
 }
 
@@ -348,7 +355,10 @@ fn fold64(w: u64, n: usize) -> (u64, usize) {
     };
     let m = if n > 4 && last3 == le(b"ies") {
         let y = 8 * (n - 3);
-        return ((w & !(0xff << y) | (b'y' as u64) << y) & low_bytes(n - 2), n - 2);
+        return (
+            (w & !(0xff << y) | (b'y' as u64) << y) & low_bytes(n - 2),
+            n - 2,
+        );
     } else if u == le(b"sses") {
         n - 2
     } else if n > 5 && last3 == le(b"ing") {
