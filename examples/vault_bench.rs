@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use hookwise::protocol::DirEntry;
 use hookwise::vault::Vault;
 
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 struct Counting;
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
@@ -36,6 +37,9 @@ unsafe impl GlobalAlloc for Counting {
     }
 }
 
+// Native only: on wasm32 (where `cargo test --target wasm32-unknown-unknown` builds the
+// examples too) the library's own allocator is the global one.
+#[cfg(not(target_arch = "wasm32"))]
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
