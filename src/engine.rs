@@ -467,7 +467,8 @@ impl Engine {
     }
 
     /// [`Engine::resume_json`] with `bytes` sent beside the replies: a reply
-    /// `{"blob": [offset, length]}` is a file read as raw bytes ([`crate::protocol::resolve_blob`]).
+    /// `{"blob": [offset, length, size?, mtimeMs?]}` is a file read as raw bytes
+    /// ([`crate::protocol::resolve_blob`]).
     pub fn resume_with_bytes(
         &mut self,
         op: u64,

@@ -872,7 +872,8 @@ async fn read_planned(
     out: &mut RefreshStats,
 ) {
     // Room for what the reads will hold, grown once: from the listed sizes, or — a listing of
-    // types only — from the first batch's.
+    // types only — from the first batch's median size (one big note among them must not make
+    // the estimate huge).
     let listed = vault.borrow().pending_bytes();
     reserve_heap(listed.saturating_mul(5) / 2);
     for (i, chunk) in to_read.chunks(READ_BATCH).enumerate() {
@@ -887,11 +888,13 @@ async fn read_planned(
             .collect();
         let replies = join_all(reqs).await;
         let mut v = vault.borrow_mut();
-        let mut read_bytes = 0;
+        let mut sizes: Vec<u64> = Vec::new();
         for (p, reply) in chunk.iter().zip(replies) {
             let r: ReadResult = serde_json::from_value(reply).unwrap_or_default();
             let opened = r.size.zip(r.mtime_ms);
-            read_bytes += r.text.as_ref().map_or(0, |t| t.len() as u64);
+            if i == 0 && listed == 0 {
+                sizes.push(r.text.as_ref().map_or(0, |t| t.len() as u64));
+            }
             let result = match (r.text, r.error) {
                 (_, Some(e)) => Err(ReadError::from_host(&e)),
                 (Some(t), None) => Ok(t),
@@ -904,9 +907,10 @@ async fn read_planned(
                 out.removed += 1;
             }
         }
-        if i == 0 && listed == 0 {
+        if !sizes.is_empty() {
+            crate::sort::sort(&mut sizes);
             let rest = (to_read.len() - chunk.len()) as u64;
-            reserve_heap(read_bytes / chunk.len() as u64 * rest * 5 / 2);
+            reserve_heap(sizes[sizes.len() / 2].saturating_mul(rest) * 5 / 2);
         }
     }
 }
