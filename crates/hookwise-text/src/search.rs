@@ -12,7 +12,7 @@
 //! integer, lowercased and folded there; longer and non-ASCII words take a byte-at-a-time path
 //! through a buffer. Stopwords are terms interned first whose ids indexing skips. (Some shapes
 //! below, such as slices instead of `Vec` indexing, date from when this ran at opt-level z,
-//! where those were calls; they cost nothing at 3.)
+//! where those were calls; they cost nothing at 2.)
 
 use crate::FileId;
 
@@ -418,7 +418,6 @@ pub fn query_terms(query: &str) -> Vec<String> {
 /// mixing of their 8-byte words (the last one zero padded), then murmur3's fmix64.
 #[inline(always)]
 fn hash_token(b: &[u8; 64], n: usize) -> u64 {
-    const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
     let word = |p: usize| le64(b, p & 56);
     if n.wrapping_sub(1) < 8 {
         return key_short(word(0) & low_bytes(n));
@@ -428,9 +427,9 @@ fn hash_token(b: &[u8; 64], n: usize) -> u64 {
     while o < n {
         let mut w = word(o);
         if n - o < 8 {
-            w &= (1u64 << (8 * (n - o))) - 1;
+            w &= low_bytes(n - o);
         }
-        h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+        h = (h.rotate_left(5) ^ w).wrapping_mul(MIX);
         o += 8;
     }
     h ^= h >> 33;
@@ -441,10 +440,13 @@ fn hash_token(b: &[u8; 64], n: usize) -> u64 {
     h.max(1)
 }
 
+/// The odd multiplier of [`hash_token`] and [`key_short`] (FxHash's).
+const MIX: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
 /// [`hash_token`] of a token of 1 to 8 bytes, given as an integer (first byte lowest).
 #[inline(always)]
 fn key_short(w: u64) -> u64 {
-    let h = w.wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    let h = w.wrapping_mul(MIX);
     h ^ h >> 32
 }
 
