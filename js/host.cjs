@@ -229,6 +229,7 @@ function space(n) {
   }
   return slab.subarray(slabAt, slabAt + n);
 }
+const tooLarge = (st) => ({ error: "too-large", size: st.size, mtimeMs: st.mtimeMs });
 async function readFile({ path: p, maxBytes }) {
   let fd = null;
   try {
@@ -240,7 +241,7 @@ async function readFile({ path: p, maxBytes }) {
     fd = fs.openSync(p, OPEN_FLAGS);
     const st = fs.fstatSync(fd);
     if (!st.isFile()) return { error: st.isDirectory() ? "EISDIR" : "not a regular file" };
-    if (st.size > maxBytes) return { error: "too-large", size: st.size, mtimeMs: st.mtimeMs };
+    if (st.size > maxBytes) return tooLarge(st);
     // one byte more than the size: a file that grew meanwhile is read on, up to the limit
     let buf = space(st.size + 1);
     let n = 0;
@@ -249,7 +250,7 @@ async function readFile({ path: p, maxBytes }) {
       const got = fs.readSync(fd, buf, n, want, n);
       if (got === 0) break;
       n += got;
-      if (n > maxBytes) return { error: "too-large", size: st.size, mtimeMs: st.mtimeMs };
+      if (n > maxBytes) return tooLarge(st);
       // Everything fstat promised, and the read stopped short of the spare byte: the end, no
       // second read to see 0 (one system call less per note). A short read before that (a
       // network or FUSE file system may give one) reads on.
@@ -375,9 +376,9 @@ async function listDir({ path: root, recursive, maxEntries, skipHidden, typesOnl
       // Synchronous stats (see readFile): one folder at a time, then the event loop runs.
       const found = picked.map((d) => {
         const relPath = rel ? `${rel}/${d.name}` : d.name;
-        if (typesOnly && (d.isFile() || d.isDirectory())) {
-          return { path: relPath, isFile: d.isFile(), isDir: d.isDirectory(), isSymlink: false, size: 0, mtimeMs: 0 };
-        }
+        const isFile = d.isFile();
+        const isDir = d.isDirectory();
+        if (typesOnly && (isFile || isDir)) return { path: relPath, isFile, isDir, isSymlink: false, size: 0, mtimeMs: 0 };
         return dirEntry(base + relPath, relPath, d.isSymbolicLink());
       });
       for (const e of found) {
