@@ -41,18 +41,26 @@ const NO_BYTES = new Uint8Array(0);
 /**
  * Replies carrying raw bytes (`{bytes}`: a file read by the host) cross beside the JSON: each
  * becomes `{blob: [offset, length, size?, mtimeMs?]}` into one buffer, returned (the core turns
- * it back into the file's text or a not-utf8 error).
+ * it back into the file's text or a not-utf8 error); in a batched read's `{files}` a file read
+ * becomes the bare array.
  */
 function takeBytes(batch) {
   let total = 0;
   let parts = null;
+  // the size and mtime the host saw, in the array: no keys of their own to decode
+  const range = (r) => {
+    (parts || (parts = [])).push(r.bytes);
+    const at = total;
+    total += r.bytes.length;
+    return r.mtimeMs === undefined ? [at, r.bytes.length] : [at, r.bytes.length, r.size, r.mtimeMs];
+  };
   for (const entry of batch) {
     const r = entry[1];
-    if (r && r.bytes instanceof Uint8Array) {
-      // the size and mtime the host saw, in the array: no keys of their own to decode
-      entry[1] = { blob: r.mtimeMs === undefined ? [total, r.bytes.length] : [total, r.bytes.length, r.size, r.mtimeMs] };
-      (parts || (parts = [])).push(r.bytes);
-      total += r.bytes.length;
+    if (!r) continue;
+    if (r.bytes instanceof Uint8Array) entry[1] = { blob: range(r) };
+    else if (Array.isArray(r.files)) {
+      const files = r.files;
+      for (let i = 0; i < files.length; i++) if (files[i] && files[i].bytes instanceof Uint8Array) files[i] = range(files[i]);
     }
   }
   if (!parts) return NO_BYTES;

@@ -231,6 +231,17 @@ function space(n) {
 }
 const tooLarge = (st) => ({ error: "too-large", size: st.size, mtimeMs: st.mtimeMs });
 async function readFile({ path: p, maxBytes }) {
+  return readOne(p, maxBytes);
+}
+
+// A batch of notes below one folder (the core's `readFiles`: one request, not one per note),
+// each read as readFile reads it, in order.
+async function readFiles({ dir, paths, maxBytes }) {
+  const base = dir.endsWith("/") || dir.endsWith("\\") ? dir : dir + "/";
+  return { files: paths.map((p) => readOne(base + p, maxBytes)) };
+}
+
+function readOne(p, maxBytes) {
   let fd = null;
   try {
     if (O_NONBLOCK === undefined) {
@@ -543,6 +554,8 @@ function createHost({ runner, extra, env, watch, mcp } = {}) {
           return settled(stat(req));
         case "readFile":
           return settled(readFile(req));
+        case "readFiles":
+          return settled(readFiles(req));
         case "appendLine":
           return settled(inOrder(req.path, () => appendLine(req)));
         case "listDir":
@@ -577,4 +590,4 @@ function createHost({ runner, extra, env, watch, mcp } = {}) {
   };
 }
 
-module.exports = { createHost, spawnProcess, stat, readFile, appendLine, listDir, dirEntry, writeFile, appendChained, readTail, hasBun };
+module.exports = { createHost, spawnProcess, stat, readFile, readFiles, appendLine, listDir, dirEntry, writeFile, appendChained, readTail, hasBun };

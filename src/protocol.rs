@@ -25,6 +25,17 @@ pub enum Request {
     /// replies' JSON as `{"blob": [offset, length, size?, mtimeMs?]}` (see [`resolve_blob`]):
     /// no text decoding, escaping or re-encoding on the way in.
     ReadFile { path: String, max_bytes: u64 },
+    /// Read several files below one folder, each as `ReadFile` reads `dir/path` (joined with
+    /// `/` unless `dir` ends in a separator): one request for a batch of notes instead of one
+    /// per note. Reply: `{"files": [reply, …]}`, a `ReadFile` reply per path, in order; with the
+    /// bytes sent beside the replies, a file read is its bare `[offset, length, size?,
+    /// mtimeMs?]` array. A host that does not know it replies anything else (an error): the
+    /// core then asks `ReadFile` for each.
+    ReadFiles {
+        dir: String,
+        paths: Vec<String>,
+        max_bytes: u64,
+    },
     /// Append one line (no newline inside) to a file, creating it and its folders. Reply: `{ok, error?}`.
     AppendLine { path: String, line: String },
     /// The text of a session's messages, oldest first (OpenCode: `client.session.messages`,
@@ -133,13 +144,49 @@ pub struct ReadResult {
 /// `ReadResult`: `{"text": …}` (a leading UTF-8 byte order mark dropped) or `{"error":
 /// "not-utf8"}`, with the file's `size` and `mtimeMs` when the array has them (in the array, not
 /// as keys of their own: 10,000 replies decode measurably faster). A range outside `bytes` is
-/// an unreadable file, never a panic. Other replies are left alone.
+/// an unreadable file, never a panic. In a `ReadFiles` reply (`{"files": [...]}`) each file
+/// given as a bare range array is resolved the same way, a text into the compact
+/// `[text, size?, mtimeMs?]` that [`file_result`] reads. Other replies are left alone.
 pub fn resolve_blob(reply: &mut serde_json::Value, bytes: &[u8]) {
+    use serde_json::Value;
+    if let Some(files) = reply.get_mut("files").and_then(Value::as_array_mut) {
+        for f in files.iter_mut().filter(|f| f.is_array()) {
+            let Value::Array(mut range) = std::mem::take(f) else {
+                unreachable!("filtered")
+            };
+            *f = match blob_text(&range, bytes) {
+                Ok(text) => {
+                    let mut out = Vec::with_capacity(3);
+                    out.push(Value::String(text));
+                    if range.len() >= 4 {
+                        out.extend(range.drain(2..4));
+                    }
+                    Value::Array(out)
+                }
+                Err(e) => read_error(e, &range),
+            };
+        }
+        return;
+    }
     // (no `Map::remove`: the whole reply is replaced, which keeps the B-tree's removal code out
     // of the wasm)
     let Some(range) = reply.get("blob") else {
         return;
     };
+    let range = range.as_array().map_or(&[][..], Vec::as_slice);
+    *reply = match blob_text(range, bytes) {
+        Ok(text) => {
+            let mut out = serde_json::Map::new();
+            out.insert("text".into(), Value::String(text));
+            with_meta(out, range)
+        }
+        Err(e) => read_error(e, range),
+    };
+}
+
+/// The text of the bytes `[offset, length, …]` names (a leading byte order mark dropped), or
+/// the read error: `not-utf8`, or unreadable when the range is not within `bytes`.
+fn blob_text(range: &[serde_json::Value], bytes: &[u8]) -> Result<String, &'static str> {
     let at = |i: usize| range.get(i).and_then(serde_json::Value::as_u64);
     let slice = match (at(0), at(1)) {
         (Some(o), Some(l)) => usize::try_from(o)
@@ -148,26 +195,51 @@ pub fn resolve_blob(reply: &mut serde_json::Value, bytes: &[u8]) {
             .and_then(|(o, l)| bytes.get(o..o.checked_add(l)?)),
         _ => None,
     };
-    let (key, value) = match slice {
-        None => (
-            "error",
-            "unreadable: the reply names bytes that were not sent".to_string(),
-        ),
-        Some(b) => {
-            let b = b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(b);
-            match std::str::from_utf8(b) {
-                Ok(t) => ("text", t.to_owned()),
-                Err(_) => ("error", "not-utf8".to_string()),
-            }
-        }
-    };
+    let b = slice.ok_or("unreadable: the reply names bytes that were not sent")?;
+    let b = b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(b);
+    std::str::from_utf8(b)
+        .map(str::to_owned)
+        .map_err(|_| "not-utf8")
+}
+
+/// A `ReadResult` object with `error`, and the range's size and mtime when it has them.
+fn read_error(e: &str, range: &[serde_json::Value]) -> serde_json::Value {
     let mut out = serde_json::Map::new();
-    out.insert(key.into(), serde_json::Value::String(value));
-    if let Some([size, mtime]) = range.as_array().and_then(|a| a.get(2..4)) {
+    out.insert("error".into(), serde_json::Value::String(e.to_string()));
+    with_meta(out, range)
+}
+
+fn with_meta(
+    mut out: serde_json::Map<String, serde_json::Value>,
+    range: &[serde_json::Value],
+) -> serde_json::Value {
+    if let Some([size, mtime]) = range.get(2..4) {
         out.insert("size".into(), size.clone());
         out.insert("mtimeMs".into(), mtime.clone());
     }
-    *reply = serde_json::Value::Object(out);
+    serde_json::Value::Object(out)
+}
+
+/// One file of a `ReadFiles` reply, as [`resolve_blob`] left it: the compact `[text, size?,
+/// mtimeMs?]` of a file read as bytes, or a `ReadResult` object (an error, or a host that sent
+/// the text as JSON). Anything else reads as an empty result (no text, no error).
+pub fn file_result(v: serde_json::Value) -> ReadResult {
+    use serde_json::Value;
+    match v {
+        Value::Array(a) => {
+            let mut a = a.into_iter();
+            let Some(Value::String(text)) = a.next() else {
+                return ReadResult::default();
+            };
+            ReadResult {
+                text: Some(text),
+                error: None,
+                size: a.next().and_then(|v| v.as_u64()),
+                mtime_ms: a.next().and_then(|v| v.as_f64()),
+            }
+        }
+        v => serde_json::from_value(v).unwrap_or_default(),
+    }
 }
 
 /// The reply to `ListDir`.
@@ -351,6 +423,48 @@ mod blob_tests {
         ] {
             assert_eq!(resolved(other.clone(), bytes), other);
         }
+    }
+
+    /// A `ReadFiles` reply: each file given as a bare range resolves as a `{"blob": …}` reply
+    /// would, and reads back through `file_result` as the same `ReadResult`; files the host
+    /// answered as objects (errors, text sent as JSON) are left as they are.
+    #[test]
+    fn the_files_of_a_batched_read_resolve_like_single_reads() {
+        let bytes = b"\xEF\xBB\xBF# A\n[[x]]# B\xff";
+        let ranges = [
+            json!([0, 12, 12, 1.5e12]),
+            json!([12, 3]),
+            json!([12, 4, 4, 2.0]),
+            json!([40, 1, 1, 3.0]),
+            json!([]),
+        ];
+        let mut reply = json!({"files": ranges.iter().cloned().chain([
+            json!({"error": "vanished"}),
+            json!({"text": "as json", "size": 7, "mtimeMs": 4.0}),
+        ]).collect::<Vec<_>>()});
+        resolve_blob(&mut reply, bytes);
+        let files = reply["files"].as_array().unwrap().clone();
+        assert_eq!(
+            files[0],
+            json!(["# A\n[[x]]", 12, 1.5e12]),
+            "compact: no keys"
+        );
+        let got: Vec<ReadResult> = files.into_iter().map(file_result).collect();
+        for (range, r) in ranges.iter().zip(&got) {
+            let single =
+                ReadResult::deserialize(resolved(json!({ "blob": range }), bytes)).unwrap();
+            assert_eq!(r, &single, "{range}");
+        }
+        assert_eq!(got[1].text.as_deref(), Some("# B"));
+        assert_eq!((got[1].size, got[1].mtime_ms), (None, None));
+        assert_eq!(got[2].error.as_deref(), Some("not-utf8"));
+        assert!(got[3].error.as_deref().unwrap().starts_with("unreadable"));
+        assert_eq!(got[5].error.as_deref(), Some("vanished"));
+        assert_eq!(got[6].text.as_deref(), Some("as json"));
+        assert_eq!((got[6].size, got[6].mtime_ms), (Some(7), Some(4.0)));
+        // anything else is an empty result, never a panic
+        assert_eq!(file_result(json!(5)), ReadResult::default());
+        assert_eq!(file_result(json!([1, 2])), ReadResult::default());
     }
 }
 

@@ -173,6 +173,15 @@ impl WatchHost {
                 self.reads.push(rel.clone());
                 read_reply(&self.files, &rel, "vanished")
             }
+            Request::ReadFiles { dir, paths, .. } => {
+                assert_eq!(dir, ROOT);
+                self.reads.extend(paths.iter().cloned());
+                let files: Vec<Value> = paths
+                    .iter()
+                    .map(|p| read_reply(&self.files, p, "vanished"))
+                    .collect();
+                json!({ "files": files })
+            }
             other => panic!("unexpected request {other:?}"),
         }
     }
@@ -212,7 +221,7 @@ fn the_first_refresh_lists_then_only_changed_paths_are_looked_at() {
     assert!(s.incremental && s.watching);
     assert_eq!((s.read, s.removed, s.unchanged), (0, 0, 41));
 
-    // Change, add, delete, rename: a stat per path, a read per new or changed note.
+    // Change, add, delete, rename: the new and changed notes read in one request.
     host.write("notes/n00.md", "[[hub]] [[fresh]]");
     host.write("notes/added.md", "[[hub]] [[c1]]");
     host.delete("notes/n02.md");
@@ -221,11 +230,7 @@ fn the_first_refresh_lists_then_only_changed_paths_are_looked_at() {
     host.changed.insert("notes/n03.md".into());
     let s = host.run(&vault, &state);
     assert_eq!(host.kinds()[0], "vaultChanges");
-    assert!(
-        host.kinds()[1..].iter().all(|k| *k == "readFile"),
-        "{:?}",
-        host.kinds()
-    );
+    assert!(host.kinds()[1..] == ["readFiles"], "{:?}", host.kinds());
     host.reads.sort();
     assert_eq!(
         host.reads,

@@ -7,8 +7,8 @@
 //!    first index, with nothing to compare, only the entries' types (no stat per entry);
 //! 2. [`Vault::plan`] answers which paths it needs read (new or changed), and drops files that
 //!    are gone (a rename is a delete plus an add);
-//! 3. the host reads them, and each answer goes to [`Vault::ingest`], with the size and mtime
-//!    the host saw when it opened the file.
+//! 3. the host reads them — [`READ_BATCH`] notes to a `ReadFiles` request — and each answer
+//!    goes to [`Vault::ingest`], with the size and mtime the host saw when it opened the file.
 //!
 //! [`refresh`] drives the three steps through the request loop ([`Io`]). Files that are not
 //! markdown are ignored; files that are too large, not UTF-8, unreadable, vanish mid-scan or
@@ -26,6 +26,7 @@ use std::cell::RefCell;
 use std::cmp::Ordering;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::discovery::inside;
 use crate::maenifold::{BuildContext, Relation};
@@ -48,7 +49,9 @@ pub const PREVIEW_CHARS: usize = 500;
 pub const SNIPPET_CHARS: usize = 200;
 /// Direct relations whose neighbors make the 2-hop ring (maenifold walks the top 5).
 const EXPAND_FROM: usize = 5;
-/// Reads asked of the host in one step.
+/// Notes asked of the host in one `ReadFiles` request (one step). One request per batch, not
+/// one per note: the requests' JSON, the replies' decoding and the request loop's bookkeeping
+/// per note were ~7 % of a cold index (callgrind 7.42 → 6.89 G instructions).
 pub const READ_BATCH: usize = 64;
 /// Entries asked of one listing.
 pub const MAX_LIST_ENTRIES: u64 = 200_000;
@@ -878,21 +881,12 @@ async fn read_planned(
     // the estimate huge).
     let listed = vault.borrow().pending_bytes();
     reserve_heap(listed);
+    let mut batched = true;
     for (i, chunk) in to_read.chunks(READ_BATCH).enumerate() {
-        let reqs = chunk
-            .iter()
-            .map(|p| {
-                io.request(Request::ReadFile {
-                    path: join_path(root, p),
-                    max_bytes: MAX_FILE_BYTES,
-                })
-            })
-            .collect();
-        let replies = join_all(reqs).await;
+        let results = read_batch(io, root, chunk, &mut batched).await;
         let mut v = vault.borrow_mut();
         let mut sizes: Vec<u64> = Vec::new();
-        for (p, reply) in chunk.iter().zip(replies) {
-            let r: ReadResult = serde_json::from_value(reply).unwrap_or_default();
+        for (p, r) in chunk.iter().zip(results) {
             let opened = r.size.zip(r.mtime_ms);
             if i == 0 && listed == 0 {
                 sizes.push(r.text.as_ref().map_or(0, |t| t.len() as u64));
@@ -915,6 +909,45 @@ async fn read_planned(
             reserve_heap(sizes[sizes.len() / 2].saturating_mul(rest));
         }
     }
+}
+
+/// One batch of reads: a single `ReadFiles` request while the host answers it (`batched`),
+/// else — from the first reply that is not a list of as many files — a `ReadFile` per path.
+async fn read_batch(io: &Io, root: &str, chunk: &[String], batched: &mut bool) -> Vec<ReadResult> {
+    if *batched {
+        let reply = io
+            .request(Request::ReadFiles {
+                dir: root.to_string(),
+                paths: chunk.to_vec(),
+                max_bytes: MAX_FILE_BYTES,
+            })
+            .await;
+        if let Value::Object(mut m) = reply {
+            if let Some(Value::Array(files)) = m.get_mut("files") {
+                if files.len() == chunk.len() {
+                    return std::mem::take(files)
+                        .into_iter()
+                        .map(crate::protocol::file_result)
+                        .collect();
+                }
+            }
+        }
+        *batched = false;
+    }
+    let reqs = chunk
+        .iter()
+        .map(|p| {
+            io.request(Request::ReadFile {
+                path: join_path(root, p),
+                max_bytes: MAX_FILE_BYTES,
+            })
+        })
+        .collect();
+    join_all(reqs)
+        .await
+        .into_iter()
+        .map(|r| serde_json::from_value(r).unwrap_or_default())
+        .collect()
 }
 
 #[cfg(test)]

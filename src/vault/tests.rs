@@ -433,14 +433,18 @@ pub(super) fn read_reply(
     }
 }
 
-/// A host over an in-memory folder: answers Stat, ListDir and ReadFile. Like the JS host, a
+/// A host over an in-memory folder: answers Stat, ListDir, ReadFile and ReadFiles. Like the JS host, a
 /// listing of `types_only` leaves sizes and mtimes 0 and reads report the file's size and
 /// mtime — unless `old` (a host from before either: full listings, bare reads).
 struct FakeHost {
     root: String,
     files: BTreeMap<String, (String, f64)>,
     reads: Vec<String>,
+    /// The most files read in one round of requests.
     max_batch: usize,
+    /// `ReadFiles` requests answered, and refused (an `old` host).
+    batches: usize,
+    refused: usize,
     /// List as the JS host does ([`packed_listing`]).
     packed: bool,
     old: bool,
@@ -460,12 +464,13 @@ impl FakeHost {
             match step {
                 Step::Done { result, .. } => return serde_json::from_value(result).unwrap(),
                 Step::Pending { op, requests, .. } => {
-                    self.max_batch = self.max_batch.max(requests.len());
+                    let before = self.reads.len();
                     let mut next = None;
                     for r in requests {
                         let reply = self.answer(&r.req);
                         next = ops.resume(op, r.id, reply).or(next);
                     }
+                    self.max_batch = self.max_batch.max(self.reads.len() - before);
                     step = next.expect("progress");
                 }
             }
@@ -506,15 +511,31 @@ impl FakeHost {
                 let rel = path
                     .strip_prefix(&format!("{}/", self.root))
                     .expect("under the root");
-                self.reads.push(rel.to_string());
-                let mut r = read_reply(&self.files, rel, "not-found");
-                if let (Some((t, m)), false) = (self.files.get(rel), self.old) {
-                    (r["size"], r["mtimeMs"]) = (json!(t.len()), json!(m));
-                }
-                r
+                self.read_one(rel)
+            }
+            // An old host knows only `ReadFile`: it answers as the JS host answers a kind
+            // it does not know.
+            Request::ReadFiles { .. } if self.old => {
+                self.refused += 1;
+                json!({"error": "unsupported request kind readFiles"})
+            }
+            Request::ReadFiles { dir, paths, .. } => {
+                assert_eq!(dir, &self.root);
+                self.batches += 1;
+                let files: Vec<Value> = paths.iter().map(|p| self.read_one(p)).collect();
+                json!({ "files": files })
             }
             other => panic!("unexpected request {other:?}"),
         }
+    }
+
+    fn read_one(&mut self, rel: &str) -> Value {
+        self.reads.push(rel.to_string());
+        let mut r = read_reply(&self.files, rel, "not-found");
+        if let (Some((t, m)), false) = (self.files.get(rel), self.old) {
+            (r["size"], r["mtimeMs"]) = (json!(t.len()), json!(m));
+        }
+        r
     }
 }
 
@@ -534,6 +555,8 @@ fn refresh_incrementally(old: bool) {
         files: BTreeMap::new(),
         reads: Vec::new(),
         max_batch: 0,
+        batches: 0,
+        refused: 0,
         packed: false,
         old,
         listings: Vec::new(),
@@ -558,6 +581,12 @@ fn refresh_incrementally(old: bool) {
     assert_eq!(host.reads.len(), 151);
     assert!(host.max_batch <= READ_BATCH, "reads go out in batches");
     assert!(host.max_batch >= 2);
+    // 151 notes: three `ReadFiles`; a host without it refuses the first and gets `ReadFile`s
+    // from then on.
+    assert_eq!(
+        (host.batches, host.refused),
+        if old { (0, 1) } else { (3, 0) }
+    );
 
     // Second run, the listing packed as the JS host sends it: one change, one delete, one add,
     // nothing else read.

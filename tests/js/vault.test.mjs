@@ -278,6 +278,38 @@ test("files read one after another lie back to back and cross without a copy; ot
   assert.equal(mixed[0][1].blob.length, 2, "no size or mtime given: none sent");
 });
 
+test("a batched read answers each path as readFile would, in order, and its files cross as bare ranges", T, async () => {
+  const { createRequire } = await import("node:module");
+  const req = createRequire(import.meta.url);
+  const { readFile, readFiles } = req(path.join(dist, "host.cjs"));
+  const { takeBytes } = req(path.join(dist, "core.cjs"));
+  const dir = write(tmpdir("hookwise-batch-"), { "a.md": "first\n", "sub/b.md": "second — ü\n", "big.md": "b".repeat(50) });
+  fs.mkdirSync(path.join(dir, "folder.md"));
+  const paths = ["sub/b.md", "gone.md", "a.md", "folder.md", "big.md"];
+  const single = [];
+  for (const p of paths) single.push(await readFile({ path: path.join(dir, p), maxBytes: 40 }));
+  for (const d of [dir, dir + "/"]) {
+    const { files } = await readFiles({ dir: d, paths, maxBytes: 40 });
+    assert.equal(files.length, paths.length);
+    files.forEach((f, i) => {
+      const { bytes, ...rest } = single[i];
+      const { bytes: got, ...gotRest } = f;
+      assert.deepEqual(gotRest, rest, paths[i]);
+      assert.deepEqual(got && Buffer.from(got).toString(), bytes && Buffer.from(bytes).toString(), paths[i]);
+    });
+  }
+  // beside the replies' JSON: each file read becomes [offset, length, size, mtimeMs], errors stay
+  const reply = await readFiles({ dir, paths, maxBytes: 40 });
+  const batch = [[7, reply]];
+  const joined = takeBytes(batch);
+  const files = JSON.parse(JSON.stringify(batch))[0][1].files;
+  const text = (r) => Buffer.from(joined.subarray(r[0], r[0] + r[1])).toString();
+  assert.deepEqual([text(files[0]), text(files[2])], ["second — ü\n", "first\n"]);
+  assert.deepEqual(files[0].slice(2), [fs.statSync(path.join(dir, "sub/b.md")).size, fs.statSync(path.join(dir, "sub/b.md")).mtimeMs]);
+  assert.deepEqual([files[1], files[3]], [{ error: "vanished" }, { error: "EISDIR" }]);
+  assert.equal(files[4].error, "too-large");
+});
+
 test('knowledge: "vault" uses the vault even when a maenifold CLI is on PATH', T, async () => {
   const f = fakeEnv();
   const dir = vault(NOTE_ABOUT_AUTH);
