@@ -38,6 +38,7 @@ function loadWasm(opts = {}) {
 const encoder = new TextEncoder();
 
 const NO_BYTES = new Uint8Array(0);
+const RECYCLE = Symbol.for("hookwise.recycle"); // js/host.cjs readFiles
 /**
  * Replies carrying raw bytes (`{bytes}`: a file read by the host) cross beside the JSON: each
  * becomes `{blob: [offset, length, size?, mtimeMs?]}` into one buffer, returned (the core turns
@@ -185,6 +186,9 @@ class Core {
             next = this.own(this.engine.resume(op, encoder.encode(JSON.stringify(batch)), bytes, Date.now()));
           } catch (e) {
             throw this.fail(e);
+          } finally {
+            // the core has copied the bytes in: a batched read's slabs may be reused
+            for (const [, r] of batch) if (r && typeof r[RECYCLE] === "function") r[RECYCLE]();
           }
         }
         step = next;

@@ -217,31 +217,49 @@ const OPEN_FLAGS = O_NONBLOCK === undefined ? O_RDONLY : O_RDONLY | O_NONBLOCK;
 // Files are read into shared slabs, one after another, instead of a Buffer each: a cold index
 // allocates a handful of slabs instead of 10,000 buffers, and the notes of one batch lie back to
 // back, so they cross into the core without being copied together first (takeBytes). A slab is
-// never written twice: once full, the next one is new, and the old one lives as long as a view.
+// never written twice while a view of it may be alive: once full, the next one is new.
 const SLAB_BYTES = 1 << 22;
-let slab = null;
-let slabAt = 0;
-function space(n) {
-  if (n > SLAB_BYTES / 8) return Buffer.allocUnsafeSlow(n);
-  if (!slab || slabAt + n > slab.length) {
-    slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
-    slabAt = 0;
+/** Where reads go: the current slab and how much of it is taken; `taken` lists every slab used. */
+const shared = { slab: null, at: 0, size: SLAB_BYTES, taken: null };
+function space(arena, n) {
+  if (n > arena.size / 8) return Buffer.allocUnsafeSlow(n);
+  if (!arena.slab || arena.at + n > arena.slab.length) {
+    arena.slab = (arena.taken && pool.pop()) || Buffer.allocUnsafeSlow(arena.size);
+    arena.at = 0;
+    if (arena.taken) arena.taken.push(arena.slab);
   }
-  return slab.subarray(slabAt, slabAt + n);
+  return arena.slab.subarray(arena.at, arena.at + n);
 }
 const tooLarge = (st) => ({ error: "too-large", size: st.size, mtimeMs: st.mtimeMs });
 async function readFile({ path: p, maxBytes }) {
-  return readOne(p, maxBytes);
+  return readOne(p, maxBytes, shared);
 }
 
 // A batch of notes below one folder (the core's `readFiles`: one request, not one per note),
-// each read as readFile reads it, in order.
+// each read as readFile reads it, in order. The batch fills slabs of its own, taken from a small
+// pool; the reply's RECYCLE hands them back once its bytes are no longer needed (core.cjs calls
+// it after the core has copied them in). The next batch then reads into memory already touched:
+// a cold index of 34 MB otherwise faults in that much fresh memory, and V8 collects garbage for
+// it as external memory. A reply never recycled is only garbage.
+const RECYCLE = Symbol.for("hookwise.recycle");
+const BATCH_SLAB_BYTES = 1 << 20;
+const POOL_MAX = 2;
+const pool = [];
 async function readFiles({ dir, paths, maxBytes }) {
   const base = dir.endsWith("/") || dir.endsWith("\\") ? dir : dir + "/";
-  return { files: paths.map((p) => readOne(base + p, maxBytes)) };
+  const arena = { slab: null, at: 0, size: BATCH_SLAB_BYTES, taken: [] };
+  const files = paths.map((p) => readOne(base + p, maxBytes, arena));
+  let taken = arena.taken;
+  return {
+    files,
+    [RECYCLE]() {
+      for (const s of taken || []) if (pool.length < POOL_MAX) pool.push(s);
+      taken = null;
+    },
+  };
 }
 
-function readOne(p, maxBytes) {
+function readOne(p, maxBytes, arena) {
   let fd = null;
   try {
     if (O_NONBLOCK === undefined) {
@@ -254,7 +272,7 @@ function readOne(p, maxBytes) {
     if (!st.isFile()) return { error: st.isDirectory() ? "EISDIR" : "not a regular file" };
     if (st.size > maxBytes) return tooLarge(st);
     // one byte more than the size: a file that grew meanwhile is read on, up to the limit
-    let buf = space(st.size + 1);
+    let buf = space(arena, st.size + 1);
     let n = 0;
     for (;;) {
       const want = buf.length - n;
@@ -272,7 +290,7 @@ function readOne(p, maxBytes) {
         buf = bigger;
       }
     }
-    if (slab && buf.buffer === slab.buffer) slabAt += n; // the slab's space is taken (not a bigger copy)
+    if (arena.slab && buf.buffer === arena.slab.buffer) arena.at += n; // the slab's space is taken (not a bigger copy)
     return { bytes: buf.subarray(0, n), size: st.size, mtimeMs: st.mtimeMs };
   } catch (e) {
     return { error: e && e.code === "ENOENT" ? "vanished" : e && e.code ? e.code : String(e) };

@@ -310,6 +310,30 @@ test("a batched read answers each path as readFile would, in order, and its file
   assert.equal(files[4].error, "too-large");
 });
 
+test("a batched read's slabs are reused only once recycled", T, async () => {
+  const { createRequire } = await import("node:module");
+  const { readFiles } = createRequire(import.meta.url)(path.join(dist, "host.cjs"));
+  const dir = write(tmpdir("hookwise-recycle-"), { "a.md": "alpha\n", "b.md": "beta\n" });
+  const ask = { dir, paths: ["a.md", "b.md"], maxBytes: 1000 };
+  const text = (f) => Buffer.from(f.bytes).toString();
+  const RECYCLE = Symbol.for("hookwise.recycle");
+  const first = await readFiles(ask);
+  assert.equal(first.files[0].bytes.buffer, first.files[1].bytes.buffer, "one batch, back to back in one slab");
+  assert.equal(JSON.stringify(first).includes("recycle"), false, "the recycle hook never crosses");
+  // not recycled: a later batch never writes over its bytes
+  const second = await readFiles({ ...ask, paths: ["b.md", "a.md"] });
+  assert.notEqual(second.files[0].bytes.buffer, first.files[0].bytes.buffer);
+  assert.deepEqual(first.files.map(text), ["alpha\n", "beta\n"]);
+  // recycled (as core.cjs does once the core has copied the bytes in): the next batch reads into it
+  second[RECYCLE]();
+  second[RECYCLE](); // twice is harmless: the slab is handed back once
+  const third = await readFiles(ask);
+  const fourth = await readFiles(ask);
+  assert.equal(third.files[0].bytes.buffer, second.files[0].bytes.buffer);
+  assert.notEqual(fourth.files[0].bytes.buffer, third.files[0].bytes.buffer, "a slab is handed out once per recycle");
+  assert.deepEqual(third.files.map(text), ["alpha\n", "beta\n"]);
+});
+
 test('knowledge: "vault" uses the vault even when a maenifold CLI is on PATH', T, async () => {
   const f = fakeEnv();
   const dir = vault(NOTE_ABOUT_AUTH);
