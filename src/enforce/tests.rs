@@ -96,14 +96,14 @@ impl Host {
                     (now, json!({ "entries": entries, "truncated": false }))
                 }
             }
-            Request::ReadFile { path, .. } => {
-                if let Some(e) = &self.faults.read_error {
-                    return Some((now, json!({ "error": e })));
-                }
-                match self.fs.get(path) {
-                    Some((t, _)) => (now, json!({ "text": t })),
-                    None => (now, json!({"error": "not-found"})),
-                }
+            Request::ReadFile { path, .. } => (now, self.read(path)),
+            // a batch of reads (the vault's): each path as `ReadFile` reads it
+            Request::ReadFiles { dir, paths, .. } => {
+                let files: Vec<Value> = paths
+                    .iter()
+                    .map(|p| self.read(&format!("{}/{p}", dir.trim_end_matches('/'))))
+                    .collect();
+                (now, json!({ "files": files }))
             }
             Request::WriteFile { path, text } => {
                 if let Some(e) = &self.faults.write_error {
@@ -138,6 +138,16 @@ impl Host {
             Request::VaultChanges { .. } => (now, json!({"entries": [], "error": "not watched"})),
             other => panic!("the enforcement test host does not carry out {other:?}"),
         })
+    }
+
+    fn read(&self, path: &str) -> Value {
+        if let Some(e) = &self.faults.read_error {
+            return json!({ "error": e });
+        }
+        match self.fs.get(path) {
+            Some((t, _)) => json!({ "text": t }),
+            None => json!({"error": "not-found"}),
+        }
     }
 
     /// Run one operation to its end; returns its result and the virtual time it took.
