@@ -214,40 +214,26 @@ async function stat({ path: p }) {
 // without a stat per note (listDir's typesOnly) and keeps these instead.
 const { O_RDONLY, O_NONBLOCK } = fs.constants;
 const OPEN_FLAGS = O_NONBLOCK === undefined ? O_RDONLY : O_RDONLY | O_NONBLOCK;
-// Files are read into shared slabs, one after another, instead of a Buffer each: a cold index
-// allocates a handful of slabs instead of 10,000 buffers, and the notes of one batch lie back to
-// back, so they cross into the core without being copied together first (takeBytes). A slab is
-// never written twice while a view of it may be alive: once full, the next one is new.
-const SLAB_BYTES = 1 << 22;
-/** Where reads go: the current slab and how much of it is taken; `taken` lists every slab used. */
-const shared = { slab: null, at: 0, size: SLAB_BYTES, taken: null };
-function space(arena, n) {
-  if (n > arena.size / 8) return Buffer.allocUnsafeSlow(n);
-  if (!arena.slab || arena.at + n > arena.slab.length) {
-    arena.slab = (arena.taken && pool.pop()) || Buffer.allocUnsafeSlow(arena.size);
-    arena.at = 0;
-    if (arena.taken) arena.taken.push(arena.slab);
-  }
-  return arena.slab.subarray(arena.at, arena.at + n);
-}
 const tooLarge = (st) => ({ error: "too-large", size: st.size, mtimeMs: st.mtimeMs });
 async function readFile({ path: p, maxBytes }) {
-  return readOne(p, maxBytes, shared);
+  return readOne(p, maxBytes, null);
 }
 
 // A batch of notes below one folder (the core's `readFiles`: one request, not one per note),
-// each read as readFile reads it, in order. The batch fills slabs of its own, taken from a small
-// pool; the reply's RECYCLE hands them back once its bytes are no longer needed (core.cjs calls
-// it after the core has copied them in). The next batch then reads into memory already touched:
-// a cold index of 34 MB otherwise faults in that much fresh memory, and V8 collects garbage for
-// it as external memory. A reply never recycled is only garbage.
+// each read as readFile reads it, in order. The notes are read into slabs of the batch's own,
+// one after another, instead of a Buffer each: they lie back to back and cross into the core
+// as one view (takeBytes). The slabs come from a small pool; the reply's RECYCLE hands them back
+// once its bytes are no longer needed (core.cjs calls it after the core has copied them in), so
+// the next batch reads into memory already touched — a cold index of 34 MB otherwise faults in
+// that much fresh memory, and V8 collects garbage for it as external memory. A slab is never
+// written while a view of it may be alive; a reply never recycled is only garbage.
 const RECYCLE = Symbol.for("hookwise.recycle");
-const BATCH_SLAB_BYTES = 1 << 20;
+const SLAB_BYTES = 1 << 20;
 const POOL_MAX = 2;
 const pool = [];
 async function readFiles({ dir, paths, maxBytes }) {
   const base = dir.endsWith("/") || dir.endsWith("\\") ? dir : dir + "/";
-  const arena = { slab: null, at: 0, size: BATCH_SLAB_BYTES, taken: [] };
+  const arena = { slab: null, at: 0, taken: [] };
   const files = paths.map((p) => readOne(base + p, maxBytes, arena));
   let taken = arena.taken;
   return {
@@ -257,6 +243,19 @@ async function readFiles({ dir, paths, maxBytes }) {
       taken = null;
     },
   };
+}
+
+/** Room for `n` bytes: in the batch's current slab (`arena`: its slab, how much of it is taken,
+ * every slab it used), or a Buffer of its own for a single read or a big file. */
+function space(arena, n) {
+  if (!arena) return Buffer.allocUnsafe(n);
+  if (n > SLAB_BYTES / 8) return Buffer.allocUnsafeSlow(n);
+  if (!arena.slab || arena.at + n > arena.slab.length) {
+    arena.slab = pool.pop() || Buffer.allocUnsafeSlow(SLAB_BYTES);
+    arena.at = 0;
+    arena.taken.push(arena.slab);
+  }
+  return arena.slab.subarray(arena.at, arena.at + n);
 }
 
 function readOne(p, maxBytes, arena) {
@@ -290,7 +289,7 @@ function readOne(p, maxBytes, arena) {
         buf = bigger;
       }
     }
-    if (arena.slab && buf.buffer === arena.slab.buffer) arena.at += n; // the slab's space is taken (not a bigger copy)
+    if (arena && buf.buffer === arena.slab?.buffer) arena.at += n; // the slab's space is taken (not a bigger copy)
     return { bytes: buf.subarray(0, n), size: st.size, mtimeMs: st.mtimeMs };
   } catch (e) {
     return { error: e && e.code === "ENOENT" ? "vanished" : e && e.code ? e.code : String(e) };

@@ -248,17 +248,16 @@ test("a listing of types only: files and folders without a stat, symlinks and ot
   assert.equal(c["broken.md"].isFile, false);
 });
 
-test("files read one after another lie back to back and cross without a copy; others are joined", T, async () => {
+test("the files of a batched read lie back to back and cross without a copy; others are joined", T, async () => {
   const { createRequire } = await import("node:module");
   const req = createRequire(import.meta.url);
-  const { readFile } = req(path.join(dist, "host.cjs"));
+  const { readFile, readFiles } = req(path.join(dist, "host.cjs"));
   const { takeBytes } = req(path.join(dist, "core.cjs"));
   const dir = tmpdir("hookwise-slab-");
   const texts = ["first note\n", "", "second — ünïcode\n", "x".repeat(3000)];
   texts.forEach((t, i) => fs.writeFileSync(path.join(dir, `${i}.md`), t));
-  const replies = [];
-  for (let i = 0; i < texts.length; i++) replies.push(await readFile({ path: path.join(dir, `${i}.md`), maxBytes: 1 << 20 }));
-  // a big file gets its own buffer; a failed read carries no bytes
+  const { files: replies } = await readFiles({ dir, paths: texts.map((_, i) => `${i}.md`), maxBytes: 1 << 20 });
+  // a single read or a big file gets its own buffer; a failed read carries no bytes
   fs.writeFileSync(path.join(dir, "big.md"), "b".repeat(600_000));
   const big = await readFile({ path: path.join(dir, "big.md"), maxBytes: 1 << 20 });
   const batch = replies.map((r, i) => [i, r]);
