@@ -150,10 +150,11 @@ pub struct ReadResult {
 pub fn resolve_blob(reply: &mut serde_json::Value, bytes: &[u8]) {
     use serde_json::Value;
     if let Some(files) = reply.get_mut("files").and_then(Value::as_array_mut) {
-        for f in files.iter_mut().filter(|f| f.is_array()) {
-            let Value::Array(mut range) = std::mem::take(f) else {
-                unreachable!("filtered")
+        for f in files.iter_mut() {
+            let Value::Array(range) = f else {
+                continue; // an error, or a text sent as JSON
             };
+            let mut range = std::mem::take(range);
             *f = match blob_text(&range, bytes) {
                 Ok(text) => {
                     let mut out = Vec::with_capacity(3);

@@ -915,24 +915,23 @@ async fn read_planned(
 /// else — from the first reply that is not a list of as many files — a `ReadFile` per path.
 async fn read_batch(io: &Io, root: &str, chunk: &[String], batched: &mut bool) -> Vec<ReadResult> {
     if *batched {
-        let reply = io
+        let mut reply = io
             .request(Request::ReadFiles {
                 dir: root.to_string(),
                 paths: chunk.to_vec(),
                 max_bytes: MAX_FILE_BYTES,
             })
             .await;
-        if let Value::Object(mut m) = reply {
-            if let Some(Value::Array(files)) = m.get_mut("files") {
-                if files.len() == chunk.len() {
-                    return std::mem::take(files)
-                        .into_iter()
-                        .map(crate::protocol::file_result)
-                        .collect();
-                }
+        match reply.get_mut("files") {
+            Some(Value::Array(files)) if files.len() == chunk.len() => {
+                let files = std::mem::take(files);
+                return files
+                    .into_iter()
+                    .map(crate::protocol::file_result)
+                    .collect();
             }
+            _ => *batched = false,
         }
-        *batched = false;
     }
     let reqs = chunk
         .iter()
