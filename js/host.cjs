@@ -220,7 +220,7 @@ async function readFile({ path: p, maxBytes }) {
 }
 
 // A batch of notes below one folder (the core's `readFiles`: one request, not one per note),
-// each read as readFile reads it, in order. The notes are read into slabs of the batch's own,
+// each read as readFile reads it, in order; `dir` ends in a separator (the core joins paths). The notes are read into slabs of the batch's own,
 // one after another, instead of a Buffer each: they lie back to back and cross into the core
 // as one view (takeBytes). The slabs come from a small pool; the reply's RECYCLE hands them back
 // once its bytes are no longer needed (core.cjs calls it after the core has copied them in), so
@@ -232,9 +232,8 @@ const SLAB_BYTES = 1 << 20;
 const POOL_MAX = 2;
 const pool = [];
 async function readFiles({ dir, paths, maxBytes }) {
-  const base = dir.endsWith("/") || dir.endsWith("\\") ? dir : dir + "/";
   const arena = { slab: null, at: 0, taken: [] };
-  const files = paths.map((p) => readOne(base + p, maxBytes, arena));
+  const files = paths.map((p) => readOne(dir + p, maxBytes, arena));
   let taken = arena.taken;
   return {
     files,

@@ -205,7 +205,7 @@ const replies = [];
 const [readMs, , readCpu] = await time(async () => {
   for (let i = 0; i < mdFiles.length; i += 64) {
     const batch = mdFiles.slice(i, i + 64);
-    replies.push(await host.readFiles({ dir: vault, paths: batch.map((e) => e.path), maxBytes: 5 * 1024 * 1024 }));
+    replies.push(await host.readFiles({ dir: vault + "/", paths: batch.map((e) => e.path), maxBytes: 5 * 1024 * 1024 }));
   }
 });
 const enc = new TextEncoder();

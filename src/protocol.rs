@@ -25,9 +25,9 @@ pub enum Request {
     /// replies' JSON as `{"blob": [offset, length, size?, mtimeMs?]}` (see [`resolve_blob`]):
     /// no text decoding, escaping or re-encoding on the way in.
     ReadFile { path: String, max_bytes: u64 },
-    /// Read several files below one folder, each as `ReadFile` reads `dir/path` (joined with
-    /// `/` unless `dir` ends in a separator): one request for a batch of notes instead of one
-    /// per note. Reply: `{"files": [reply, …]}`, a `ReadFile` reply per path, in order; with the
+    /// Read several files below one folder, each as `ReadFile` reads `dir` + `path` (`dir`
+    /// ends in a separator: the host only concatenates): one request for a batch of notes
+    /// instead of one per note. Reply: `{"files": [reply, …]}`, a `ReadFile` reply per path, in order; with the
     /// bytes sent beside the replies, a file read is its bare `[offset, length, size?,
     /// mtimeMs?]` array. A host that does not know it replies anything else (an error): the
     /// core then asks `ReadFile` for each.

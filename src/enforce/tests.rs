@@ -101,7 +101,7 @@ impl Host {
             Request::ReadFiles { dir, paths, .. } => {
                 let files: Vec<Value> = paths
                     .iter()
-                    .map(|p| self.read(&format!("{}/{p}", dir.trim_end_matches('/'))))
+                    .map(|p| self.read(&format!("{dir}{p}")))
                     .collect();
                 (now, json!({ "files": files }))
             }

@@ -174,7 +174,7 @@ impl WatchHost {
                 read_reply(&self.files, &rel, "vanished")
             }
             Request::ReadFiles { dir, paths, .. } => {
-                assert_eq!(dir, ROOT);
+                assert_eq!(dir, &format!("{ROOT}/"));
                 self.reads.extend(paths.iter().cloned());
                 let files: Vec<Value> = paths
                     .iter()

@@ -917,7 +917,7 @@ async fn read_batch(io: &Io, root: &str, chunk: &[String], batched: &mut bool) -
     if *batched {
         let mut reply = io
             .request(Request::ReadFiles {
-                dir: root.to_string(),
+                dir: join_path(root, ""),
                 paths: chunk.to_vec(),
                 max_bytes: MAX_FILE_BYTES,
             })

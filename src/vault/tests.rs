@@ -520,7 +520,7 @@ impl FakeHost {
                 json!({"error": "unsupported request kind readFiles"})
             }
             Request::ReadFiles { dir, paths, .. } => {
-                assert_eq!(dir, &self.root);
+                assert_eq!(dir, &format!("{}/", self.root));
                 self.batches += 1;
                 let files: Vec<Value> = paths.iter().map(|p| self.read_one(p)).collect();
                 json!({ "files": files })

@@ -256,7 +256,7 @@ test("the files of a batched read lie back to back and cross without a copy; oth
   const dir = tmpdir("hookwise-slab-");
   const texts = ["first note\n", "", "second — ünïcode\n", "x".repeat(3000)];
   texts.forEach((t, i) => fs.writeFileSync(path.join(dir, `${i}.md`), t));
-  const { files: replies } = await readFiles({ dir, paths: texts.map((_, i) => `${i}.md`), maxBytes: 1 << 20 });
+  const { files: replies } = await readFiles({ dir: dir + "/", paths: texts.map((_, i) => `${i}.md`), maxBytes: 1 << 20 });
   // a single read or a big file gets its own buffer; a failed read carries no bytes
   fs.writeFileSync(path.join(dir, "big.md"), "b".repeat(600_000));
   const big = await readFile({ path: path.join(dir, "big.md"), maxBytes: 1 << 20 });
@@ -287,18 +287,16 @@ test("a batched read answers each path as readFile would, in order, and its file
   const paths = ["sub/b.md", "gone.md", "a.md", "folder.md", "big.md"];
   const single = [];
   for (const p of paths) single.push(await readFile({ path: path.join(dir, p), maxBytes: 40 }));
-  for (const d of [dir, dir + "/"]) {
-    const { files } = await readFiles({ dir: d, paths, maxBytes: 40 });
-    assert.equal(files.length, paths.length);
-    files.forEach((f, i) => {
-      const { bytes, ...rest } = single[i];
-      const { bytes: got, ...gotRest } = f;
-      assert.deepEqual(gotRest, rest, paths[i]);
-      assert.deepEqual(got && Buffer.from(got).toString(), bytes && Buffer.from(bytes).toString(), paths[i]);
-    });
-  }
+  const { files: batched } = await readFiles({ dir: dir + "/", paths, maxBytes: 40 });
+  assert.equal(batched.length, paths.length);
+  batched.forEach((f, i) => {
+    const { bytes, ...rest } = single[i];
+    const { bytes: got, ...gotRest } = f;
+    assert.deepEqual(gotRest, rest, paths[i]);
+    assert.deepEqual(got && Buffer.from(got).toString(), bytes && Buffer.from(bytes).toString(), paths[i]);
+  });
   // beside the replies' JSON: each file read becomes [offset, length, size, mtimeMs], errors stay
-  const reply = await readFiles({ dir, paths, maxBytes: 40 });
+  const reply = await readFiles({ dir: dir + "/", paths, maxBytes: 40 });
   const batch = [[7, reply]];
   const joined = takeBytes(batch);
   const files = JSON.parse(JSON.stringify(batch))[0][1].files;
@@ -313,7 +311,7 @@ test("a batched read's slabs are reused only once recycled", T, async () => {
   const { createRequire } = await import("node:module");
   const { readFiles } = createRequire(import.meta.url)(path.join(dist, "host.cjs"));
   const dir = write(tmpdir("hookwise-recycle-"), { "a.md": "alpha\n", "b.md": "beta\n" });
-  const ask = { dir, paths: ["a.md", "b.md"], maxBytes: 1000 };
+  const ask = { dir: dir + "/", paths: ["a.md", "b.md"], maxBytes: 1000 };
   const text = (f) => Buffer.from(f.bytes).toString();
   const RECYCLE = Symbol.for("hookwise.recycle");
   const first = await readFiles(ask);
