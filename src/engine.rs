@@ -131,6 +131,11 @@ pub enum Call {
         /// rewrite but replays the model's original call): everything goes with the result.
         #[serde(default)]
         result_only: bool,
+        /// The arguments could not be read whole ([`crate::wire::Unreadable::from_code`]): the
+        /// host could not encode them, or the core cut what nested too deep. Governance and
+        /// enforcement refuse the call; knowledge context reads what is there.
+        #[serde(default)]
+        unreadable: Option<String>,
     },
     /// After a tool ran (OpenCode `tool.execute.after`).
     #[serde(rename = "tool.after")]
@@ -153,6 +158,11 @@ pub enum Call {
         #[cfg(feature = "policy")]
         #[serde(default)]
         failed: bool,
+        /// As in `tool.before`: the arguments could not be read whole (nothing is recorded
+        /// from them; the warning says so).
+        #[cfg(feature = "policy")]
+        #[serde(default)]
+        unreadable: Option<String>,
     },
     /// Intent governance: the `select_active_intent` tool. Result: `{ok, intentId?, text}`
     /// (`text` is the tool result for the model); in the lean build `{needs: "policy"}`.
@@ -188,6 +198,23 @@ pub enum Call {
     },
 }
 
+impl Call {
+    /// The core cut part of this call's arguments (or the host said it could not encode
+    /// them): a tool call is marked so that policy refuses it; other calls read what is left.
+    fn mark_unreadable(&mut self, code: &str) {
+        match self {
+            Call::ToolBefore { unreadable, .. } => {
+                unreadable.get_or_insert_with(|| code.to_string());
+            }
+            #[cfg(feature = "policy")]
+            Call::ToolAfter { unreadable, .. } => {
+                unreadable.get_or_insert_with(|| code.to_string());
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Which hooks need the engine at all, so the host can skip the crossing for the others.
 #[derive(Debug, Clone, Serialize, Default, PartialEq)]
 #[serde(rename_all = "camelCase")]
@@ -212,6 +239,38 @@ pub struct Plan {
     #[cfg(feature = "policy")]
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tool_before_tools: Vec<String>,
+    /// Governance or enforcement is on: a `tool.before` the core cannot answer (it fails, or
+    /// the host cannot hand it over) is blocked, never waved through.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fail_closed: Option<FailClosed>,
+    /// The bounds the host checks a call's arguments against before they cross
+    /// ([`crate::wire`]); past them it sends `unreadable` instead.
+    pub args_limits: crate::wire::ArgsLimits,
+}
+
+/// Which tool calls the host blocks when the core cannot answer them, and what it tells the
+/// model: `message` with `{tool}` and `{error}` filled in.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct FailClosed {
+    /// Every tool (enforcement is on).
+    pub all: bool,
+    /// The tools governance gates.
+    pub tools: Vec<String>,
+    pub message: String,
+}
+
+impl FailClosed {
+    const MESSAGE: &'static str = "hookwise blocked `{tool}`: it could not check this call ({error}), and in this project intent governance or pre-action enforcement blocks what it cannot check. Try again; tell the user if it keeps failing.";
+
+    /// `None` when neither is on.
+    pub fn new(enforcing: bool, gated: Vec<String>) -> Option<FailClosed> {
+        (enforcing || !gated.is_empty()).then(|| FailClosed {
+            all: enforcing,
+            tools: gated,
+            message: Self::MESSAGE.to_string(),
+        })
+    }
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -440,7 +499,9 @@ impl Engine {
     }
 
     pub fn start_json(&mut self, call: impl AsRef<[u8]>) -> Result<Step, CallError> {
-        let call: Call = match serde_json::from_slice(call.as_ref()) {
+        // Read as the host will act on it: lone surrogates as U+FFFD, over-deep values cut.
+        let cleaned = crate::wire::clean(call.as_ref());
+        let mut call: Call = match serde_json::from_slice(&cleaned.bytes) {
             Ok(c) => c,
             // The lean build does not know the governance calls: the host loads the policy
             // build and asks again.
@@ -453,6 +514,9 @@ impl Engine {
                 })
             }
         };
+        if cleaned.too_deep {
+            call.mark_unreadable("depth");
+        }
         Ok(self.start(call))
     }
 
@@ -726,8 +790,19 @@ impl Engine {
                 #[cfg(feature = "policy")]
                 dry_run,
                 result_only,
+                unreadable,
             } => self.ops.start(move |io| async move {
                 let now_ms = shared.borrow().clock.get();
+                // Arguments that could not be read whole: governance and enforcement refuse
+                // what they cannot check; knowledge context goes on with what is there.
+                #[cfg(feature = "policy")]
+                if let Some(code) = &unreadable {
+                    if let Some(r) = refuse_unreadable(&shared, &tool, code) {
+                        return to_value(r);
+                    }
+                }
+                #[cfg(not(feature = "policy"))]
+                let _ = &unreadable;
                 // Intent governance first: its block skips enforcement and the lookups.
                 #[cfg(feature = "policy")]
                 let gate = match &args {
@@ -811,8 +886,21 @@ impl Engine {
                 args,
                 random,
                 failed,
+                unreadable,
             } => {
                 let mut r = tool_after(&shared, &call_id);
+                // Nothing is recorded from arguments that could not be read whole (the
+                // before hook refused such a call; a host that ran it anyway is told).
+                let args = match &unreadable {
+                    Some(code) => {
+                        r.logs.push(Log::warn(format!(
+                            "`{tool}`: no Agent Trace record: {}",
+                            crate::wire::Unreadable::from_code(code).reason()
+                        )));
+                        None
+                    }
+                    None => args,
+                };
                 self.ops.start(move |io| async move {
                     let (w, now) = {
                         let s = shared.borrow();
@@ -1209,6 +1297,18 @@ async fn init(
         tool_before_all: enforcing,
         #[cfg(feature = "policy")]
         tool_before_tools: gov.watched_tools(),
+        #[cfg(feature = "policy")]
+        fail_closed: FailClosed::new(
+            enforcing,
+            if gov.on {
+                gov.gov.config().mutating_tools.clone()
+            } else {
+                Vec::new()
+            },
+        ),
+        #[cfg(not(feature = "policy"))]
+        fail_closed: None,
+        args_limits: crate::wire::ARGS_LIMITS,
     };
     {
         let mut s = shared.borrow_mut();
@@ -1375,6 +1475,34 @@ async fn metrics(io: &Io, shared: &Rc<RefCell<Shared>>, verify: bool) -> Value {
     };
     json!({"ok": ok, "found": true, "text": text, "metricsFile": settings.metrics_file,
         "stateFile": settings.state_file})
+}
+
+/// A tool call whose arguments could not be read whole, while governance gates the tool or
+/// enforcement is on: refused, with the reason for the model and the log.
+#[cfg(feature = "policy")]
+fn refuse_unreadable(shared: &Rc<RefCell<Shared>>, tool: &str, code: &str) -> Option<ToolResult> {
+    let why = crate::wire::Unreadable::from_code(code).reason();
+    let s = shared.borrow();
+    let gated = s.gov.on && s.gov.gov.config().mutating_tools.iter().any(|t| t == tool);
+    let enforcing = s
+        .enforcer
+        .as_ref()
+        .is_some_and(|e| e.settings().level != EnforceLevel::Disabled);
+    let what = if gated {
+        "intent governance cannot check its scope"
+    } else if enforcing {
+        "it cannot be checked against this project's SOPs"
+    } else {
+        return None;
+    };
+    let block = format!(
+        "hookwise blocked `{tool}`: {why}, so {what}. Send the call again with plain arguments."
+    );
+    Some(ToolResult {
+        logs: vec![Log::warn(block.clone())],
+        block: Some(block),
+        ..Default::default()
+    })
 }
 
 /// `tool.before`: find the concepts, look them up in parallel under one deadline, place the
@@ -1702,6 +1830,26 @@ mod tests {
         assert!(pre.starts_with(context::OPEN));
         assert!(pre.contains("## [[auth]]"));
         assert_eq!(r["mutations"][0]["path"], json!(["prompt"]));
+    }
+
+    #[test]
+    fn knowledge_alone_reads_what_it_can_of_hostile_arguments() {
+        // knowledge context fails open: a lone surrogate or a cut-off subtree does not stop it
+        let mut h = Host::new(&answer);
+        let deep = format!("{}0{}", "[".repeat(5_000), "]".repeat(5_000));
+        let call = format!(
+            r#"{{"hook":"tool.before","tool":"task","callId":"t","args":{{"prompt":"fix [[auth]] \ud800","x":{deep}}}}}"#
+        );
+        let r = h.drive(&call);
+        assert!(r.get("block").is_none(), "{r}");
+        assert!(r["mutations"][0]["prepend"]
+            .as_str()
+            .unwrap()
+            .contains("## [[auth]]"));
+        // the host could not encode the arguments: nothing to read, nothing blocked
+        let r =
+            h.drive(r#"{"hook":"tool.before","tool":"bash","callId":"u","unreadable":"cycle"}"#);
+        assert_eq!(r, json!({}));
     }
 
     #[test]

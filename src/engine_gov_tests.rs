@@ -411,4 +411,129 @@ mod policy {
         );
         assert!(fs.read("/w/.orchestration/active_intents.yaml").is_none());
     }
+
+    /// One call as raw JSON text, as a hostile host or model can shape it.
+    fn raw(e: &mut Engine, fs: &mut FakeFs, text: &str) -> Value {
+        crate::test_drive::drive(e, text, |q| {
+            Reply::Now(match q {
+                crate::protocol::Request::Now => json!({"ms": 1_700_000_000_000u64}),
+                q => fs.answer(q).expect("a reply"),
+            })
+        })
+    }
+
+    fn deep(levels: usize) -> String {
+        format!("{}0{}", "[".repeat(levels), "]".repeat(levels))
+    }
+
+    #[test]
+    fn lone_surrogates_are_checked_as_the_host_writes_them() {
+        let (mut e, mut fs) = governed();
+        // no intent yet: still blocked, whatever the strings hold
+        let r = raw(
+            &mut e,
+            &mut fs,
+            r#"{"hook":"tool.before","tool":"write","sessionId":"s1","callId":"c0","args":{"filePath":"src/auth/\ud800.ts","content":"\udfff"}}"#,
+        );
+        assert!(
+            r["block"]
+                .as_str()
+                .unwrap()
+                .contains("select_active_intent"),
+            "{r}"
+        );
+        select(&mut e, &mut fs, "s1");
+        // out of scope, the surrogate in the path or the content
+        for (i, args) in [
+            r#"{"filePath":"README\ud800.md","content":"x"}"#,
+            r#"{"filePath":"docs/leak.md","content":"a\ud800b"}"#,
+            r#"{"filePath":".orchestration/active_intents.yaml","content":"active_intents: []\ud800"}"#,
+        ]
+        .iter()
+        .enumerate()
+        {
+            let call = format!(r#"{{"hook":"tool.before","tool":"write","sessionId":"s1","callId":"x{i}","args":{args}}}"#);
+            let r = raw(&mut e, &mut fs, &call);
+            assert!(r["block"].is_string(), "{call} -> {r}");
+        }
+        let r = raw(
+            &mut e,
+            &mut fs,
+            r#"{"hook":"tool.before","tool":"write","sessionId":"s1","callId":"x","args":{"filePath":"README\ud800.md","content":"x"}}"#,
+        );
+        assert!(
+            r["block"].as_str().unwrap().contains("README\u{FFFD}.md"),
+            "named as the host writes it: {r}"
+        );
+        // in scope: a lone surrogate in the content is no reason to block, and it is recorded
+        let call = r#"{"hook":"tool.before","tool":"write","sessionId":"s1","callId":"ok","args":{"filePath":"src/auth/b.ts","content":"😀 \ud800 日本語"}}"#;
+        let r = raw(&mut e, &mut fs, call);
+        assert!(r.get("block").is_none(), "{r}");
+        fs.file("/w/src/auth/b.ts", "😀 \u{FFFD} 日本語");
+        let a = raw(
+            &mut e,
+            &mut fs,
+            &call.replace("tool.before", "tool.after").replace(
+                r#""callId":"ok","#,
+                r#""callId":"ok","random":"00112233445566778899aabbccddeeff","#,
+            ),
+        );
+        assert!(a["recorded"].is_string(), "{a}");
+    }
+
+    #[test]
+    fn arguments_nested_too_deep_are_refused_with_the_reason() {
+        let (mut e, mut fs) = governed();
+        select(&mut e, &mut fs, "s1");
+        for levels in [crate::wire::MAX_ARGS_DEPTH, 200, 100_000] {
+            let call = format!(
+                r#"{{"hook":"tool.before","tool":"write","sessionId":"s1","callId":"d","args":{{"filePath":"src/auth/b.ts","content":"x","x":{}}}}}"#,
+                deep(levels)
+            );
+            let r = raw(&mut e, &mut fs, &call);
+            let b = r["block"].as_str().unwrap_or_default();
+            assert!(
+                b.contains("nest deeper than 64 levels") && b.contains("`write`"),
+                "{levels}: {r}"
+            );
+        }
+        // 63 levels below the arguments object: read whole, in scope, allowed
+        let call = format!(
+            r#"{{"hook":"tool.before","tool":"write","sessionId":"s1","callId":"d","args":{{"filePath":"src/auth/b.ts","content":"x","x":{}}}}}"#,
+            deep(crate::wire::MAX_ARGS_DEPTH - 1)
+        );
+        assert!(raw(&mut e, &mut fs, &call).get("block").is_none());
+        // what the host could not encode: refused for a gated tool, not for a read
+        for code in [
+            "cycle",
+            "size",
+            "value:function",
+            "RangeError: Maximum call stack size exceeded",
+        ] {
+            let r = drive(
+                &mut e,
+                &mut fs,
+                json!({"hook": "tool.before", "tool": "edit", "sessionId": "s1", "callId": "u", "unreadable": code}),
+            );
+            assert!(
+                r["block"]
+                    .as_str()
+                    .is_some_and(|b| b.contains("hookwise blocked `edit`")),
+                "{code}: {r}"
+            );
+            let r = drive(
+                &mut e,
+                &mut fs,
+                json!({"hook": "tool.before", "tool": "read", "sessionId": "s1", "callId": "u", "unreadable": code}),
+            );
+            assert!(r.get("block").is_none(), "{code}: {r}");
+        }
+        // the plan tells the host which calls to block when the core cannot answer
+        let (_, r) = start(&mut fs, json!({}));
+        let fc = &r["plan"]["failClosed"];
+        assert_eq!(fc["all"], false, "{r}");
+        assert!(fc["tools"].as_array().unwrap().contains(&json!("write")));
+        assert!(!fc["tools"].as_array().unwrap().contains(&json!("read")));
+        assert!(fc["message"].as_str().unwrap().contains("{error}"));
+    }
 }

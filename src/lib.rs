@@ -26,6 +26,7 @@ pub mod sort;
 #[cfg(test)]
 mod test_drive;
 pub mod vault;
+pub mod wire;
 pub use hookwise_text::wikilink;
 
 /// The wasm-bindgen adapters (wasm32 only).
