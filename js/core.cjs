@@ -140,6 +140,8 @@ class Core {
     };
     let step, woken;
     try {
+      // JSON.stringify writes a lone surrogate as an escape; the core reads it as the host
+      // writes it. A value it cannot write (the caller did not check) rejects here.
       [step, woken] = this.split(this.engine.start(encoder.encode(JSON.stringify(callObject)), Date.now()));
     } catch (e) {
       throw this.fail(e);
@@ -283,9 +285,9 @@ function applyMutations(target, mutations) {
  * `needle` to one character after the next `close` within `window` characters. Large
  * arguments never cross the boundary; the core decides what the excerpts mean.
  */
-function excerpts(args, plan) {
+function excerpts(args, plan, limits) {
   const out = [];
-  walkStrings(args, null, plan, out);
+  walkStrings(args, null, plan, out, limits);
   const fields = {};
   if (out.length && args !== null && typeof args === "object" && !Array.isArray(args)) {
     for (const k in args) fields[k] = Array.isArray(args[k]) ? "array" : args[k] === null ? "null" : typeof args[k];
@@ -293,10 +295,26 @@ function excerpts(args, plan) {
   return { fields, excerpts: out };
 }
 
-// `at` is a linked list (parent, key), turned into a path only when an excerpt is found, so
-// arguments with no needle cost one indexOf per string and nothing else.
-function walkStrings(v, at, plan, out) {
-  if (typeof v === "string") {
+// Iterative, so no nesting can overflow the stack; past `limits` it stops looking (knowledge
+// context reads what it can). `at` is a linked list (parent, key), turned into a path only when
+// an excerpt is found, so arguments with no needle cost one indexOf per string and nothing else.
+function walkStrings(root, at0, plan, out, limits = DEFAULT_LIMITS) {
+  const stack = [[root, at0, 0]];
+  let budget = limits.values;
+  while (stack.length && budget-- > 0) {
+    const [v, at, depth] = stack.pop();
+    if (typeof v === "string") stringExcerpts(v, at, plan, out);
+    else if (v === null || typeof v !== "object" || depth >= limits.depth) continue;
+    else if (Array.isArray(v)) for (let k = v.length - 1; k >= 0; k--) stack.push([v[k], { up: at, key: k }, depth + 1]);
+    else {
+      const keys = Object.keys(v);
+      for (let k = keys.length - 1; k >= 0; k--) stack.push([v[keys[k]], { up: at, key: keys[k] }, depth + 1]);
+    }
+  }
+}
+
+function stringExcerpts(v, at, plan, out) {
+  {
     const { needle, close, window } = plan;
     let i = v.indexOf(needle);
     if (i === -1) return;
@@ -318,11 +336,45 @@ function walkStrings(v, at, plan, out) {
       out.push({ path, text: v.slice(Math.max(0, i - 1), Math.min(v.length, end + close.length + 1)) });
       i = v.indexOf(needle, end + close.length);
     }
-  } else if (Array.isArray(v)) {
-    for (let k = 0; k < v.length; k++) walkStrings(v[k], { up: at, key: k }, plan, out);
-  } else if (v !== null && typeof v === "object") {
-    for (const k in v) walkStrings(v[k], { up: at, key: k }, plan, out);
   }
+}
+
+/** The core's bounds on a call's arguments until its plan says (the plan's `argsLimits`). */
+const DEFAULT_LIMITS = { depth: 64, values: 100000 };
+
+/**
+ * Can `args` cross to the core as JSON exactly as the tool will see them? `null` when yes;
+ * otherwise the code the core turns into its reason (`depth`, `cycle`, `size`,
+ * `value:<type>`). One iterative walk, bounded by `limits` (a shared subtree counts each time
+ * it is reached, as JSON would write it): nothing a host holds can overflow the stack or run
+ * long. The core decides what an unreadable call means.
+ */
+function checkArgs(root, limits = DEFAULT_LIMITS) {
+  if (root === undefined || root === null) return null;
+  const ancestors = new Set(); // the objects on the current path: a cycle meets one again
+  const stack = [[root, 1]]; // [value, depth]; a negative depth closes that object
+  let budget = limits.values;
+  while (stack.length) {
+    const [v, depth] = stack.pop();
+    if (depth < 0) {
+      ancestors.delete(v);
+      continue;
+    }
+    if (--budget < 0) return "size";
+    const t = typeof v;
+    if (t === "string" || t === "number" || t === "boolean" || v === null || t === "undefined") continue;
+    if (t !== "object") return `value:${t}`;
+    if (depth > limits.depth) return "depth";
+    if (ancestors.has(v)) return "cycle";
+    ancestors.add(v);
+    stack.push([v, -1]);
+    const keys = Array.isArray(v) ? null : Object.keys(v);
+    const n = keys ? keys.length : v.length;
+    if (stack.length + n > budget) return "size";
+    if (!keys) for (let k = n - 1; k >= 0; k--) stack.push([v[k], depth + 1]);
+    else for (const k of keys) stack.push([v[k], depth + 1]);
+  }
+  return null;
 }
 
 /** `s` without the spans from `open` to `close` (inclusive) and up to two newlines after. */
@@ -364,4 +416,4 @@ function envObject(env = process.env) {
   return out;
 }
 
-module.exports = { Core, HookwiseError, loadWasm, applyMutations, excerpts, envObject, takeBytes };
+module.exports = { Core, HookwiseError, loadWasm, applyMutations, excerpts, checkArgs, DEFAULT_LIMITS, envObject, takeBytes };

@@ -26,10 +26,27 @@ class Engine {
    *   `dryRun`: enforcement decides as the hook would but records nothing (no metrics line,
    *   no cooldown): what would happen.
    */
-  async augmentToolCall({ tool, args, callId, sessionId, dryRun } = {}) {
-    const id = callId || randomUUID();
-    const copy = args && typeof args === "object" ? structuredClone(args) : args;
-    const r = await this._hw.toolBefore({ tool: String(tool), sessionId: sessionId || "", callId: id, args: copy, dryRun: !!dryRun });
+  async augmentToolCall(input) {
+    let tool = "";
+    let id = "";
+    let args;
+    let r = null;
+    try {
+      const { tool: t, args: a, callId, sessionId, dryRun } = input || {};
+      args = a;
+      id = str(callId) || randomUUID();
+      tool = toolName(t);
+      const { copy, bad } = copyArgs(this._hw, args, tool);
+      args = copy;
+      r = await this._hw.toolBefore({ tool: tool ?? "", sessionId: str(sessionId), callId: id, args: copy, dryRun: !!dryRun, unreadable: bad });
+    } catch (e) {
+      r = this._hw.failClosed(tool ?? "", e);
+    }
+    return this._augmented(r, args, input, id);
+  }
+
+  _augmented(r, copy, input, id) {
+    const args = guarded(() => input.args);
     const blocked = !!(r && typeof r.block === "string");
     const changed = !blocked && !!(r && r.mutations && r.mutations.length);
     return {
@@ -53,12 +70,25 @@ class Engine {
    *   within the cooldown passes). `contextInjection`: advice and knowledge context to give
    *   the model with this call.
    */
-  async executePreHook({ toolName, params, sessionId, workspaceRoot, callId: given } = {}) {
-    void workspaceRoot; // the engine's root is its `cwd` (createEngine)
-    const callId = given || randomUUID();
-    const tool = String(toolName);
-    const copy = params && typeof params === "object" ? structuredClone(params) : params ?? {};
-    const r = await this._hw.toolBefore({ tool, sessionId: sessionId || "", callId, args: copy });
+  async executePreHook(input) {
+    let tool = "";
+    let callId = "";
+    let sessionId = "";
+    let r = null;
+    try {
+      const { toolName: t, params, sessionId: sid, callId: given } = input || {}; // workspaceRoot: the engine's `cwd`
+      callId = str(given) || randomUUID();
+      sessionId = str(sid);
+      tool = toolName(t);
+      const { copy, bad } = copyArgs(this._hw, params ?? {}, tool);
+      r = await this._hw.toolBefore({ tool: tool ?? "", sessionId, callId, args: copy, unreadable: bad });
+    } catch (e) {
+      r = this._hw.failClosed(tool ?? "", e);
+    }
+    return this._preHooked(r, tool ?? "", sessionId, callId);
+  }
+
+  async _preHooked(r, tool, sessionId, callId) {
     if (r && r.followUp) {
       if (this._hw.watched.has(tool)) {
         // Intent governance records the change after the tool ran: executePostHook with this
@@ -67,7 +97,7 @@ class Engine {
         if (this._pending.size > 1024) this._pending.delete(this._pending.keys().next().value);
       } else {
         // the host places the text itself: drop what waits for this call's result
-        await this._hw.toolAfter({ tool, sessionId: sessionId || "", callId, output: { output: "" } });
+        await this._hw.toolAfter({ tool, sessionId: sessionId || "", callId, output: { output: "" } }).catch(() => null);
       }
     }
     const out = { blocked: !!(r && typeof r.block === "string"), callId };
@@ -87,8 +117,17 @@ class Engine {
    * result `{error}` / `{success: false}`) records nothing. Never throws.
    * @returns {Promise<{ recorded: boolean, id?: string, notice?: string }>}
    */
-  async executePostHook({ toolName, params, result, sessionId, callId, failed } = {}) {
-    const tool = String(toolName);
+  async executePostHook(input) {
+    try {
+      return await this._postHook(input || {});
+    } catch (e) {
+      this._hw.log("error", `hookwise executePostHook: ${e && e.message}`);
+      return { recorded: false };
+    }
+  }
+
+  async _postHook({ toolName: t, params, result, sessionId, callId, failed }) {
+    const tool = toolName(t) ?? "";
     const key = `${sessionId || ""}\0${tool}`;
     const id = callId || this._last.get(key);
     if (this._last.get(key) === id) this._last.delete(key);
@@ -111,7 +150,7 @@ class Engine {
    * @returns {Promise<{ ok: boolean, intentId?: string, text: string }>}
    */
   async selectIntent(sessionId, intentId) {
-    const r = await this._hw.selectIntent(sessionId, intentId);
+    const r = await this._hw.selectIntent(str(sessionId), str(intentId));
     return { ok: !!r.ok, ...(r.intentId ? { intentId: r.intentId } : {}), text: String(r.text ?? "") };
   }
 
@@ -147,9 +186,15 @@ class Engine {
    * records the change from them). Never throws.
    * @returns {Promise<{ output: string }>}
    */
-  async completeToolCall({ tool, callId, sessionId, output, args } = {}) {
-    const box = { output: typeof output === "string" ? output : String(output ?? "") };
-    await this._hw.toolAfter({ tool: String(tool), sessionId: sessionId || "", callId, output: box, args });
+  async completeToolCall(input) {
+    const output = guarded(() => input.output);
+    const box = { output: typeof output === "string" ? output : (output === undefined || output === null ? "" : str(output)) };
+    try {
+      const { tool, callId, sessionId, args } = input || {};
+      await this._hw.toolAfter({ tool: toolName(tool) ?? "", sessionId: str(sessionId), callId: str(callId), output: box, args });
+    } catch (e) {
+      this._hw.log("error", `hookwise completeToolCall: ${e && e.message}`);
+    }
     return { output: box.output };
   }
 
@@ -208,6 +253,47 @@ async function createEngine(opts = {}) {
   const hw = new Hookwise(opts);
   await hw.init();
   return new Engine(hw);
+}
+
+/** A tool name as the core reads it; `null` when it has no string form. */
+function toolName(t) {
+  if (typeof t === "string") return t;
+  try {
+    return String(t);
+  } catch {
+    return null;
+  }
+}
+
+/** An id or session as a string ("" when it has none). */
+function str(v) {
+  if (typeof v === "string") return v;
+  if (v === undefined || v === null) return "";
+  return toolName(v) ?? "";
+}
+
+function guarded(f) {
+  try {
+    return f();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The copy of a caller's arguments that hookwise may change, or why it could not make one (a
+ * code for the core: a tool name with no string form, or arguments that cannot cross whole).
+ */
+function copyArgs(hw, args, tool) {
+  if (tool === null) return { copy: undefined, bad: "value:tool name" };
+  if (!args || typeof args !== "object") return { copy: args, bad: typeof args === "bigint" || typeof args === "function" || typeof args === "symbol" ? `value:${typeof args}` : null };
+  const bad = hw.unreadable(args);
+  if (bad) return { copy: undefined, bad };
+  try {
+    return { copy: structuredClone(args), bad: null };
+  } catch (e) {
+    return { copy: undefined, bad: `value:${(e && e.name) || "uncloneable"}` };
+  }
 }
 
 module.exports = { createEngine, Engine, HookwiseError };

@@ -4,7 +4,7 @@
 // It never throws from a hook: a failure is logged and the call proceeds unchanged.
 
 const { randomBytes } = require("node:crypto");
-const { Core, applyMutations, excerpts, envObject } = require("./core.cjs");
+const { Core, applyMutations, excerpts, checkArgs, DEFAULT_LIMITS, envObject } = require("./core.cjs");
 const { createHost } = require("./host.cjs");
 const { createMcpHost } = require("./mcp.cjs");
 
@@ -132,8 +132,8 @@ class Hookwise {
     if (this.mcp) this.mcp.killAll();
   }
 
-  /** Run one hook call; `null` when it failed (logged). */
-  async run(call) {
+  /** Run one hook call; `null` when it failed (logged; `onError` gets the error). */
+  async run(call, onError) {
     await this.init();
     if (!this.core) return null;
     try {
@@ -148,7 +148,8 @@ class Hookwise {
       this.emit(r && r.logs);
       return r;
     } catch (e) {
-      this.log("error", `hookwise ${call.hook} failed, the call proceeds unchanged: ${e.message}`);
+      if (onError) onError(e);
+      this.log("error", `hookwise ${call.hook} failed: ${e.message}`);
       if (this.core.broken) {
         // A trapped instance is replaced; the next call starts from a fresh core.
         this.ready = null;
@@ -166,22 +167,32 @@ class Hookwise {
    * `resultOnly`: the host's model never sees changed arguments (OpenClaw), so nothing is
    * placed in them and the text waits for `toolAfter`.
    */
-  async toolBefore({ tool, sessionId, callId, args, dryRun, resultOnly }) {
+  async toolBefore({ tool, sessionId, callId, args, dryRun, resultOnly, unreadable }) {
     if (!this.started) await this.init();
     let call;
-    if (this.plan.toolBeforeAll || this.watched.has(tool)) {
-      call = { hook: "tool.before", tool, sessionId, callId, args, ...(dryRun ? { dryRun: true } : {}) };
+    // Governance or enforcement reads this call whole: what cannot cross is said, not dropped.
+    const whole = this.plan.toolBeforeAll || this.watched.has(tool);
+    if (whole) {
+      const bad = unreadable || this.unreadable(args);
+      call = { hook: "tool.before", tool, sessionId, callId, ...(bad ? { unreadable: bad } : { args }), ...(dryRun ? { dryRun: true } : {}) };
     } else {
       const plan = this.plan.toolBefore;
-      if (!plan) return null;
-      const seen = excerpts(args, plan);
+      if (!plan || unreadable) return null;
+      let seen;
+      try {
+        seen = excerpts(args, plan, this.limits);
+      } catch (e) {
+        this.log("debug", `hookwise tool.before: arguments not read (${e && e.message})`);
+        return null; // knowledge context fails open
+      }
       if (seen.excerpts.length === 0) return null;
       call = { hook: "tool.before", tool, sessionId, callId, ...seen };
     }
     // a host whose model never sees changed arguments: the core places everything with the result
     if (resultOnly) call.resultOnly = true;
-    const r = await this.run(call);
-    if (!r) return null;
+    let failure = null;
+    const r = await this.run(call, (e) => (failure = e));
+    if (!r) return whole ? this.failClosed(tool, failure) : null;
     if (typeof r.block === "string") return r;
     applyMutations(args, r.mutations);
     if (r.followUp && callId) {
@@ -201,13 +212,40 @@ class Hookwise {
     this.followUps.delete(callId);
     const call = { hook: "tool.after", tool, sessionId, callId };
     if (args !== undefined && this.watched.has(tool)) {
-      call.args = args;
+      const bad = this.unreadable(args);
+      if (bad) call.unreadable = bad;
+      else call.args = args;
       call.random = randomBytes(16).toString("hex");
       call.failed = !!failed;
     }
     const r = await this.run(call);
     if (r) applyMutations(output, r.mutations);
     return r;
+  }
+
+  /** The core's bounds on arguments (from its plan). */
+  get limits() {
+    return this.plan.argsLimits || DEFAULT_LIMITS;
+  }
+
+  /** Why `args` cannot cross whole (a code for the core), or null. Never throws. */
+  unreadable(args) {
+    try {
+      return checkArgs(args, this.limits);
+    } catch (e) {
+      return String((e && e.message) || e).slice(0, 200) || "error";
+    }
+  }
+
+  /**
+   * The core could not answer a call that governance or enforcement must check: the plan's
+   * `failClosed` says whether to block it and with what words (the core's, filled in).
+   */
+  failClosed(tool, error) {
+    const fc = this.plan.failClosed;
+    if (!fc || !(fc.all || (Array.isArray(fc.tools) && fc.tools.includes(tool)))) return null;
+    const why = (error && error.message) || "hookwise is not running";
+    return { block: String(fc.message).split("{tool}").join(tool).split("{error}").join(why) };
   }
 
   /** A session was created: `{ id, parentID? }`. Returns the core's result (or null). */
