@@ -195,6 +195,17 @@ function createPlugin(deps = {}) {
       log("warn", `tool-result middleware refused (${e && e.message}): enforcement works, context and advice do not reach the model`);
     }
 
+    function closed(level, tool, ctx, e) {
+      let r = null;
+      try {
+        r = instanceFor(ctx && ctx.agentId).failClosed(tool, e);
+      } catch {
+        /* no plan to go by: knowledge context alone */
+      }
+      log(level, `before_tool_call ${tool} ${(e && e.message) || e}: ${r ? "blocked (governance or enforcement is on)" : "the call proceeds unchecked"}`);
+      return r ? { block: true, blockReason: r.block } : undefined;
+    }
+
     async function beforeToolCall(event, ctx) {
       const tool = event && event.toolName;
       if (typeof tool !== "string" || !tool) return undefined;
@@ -206,8 +217,14 @@ function createPlugin(deps = {}) {
           const hw = instanceFor(ctx && ctx.agentId);
           // a copy: nothing is placed in the arguments (resultOnly), and OpenClaw's own object
           // must never change under it
-          const params = event.params && typeof event.params === "object" ? structuredClone(event.params) : {};
-          const r = await hw.toolBefore({ tool, sessionId, callId, args: params, resultOnly: true });
+          let params = {};
+          let unreadable;
+          try {
+            if (event.params && typeof event.params === "object") params = structuredClone(event.params);
+          } catch (e) {
+            unreadable = `value:${(e && e.name) || "uncloneable"}`; // the core decides
+          }
+          const r = await hw.toolBefore({ tool, sessionId, callId, args: params, resultOnly: true, unreadable });
           if (r && typeof r.block === "string" && r.block) return { block: true, blockReason: r.block };
           if (r && r.followUp && callId && shared.withResult) {
             if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value);
@@ -215,14 +232,10 @@ function createPlugin(deps = {}) {
           }
           return undefined;
         },
-        () => {
-          log("warn", `before_tool_call ${tool} took over ${guardMs} ms: the call proceeds unchecked`);
-          return undefined;
-        },
-        (e) => {
-          log("error", `before_tool_call ${tool} failed, the call proceeds: ${e && e.message}`);
-          return undefined;
-        },
+        // With governance or enforcement on, what hookwise could not decide is blocked (the
+        // core's words); knowledge context alone lets the call proceed.
+        () => closed("warn", tool, ctx, new Error(`took over ${guardMs} ms`)),
+        (e) => closed("error", tool, ctx, e),
       );
     }
 
