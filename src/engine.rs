@@ -539,8 +539,9 @@ impl Engine {
         replies: impl AsRef<[u8]>,
         bytes: &[u8],
     ) -> Result<Option<Step>, CallError> {
+        let cleaned = crate::wire::clean_replies(replies.as_ref());
         let mut replies: Vec<(u64, Value)> =
-            serde_json::from_slice(replies.as_ref()).map_err(|e| CallError {
+            serde_json::from_slice(&cleaned.bytes).map_err(|e| CallError {
                 kind: "BadReply",
                 message: format!("bad replies to operation {op}: {e}"),
             })?;

@@ -108,6 +108,12 @@ pub fn clean(input: &[u8]) -> Cleaned<'_> {
     clean_at(input, MAX_CALL_DEPTH)
 }
 
+/// Clean the host's replies: lone surrogates as in [`clean`] (a session's messages, a file
+/// name), values nested past what the parser takes cut (no reply of the protocol nests so deep).
+pub fn clean_replies(input: &[u8]) -> Cleaned<'_> {
+    clean_at(input, 120)
+}
+
 fn clean_at(input: &[u8], max_depth: usize) -> Cleaned<'_> {
     let mut out: Option<Vec<u8>> = None; // only once something changes
     let mut copied = 0; // input[..copied] is in `out` (or unchanged)

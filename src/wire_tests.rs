@@ -112,3 +112,13 @@ fn host_codes() {
     );
     assert!(Unreadable::from_code(&"x".repeat(10_000)).reason().len() < 300);
 }
+
+#[test]
+fn replies_get_the_same_reading() {
+    let raw = r#"[[1,{"messages":[{"role":"user","text":"a\ud800"}]}]]"#;
+    let c = clean_replies(raw.as_bytes());
+    let v: Value = serde_json::from_slice(&c.bytes).unwrap();
+    assert_eq!(v[0][1]["messages"][0]["text"], "a\u{FFFD}");
+    let deep = format!("[[1,{}]]", nested(1_000));
+    assert!(serde_json::from_slice::<Value>(&clean_replies(deep.as_bytes()).bytes).is_ok());
+}
