@@ -102,6 +102,13 @@ describe("hookwise trace verify: a tampered trace exits non-zero (issue 18, item
     });
   }
 
+  test("hookwise trace head prints the head to anchor (record count and the last line's hash)", async () => {
+    const r = await runCommand(pkg, ["trace", "head", "--cwd", baseline], { env });
+    assert.equal(r.code, 0, `hookwise trace head failed (exit ${r.code}):\n${r.stdout}${r.stderr}`);
+    assert.match(r.stdout, /\b5\b/, `the record count: ${r.stdout}`);
+    assert.match(r.stdout, /[0-9a-f]{64}/, `a SHA-256 of the last line: ${r.stdout}`);
+  });
+
   test("--cwd /nonexistent: exit non-zero", async () => {
     const r = await runCommand(pkg, ["trace", "verify", "--cwd", "/nonexistent/hookwise-sec"], { env });
     assert.notEqual(r.code, 0, `a project that does not exist verified:\n${r.stdout}${r.stderr}`);

@@ -118,6 +118,43 @@ for (const config of ["governance", "enforcement", "knowledge"]) {
   });
 }
 
+describe("engine API, governance on: the other entry points never throw on hostile values either", () => {
+  let run;
+  const TIMEOUT = 120_000;
+  const POST = ["surrogate", "deep100k", "function", "nullProtoTool", "nullProtoParams", "cyclic", "bigint"];
+  const IDS = ["surrogate", "nullProto", "bigint", "function", "cyclic", "deep100k", "session"];
+  before(async () => {
+    const cases = [
+      ...POST.map((h) => ({ ...caseFor("governance", h, "executePostHook"), params: { filePath: "src/billing/ok.ts", content: "export const ok = 1;\n" } })),
+      ...IDS.map((h) => ({ ...caseFor("governance", h, "selectIntent"), select: undefined })),
+    ];
+    run = await runProbe(pkg, cases, { timeoutMs: TIMEOUT });
+  });
+  for (const h of POST) {
+    test(`executePostHook with ${HOSTILE[h]} (after an honest in-scope call) returns`, (t) => {
+      const name = `governance/executePostHook/${h}`;
+      const { r, why } = resultOf(run, name, TIMEOUT);
+      if (!r) assert.fail(why);
+      if (r.setupError) assert.fail(`${name}: set-up failed (harness problem?):\n${r.setupError}`);
+      assert.equal(r.honestBlocked, false, "control: the honest call was allowed");
+      t.diagnostic(`${name}: ${r.returned ? "returned" : "threw"} in ${r.ms} ms (recorded: ${r.recorded})`);
+      assert.equal(r.threw, null, `${name}: executePostHook threw on ${HOSTILE[h]} — the engine API must never throw:\n  ${r.threw}`);
+    });
+  }
+  for (const h of IDS) {
+    const what = h === "session" ? "a null-prototype session id" : `a hostile intent id (${h})`;
+    test(`selectIntent with ${what} returns, selecting nothing`, (t) => {
+      const name = `governance/selectIntent/${h}`;
+      const { r, why } = resultOf(run, name, TIMEOUT);
+      if (!r) assert.fail(why);
+      if (r.setupError) assert.fail(`${name}: set-up failed (harness problem?):\n${r.setupError}`);
+      t.diagnostic(`${name}: ${r.returned ? "returned" : "threw"} in ${r.ms} ms`);
+      assert.equal(r.threw, null, `${name}: selectIntent threw on ${what} — the engine API must never throw:\n  ${r.threw}`);
+      if (h !== "session") assert.notEqual(r.ok, true, `${name}: ${what} selected an intent`);
+    });
+  }
+});
+
 describe("engine API, governance on: path checks stay linear (issue 18, item 3)", () => {
   // 800 components then 802 `..` (about 4 KB): it climbs above the worktree; and the same
   // shape at 64 KB (13,100 components). Both must be blocked, and return.

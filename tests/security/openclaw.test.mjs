@@ -15,11 +15,10 @@
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { openclawGate, startGateway } from "../e2e-openclaw/lib/openclaw.mjs";
 import { validate } from "../js/agent-trace-schema.mjs";
-import { installPacked } from "./lib/pkg.mjs";
+import { installPacked, tmp } from "./lib/pkg.mjs";
 import { INTENTS } from "./lib/fixtures.mjs";
 
 const gate = openclawGate();
@@ -39,7 +38,7 @@ describe("decoy keys in the real OpenClaw gateway", { skip: suiteSkip }, () => {
 
   before(async () => {
     pkg = installPacked("hookwise-sec-openclaw-");
-    const home = fs.mkdtempSync(path.join(os.tmpdir(), "hookwise-sec-openclaw-none-"));
+    const home = tmp("hookwise-sec-openclaw-none-");
     let ws = null;
     const look = () => ({
       leak: fs.existsSync(path.join(ws, "docs/leak.md")),

@@ -5,7 +5,7 @@
 //   RESULT <json>                    { name, returned, threw, blocked, reason, ms, logs, … }
 // A case that never returns (a wasm loop blocks this process) is found by the parent: it kills
 // this process and names the last START without a RESULT. Input: one JSON object on stdin:
-// { engineUrl, cases: [{ name, template, env, options, select, method, tool, params, hostile,
+// { engineUrl, workDir, cases: [{ name, template, env, options, select, method, tool, params, hostile,
 //   yaml?: { then: {tool, params} } }] }.
 import fs from "node:fs";
 import os from "node:os";
@@ -37,11 +37,25 @@ const HOSTILE = {
   path64k: (tool, params) => ({ tool, params: { ...params, filePath: climbingPath(13_100) } }),
 };
 
+/** Hostile values for selectIntent's session and intent ids. */
+const ID_HOSTILE = {
+  surrogate: "INT-\ud800",
+  nullProto: Object.create(null),
+  bigint: 1n,
+  function: () => "INT-1",
+  cyclic: (() => {
+    const o = {};
+    o.o = o;
+    return o;
+  })(),
+  deep100k: deepArray(100_000),
+};
+
 const out = (line) => fs.writeSync(1, line + "\n");
 
 for (const c of input.cases) {
   out(`START ${c.name}`);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "hookwise-sec-probe-"));
+  const dir = fs.mkdtempSync(path.join(input.workDir ?? os.tmpdir(), "case-"));
   fs.cpSync(c.template, dir, { recursive: true });
   const logs = [];
   const res = { name: c.name, returned: false, threw: null, blocked: null, reason: null, ms: null, logs };
@@ -56,18 +70,30 @@ for (const c of input.cases) {
       res.selectMs = Math.round(performance.now() - t1);
       res.select = { ok: s.ok, text: s.text.slice(0, 2000) };
     }
-    const { tool, params } = HOSTILE[c.hostile](c.tool, c.params);
+    const { tool, params } = c.method === "selectIntent" ? {} : HOSTILE[c.hostile](c.tool, c.params);
     if (c.describe) res.size = typeof params.filePath === "string" ? params.filePath.length : null;
+    // executePostHook: an honest in-scope call ran; the host then reports it with hostile params
+    let honest = null;
+    if (c.method === "executePostHook") {
+      const p = { filePath: "src/billing/ok.ts", content: "export const ok = 1;\n" };
+      honest = await engine.executePreHook({ toolName: "write", params: p, sessionId: "sec" });
+      res.honestBlocked = honest.blocked;
+      fs.mkdirSync(path.join(dir, "src/billing"), { recursive: true });
+      fs.writeFileSync(path.join(dir, p.filePath), p.content);
+    }
     const t2 = performance.now();
     try {
-      const r =
-        c.method === "augmentToolCall"
-          ? await engine.augmentToolCall({ tool, args: params, sessionId: "sec" })
-          : await engine.executePreHook({ toolName: tool, params, sessionId: "sec" });
+      let r;
+      if (c.method === "augmentToolCall") r = await engine.augmentToolCall({ tool, args: params, sessionId: "sec" });
+      else if (c.method === "executePostHook") r = await engine.executePostHook({ toolName: tool, params, sessionId: "sec", callId: honest.callId });
+      else if (c.method === "selectIntent") r = await engine.selectIntent(c.hostile === "session" ? ID_HOSTILE.nullProto : "sec", ID_HOSTILE[c.hostile] ?? "INT-1");
+      else r = await engine.executePreHook({ toolName: tool, params, sessionId: "sec" });
       res.returned = true;
-      res.blocked = r.blocked;
+      res.blocked = r.blocked ?? null;
       res.reason = typeof r.reason === "string" ? r.reason.slice(0, 4000) : r.reason ?? null;
       res.context = !!(r.context || r.contextInjection);
+      if ("recorded" in r) res.recorded = r.recorded;
+      if ("ok" in r) res.ok = r.ok;
     } catch (e) {
       res.threw = `${e && e.name}: ${e && e.message}`.slice(0, 1000);
     }

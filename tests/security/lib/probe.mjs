@@ -5,6 +5,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { tmp } from "./pkg.mjs";
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), "probe-child.mjs");
 
@@ -44,7 +45,8 @@ export function runProbe(pkg, cases, { timeoutMs = 120_000 } = {}) {
       clearTimeout(timer);
       resolve({ results, stalled: running, timedOut, stderr, code, signal });
     });
-    child.stdin.end(JSON.stringify({ engineUrl: pkg.engineUrl, cases }));
+    // the cases' projects live in a folder removed at exit, even when the child is killed mid-case
+    child.stdin.end(JSON.stringify({ engineUrl: pkg.engineUrl, workDir: tmp("hookwise-sec-probe-"), cases }));
   });
 }
 
