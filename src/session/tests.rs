@@ -1054,7 +1054,7 @@ fn a_failed_memory_write_logs_no_secret() {
 #[test]
 fn a_message_cut_inside_a_private_span_keeps_the_span_private() {
     let pin = crate::redact::tests::noise(7, 20);
-    let pad = "x ".repeat(compaction::MAX_SCAN_CHARS / 2);
+    let pad = "x".repeat(compaction::MAX_SCAN_CHARS);
     for (open, close) in [
         ("<private>", "</private>"),
         (
@@ -1089,7 +1089,7 @@ fn a_message_cut_inside_a_private_span_keeps_the_span_private() {
     }
     // a token cut in two at the budget leaves no tail
     let tok = format!("ghp_{}", crate::redact::tests::noise(8, 36));
-    let text = format!("{tok} {}", "y ".repeat(compaction::MAX_SCAN_CHARS / 2 - 10));
+    let text = format!("{tok} {}", "y".repeat(compaction::MAX_SCAN_CHARS - 10));
     let m = vec![compaction::MessageText {
         role: "user".into(),
         text,
