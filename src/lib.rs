@@ -20,6 +20,7 @@ pub mod maenifold;
 pub mod mcp;
 pub mod placement;
 pub mod protocol;
+pub mod redact;
 pub mod runtime;
 pub mod session;
 pub mod sort;

@@ -281,7 +281,9 @@ pub enum Level {
     Error,
 }
 
-/// A line for the host's log (OpenCode: `client.app.log`, service `hookwise`).
+/// A line for the host's log (OpenCode: `client.app.log`, service `hookwise`). Made by
+/// [`Log::warn`], [`Log::debug`] or [`Log::info`] only: they redact credentials
+/// ([`crate::redact`]) and make the message one line, whatever a tool printed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Log {
     pub level: Level,
@@ -292,19 +294,19 @@ impl Log {
     pub fn warn(message: impl Into<String>) -> Log {
         Log {
             level: Level::Warn,
-            message: one_line(message.into()),
+            message: one_line(crate::redact::redact_string(message.into())),
         }
     }
     pub fn debug(message: impl Into<String>) -> Log {
         Log {
             level: Level::Debug,
-            message: one_line(message.into()),
+            message: one_line(crate::redact::redact_string(message.into())),
         }
     }
     pub fn info(message: impl Into<String>) -> Log {
         Log {
             level: Level::Info,
-            message: one_line(message.into()),
+            message: one_line(crate::redact::redact_string(message.into())),
         }
     }
 }

@@ -6,7 +6,8 @@
 //!   "lookupMs":2.5,"timedOut":false,"cooldownHit":false,"bypass":false,"prev":"<hex>"}`
 //!
 //! `prev` is the sha256 (hex) of the previous line's exact bytes (64 zeros for the first);
-//! `seq` counts from 1. [`verify`] recomputes the chain: an edited line breaks the link to the
+//! `seq` counts from 1. A line holds no command, argument or path, and its texts are redacted
+//! ([`chain_line`]). [`verify`] recomputes the chain: an edited line breaks the link to the
 //! next one, a deleted line leaves a gap in `seq`, reordered lines run `seq` backwards. The
 //! last line is checked against the chain head kept in the state file (it has no successor):
 //! truncation and an edited last line show there. This is tamper-evidence against edits
@@ -63,9 +64,19 @@ pub fn sha256_hex(s: &str) -> String {
     out
 }
 
-/// The line for `event`, chained onto `head` (which moves on).
+/// The line for `event`, chained onto `head` (which moves on). Its texts are redacted
+/// ([`crate::redact`]): a line records no command or argument, but the tool's name comes from
+/// the host and the SOP ids and categories from the project's files.
 pub fn chain_line(event: &Event, head: &mut ChainHead) -> String {
     let mut e = event.clone();
+    let r = |s: &mut String| *s = crate::redact::redact_string(std::mem::take(s));
+    for s in [&mut e.tool, &mut e.decision, &mut e.level, &mut e.risk]
+        .into_iter()
+        .chain(e.categories.iter_mut())
+        .chain(e.sops.iter_mut())
+    {
+        r(s);
+    }
     e.seq = head.seq + 1;
     e.prev = head.hash.clone();
     let line = serde_json::to_string(&e).unwrap_or_default();

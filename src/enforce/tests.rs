@@ -942,3 +942,65 @@ fn a_vault_refresh_cut_off_by_the_deadline_does_not_stop_later_refreshes() {
     assert_eq!(d["decision"], "block", "{d:#}");
     assert!(d["block"].as_str().unwrap().contains("VAULT-FORCE-MARKER"));
 }
+
+/// Every kind of secret in a command enforcement judges (blocked, bypassed, advised, allowed),
+/// and in what a failing tool prints: no file enforcement writes (metrics, state), no write or
+/// append it asks for, and no log line holds it. A tool name the host made up holds one too.
+#[test]
+fn no_secret_reaches_the_metrics_the_state_or_the_log() {
+    for (plant, secret) in crate::redact::tests::plants() {
+        for (env, cmd) in [
+            (
+                None,
+                format!("git push --force https://x.io/r {plant} main"),
+            ),
+            (
+                Some(("HOOKWISE_BYPASS", "1")),
+                format!("git push -f {plant}"),
+            ),
+            (None, format!("echo {plant} | deploy")),
+        ] {
+            let mut h = with_sops();
+            let echo = format!("ERROR: bad query near {plant}");
+            h.spawn = Box::new(move |_| Some((1.0, echo.clone())));
+            let env: Vec<(&str, &str)> = env.into_iter().collect();
+            let (e, start_logs) = h.start(Settings::default(), &env, Some(cli()));
+            let (d, _) = h.before(&e, "bash", bash(&cmd));
+            // a tool name is one word: a token-shaped secret in it
+            let tool = if plant.contains(char::is_whitespace) {
+                "mcp_deploy".to_string()
+            } else {
+                format!("mcp_{plant}")
+            };
+            let (d2, _) = h.before(&e, &tool, bash(&cmd));
+            let logs: Vec<String> = messages(&d)
+                .into_iter()
+                .chain(messages(&d2))
+                .chain(start_logs.iter().map(|l| l.message.clone()))
+                .collect();
+            if cmd.starts_with("git") {
+                // (a risky call: memories were searched, and the failure logged)
+                assert!(
+                    logs.iter().any(|l| l.contains("memory search failed")),
+                    "{cmd}: {logs:?}"
+                );
+            }
+            for l in &logs {
+                assert!(!l.contains(&secret), "{plant}: log {l}");
+            }
+            for (path, (text, _)) in &h.fs {
+                assert!(!text.contains(&secret), "{plant}: {path}: {text}");
+            }
+            for r in &h.seen {
+                if let Request::WriteFile { text, .. } | Request::AppendLine { line: text, .. } = r
+                {
+                    assert!(!text.contains(&secret), "{plant}: {r:?}");
+                }
+            }
+            let m = h.text(".opencode/hookwise/metrics.jsonl").unwrap();
+            assert_eq!(m.lines().count(), 2, "both decisions recorded");
+            let (ok, report) = cli_metrics_verify(m, h.text(".opencode/hookwise/state.json"));
+            assert!(ok, "{report}");
+        }
+    }
+}

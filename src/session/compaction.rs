@@ -1,11 +1,18 @@
 //! Knowledge kept through compaction: a preservation block for the summary prompt
 //! (`output.context`, never `output.prompt`) and a compaction memory written with WriteMemory.
+//!
+//! Nothing secret is kept: the session's texts are redacted ([`crate::redact`]) before
+//! concepts and decisions are taken from them, and the memory's title, content and tags are
+//! redacted again as they are written.
+
+use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::concepts::Tally;
 use super::decisions::{self, MAX_DECISIONS};
+use crate::redact::{redact, MARKER};
 use crate::wikilink;
 
 pub const MAX_CONCEPTS: usize = 20;
@@ -42,8 +49,10 @@ pub struct MessagesReply {
 }
 
 /// The texts worth scanning: the most recent up to [`MAX_SCAN_CHARS`], oldest first, without
-/// hookwise's own injected session context.
-pub fn scan_texts(messages: &[MessageText]) -> Vec<&str> {
+/// hookwise's own injected session context, each with its credentials redacted. A text cut to
+/// fit starts at a word (no tail of a token is left); one cut inside a `<private>` span or a
+/// private key block loses everything up to the span's end.
+pub fn scan_texts(messages: &[MessageText]) -> Vec<Cow<'_, str>> {
     let mut out: Vec<&str> = Vec::new();
     let mut budget = MAX_SCAN_CHARS;
     for m in messages.iter().rev() {
@@ -52,10 +61,10 @@ pub fn scan_texts(messages: &[MessageText]) -> Vec<&str> {
             continue;
         }
         if t.len() > budget {
-            let mut cut = t.len() - budget;
-            while !t.is_char_boundary(cut) {
-                cut += 1;
-            }
+            let cut = t.len() - budget;
+            let cut = t[cut..]
+                .find(char::is_whitespace)
+                .map_or(t.len(), |k| cut + k);
             out.push(&t[cut..]);
             break;
         }
@@ -63,26 +72,33 @@ pub fn scan_texts(messages: &[MessageText]) -> Vec<&str> {
         out.push(t);
     }
     out.reverse();
-    out
+    out.into_iter().map(redact).collect()
 }
 
 /// The session's top concepts: WikiLinks ranked by the number of messages they appear in.
-pub fn session_concepts(texts: &[&str], max: usize) -> Vec<String> {
+pub fn session_concepts<S: AsRef<str>>(texts: &[S], max: usize) -> Vec<String> {
     let mut t = Tally::default();
     for (i, text) in texts.iter().enumerate() {
-        t.add_links(text, &i.to_string());
+        t.add_links(text.as_ref(), &i.to_string());
     }
     t.ranked()
         .into_iter()
         .map(|c| c.name)
-        .filter(|n| n.chars().count() <= MAX_CONCEPT_CHARS)
+        .filter(|n| n.chars().count() <= MAX_CONCEPT_CHARS && !is_redacted(n))
         .take(max)
         .collect()
 }
 
 /// The decisions of the session (the most recent [`MAX_DECISIONS`]).
-pub fn session_decisions(texts: &[&str]) -> Vec<String> {
+pub fn session_decisions<S: AsRef<str>>(texts: &[S]) -> Vec<String> {
     decisions::extract(texts, MAX_DECISIONS)
+}
+
+/// A concept made of a redaction marker (`[[ghp_…]]` redacted) is no concept.
+fn is_redacted(concept: &str) -> bool {
+    concept
+        .to_ascii_lowercase()
+        .contains(&MARKER[1..].to_ascii_lowercase())
 }
 
 fn links(concepts: &[String]) -> String {
@@ -264,6 +280,7 @@ pub fn memory_content(
             s.push_str(&format!("- {d}\n"));
         }
     }
+    let mut s = crate::redact::redact_string(s);
     let marker = "\n[truncated]";
     if s.chars().count() > MEMORY_MAX_CHARS {
         let keep = MEMORY_MAX_CHARS - marker.len();
@@ -277,7 +294,8 @@ pub fn memory_content(
     s
 }
 
-/// The WriteMemory payload.
+/// The WriteMemory payload (the project's name and the session id redacted too: they come
+/// from the host).
 pub fn write_payload(
     project: &str,
     session_id: &str,
@@ -285,6 +303,7 @@ pub fn write_payload(
     concepts: &[String],
     decisions: &[String],
 ) -> serde_json::Value {
+    let (project, session_id) = (&*redact(project), &*redact(session_id));
     let mut tags = vec!["compaction".to_string(), "session".to_string()];
     let p = project.trim();
     if !p.is_empty() {

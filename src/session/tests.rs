@@ -983,3 +983,117 @@ fn compaction_falls_back_to_the_session_start_concepts() {
         .unwrap()
         .contains("bad session messages reply"));
 }
+
+// ---- nothing secret is persisted ----
+
+/// Every kind of secret, planted as an attacker (or a careless user) would: pasted in a user
+/// message, repeated in the assistant's decision, and as a WikiLink concept. What maenifold is
+/// asked to persist (the WriteMemory request), the compaction's result (the block for the
+/// summary prompt, concepts, decisions) and its log hold none of them; the decision itself is
+/// kept, with a marker where the secret was.
+#[test]
+fn compaction_persists_no_secret() {
+    for (plant, secret) in crate::redact::tests::plants() {
+        let mut msgs = vec![
+            json!({"role": "user", "text": format!("Deploy with this:\n{plant}\nthanks")}),
+            json!({"role": "assistant", "text": format!("For the [[deploy]] step we decided to use {plant} as given.")}),
+        ];
+        if !plant.contains([' ', '\n']) {
+            msgs.push(json!({"role": "user", "text": format!("Keep [[{plant}]] in mind.")}));
+        }
+        let mut w = World::new(20);
+        w.sim.messages = Some(json!({ "messages": msgs }));
+        let op = w.compact(Some(source()), "ses_1", cfg());
+        w.sim.run();
+        let r = w.sim.result(op).clone();
+        let write = w
+            .sim
+            .calls
+            .iter()
+            .find(|c| c.tool == "WriteMemory")
+            .expect("a memory is written");
+        let persisted = write.payload.to_string();
+        assert!(!persisted.contains(&secret), "{plant}: {persisted}");
+        assert!(!r.to_string().contains(&secret), "{plant}: {r}");
+        let content = write.payload["content"].as_str().unwrap();
+        assert!(
+            content.contains("- For the [[deploy]] step we decided to use ")
+                && content.contains("[REDACTED:"),
+            "{plant}: {content}"
+        );
+        assert!(
+            !content.contains("[[[REDACTED"),
+            "no marker as a concept: {content}"
+        );
+    }
+}
+
+/// maenifold refusing the memory with an error that echoes what it was given: the warning
+/// logged for it carries no secret either.
+#[test]
+fn a_failed_memory_write_logs_no_secret() {
+    for (plant, secret) in crate::redact::tests::plants() {
+        let echo = json!({"success": false, "data": null,
+            "error": {"code": "INVALID", "message": format!("refused content: {plant}")}})
+        .to_string();
+        let mut w = World::new(20);
+        w.sim = Sim::new(move |_, _| Answer::Out(10, echo.clone()));
+        w.sim.messages = Some(json!({"messages": [
+            {"role": "assistant", "text": "We decided to use [[redis]] for the cache."}]}));
+        let op = w.compact(Some(source()), "ses_1", cfg());
+        w.sim.run();
+        let r = w.sim.result(op);
+        assert_eq!(r["logs"][0]["level"], "warn", "{r}");
+        assert!(!r.to_string().contains(&secret), "{plant}: {r}");
+    }
+}
+
+/// A message longer than the scan budget is cut at its start; a `<private>` span or a key
+/// block whose opening was cut off is still redacted (from the cut to its end), and no tail
+/// of a token is left at the cut.
+#[test]
+fn a_message_cut_inside_a_private_span_keeps_the_span_private() {
+    let pin = crate::redact::tests::noise(7, 20);
+    let pad = "x".repeat(compaction::MAX_SCAN_CHARS);
+    for (open, close) in [
+        ("<private>", "</private>"),
+        (
+            "-----BEGIN RSA PRIVATE KEY-----\n",
+            "\n-----END RSA PRIVATE KEY-----",
+        ),
+    ] {
+        let text = format!(
+            "{open}{pad} We decided to use the pin {pin} for [[deploy]].{close} Then we decided to go with [[redis]]."
+        );
+        let m = vec![compaction::MessageText {
+            role: "user".into(),
+            text,
+        }];
+        let texts = compaction::scan_texts(&m);
+        assert_eq!(texts.len(), 1);
+        assert!(!texts[0].contains(&pin), "{open}");
+        assert!(!texts[0].contains(open.trim()), "the opening was cut off");
+        let d = compaction::session_decisions(&texts);
+        let kind = if open.starts_with('<') {
+            "private"
+        } else {
+            "private-key"
+        };
+        assert_eq!(
+            d,
+            vec![format!(
+                "[REDACTED:{kind}] Then we decided to go with [[redis]]."
+            )]
+        );
+        assert_eq!(compaction::session_concepts(&texts, 20), vec!["redis"]);
+    }
+    // a token cut in two at the budget leaves no tail
+    let tok = format!("ghp_{}", crate::redact::tests::noise(8, 36));
+    let text = format!("{tok} {}", "y".repeat(compaction::MAX_SCAN_CHARS - 10));
+    let m = vec![compaction::MessageText {
+        role: "user".into(),
+        text,
+    }];
+    let texts = compaction::scan_texts(&m);
+    assert!(!texts[0].contains(&tok[12..]), "a tail of the token");
+}
