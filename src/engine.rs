@@ -510,7 +510,8 @@ impl Engine {
             Err(e) => {
                 return Err(CallError {
                     kind: "BadCall",
-                    message: format!("bad hook call: {e}"),
+                    // serde quotes the offending value: it may be a secret
+                    message: crate::redact::redact_string(format!("bad hook call: {e}")),
                 })
             }
         };
