@@ -243,7 +243,8 @@ class Hookwise {
    */
   failClosed(tool, error) {
     const fc = this.plan.failClosed;
-    if (!fc || !(fc.all || (Array.isArray(fc.tools) && fc.tools.includes(tool)))) return null;
+    // a call without a tool name could be any tool
+    if (!fc || !(fc.all || !tool || (Array.isArray(fc.tools) && fc.tools.includes(tool)))) return null;
     const why = (error && error.message) || "hookwise is not running";
     return { block: String(fc.message).split("{tool}").join(tool).split("{error}").join(why) };
   }

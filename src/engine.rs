@@ -512,7 +512,7 @@ impl Engine {
                     kind: "BadCall",
                     // serde quotes the offending value: it may be a secret
                     message: crate::redact::redact_string(format!("bad hook call: {e}")),
-                })
+                });
             }
         };
         if cleaned.too_deep {
@@ -1485,7 +1485,9 @@ async fn metrics(io: &Io, shared: &Rc<RefCell<Shared>>, verify: bool) -> Value {
 fn refuse_unreadable(shared: &Rc<RefCell<Shared>>, tool: &str, code: &str) -> Option<ToolResult> {
     let why = crate::wire::Unreadable::from_code(code).reason();
     let s = shared.borrow();
-    let gated = s.gov.on && s.gov.gov.config().mutating_tools.iter().any(|t| t == tool);
+    // a tool without a name (the host could not read one) could be any tool
+    let gated = s.gov.on
+        && (tool.is_empty() || s.gov.gov.config().mutating_tools.iter().any(|t| t == tool));
     let enforcing = s
         .enforcer
         .as_ref()

@@ -528,6 +528,13 @@ mod policy {
             );
             assert!(r.get("block").is_none(), "{code}: {r}");
         }
+        // a tool name the host could not read could be any tool
+        let r = drive(
+            &mut e,
+            &mut fs,
+            json!({"hook": "tool.before", "tool": "", "sessionId": "s1", "callId": "u", "unreadable": "value:tool name"}),
+        );
+        assert!(r["block"].is_string(), "{r}");
         // the plan tells the host which calls to block when the core cannot answer
         let (_, r) = start(&mut fs, json!({}));
         let fc = &r["plan"]["failClosed"];
