@@ -9,8 +9,8 @@ const path = require("node:path");
 const crypto = require("node:crypto");
 const { spawn } = require("node:child_process");
 const { createWatchers } = require("./watch.cjs");
+const { isWin, KILL_GRACE_MS, track, endGroup } = require("./procs.cjs");
 
-const KILL_GRACE_MS = 1000;
 const hasBun = typeof globalThis.Bun !== "undefined" && typeof globalThis.Bun.spawn === "function";
 
 const now = () => (typeof performance !== "undefined" ? performance.now() : Date.now());
@@ -19,21 +19,36 @@ function decode(chunks) {
   return new TextDecoder("utf-8", { fatal: false }).decode(Buffer.concat(chunks));
 }
 
-/** Run argv (no shell). Returns { promise, cancel }. The promise never rejects. */
+/** Run argv (no shell). Returns { promise, cancel }. The promise never rejects.
+ * The process leads a process group of its own (POSIX); when it exits, times out or is
+ * cancelled, the whole group is ended (js/procs.cjs: SIGTERM, SIGKILL after a grace if anything
+ * is left), so nothing it started outlives the call. The result never waits for the grace. */
 function spawnProcess({ argv, timeoutMs, maxBytes }, opts = {}) {
   const useBun = opts.forceNode ? false : hasBun;
   return useBun ? spawnBun(argv, timeoutMs, maxBytes, opts.env) : spawnNode(argv, timeoutMs, maxBytes, opts.env);
+}
+
+// Once the process has exited, how long its pipes may stay open (held by something it started
+// that survives the group's SIGTERM, or that left the group) before the result goes without them.
+const PIPE_LINGER_MS = 200;
+
+/** Windows: no process groups; the process alone, SIGTERM then SIGKILL after the grace. */
+function killAlone(kill) {
+  try { kill("SIGTERM"); } catch { /* gone */ }
+  const t = setTimeout(() => { try { kill("SIGKILL"); } catch { /* gone */ } }, KILL_GRACE_MS);
+  t.unref?.();
 }
 
 function spawnNode(argv, timeoutMs, maxBytes, env) {
   const started = now();
   let child;
   try {
-    // Own process group, so a timeout kills whatever the CLI started too.
-    child = spawn(argv[0], argv.slice(1), { stdio: ["ignore", "pipe", "pipe"], detached: process.platform !== "win32", windowsHide: true, env: env || process.env });
+    // Own process group (detached: setsid), so that ending the call ends whatever the CLI started.
+    child = spawn(argv[0], argv.slice(1), { stdio: ["ignore", "pipe", "pipe"], detached: !isWin, windowsHide: true, env: env || process.env });
   } catch (e) {
     return { promise: Promise.resolve(failure(started, `spawn failed: ${e.message}`)), cancel() {} };
   }
+  if (child.pid) track(child.pid);
   const out = [];
   const err = [];
   let outBytes = 0;
@@ -42,21 +57,14 @@ function spawnNode(argv, timeoutMs, maxBytes, env) {
   let timedOut = false;
   let cancelled = false;
   let spawnError = null;
-  let killTimer = null;
+  let killed = false;
   let settled = false;
 
-  const signal = (sig) => {
-    try {
-      if (child.pid && process.platform !== "win32") process.kill(-child.pid, sig);
-      else child.kill(sig);
-    } catch {
-      try { child.kill(sig); } catch { /* already gone */ }
-    }
-  };
   const kill = () => {
-    if (killTimer) return;
-    signal("SIGTERM");
-    killTimer = setTimeout(() => signal("SIGKILL"), KILL_GRACE_MS);
+    if (killed) return;
+    killed = true;
+    if (isWin || !child.pid) killAlone((sig) => child.kill(sig));
+    else endGroup(child.pid);
   };
 
   const promise = new Promise((resolve) => {
@@ -64,7 +72,9 @@ function spawnNode(argv, timeoutMs, maxBytes, env) {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      if (killTimer) clearTimeout(killTimer);
+      // Pipes still held by a process out of reach: let go of them.
+      child.stdout?.destroy();
+      child.stderr?.destroy();
       const stdout = decode(out);
       const stderr = decode(err);
       const durationMs = now() - started;
@@ -105,11 +115,16 @@ function spawnNode(argv, timeoutMs, maxBytes, env) {
     });
     child.on("error", (e) => {
       spawnError = e;
+      if (child.pid) endGroup(child.pid);
       finish(null, null);
     });
     child.on("close", (code, sig) => finish(code, sig));
-    // A grandchild holding the pipes open must not keep us waiting once the child is gone.
-    child.on("exit", (code, sig) => setTimeout(() => finish(code, sig), 200));
+    child.on("exit", (code, sig) => {
+      // The call is over: what the CLI started goes too (its pipes close with it) ...
+      if (!isWin && child.pid) endGroup(child.pid);
+      // ... and whatever still holds the pipes must not keep us waiting.
+      setTimeout(() => finish(code, sig), PIPE_LINGER_MS);
+    });
   });
   return {
     promise,
@@ -125,42 +140,62 @@ function spawnBun(argv, timeoutMs, maxBytes, env) {
   const started = now();
   let proc;
   try {
-    proc = globalThis.Bun.spawn({ cmd: argv, stdin: "ignore", stdout: "pipe", stderr: "pipe", env: env || process.env });
+    // Own process group (detached: setsid), as in spawnNode.
+    proc = globalThis.Bun.spawn({ cmd: argv, stdin: "ignore", stdout: "pipe", stderr: "pipe", env: env || process.env, detached: !isWin });
   } catch (e) {
     return { promise: Promise.resolve(failure(started, `spawn failed: ${e.message}`)), cancel() {} };
   }
+  if (proc.pid) track(proc.pid);
   let timedOut = false;
   let overflow = false;
   let cancelled = false;
-  let killTimer = null;
+  let killed = false;
+  let settled = false;
   const kill = () => {
-    if (killTimer) return;
-    try { proc.kill("SIGTERM"); } catch { /* gone */ }
-    killTimer = setTimeout(() => { try { proc.kill("SIGKILL"); } catch { /* gone */ } }, KILL_GRACE_MS);
+    if (killed) return;
+    killed = true;
+    if (isWin || !proc.pid) killAlone((sig) => proc.kill(sig));
+    else endGroup(proc.pid);
   };
   const timer = setTimeout(() => { timedOut = true; kill(); }, timeoutMs);
-  const collect = async (stream, cap, isStdout) => {
-    const chunks = [];
+  const readers = [];
+  const out = [];
+  const err = [];
+  const collect = async (stream, cap, isStdout, chunks) => {
     let n = 0;
     const reader = stream.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      n += value.length;
-      if (n > cap) {
-        if (isStdout) { overflow = true; kill(); }
-        reader.cancel().catch(() => {});
-        break;
+    readers.push(reader);
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        n += value.length;
+        if (n > cap) {
+          if (isStdout) { overflow = true; kill(); }
+          reader.cancel().catch(() => {});
+          break;
+        }
+        chunks.push(Buffer.from(value));
       }
-      chunks.push(Buffer.from(value));
+    } catch {
+      /* cancelled: the process is gone and something else held the pipe */
     }
-    return chunks;
   };
+  const exited = proc.exited.then((code) => {
+    // The call is over: what the CLI started goes too (its pipes close with it).
+    if (!isWin && proc.pid) endGroup(proc.pid);
+    return code;
+  });
   const promise = (async () => {
-    const [out, err] = await Promise.all([collect(proc.stdout, maxBytes, true), collect(proc.stderr, maxBytes, false)]);
-    const code = await proc.exited;
+    const collected = Promise.all([collect(proc.stdout, maxBytes, true, out), collect(proc.stderr, maxBytes, false, err)]);
+    // Whatever still holds the pipes once the process is gone must not keep us waiting:
+    // what was read by then is the output.
+    const linger = exited.then(() => new Promise((r) => setTimeout(r, PIPE_LINGER_MS)));
+    await Promise.race([collected, linger]);
+    for (const r of readers) r.cancel().catch(() => {});
+    const code = await exited;
+    settled = true;
     clearTimeout(timer);
-    if (killTimer) clearTimeout(killTimer);
     let error = null;
     if (overflow) error = `output over ${maxBytes} bytes`;
     else if (cancelled) error = "cancelled";
@@ -175,7 +210,14 @@ function spawnBun(argv, timeoutMs, maxBytes, env) {
       ...(error ? { error } : {}),
     };
   })().catch((e) => failure(started, String(e && e.message)));
-  return { promise, cancel() { cancelled = true; kill(); } };
+  return {
+    promise,
+    cancel() {
+      if (settled) return;
+      cancelled = true;
+      kill();
+    },
+  };
 }
 
 function failure(started, error) {
@@ -544,14 +586,16 @@ function sleep({ ms }) {
  * `runner(argv, { timeoutMs, maxBytes }) -> Promise<{success, stdout, stderr, exitCode, timedOut, durationMs}>`.
  * `env`, when given, is the environment of the processes it starts (else process.env).
  * `watch: false` answers `vaultChanges` with `watching: false` (the core re-lists the vault).
- * `dispose()` closes the vault watchers.
+ * `dispose()` closes the vault watchers and ends the processes still running (their groups).
  */
 function createHost({ runner, extra, env, watch, mcp } = {}) {
   const settled = (p) => ({ promise: p, cancel() {} });
   const watchers = createWatchers({ enabled: watch !== false, describe: dirEntry });
+  const running = new Set(); // the spawns in progress: ended (with their groups) on dispose
   return {
     dispose() {
       watchers.close();
+      for (const s of running) s.cancel();
     },
     run(req) {
       switch (req.kind) {
@@ -563,7 +607,12 @@ function createHost({ runner, extra, env, watch, mcp } = {}) {
                 .catch((e) => failure(now(), `runner failed: ${e && e.message}`)),
             );
           }
-          return spawnProcess(req, { env });
+          {
+            const s = spawnProcess(req, { env });
+            running.add(s);
+            s.promise.then(() => running.delete(s));
+            return s;
+          }
         case "sleep":
           return sleep(req);
         case "stat":

@@ -5,22 +5,9 @@
 // reports the end once, and makes sure no process outlives its plugin or its host.
 
 const { spawn } = require("node:child_process");
+const { isWin, track, endGroup, killGroup } = require("./procs.cjs");
 
 const STDERR_TAIL = 4096;
-const isWin = process.platform === "win32";
-
-/** Every live child of every instance in this host process, killed at exit. */
-const live = new Set();
-let exitHooked = false;
-function hookExit() {
-  if (exitHooked) return;
-  exitHooked = true;
-  // A normal exit: kill them. A host killed by a signal cannot run this; then the child sees
-  // its stdin close (the pipe's other end is gone) and exits by itself, as maenifold does.
-  process.on("exit", () => {
-    for (const p of live) p.kill("SIGKILL");
-  });
-}
 
 /**
  * The MCP processes of one plugin instance. `sink()` returns the current core:
@@ -29,7 +16,6 @@ function hookExit() {
  */
 function createMcpHost({ sink, env } = {}) {
   const procs = new Map(); // session -> Proc
-  hookExit();
 
   class Proc {
     constructor(session, child) {
@@ -39,31 +25,38 @@ function createMcpHost({ sink, env } = {}) {
       this.stderr = "";
       this.ended = false;
       this.killTimer = null;
+      this.ending = false; // its group is being ended now (killAll)
     }
 
-    /** Signal the whole process group (whatever maenifold started goes too). */
-    kill(sig) {
-      try {
-        if (this.pid && !isWin) process.kill(-this.pid, sig);
-        else this.child.kill(sig);
-      } catch {
+    /** SIGKILL the process, and its whole group (whatever maenifold started goes too). */
+    killNow() {
+      if (this.pid && !isWin) killGroup(this.pid);
+      else {
         try {
-          this.child.kill(sig);
+          this.child.kill("SIGKILL");
         } catch {
           /* already gone */
         }
       }
     }
 
-    /** Close stdin (maenifold exits on EOF); SIGKILL if still there after `graceMs`. */
+    /** End the process's whole group: SIGTERM, then SIGKILL after a grace if anything is left
+     * (js/procs.cjs). Windows: the process alone. */
+    endAll() {
+      if (this.pid && !isWin) endGroup(this.pid);
+      else if (!this.exited) this.killNow();
+    }
+
+    /** Close stdin (maenifold exits on EOF); still there after `graceMs`: its group is ended.
+     * Its exit ends its group too (the child's "exit" handler). */
     stop(graceMs) {
       try {
         this.child.stdin.end();
       } catch {
         /* closed */
       }
-      if (this.killTimer || this.exited) return;
-      this.killTimer = setTimeout(() => this.kill("SIGKILL"), Math.max(0, graceMs | 0));
+      if (this.killTimer || this.ending || this.exited) return;
+      this.killTimer = setTimeout(() => this.endAll(), Math.max(0, graceMs | 0));
       this.killTimer.unref?.();
     }
 
@@ -99,9 +92,9 @@ function createMcpHost({ sink, env } = {}) {
       replied = true;
       resolveStart({ ...v, nowMs: Date.now() });
     };
+    if (child.pid) track(child.pid);
     child.on("spawn", () => {
       procs.set(req.session, p);
-      live.add(p);
       reply({ ok: true, pid: child.pid });
     });
     child.on("error", (e) => {
@@ -132,8 +125,9 @@ function createMcpHost({ sink, env } = {}) {
     });
     child.on("exit", (code, signal) => {
       p.exited = true;
-      live.delete(p);
       if (p.killTimer) clearTimeout(p.killTimer);
+      // The server is gone: whatever it started goes too.
+      if (p.pid && !isWin) endGroup(p.pid);
       p.end({ code, signal });
     });
     // An idle session neither costs anything nor keeps the host alive.
@@ -142,7 +136,7 @@ function createMcpHost({ sink, env } = {}) {
     return {
       promise,
       cancel() {
-        p.kill("SIGKILL");
+        p.killNow();
       },
     };
   }
@@ -165,13 +159,20 @@ function createMcpHost({ sink, env } = {}) {
     return Promise.resolve({});
   }
 
-  /** Kill every child of this instance now (dispose). Returns their pids. */
+  /** End every child of this instance now (dispose, a replaced core): stdin closed, its whole
+   * group SIGTERMed, SIGKILL after a grace if anything is left. Returns their pids. */
   function killAll() {
     const pids = [];
     for (const p of procs.values()) {
       pids.push(p.pid);
-      p.stop(0);
-      p.kill("SIGKILL");
+      try {
+        p.child.stdin.end();
+      } catch {
+        /* closed */
+      }
+      if (p.killTimer) clearTimeout(p.killTimer);
+      p.ending = true;
+      p.endAll();
     }
     return pids;
   }
