@@ -55,7 +55,7 @@ pub enum Request {
     /// Write `text` (complete `\n`-terminated lines) to the session's stdin, in the order the
     /// requests arrive. Reply: `{ok, error?, nowMs?}`.
     McpWrite { session: u64, text: String },
-    /// Stop the session: close its stdin, kill it if still alive after `graceMs`. Reply `{}` at
+    /// Stop the session: close its stdin, end its process group if still alive after `graceMs` (SIGTERM, SIGKILL 1 s later). Reply `{}` at
     /// once. Unknown or ended sessions: reply `{}`.
     McpStop { session: u64, grace_ms: u64 },
     /// Engine-internal, never sent to the host: an operation parked until the MCP session has

@@ -36,7 +36,7 @@
 //!   stderr: drained, last few KB kept for that call. Cancelled → kill the child.
 //! - `{"kind":"mcpWrite","session":1,"text":"{...}\n"}` → `stdin.write(text)` in arrival
 //!   order; reply `{"ok":true}` or `{"ok":false,"error":"EPIPE"}`.
-//! - `{"kind":"mcpStop","session":1,"graceMs":1000}` → `stdin.end()`, SIGKILL after graceMs;
+//! - `{"kind":"mcpStop","session":1,"graceMs":1000}` → `stdin.end()`; after graceMs SIGTERM to its process group, SIGKILL 1 s later;
 //!   reply `{}` at once.
 //! - Any reply may carry `"nowMs"` (host clock), which the session uses as its time.
 //! - Node specifics: reply to `mcpStart` on the child's `spawn` or `error` event (a missing
