@@ -223,6 +223,7 @@ pub mod classify;
 pub mod gate;
 pub mod git;
 pub mod glob;
+pub mod head;
 pub mod intents;
 pub mod ops;
 pub mod patch;
@@ -231,9 +232,10 @@ pub mod scope;
 pub mod trace;
 
 pub use ops::{
-    init_scaffold, select_intent, system_context, tool_after, tool_before, trace_verify,
-    AfterInput, AfterOutput, Enabled, GateOutput, GovConfig, Governance, InitInput, InitOutput,
-    SelectInput, SelectOutput, SystemInput, SystemOutput, ToolCallInput, VerifyInput, VerifyOutput,
+    init_scaffold, select_intent, system_context, tool_after, tool_before, trace_head,
+    trace_verify, AfterInput, AfterOutput, Enabled, GateOutput, GovConfig, Governance, HeadInput,
+    HeadOutput, InitInput, InitOutput, SelectInput, SelectOutput, SystemInput, SystemOutput,
+    ToolCallInput, VerifyInput, VerifyOutput,
 };
 
 #[cfg(test)]
