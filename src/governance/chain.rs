@@ -11,9 +11,9 @@
 //! - `not-a-record`: not JSON, or no `prev_hash`;
 //! - `torn`: the file does not end with a newline (an interrupted write).
 //!
-//! Lines removed from the **end** leave a valid shorter chain; [`Report::head`] (the hash of
-//! the last line) lets a caller compare with a head it remembered, and the engine compares
-//! with the last line this process appended.
+//! Lines removed from the **end** leave a valid shorter chain, and the last line is named by
+//! no later one: the head file ([`super::head`]) covers the end; [`Report::head`] is the hash
+//! of the last line, and the engine also compares with the last line this process appended.
 
 use std::collections::HashMap;
 

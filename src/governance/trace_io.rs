@@ -17,9 +17,9 @@ use super::{is_missing, join, read_text, stat, Governance, MAX_TRACE_BYTES, TRAC
 
 /// A lock whose file was not modified for this long is left by a crashed process: broken.
 pub const LOCK_STALE_MS: u64 = 10_000;
-/// A lock seen unchanged (same file, same content) for this long while waiting is broken,
-/// however fresh its modification time (a process that only touches it): a hookwise append
-/// holds the lock for milliseconds.
+/// A lock that names no owner and is seen unchanged (same file, same content) for this long
+/// while waiting is broken, however fresh its modification time (a process that only touches
+/// it): hookwise writes its pid into the lock at once and holds it for milliseconds.
 pub const LOCK_BREAK_MS: u64 = 1_000;
 /// Waiting for the lock longer than this fails the append ("lock timeout").
 pub const LOCK_WAIT_MS: u64 = 5_000;
