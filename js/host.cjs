@@ -634,6 +634,7 @@ async function appendChained({ path: p, lockPath, before, after, staleMs, waitMs
     const fd = fs.openSync(p, "a+");
     let prevHash;
     let size;
+    let newSize;
     let line;
     try {
       const st = fs.fstatSync(fd);
@@ -642,12 +643,11 @@ async function appendChained({ path: p, lockPath, before, after, staleMs, waitMs
       const { last, torn } = lastLine(fd, size);
       prevHash = sha256(last);
       line = before + prevHash + after;
-      fs.writeSync(fd, (torn ? "\n" : "") + line + "\n");
+      newSize = size + fs.writeSync(fd, (torn ? "\n" : "") + line + "\n");
     } finally {
       fs.closeSync(fd);
     }
     if (!headPath || headParts.length !== 4) return { ok: true, prevHash };
-    const newSize = fs.statSync(p).size;
     return { ok: true, prevHash, head: updateHead(headPath, headParts, size, prevHash, newSize, sha256(line)) };
   } catch (e) {
     return { ok: false, error: String(e && e.message) };
