@@ -225,7 +225,7 @@ const commands = {
       const r = await engine.traceHead({ init: !!flags.init });
       warnings.forEach((w) => process.stderr.write(w + "\n"));
       const v = r.verify || {};
-      const lines = [...(r.text ? [r.text] : []), ...(r.ok ? [] : [...(v.error ? [`error: ${v.error}`] : []), ...problems(v)]), r.message];
+      const lines = [...(r.text ? [r.text] : []), ...(r.ok ? [] : problems(v)), r.message];
       print(flags, r, lines.join("\n"));
       if (!r.ok) throw new ExitCode(1);
       return;
@@ -234,14 +234,15 @@ const commands = {
     warnings.forEach((w) => process.stderr.write(w + "\n"));
     const lines = [];
     if (r.error) lines.push(`error: ${r.error}`);
-    else if (!r.lines && r.ok) lines.push(`no trace records at ${r.path}`);
     lines.push(...problems(r));
     lines.push(
-      r.ok
-        ? `ok: ${r.lines} record(s), the chain is whole and ends where its head says${flags.anchor !== undefined ? "; the anchored record is in place" : ""}`
-        : r.error
-          ? `cannot verify ${r.path}`
-          : `the trace does not verify: ${(r.problems || []).length} problem(s) in ${r.path}`,
+      r.ok && !r.lines
+        ? `ok: no trace records at ${r.path}`
+        : r.ok
+          ? `ok: ${r.lines} record(s), the chain is whole and ends where its head says${flags.anchor !== undefined ? "; the anchored record is in place" : ""}`
+          : r.error
+            ? `cannot verify ${r.path}`
+            : `the trace does not verify: ${(r.problems || []).length} problem(s) in ${r.path}`,
     );
     print(flags, r, lines.join("\n"));
     if (!r.ok) throw new ExitCode(1);

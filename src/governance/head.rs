@@ -194,7 +194,7 @@ pub fn check(log: &Lines, raw_size: u64, extra: u64, head: &Head) -> Vec<ChainPr
             line(n),
             "cut",
             format!(
-                "the head says {says} but the log has {n}: {} removed from the end",
+                "the head says {says} but the log has {n} line(s): {} removed from the end",
                 lines_range(n + 1, r)
             ),
         )];

@@ -647,3 +647,76 @@ fn verification_is_bounded_by_counting_reads() {
     assert_eq!(reads, 1);
     let _ = HEAD_FILE;
 }
+
+#[test]
+fn any_change_to_the_log_or_its_head_fails_verification() {
+    // 600 seeded random edits as an attacker with a text editor would make them: every one that
+    // changes a byte of the log or of its head is caught.
+    let mut p = P::new();
+    p.writes(6);
+    let log = p.log();
+    let head = p.fs.read(HEAD).unwrap().to_string();
+    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n.max(1) as u64) as usize
+    };
+    let mut tried = 0;
+    for round in 0..600 {
+        let target_head = round % 5 == 4;
+        let orig = if target_head { &head } else { &log };
+        let chars: Vec<char> = orig.chars().collect();
+        let mut c = chars.clone();
+        match next(7) {
+            0 => {
+                let i = next(c.len());
+                c[i] = ['a', '0', '"', '\n', ' ', 'é', '}'][next(7)];
+            }
+            1 => {
+                let i = next(c.len());
+                let n = 1 + next(40);
+                c.drain(i..(i + n).min(c.len()));
+            }
+            2 => {
+                let i = next(c.len() + 1);
+                c.insert(i, ['x', '\n', '\u{feff}', ' '][next(4)]);
+            }
+            3 => c.truncate(next(c.len())),
+            4 => c.extend("{\"x\":1}\n".chars()),
+            5 => {
+                // a whole line moved, copied or dropped
+                let mut lines: Vec<String> = orig.lines().map(str::to_string).collect();
+                let i = next(lines.len());
+                let j = next(lines.len());
+                match next(3) {
+                    0 => lines.swap(i, j),
+                    1 => lines.insert(j, lines[i].clone()),
+                    _ => {
+                        lines.remove(i);
+                    }
+                }
+                c = lines
+                    .iter()
+                    .flat_map(|l| format!("{l}\n").chars().collect::<Vec<_>>())
+                    .collect();
+            }
+            _ => c.insert(0, '\u{feff}'),
+        }
+        let changed: String = c.into_iter().collect();
+        if changed == *orig {
+            continue;
+        }
+        tried += 1;
+        p.fs.file(LOG, &log);
+        p.fs.file(HEAD, &head);
+        p.fs.file(if target_head { HEAD } else { LOG }, &changed);
+        let v = p.verify();
+        assert!(!v.report.ok, "round {round}: undetected change\n{changed}");
+    }
+    assert!(tried > 500, "{tried}");
+    p.fs.file(LOG, &log);
+    p.fs.file(HEAD, &head);
+    assert!(p.verify().report.ok);
+}
