@@ -15,7 +15,8 @@ commands:
   check --tool NAME --args JSON what the hooks would do with that tool call
   doctor                        which knowledge source is active and why, discovery, timings
   metrics [verify]              enforcement decisions summary; verify checks the hash chain
-  trace verify                  check the Agent Trace log's hash chain (.orchestration/agent_trace.jsonl)
+  trace verify [--anchor HEAD]  check the Agent Trace log (.orchestration/agent_trace.jsonl): chain and head
+  trace head [--init]           print the trace's head to anchor (a commit message, a CI log)
   init [--governance]           scaffold hookwise's configuration in this project (never overwrites);
                                 --governance also creates .orchestration/active_intents.yaml
 
@@ -38,12 +39,24 @@ intent governance gate (with --intent, as a session that selected that intent; w
 that has none), the pre-action enforcement decision ("off" when the project has none; against
 its current cooldowns, recording nothing: no metrics line, no cooldown), the arguments it would
 run with and where the context goes.`,
-  trace: `usage: hookwise trace verify [--cwd DIR] [--json]
+  trace: `usage: hookwise trace verify [--anchor HEAD] [--cwd DIR] [--json]
+       hookwise trace head [--init] [--cwd DIR] [--json]
 
-Checks the hash chain of .orchestration/agent_trace.jsonl (intent governance's Agent Trace
-records): every line whole and valid, each carrying the hash of the line before. Names the
-line and the kind of each problem (edited, removed or reordered lines); exits 1 when it finds
-any.`,
+verify checks .orchestration/agent_trace.jsonl (intent governance's Agent Trace records): every
+line whole and valid, each carrying the hash of the line before, and the log's end against its
+head (.orchestration/agent_trace.head: record count, size, last line's hash, kept with every
+append). It names the line and the kind of each problem: edited, removed, inserted or
+reordered lines, lines cut from the end, an emptied or deleted log, a byte order mark or a
+stray line, a missing or edited head, a missing project folder. Exits 1 when it finds any.
+
+What it cannot see without a key: both files rewritten consistently (the head is computed from
+the log alone). To catch that, anchor the head: head prints it as one line for a commit message
+or a CI log; verify --anchor '<that line>' later checks that the log still holds that record at
+that place.
+
+head --init writes the head for the log as it is now: for a log written before hookwise kept a
+head, or after you have looked into a problem verify reported. It refuses a log whose chain
+itself is broken.`,
   metrics: `usage: hookwise metrics [verify] [--cwd DIR] [--json]
 
 Summarises the pre-action enforcement metrics (decisions by kind, lookup time p50/p95, top
@@ -71,7 +84,7 @@ class ExitCode extends Error {
 
 function parseArgs(argv) {
   const out = { _: [], flags: {} };
-  const takesValue = new Set(["vault", "cwd", "project", "tool", "args", "intent"]);
+  const takesValue = new Set(["vault", "cwd", "project", "tool", "args", "intent", "anchor"]);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a.startsWith("--")) {
@@ -80,7 +93,7 @@ function parseArgs(argv) {
         const v = inline ?? argv[++i];
         if (v === undefined) throw new UsageError(`--${k} needs a value`);
         out.flags[k] = v;
-      } else if (["json", "help", "governance"].includes(k)) out.flags[k] = true;
+      } else if (["json", "help", "governance", "init"].includes(k)) out.flags[k] = true;
       else throw new UsageError(`unknown option --${k}`);
     } else out._.push(a);
   }
@@ -202,15 +215,35 @@ const commands = {
   },
 
   async trace({ _, flags }) {
-    if (_[1] !== "verify") throw new UsageError(_[1] ? `unknown trace subcommand '${_[1]}'` : "trace needs a subcommand: verify");
+    const sub = _[1];
+    if (sub !== "verify" && sub !== "head") throw new UsageError(sub ? `unknown trace subcommand '${sub}'` : "trace needs a subcommand: verify or head");
+    if (flags.init && sub !== "head") throw new UsageError("--init goes with trace head");
+    if (flags.anchor !== undefined && sub !== "verify") throw new UsageError("--anchor goes with trace verify");
     const { engine, warnings } = await engineFor(flags, { quiet: true });
-    const r = await engine.verifyTrace();
+    const problems = (v) => (v.problems || []).map((p) => `${p.line ? `line ${p.line}: ` : ""}${p.kind}: ${p.message}`);
+    if (sub === "head") {
+      const r = await engine.traceHead({ init: !!flags.init });
+      warnings.forEach((w) => process.stderr.write(w + "\n"));
+      const v = r.verify || {};
+      const lines = [...(r.text ? [r.text] : []), ...(r.ok ? [] : problems(v)), r.message];
+      print(flags, r, lines.join("\n"));
+      if (!r.ok) throw new ExitCode(1);
+      return;
+    }
+    const r = await engine.verifyTrace(flags.anchor !== undefined ? { anchor: flags.anchor } : {});
     warnings.forEach((w) => process.stderr.write(w + "\n"));
     const lines = [];
-    if (r.error) lines.push(`cannot read ${r.path}: ${r.error}`);
-    else if (!r.lines && r.ok) lines.push(`no trace records at ${r.path}`);
-    for (const p of r.problems || []) lines.push(`line ${p.line}: ${p.kind}: ${p.message}`);
-    lines.push(r.ok ? `ok: ${r.lines} record(s), the chain is whole` : `the chain is broken: ${(r.problems || []).length} problem(s) in ${r.path}`);
+    if (r.error) lines.push(`error: ${r.error}`);
+    lines.push(...problems(r));
+    lines.push(
+      r.ok && !r.lines
+        ? `ok: no trace records at ${r.path}`
+        : r.ok
+          ? `ok: ${r.lines} record(s), the chain is whole and ends where its head says${flags.anchor !== undefined ? "; the anchored record is in place" : ""}`
+          : r.error
+            ? `cannot verify ${r.path}`
+            : `the trace does not verify: ${(r.problems || []).length} problem(s) in ${r.path}`,
+    );
     print(flags, r, lines.join("\n"));
     if (!r.ok) throw new ExitCode(1);
   },

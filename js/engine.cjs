@@ -165,11 +165,22 @@ class Engine {
   }
 
   /**
-   * Intent governance: verify `.orchestration/agent_trace.jsonl`'s hash chain.
-   * @returns {Promise<{ ok: boolean, path: string, lines: number, problems: {line: number, kind: string, message: string}[], error?: string }>}
+   * Intent governance: verify `.orchestration/agent_trace.jsonl`'s hash chain and its head
+   * (`.orchestration/agent_trace.head`); `anchor`: a head printed earlier by `traceHead`, which
+   * the log must still hold.
+   * @returns {Promise<{ ok: boolean, path: string, headPath: string, lines: number, problems: {line: number, kind: string, message: string}[], error?: string }>}
    */
-  async verifyTrace() {
-    return this._hw.verifyTrace();
+  async verifyTrace(o = {}) {
+    return this._hw.verifyTrace(o && typeof o === "object" ? o : {});
+  }
+
+  /**
+   * Intent governance: the Agent Trace's head, to anchor in a commit message or a CI log
+   * (`text`); `init: true` writes it for the log as it is (a log from an older hookwise).
+   * @returns {Promise<{ ok: boolean, written?: boolean, text?: string, message: string }>}
+   */
+  async traceHead(o = {}) {
+    return this._hw.traceHead(o && typeof o === "object" ? o : {});
   }
 
   /**

@@ -84,12 +84,25 @@ export interface PreHookResult {
   decision?: EnforcementDecision;
 }
 
+export interface TraceHead {
+  records: number;
+  bytes: number;
+  /** `sha256:<hex>` of the log's last line. */
+  last: string;
+}
+
 export interface TraceReport {
   ok: boolean;
   path: string;
+  /** The head file beside the log. */
+  headPath: string;
   lines: number;
-  /** The file could not be read. */
+  /** The log could not be read, or the project folder does not exist. */
   error?: string;
+  /** The head of the log as it is now. */
+  logHead?: TraceHead;
+  /** The head file's head. */
+  storedHead?: TraceHead;
   problems: { line: number; kind: string; message: string }[];
 }
 
@@ -110,7 +123,9 @@ export declare class Engine {
   /** Intent governance is on for this workspace. */
   readonly governance: boolean;
   /** Intent governance: check `.orchestration/agent_trace.jsonl`'s hash chain. */
-  verifyTrace(): Promise<TraceReport>;
+  verifyTrace(o?: { anchor?: string }): Promise<TraceReport>;
+  /** Intent governance: the trace's head to anchor (`text`); `init` writes it for the log as it is. */
+  traceHead(o?: { init?: boolean }): Promise<{ ok: boolean; written?: boolean; text?: string; message: string; verify?: TraceReport }>;
   /** Enforcement metrics: a summary, or the hash chain verified. */
   metrics(o?: { verify?: boolean }): Promise<{ ok: boolean; text: string; found?: boolean; metricsFile?: string; stateFile?: string }>;
   completeToolCall(call: { tool: string; callId: string; sessionId?: string; output: string; args?: unknown }): Promise<{ output: string }>;

@@ -277,9 +277,14 @@ class Hookwise {
     return (r && Array.isArray(r.system) && r.system.join("\n\n")) || "";
   }
 
-  /** Intent governance: check the Agent Trace chain. */
-  async verifyTrace() {
-    return (await this.run({ hook: "trace.verify" })) || { ok: false, lines: 0, problems: [], error: "hookwise is not running" };
+  /** Intent governance: check the Agent Trace chain and head (`anchor`: a head printed earlier). */
+  async verifyTrace({ anchor } = {}) {
+    return (await this.run({ hook: "trace.verify", ...(typeof anchor === "string" ? { anchor } : {}) })) || { ok: false, lines: 0, problems: [], error: "hookwise is not running" };
+  }
+
+  /** Intent governance: the Agent Trace's head to anchor; `init` writes it for the log as it is. */
+  async traceHead({ init = false } = {}) {
+    return (await this.run({ hook: "trace.head", init: init === true })) || { ok: false, message: "hookwise is not running" };
   }
 
   /** Before compaction: pushes the preservation block onto `context` (an array) in place. */

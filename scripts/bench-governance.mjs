@@ -11,8 +11,9 @@
 //     The core alone (native, no I/O): `cargo test --release --lib bench_gate -- --ignored
 //     --nocapture`.
 //  2. trace append throughput: the host's `appendChained` (lock file, last-line hash, one
-//     write) from 1 process and from N processes at once into one file, and whole
-//     pre-hook + write + post-hook records through the engine.
+//     write, the head file replaced beside it as the core asks) from 1 process and from N
+//     processes at once into one file, and whole pre-hook + write + post-hook records through
+//     the engine.
 // Prints figures; asserts nothing but that the chain it wrote verifies.
 import { execFile } from "node:child_process";
 import fs from "node:fs";
@@ -162,10 +163,13 @@ async function gateBenchInMemory() {
   }
 }
 
+// The head as the core asks for it (src/governance/head.rs PARTS; lock timings in trace_io.rs).
+const HEAD = { headParts: ['{"records":', ',"bytes":', ',"last":"sha256:', '"}\n'], breakMs: 1000 };
+
 async function appendOne(file, n, tag) {
   const lock = `${file}.lock`;
   for (let i = 0; i < n; i++) {
-    const r = await appendChained({ path: file, lockPath: lock, before: `{"id":"${tag}-${i}","prev_hash":"`, after: `"}`, staleMs: 10000, waitMs: 30000 });
+    const r = await appendChained({ path: file, lockPath: lock, before: `{"id":"${tag}-${i}","prev_hash":"`, after: `"}`, staleMs: 10000, waitMs: 30000, headPath: `${file}.head`, ...HEAD });
     if (!r.ok) throw new Error(r.error);
   }
 }
@@ -178,6 +182,8 @@ function verifyRaw(file) {
     if (JSON.parse(l).prev_hash !== prev) throw new Error("chain broken");
     prev = crypto.createHash("sha256").update(l).digest("hex");
   }
+  const head = JSON.parse(fs.readFileSync(`${file}.head`, "utf8"));
+  if (head.records !== lines.length || head.last !== `sha256:${prev}`) throw new Error("the head does not match the log");
   return lines.length;
 }
 
@@ -197,7 +203,7 @@ async function appendBench() {
     child,
     `const { appendChained } = require(${JSON.stringify(path.join(dist, "host.cjs"))});
 (async () => { const [f, n, tag] = [process.argv[2], Number(process.argv[3]), process.argv[4]];
-  for (let i = 0; i < n; i++) { const r = await appendChained({ path: f, lockPath: f + ".lock", before: '{"id":"' + tag + "-" + i + '","prev_hash":"', after: '"}', staleMs: 10000, waitMs: 60000 }); if (!r.ok) throw new Error(r.error); }
+  for (let i = 0; i < n; i++) { const r = await appendChained({ path: f, lockPath: f + ".lock", before: '{"id":"' + tag + "-" + i + '","prev_hash":"', after: '"}', staleMs: 10000, waitMs: 60000, headPath: f + ".head", ...${JSON.stringify(HEAD)} }); if (!r.ok) throw new Error(r.error); }
 })().catch((e) => { console.error(e); process.exit(1); });\n`,
   );
   const per = Math.ceil(RECORDS / PROCS);

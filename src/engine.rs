@@ -183,11 +183,22 @@ pub enum Call {
         #[serde(default)]
         model_id: Option<String>,
     },
-    /// Intent governance: verify the Agent Trace chain. Result: `{path, ok, lines, problems,
-    /// error?}`.
+    /// Intent governance: verify the Agent Trace chain and head (and `anchor`, a head printed
+    /// earlier). Result: `{path, headPath, ok, lines, problems, logHead?, storedHead?, error?}`.
     #[cfg(feature = "policy")]
     #[serde(rename = "trace.verify")]
-    TraceVerify,
+    TraceVerify {
+        #[serde(default)]
+        anchor: Option<String>,
+    },
+    /// Intent governance: the Agent Trace's head to anchor; `init` writes it for the log as it
+    /// is. Result: `{ok, written?, text?, message, verify}`.
+    #[cfg(feature = "policy")]
+    #[serde(rename = "trace.head")]
+    TraceHead {
+        #[serde(default)]
+        init: bool,
+    },
     /// The enforcement metrics (`hookwise metrics [verify]`): reads the files the
     /// configuration names. Result: `{ok, text, metricsFile, stateFile}`; in the lean build
     /// `{needs: "policy"}`.
@@ -938,9 +949,14 @@ impl Engine {
                 to_value(w.context(&io, &session_id, model_id).await)
             }),
             #[cfg(feature = "policy")]
-            Call::TraceVerify => self.ops.start(move |io| async move {
+            Call::TraceVerify { anchor } => self.ops.start(move |io| async move {
                 let w = shared.borrow().gov.clone();
-                to_value(w.verify(&io).await)
+                to_value(w.verify(&io, anchor).await)
+            }),
+            #[cfg(feature = "policy")]
+            Call::TraceHead { init } => self.ops.start(move |io| async move {
+                let w = shared.borrow().gov.clone();
+                to_value(w.head(&io, init).await)
             }),
 
             #[cfg(feature = "policy")]
@@ -962,6 +978,7 @@ fn policy_only(e: &serde_json::Error) -> bool {
         "`intent.select`",
         "`intent.context`",
         "`trace.verify`",
+        "`trace.head`",
         "`governance.scaffold`",
     ]
     .iter()

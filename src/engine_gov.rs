@@ -194,11 +194,20 @@ impl Wiring {
         gov::select_intent(io, &self.gov, &input).await
     }
 
-    pub async fn verify(&self, io: &Io) -> gov::VerifyOutput {
+    pub async fn verify(&self, io: &Io, anchor: Option<String>) -> gov::VerifyOutput {
         let input = gov::VerifyInput {
             worktree: self.worktree.clone(),
+            anchor,
         };
         gov::trace_verify(io, &self.gov, &input).await
+    }
+
+    pub async fn head(&self, io: &Io, init: bool) -> gov::HeadOutput {
+        let input = gov::HeadInput {
+            worktree: self.worktree.clone(),
+            init,
+        };
+        gov::trace_head(io, &self.gov, &input).await
     }
 }
 

@@ -79,8 +79,9 @@ pub enum Request {
     },
     /// Append one record to a hash-chained JSONL file (the Agent Trace log), under an
     /// exclusive lock so that several processes keep one chain. The host writes the line
-    /// `before + <hex SHA-256 of the file's last line> + after` (see `governance` docs for the
-    /// exact steps). Reply: `{ok, prevHash?, error?}`.
+    /// `before + <hex SHA-256 of the file's last line> + after` and, with `head_path`, rewrites
+    /// the head file from `head_parts` in the same critical section (see `governance` docs for
+    /// the exact steps). Reply: `{ok, prevHash?, head?, error?}`.
     AppendChained {
         path: String,
         lock_path: String,
@@ -88,6 +89,31 @@ pub enum Request {
         after: String,
         stale_ms: u64,
         wait_ms: u64,
+        /// Break a lock seen unchanged (same file, same content) this long; 0: never.
+        #[serde(default)]
+        break_ms: u64,
+        /// The head file kept beside the log; empty: none.
+        #[serde(default)]
+        head_path: String,
+        /// The head's text around its three values: `parts[0] + records + parts[1] + bytes +
+        /// parts[2] + <hex SHA-256 of the last line> + parts[3]`.
+        #[serde(default)]
+        head_parts: Vec<String>,
+    },
+    /// Under the lock of `AppendChained`: when the log's size is `expect_bytes` and its last
+    /// line's hex SHA-256 is `expect_last`, replace the head file with `text` (temporary file,
+    /// then rename). Reply: `{ok, error?}`, `error: "changed"` when the log is not as expected.
+    WriteHead {
+        path: String,
+        lock_path: String,
+        head_path: String,
+        text: String,
+        expect_bytes: u64,
+        expect_last: String,
+        stale_ms: u64,
+        wait_ms: u64,
+        #[serde(default)]
+        break_ms: u64,
     },
     /// Read the last `max_bytes` of a file as UTF-8, starting at a line boundary (a cut first
     /// line is dropped). Reply: `ReadResult` (`error: "vanished"` when it does not exist).

@@ -11,9 +11,9 @@
 //! - `not-a-record`: not JSON, or no `prev_hash`;
 //! - `torn`: the file does not end with a newline (an interrupted write).
 //!
-//! Lines removed from the **end** leave a valid shorter chain; [`Report::head`] (the hash of
-//! the last line) lets a caller compare with a head it remembered, and the engine compares
-//! with the last line this process appended.
+//! Lines removed from the **end** leave a valid shorter chain, and the last line is named by
+//! no later one: the head file ([`super::head`]) covers the end; [`Report::head`] is the hash
+//! of the last line, and the engine also compares with the last line this process appended.
 
 use std::collections::HashMap;
 
@@ -55,6 +55,42 @@ pub fn prev_hash_of(line: &str) -> Option<String> {
         .then(|| hex.to_ascii_lowercase())
 }
 
+/// A trace file's text cut into lines, with what verification needs of each.
+#[derive(Debug, Clone, Default)]
+pub struct Lines<'a> {
+    pub lines: Vec<&'a str>,
+    /// Hex SHA-256 of each line (without its newline).
+    pub hashes: Vec<String>,
+    /// Byte offset in the text just after each line's newline (or its end, for a torn last line).
+    pub ends: Vec<u64>,
+    /// The text does not end with a newline.
+    pub torn: bool,
+}
+
+/// Cut `text` into lines (a final newline ends the last line; it does not start another).
+pub fn split(text: &str) -> Lines<'_> {
+    let torn = !text.is_empty() && !text.ends_with('\n');
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    let lines: Vec<&str> = if text.is_empty() {
+        Vec::new()
+    } else {
+        body.split('\n').collect()
+    };
+    let hashes = lines.iter().map(|l| sha256_hex(l.as_bytes())).collect();
+    let mut ends = Vec::with_capacity(lines.len());
+    let mut at = 0u64;
+    for l in &lines {
+        at += l.len() as u64 + 1;
+        ends.push(at.min(text.len() as u64));
+    }
+    Lines {
+        lines,
+        hashes,
+        ends,
+        torn,
+    }
+}
+
 /// Verify the whole text of a trace file.
 pub fn verify(text: &str) -> Report {
     verify_remembering(text, None)
@@ -63,15 +99,15 @@ pub fn verify(text: &str) -> Report {
 /// [`verify`], and also report when the line whose SHA-256 hex is `last_appended` (the last
 /// record this process appended) is not in the file: lines were removed from the end.
 pub fn verify_remembering(text: &str, last_appended: Option<&str>) -> Report {
+    verify_lines(&split(text), last_appended)
+}
+
+/// [`verify_remembering`] on a text already [`split`].
+pub fn verify_lines(l: &Lines, last_appended: Option<&str>) -> Report {
     let mut problems = Vec::new();
-    let torn = !text.is_empty() && !text.ends_with('\n');
-    let body = text.strip_suffix('\n').unwrap_or(text);
-    let lines: Vec<&str> = if text.is_empty() {
-        Vec::new()
-    } else {
-        body.split('\n').collect()
-    };
-    let hashes: Vec<String> = lines.iter().map(|l| sha256_hex(l.as_bytes())).collect();
+    let torn = l.torn;
+    let lines = &l.lines;
+    let hashes = &l.hashes;
     let mut by_hash: HashMap<&str, usize> = HashMap::new();
     for (i, h) in hashes.iter().enumerate() {
         by_hash.entry(h.as_str()).or_insert(i);

@@ -11,7 +11,6 @@ use serde_json::Value;
 use crate::protocol::{Log, Mutation, PathKey, ReadResult, Request, StatResult};
 use crate::runtime::{join_all, Io};
 
-use super::chain::{self, Report};
 use super::classify::{classify, MutationClass};
 use super::gate::{
     self, arg_bool, arg_str, edit_list, targets, tool_kind, Decision, GateState, Target, TargetOp,
@@ -23,6 +22,14 @@ use super::patch::{self, FileOp};
 use super::ranges::{self, sha256_hex, Range};
 use super::scope::{resolve_from, Resolved, Scope};
 use super::trace::{self, RecordInput};
+
+#[path = "trace_io.rs"]
+mod trace_io;
+use trace_io::Unwritten;
+pub use trace_io::{
+    assess, trace_head, trace_verify, Assessed, HeadInput, HeadOutput, Seen, VerifyInput,
+    VerifyOutput, LOCK_BREAK_MS, LOCK_STALE_MS, LOCK_WAIT_MS,
+};
 
 pub const DIR: &str = ".orchestration";
 pub const INTENTS_FILE: &str = ".orchestration/active_intents.yaml";
@@ -52,8 +59,6 @@ const MAX_READS: usize = 4096;
 const MAX_PENDING: usize = 32;
 /// The earlier text of a file is kept for the record up to this size.
 const MAX_KEPT_TEXT: usize = 1024 * 1024;
-const LOCK_STALE_MS: u64 = 10_000;
-const LOCK_WAIT_MS: u64 = 5_000;
 
 /// When governance is on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -193,6 +198,14 @@ struct Project {
     recent: Vec<RecentEntry>,
     /// SHA-256 hex of the last line this process appended.
     last_appended: Option<String>,
+    /// Records that could not be appended yet, oldest first: changes are blocked while any wait.
+    unwritten: VecDeque<Unwritten>,
+    /// Why the last append failed, while records wait.
+    trace_error: Option<String>,
+    /// An operation is writing the records that wait.
+    flushing: bool,
+    /// The last head status warned about (once per status).
+    head_warned: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -668,6 +681,20 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
         return out;
     }
 
+    // Allowed by the gate, but no change without its record: records that could not be
+    // written are written first, or the call is blocked.
+    if let Some(msg) = trace_io::gate_unwritten(io, gov, wt, tool, &mut out.logs).await {
+        out.block = Some(msg);
+        gov.put_pending(
+            &input.call_id,
+            Pending {
+                blocked: true,
+                ..Pending::default()
+            },
+        );
+        return out;
+    }
+
     // Allowed: stale-write check, and the earlier text of each file for the record.
     let mut files: Vec<(Target, String)> = Vec::new();
     for (t, r) in tgts.iter().zip(resolved.iter()) {
@@ -1017,41 +1044,14 @@ pub async fn tool_after(io: &Io, gov: &Governance, input: &AfterInput) -> AfterO
             return out;
         }
     };
-    let path = join(wt, TRACE_FILE);
-    let reply = io
-        .request(Request::AppendChained {
-            lock_path: format!("{path}.lock"),
-            path,
-            before: chained.before.clone(),
-            after: chained.after.clone(),
-            stale_ms: LOCK_STALE_MS,
-            wait_ms: LOCK_WAIT_MS,
-        })
-        .await;
-    let ok = reply.get("ok").and_then(Value::as_bool).unwrap_or(false);
-    let prev = reply
-        .get("prevHash")
-        .and_then(Value::as_str)
-        .filter(|h| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()));
-    match (ok, prev) {
-        (true, Some(prev)) => {
-            let line = chained.line(prev);
-            let mut st = gov.inner.borrow_mut();
-            let p = st.projects.entry(wt.to_string()).or_default();
-            p.last_appended = Some(sha256_hex(line.as_bytes()));
-            out.recorded = true;
-            out.id = Some(rec.id.clone());
-        }
-        _ => {
-            let err = reply
-                .get("error")
-                .and_then(Value::as_str)
-                .unwrap_or("the host gave no prevHash");
-            out.logs.push(Log::warn(format!(
-                "trace: could not append the record for {tool} ({}): {err}",
-                rec.id
-            )));
-        }
+    let u = Unwritten {
+        chained,
+        id: rec.id.clone(),
+        tool: tool.to_string(),
+    };
+    if let Ok(written) = trace_io::append_record(io, gov, wt, u, &mut out.logs).await {
+        out.recorded = written;
+        out.id = Some(rec.id.clone());
     }
     out
 }
@@ -1419,54 +1419,5 @@ pub async fn init_scaffold(io: &Io, input: &InitInput) -> InitOutput {
         created: ok,
         path,
         message,
-    }
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct VerifyInput {
-    pub worktree: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct VerifyOutput {
-    pub path: String,
-    /// The file could not be read (`ok` is then false).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    #[serde(flatten)]
-    pub report: Report,
-}
-
-/// `hookwise trace verify`: check the chain of `.orchestration/agent_trace.jsonl`.
-pub async fn trace_verify(io: &Io, gov: &Governance, input: &VerifyInput) -> VerifyOutput {
-    let path = join(&input.worktree, TRACE_FILE);
-    let r = read_text(io, &path, MAX_TRACE_BYTES).await;
-    let remembered = gov
-        .inner
-        .borrow()
-        .projects
-        .get(&input.worktree)
-        .and_then(|p| p.last_appended.clone());
-    match (r.text, r.error) {
-        (Some(text), _) => VerifyOutput {
-            path,
-            error: None,
-            report: chain::verify_remembering(&text, remembered.as_deref()),
-        },
-        (None, err) => {
-            let err = err.unwrap_or_else(|| "no reply".into());
-            let missing = is_missing(&err);
-            let mut report = chain::verify_remembering("", remembered.as_deref());
-            if !missing {
-                report.ok = false;
-            }
-            VerifyOutput {
-                path,
-                error: (!missing).then_some(err),
-                report,
-            }
-        }
     }
 }

@@ -23,6 +23,8 @@ pub struct FakeFs {
     pub clock: u64,
     pub log: Vec<Request>,
     pub fail_append: bool,
+    /// The error a failing append gives (default: EROFS).
+    pub fail_with: Option<String>,
     /// When non-zero: answer each batch of requests in a shuffled order (seeded), as a busy
     /// host might.
     pub shuffle_seed: u64,
@@ -31,6 +33,18 @@ pub struct FakeFs {
 fn parent(p: &str) -> Option<&str> {
     let i = p.rfind('/')?;
     Some(if i == 0 { "/" } else { &p[..i] })
+}
+
+/// The newline to write before a line appended to `cur`, and `cur`'s last line (the JS host's
+/// rule: a torn last line is closed and chained to).
+fn last_line(cur: &str) -> (&'static str, &str) {
+    if cur.is_empty() {
+        ("", "")
+    } else if let Some(body) = cur.strip_suffix('\n') {
+        ("", body.rsplit('\n').next().unwrap_or(""))
+    } else {
+        ("\n", cur.rsplit('\n').next().unwrap_or(""))
+    }
 }
 
 impl FakeFs {
@@ -115,7 +129,10 @@ impl FakeFs {
             Request::ReadFile { path, max_bytes } => {
                 match self.realpath(path).and_then(|r| self.files.get(&r)) {
                     Some(t) if t.len() as u64 > *max_bytes => json!({"error": "too-large"}),
-                    Some(t) => json!({ "text": t }),
+                    // as the JS host's bytes arrive: a byte order mark dropped, the size kept
+                    Some(t) => {
+                        json!({ "text": t.strip_prefix('\u{feff}').unwrap_or(t), "size": t.len() })
+                    }
                     None if self.realpath(path).is_some() => json!({"error": "EISDIR"}),
                     None => json!({"error": "vanished"}),
                 }
@@ -146,24 +163,67 @@ impl FakeFs {
                 path,
                 before,
                 after,
+                head_path,
+                head_parts,
                 ..
             } => {
                 if self.fail_append {
-                    return Some(json!({"ok": false, "error": "EROFS: read-only file system"}));
+                    return Some(
+                        json!({"ok": false, "error": self.fail_with.clone().unwrap_or_else(|| "EROFS: read-only file system".into())}),
+                    );
                 }
                 let real = self.realpath(path).unwrap_or_else(|| path.clone());
                 let cur = self.files.get(&real).cloned().unwrap_or_default();
-                let (prefix, last) = if cur.is_empty() {
-                    ("", "")
-                } else if let Some(body) = cur.strip_suffix('\n') {
-                    ("", body.rsplit('\n').next().unwrap_or(""))
-                } else {
-                    ("\n", cur.rsplit('\n').next().unwrap_or(""))
-                };
+                let (prefix, last) = last_line(&cur);
                 let prev = sha256_hex(last.as_bytes());
-                let text = format!("{cur}{prefix}{before}{prev}{after}\n");
+                let line = format!("{before}{prev}{after}");
+                let text = format!("{cur}{prefix}{line}\n");
                 self.file(&real, &text);
-                json!({"ok": true, "prevHash": prev})
+                if head_path.is_empty() {
+                    return Some(json!({"ok": true, "prevHash": prev}));
+                }
+                // the head, as the JS host keeps it
+                let p = head_parts;
+                let fill = |n: u64, b: usize, h: &str| {
+                    format!("{}{n}{}{b}{}{h}{}", p[0], p[1], p[2], p[3])
+                };
+                let old = self.files.get(head_path).cloned();
+                let n = match &old {
+                    None => (cur.is_empty()).then_some(0),
+                    Some(o) => o
+                        .strip_prefix(p[0].as_str())
+                        .map(|r| &r[..r.bytes().take_while(u8::is_ascii_digit).count()])
+                        .filter(|d| !d.is_empty() && d.len() <= 15)
+                        .and_then(|d| d.parse::<u64>().ok())
+                        .filter(|&n| *o == fill(n, cur.len(), &prev)),
+                };
+                let status = match (n, &old) {
+                    (Some(n), _) => {
+                        let h = fill(n + 1, text.len(), &sha256_hex(line.as_bytes()));
+                        self.file(head_path, &h);
+                        "written"
+                    }
+                    (None, None) => "missing",
+                    (None, Some(_)) => "mismatch",
+                };
+                json!({"ok": true, "prevHash": prev, "head": status})
+            }
+            Request::WriteHead {
+                path,
+                head_path,
+                text,
+                expect_bytes,
+                expect_last,
+                ..
+            } => {
+                let cur = self.files.get(path).cloned().unwrap_or_default();
+                let (_, last) = last_line(&cur);
+                if cur.len() as u64 != *expect_bytes || sha256_hex(last.as_bytes()) != *expect_last
+                {
+                    return Some(json!({"ok": false, "error": "changed"}));
+                }
+                self.file(head_path, text);
+                json!({"ok": true})
             }
             Request::CreateFile { path, text } => {
                 if self.realpath(path).is_some() || self.links.contains_key(path) {

@@ -140,6 +140,7 @@ impl T {
                 &gov,
                 &VerifyInput {
                     worktree: WT.into(),
+                    ..Default::default()
                 },
             )
             .await
@@ -968,7 +969,7 @@ fn forced_on_without_a_file_blocks_with_a_reason() {
 }
 
 #[test]
-fn a_failed_append_is_logged_and_never_fails_the_call() {
+fn a_failed_append_is_logged_and_never_fails_the_call_itself() {
     let mut t = T::new(project());
     t.select("s", "INT-1");
     t.fs.fail_append = true;
@@ -992,12 +993,13 @@ fn a_failed_append_is_logged_and_never_fails_the_call() {
         !t.after("nobody", "write", json!({"filePath": "src/a"}))
             .recorded
     );
-    // without tool.before (a host that only reports after), the change is still recorded
+    // without tool.before (a host that only reports after), the change is still recorded,
+    // after the record that failed earlier (kept, not lost: see trace_io_tests)
     t.calls += 1;
     t.fs.file("/w/src/a", "a\n");
     let r = t.after("s", "write", json!({"filePath": "src/a"}));
     assert!(r.recorded, "{r:?}");
-    assert_eq!(t.trace_lines().len(), 1);
+    assert_eq!(t.trace_lines().len(), 2);
     // a failed tool or a no-op change leaves no record
     t.before("s", "write", json!({"filePath": "src/a"}));
     t.fs.file("/w/src/a", "half-written\n");
@@ -1014,7 +1016,7 @@ fn a_failed_append_is_logged_and_never_fails_the_call() {
     let r =
         t.fs.run(move |io| async move { tool_after(&io, &gov, &input).await });
     assert!(!r.recorded);
-    assert_eq!(t.trace_lines().len(), 1);
+    assert_eq!(t.trace_lines().len(), 2);
     t.before("s", "read", json!({"filePath": "src/a"}));
     t.before("s", "write", json!({"filePath": "src/a"}));
     let r = t.after("s", "write", json!({"filePath": "src/a"}));
@@ -1097,14 +1099,15 @@ fn verify_reports_tampering_and_truncation() {
             && v.report.problems[0].kind == "broken-link",
         "{v:?}"
     );
-    // truncated at the end: the chain is valid, but this process remembers its last line
+    // truncated at the end: the chain is valid, but this process remembers its last line,
+    // and the head says how long the log was
     t.fs.file(path, &format!("{}\n", lines[..3].join("\n")));
     let v = t.verify();
     assert_eq!(
         v.report.problems.iter().map(|p| p.kind).collect::<Vec<_>>(),
-        vec!["truncated"]
+        vec!["truncated", "cut"]
     );
-    // a fresh process cannot know, and says the chain is intact
+    // a fresh process knows it from the head alone
     let fresh = Governance::default();
     let v = t.fs.run(move |io| async move {
         trace_verify(
@@ -1112,16 +1115,19 @@ fn verify_reports_tampering_and_truncation() {
             &fresh,
             &VerifyInput {
                 worktree: WT.into(),
+                ..Default::default()
             },
         )
         .await
     });
-    assert!(v.report.ok && v.report.lines == 3);
+    assert!(!v.report.ok && v.report.lines == 3);
+    assert_eq!(v.report.problems[0].kind, "cut");
     let j = serde_json::to_value(&v).unwrap();
     assert_eq!(j["path"], path);
     assert!(j["head"].as_str().unwrap().starts_with("sha256:"));
     // no trace yet: fine
     t.fs.files.remove(path);
+    t.fs.files.remove("/w/.orchestration/agent_trace.head");
     let fresh = Governance::default();
     let v = t.fs.run(move |io| async move {
         trace_verify(
@@ -1129,6 +1135,7 @@ fn verify_reports_tampering_and_truncation() {
             &fresh,
             &VerifyInput {
                 worktree: WT.into(),
+                ..Default::default()
             },
         )
         .await
