@@ -88,9 +88,9 @@ impl fmt::Display for Refusal {
 pub fn size(bytes: u64) -> String {
     const KIB: u64 = 1024;
     const MIB: u64 = 1024 * 1024;
-    if bytes < 10 * KIB && bytes % KIB != 0 {
+    if bytes < 10 * KIB && !bytes.is_multiple_of(KIB) {
         format!("{bytes} bytes")
-    } else if bytes < 10 * MIB && bytes % MIB != 0 {
+    } else if bytes < 10 * MIB && !bytes.is_multiple_of(MIB) {
         format!("{} KiB", bytes.div_ceil(KIB))
     } else {
         format!("{} MiB", bytes.div_ceil(MIB))

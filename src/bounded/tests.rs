@@ -9,46 +9,47 @@ use super::*;
 /// libyaml's tokens for `text` (type and byte offset), as serde_norway configures it; `false`
 /// when it stopped with an error (the tokens are then a prefix of what it would have found).
 fn libyaml_tokens(text: &str) -> (Vec<(Tok, usize)>, bool) {
-    use unsafe_libyaml_norway as y;
+    use unsafe_libyaml_norway as unsafe_yaml;
     let mut out = Vec::new();
     // SAFETY: the parser is initialized before use, reads `text` (alive for the whole call)
     // and is deleted before returning; every token is deleted after its fields are read.
     unsafe {
-        let mut parser = MaybeUninit::<y::yaml_parser_t>::uninit();
-        assert!(y::yaml_parser_initialize(parser.as_mut_ptr()).ok);
+        let mut parser = MaybeUninit::<unsafe_yaml::yaml_parser_t>::uninit();
+        assert!(unsafe_yaml::yaml_parser_initialize(parser.as_mut_ptr()).ok);
         let parser = parser.as_mut_ptr();
-        y::yaml_parser_set_encoding(parser, y::YAML_UTF8_ENCODING);
-        y::yaml_parser_set_input_string(parser, text.as_ptr(), text.len() as u64);
+        unsafe_yaml::yaml_parser_set_encoding(parser, unsafe_yaml::YAML_UTF8_ENCODING);
+        unsafe_yaml::yaml_parser_set_input_string(parser, text.as_ptr(), text.len() as u64);
         let complete = loop {
-            let mut token = MaybeUninit::<y::yaml_token_t>::uninit();
-            if !y::yaml_parser_scan(parser, token.as_mut_ptr()).ok {
+            let mut token = MaybeUninit::<unsafe_yaml::yaml_token_t>::uninit();
+            if !unsafe_yaml::yaml_parser_scan(parser, token.as_mut_ptr()).ok {
                 break false;
             }
             let token = token.as_mut_ptr();
             let kind = (*token).type_;
             let at = (*token).start_mark.index as usize;
-            y::yaml_token_delete(token);
+            unsafe_yaml::yaml_token_delete(token);
             let tok = match kind {
-                y::YAML_STREAM_START_TOKEN => Tok::StreamStart,
-                y::YAML_STREAM_END_TOKEN => Tok::StreamEnd,
-                y::YAML_VERSION_DIRECTIVE_TOKEN | y::YAML_TAG_DIRECTIVE_TOKEN => Tok::Directive,
-                y::YAML_DOCUMENT_START_TOKEN => Tok::DocumentStart,
-                y::YAML_DOCUMENT_END_TOKEN => Tok::DocumentEnd,
-                y::YAML_BLOCK_SEQUENCE_START_TOKEN => Tok::BlockSequenceStart,
-                y::YAML_BLOCK_MAPPING_START_TOKEN => Tok::BlockMappingStart,
-                y::YAML_BLOCK_END_TOKEN => Tok::BlockEnd,
-                y::YAML_FLOW_SEQUENCE_START_TOKEN => Tok::FlowSequenceStart,
-                y::YAML_FLOW_SEQUENCE_END_TOKEN => Tok::FlowSequenceEnd,
-                y::YAML_FLOW_MAPPING_START_TOKEN => Tok::FlowMappingStart,
-                y::YAML_FLOW_MAPPING_END_TOKEN => Tok::FlowMappingEnd,
-                y::YAML_BLOCK_ENTRY_TOKEN => Tok::BlockEntry,
-                y::YAML_FLOW_ENTRY_TOKEN => Tok::FlowEntry,
-                y::YAML_KEY_TOKEN => Tok::Key,
-                y::YAML_VALUE_TOKEN => Tok::Value,
-                y::YAML_ALIAS_TOKEN => Tok::Alias,
-                y::YAML_ANCHOR_TOKEN => Tok::Anchor,
-                y::YAML_TAG_TOKEN => Tok::Tag,
-                y::YAML_SCALAR_TOKEN => Tok::Scalar,
+                unsafe_yaml::YAML_STREAM_START_TOKEN => Tok::StreamStart,
+                unsafe_yaml::YAML_STREAM_END_TOKEN => Tok::StreamEnd,
+                unsafe_yaml::YAML_VERSION_DIRECTIVE_TOKEN
+                | unsafe_yaml::YAML_TAG_DIRECTIVE_TOKEN => Tok::Directive,
+                unsafe_yaml::YAML_DOCUMENT_START_TOKEN => Tok::DocumentStart,
+                unsafe_yaml::YAML_DOCUMENT_END_TOKEN => Tok::DocumentEnd,
+                unsafe_yaml::YAML_BLOCK_SEQUENCE_START_TOKEN => Tok::BlockSequenceStart,
+                unsafe_yaml::YAML_BLOCK_MAPPING_START_TOKEN => Tok::BlockMappingStart,
+                unsafe_yaml::YAML_BLOCK_END_TOKEN => Tok::BlockEnd,
+                unsafe_yaml::YAML_FLOW_SEQUENCE_START_TOKEN => Tok::FlowSequenceStart,
+                unsafe_yaml::YAML_FLOW_SEQUENCE_END_TOKEN => Tok::FlowSequenceEnd,
+                unsafe_yaml::YAML_FLOW_MAPPING_START_TOKEN => Tok::FlowMappingStart,
+                unsafe_yaml::YAML_FLOW_MAPPING_END_TOKEN => Tok::FlowMappingEnd,
+                unsafe_yaml::YAML_BLOCK_ENTRY_TOKEN => Tok::BlockEntry,
+                unsafe_yaml::YAML_FLOW_ENTRY_TOKEN => Tok::FlowEntry,
+                unsafe_yaml::YAML_KEY_TOKEN => Tok::Key,
+                unsafe_yaml::YAML_VALUE_TOKEN => Tok::Value,
+                unsafe_yaml::YAML_ALIAS_TOKEN => Tok::Alias,
+                unsafe_yaml::YAML_ANCHOR_TOKEN => Tok::Anchor,
+                unsafe_yaml::YAML_TAG_TOKEN => Tok::Tag,
+                unsafe_yaml::YAML_SCALAR_TOKEN => Tok::Scalar,
                 _ => panic!("unexpected token type"),
             };
             out.push((tok, at));
@@ -56,7 +57,7 @@ fn libyaml_tokens(text: &str) -> (Vec<(Tok, usize)>, bool) {
                 break true;
             }
         };
-        y::yaml_parser_delete(parser);
+        unsafe_yaml::yaml_parser_delete(parser);
         (out, complete)
     }
 }
@@ -361,7 +362,7 @@ fn alias_expansion_is_bounded() {
     let long = format!(
         "a: &a \"{}\"\nb: [{}]\n",
         "x".repeat(100_000),
-        vec!["*a"; 10].join(",")
+        ["*a"; 10].join(",")
     );
     assert!(yaml::<serde_json::Value>(&long, 1 << 20).is_err());
     // ordinary aliases are fine

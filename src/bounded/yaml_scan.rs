@@ -16,8 +16,9 @@
 //! The tests run it side by side with libyaml's own scanner on generated texts and require
 //! the same tokens at the same places.
 
-/// The tokens, for the side-by-side tests (libyaml's `yaml_token_type_t`).
-#[cfg(test)]
+/// The tokens, for the side-by-side tests (libyaml's `yaml_token_type_t`); only tests record
+/// them.
+#[cfg_attr(not(test), allow(dead_code))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Tok {
     StreamStart,
@@ -44,15 +45,15 @@ pub(crate) enum Tok {
 
 #[cfg(test)]
 macro_rules! emit {
-    ($s:expr, $tok:ident, $at:expr) => {
+    ($s:expr, $tok:expr, $at:expr) => {
         if let Some(t) = $s.trace.as_mut() {
-            t.push((Tok::$tok, $at));
+            t.push(($tok, $at));
         }
     };
 }
 #[cfg(not(test))]
 macro_rules! emit {
-    ($s:expr, $tok:ident, $at:expr) => {
+    ($s:expr, $tok:expr, $at:expr) => {
         let _ = $at;
     };
 }
@@ -288,7 +289,7 @@ impl<'a> Scanner<'a> {
             {
                 self.steps += 1;
             }
-            emit!(self, BlockEnd, self.i);
+            emit!(self, Tok::BlockEnd, self.i);
             let l = self.levels.pop().expect("an indent above -1 was pushed");
             self.depth -= 1 + usize::from(l.indentless);
             self.indent = l.prev;
@@ -299,7 +300,7 @@ impl<'a> Scanner<'a> {
 
     pub(crate) fn run(&mut self) {
         self.keys.push(SimpleKey::default());
-        emit!(self, StreamStart, 0);
+        emit!(self, Tok::StreamStart, 0);
         loop {
             #[cfg(test)]
             {
@@ -309,7 +310,7 @@ impl<'a> Scanner<'a> {
             self.unroll_indent(self.col);
             if self.i >= self.b.len() || self.is_z(0) {
                 self.unroll_indent(-1);
-                emit!(self, StreamEnd, self.i);
+                emit!(self, Tok::StreamEnd, self.i);
                 return;
             }
             if self.over_at.is_some() && self.trace_off() {
@@ -359,7 +360,7 @@ impl<'a> Scanner<'a> {
             self.unroll_indent(-1);
             self.remove_simple_key();
             self.allowed = false;
-            emit!(self, Directive, start);
+            emit!(self, Tok::Directive, start);
             while !self.is_breakz(0) {
                 self.skip();
             }
@@ -370,11 +371,15 @@ impl<'a> Scanner<'a> {
             self.unroll_indent(-1);
             self.remove_simple_key();
             self.allowed = false;
-            if c == b'-' {
-                emit!(self, DocumentStart, start);
-            } else {
-                emit!(self, DocumentEnd, start);
-            }
+            emit!(
+                self,
+                if c == b'-' {
+                    Tok::DocumentStart
+                } else {
+                    Tok::DocumentEnd
+                },
+                start
+            );
             self.skip();
             self.skip();
             self.skip();
@@ -387,11 +392,15 @@ impl<'a> Scanner<'a> {
                 self.flow += 1;
                 self.deeper();
                 self.allowed = true;
-                if c == b'[' {
-                    emit!(self, FlowSequenceStart, start);
-                } else {
-                    emit!(self, FlowMappingStart, start);
-                }
+                emit!(
+                    self,
+                    if c == b'[' {
+                        Tok::FlowSequenceStart
+                    } else {
+                        Tok::FlowMappingStart
+                    },
+                    start
+                );
                 self.skip();
             }
             b']' | b'}' => {
@@ -402,17 +411,21 @@ impl<'a> Scanner<'a> {
                     self.keys.pop();
                 }
                 self.allowed = false;
-                if c == b']' {
-                    emit!(self, FlowSequenceEnd, start);
-                } else {
-                    emit!(self, FlowMappingEnd, start);
-                }
+                emit!(
+                    self,
+                    if c == b']' {
+                        Tok::FlowSequenceEnd
+                    } else {
+                        Tok::FlowMappingEnd
+                    },
+                    start
+                );
                 self.skip();
             }
             b',' => {
                 self.remove_simple_key();
                 self.allowed = true;
-                emit!(self, FlowEntry, start);
+                emit!(self, Tok::FlowEntry, start);
                 self.skip();
             }
             b'-' if self.is_blankz(1) => {
@@ -431,7 +444,7 @@ impl<'a> Scanner<'a> {
                 }
                 self.remove_simple_key();
                 self.allowed = true;
-                emit!(self, BlockEntry, start);
+                emit!(self, Tok::BlockEntry, start);
                 self.skip();
             }
             b'?' if self.flow != 0 || self.is_blankz(1) => {
@@ -440,18 +453,18 @@ impl<'a> Scanner<'a> {
                 }
                 self.remove_simple_key();
                 self.allowed = self.flow == 0;
-                emit!(self, Key, start);
+                emit!(self, Tok::Key, start);
                 self.skip();
             }
             b':' if self.flow != 0 || self.is_blankz(1) => self.fetch_value(),
             b'*' | b'&' => {
                 self.save_simple_key();
                 self.allowed = false;
-                if c == b'*' {
-                    emit!(self, Alias, start);
-                } else {
-                    emit!(self, Anchor, start);
-                }
+                emit!(
+                    self,
+                    if c == b'*' { Tok::Alias } else { Tok::Anchor },
+                    start
+                );
                 self.skip();
                 while self.is_alpha(0) {
                     self.skip();
@@ -460,25 +473,25 @@ impl<'a> Scanner<'a> {
             b'!' => {
                 self.save_simple_key();
                 self.allowed = false;
-                emit!(self, Tag, start);
+                emit!(self, Tok::Tag, start);
                 self.scan_tag();
             }
             b'|' | b'>' if self.flow == 0 => {
                 self.remove_simple_key();
                 self.allowed = true;
-                emit!(self, Scalar, start);
+                emit!(self, Tok::Scalar, start);
                 self.scan_block_scalar();
             }
             b'\'' | b'"' => {
                 self.save_simple_key();
                 self.allowed = false;
-                emit!(self, Scalar, start);
+                emit!(self, Tok::Scalar, start);
                 self.scan_flow_scalar(c == b'\'');
             }
             _ if self.plain_start() => {
                 self.save_simple_key();
                 self.allowed = false;
-                emit!(self, Scalar, start);
+                emit!(self, Tok::Scalar, start);
                 self.scan_plain_scalar();
             }
             // "found character that cannot start any token": libyaml stops here
@@ -517,7 +530,7 @@ impl<'a> Scanner<'a> {
             }
             self.allowed = self.flow == 0;
         }
-        emit!(self, Value, start);
+        emit!(self, Tok::Value, start);
         self.skip();
     }
 

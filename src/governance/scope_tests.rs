@@ -334,17 +334,14 @@ fn answers_as_the_earlier_resolver_did() {
 #[ignore]
 fn bench_hostile_paths() {
     use std::time::Instant;
+    type Host<'a> = dyn FnMut(&str) -> Option<String> + 'a;
     fn host(p: &str) -> Option<String> {
         let exists = p == "/"
             || p.strip_prefix("/w")
                 .is_some_and(|r| r.split('/').skip(1).all(|c| c == "d"));
         exists.then(|| p.to_string())
     }
-    fn time(
-        label: &str,
-        path: &str,
-        f: &dyn Fn(&str, &mut dyn FnMut(&str) -> Option<String>) -> Resolved,
-    ) {
+    fn time(label: &str, path: &str, f: &dyn Fn(&str, &mut Host) -> Resolved) {
         let mut calls = 0;
         let mut reps = 0;
         let t = Instant::now();
@@ -368,11 +365,10 @@ fn bench_hostile_paths() {
             per * 1e3
         );
     }
-    let now = |p: &str, rp: &mut dyn FnMut(&str) -> Option<String>| resolve("/w", p, rp);
-    let lifted = |p: &str, rp: &mut dyn FnMut(&str) -> Option<String>| {
-        resolve_bounded("/w", "", p, (usize::MAX, usize::MAX), rp)
-    };
-    let before = |p: &str, rp: &mut dyn FnMut(&str) -> Option<String>| reference("/w", p, rp);
+    let now = |p: &str, rp: &mut Host| resolve("/w", p, rp);
+    let lifted =
+        |p: &str, rp: &mut Host| resolve_bounded("/w", "", p, (usize::MAX, usize::MAX), rp);
+    let before = |p: &str, rp: &mut Host| reference("/w", p, rp);
     // the issue's path: 800 components then 802 `..` (4 KB)
     let issue = format!("{}{}x", "d/".repeat(800), "../".repeat(802));
     // the most a path may be: 4 KB, 256 components, 127 in and 127 out
