@@ -181,20 +181,22 @@ impl fmt::Display for YamlError {
 
 /// The line (1-based) where `text`, as YAML, first nests deeper than `max` levels.
 pub fn yaml_too_deep(text: &str, max: usize) -> Option<usize> {
-    yaml_scan::too_deep_at(text, max)
+    yaml_scan::scan(text, max).too_deep_at
 }
 
 /// Parse YAML within the limits: `max_bytes`, [`MAX_DEPTH`] and [`EXPANSION`].
 pub fn yaml<T: DeserializeOwned>(text: &str, max_bytes: u64) -> Result<T, YamlError> {
     check_size(text.len() as u64, max_bytes).map_err(YamlError::Refused)?;
-    if let Some(line) = yaml_too_deep(text, MAX_DEPTH) {
+    let found = yaml_scan::scan(text, MAX_DEPTH);
+    if let Some(line) = found.too_deep_at {
         return Err(YamlError::Refused(Refusal::TooDeep {
             line,
             limit: MAX_DEPTH,
         }));
     }
-    // Only an alias (`*name`) expands a document: without a `*` the text bounds it.
-    if text.contains('*') {
+    // Only an alias expands a document: without one the text bounds it (the scan finds the
+    // alias tokens libyaml finds; a `*` in a glob or a quoted string is none).
+    if found.aliases > 0 {
         let limit = EXPANSION * text.len() + 1024;
         if expands_past(text, limit) {
             return Err(YamlError::Refused(Refusal::Expands { limit }));

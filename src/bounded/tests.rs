@@ -462,13 +462,14 @@ fn bench_prescan() {
             "1 MiB, flow depth 63 over and over",
             format!(
                 "a: [{}]\n",
-                format!("{}x{}, ", "[".repeat(62), "]".repeat(62)).repeat(8_000)
-            )[..1 << 20]
-                .to_string(),
+                format!("{}x{}, ", "[".repeat(62), "]".repeat(62)).repeat(8_200)
+            ),
         ),
         (
             "1 MiB of block mappings",
-            "a: b\nc:\n  d: [e, {f: g}]\n  h: 'i'\n".repeat(30_000),
+            (0..30_000)
+                .map(|i| format!("a{i}: b\nc{i}:\n  d: [e, {{f: g}}]\n  h: 'i'\n"))
+                .collect::<String>(),
         ),
     ];
     for (label, text) in &files {

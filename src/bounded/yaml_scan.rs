@@ -95,6 +95,7 @@ pub(crate) struct Scanner<'a> {
     /// The deepest nesting seen and the line (1-based) where the limit was first passed.
     pub(crate) deepest: usize,
     over_at: Option<usize>,
+    aliases: usize,
     #[cfg(test)]
     pub(crate) trace: Option<Vec<(Tok, usize)>>,
     /// Work done: characters and line breaks consumed, tokens started, levels popped.
@@ -102,12 +103,23 @@ pub(crate) struct Scanner<'a> {
     pub(crate) steps: usize,
 }
 
-/// The line (1-based) where `text` first nests deeper than `max` levels (flow collections,
-/// block collections and indentless sequences counted alike), if it does.
-pub(crate) fn too_deep_at(text: &str, max: usize) -> Option<usize> {
+/// What the scan found.
+pub(crate) struct Found {
+    /// The line (1-based) where the text first nests deeper than the limit (flow
+    /// collections, block collections and indentless sequences counted alike).
+    pub(crate) too_deep_at: Option<usize>,
+    /// Alias tokens (`*name`): without one, nothing expands.
+    pub(crate) aliases: usize,
+}
+
+/// Scan `text` as libyaml would, stopping where it nests deeper than `max` levels.
+pub(crate) fn scan(text: &str, max: usize) -> Found {
     let mut s = Scanner::new(text, max);
     s.run();
-    s.over_at
+    Found {
+        too_deep_at: s.over_at,
+        aliases: s.aliases,
+    }
 }
 
 impl<'a> Scanner<'a> {
@@ -126,6 +138,7 @@ impl<'a> Scanner<'a> {
             max,
             deepest: 0,
             over_at: None,
+            aliases: 0,
             #[cfg(test)]
             trace: None,
             #[cfg(test)]
@@ -460,6 +473,7 @@ impl<'a> Scanner<'a> {
             b'*' | b'&' => {
                 self.save_simple_key();
                 self.allowed = false;
+                self.aliases += usize::from(c == b'*');
                 emit!(
                     self,
                     if c == b'*' { Tok::Alias } else { Tok::Anchor },

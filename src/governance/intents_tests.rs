@@ -247,6 +247,12 @@ fn bench_hostile_intents() {
         f.intents.len(),
         t.elapsed().as_secs_f64() * 1e3
     );
+    let t = Instant::now();
+    let _ = serde_norway::from_str::<Value>(&big);
+    println!(
+        "1 MB valid file, serde_norway alone (before: the parse, without the checks): {:.1} ms",
+        t.elapsed().as_secs_f64() * 1e3
+    );
     big.push_str("  - id: BAD\n    name: \"unterminated\n");
     let t = Instant::now();
     let f = parse(F, &big);

@@ -357,7 +357,7 @@ fn bench_hostile_paths() {
         let per = t.elapsed().as_secs_f64() / reps as f64;
         let what = match &r {
             Resolved::Invalid(why) => format!("refused: {why}"),
-            other => format!("{other:?}"),
+            other => format!("{other:?}").chars().take(40).collect(),
         };
         println!(
             "{label}: {} bytes, {:.3} ms, {calls} realpath questions, {what}",
