@@ -491,3 +491,52 @@ fn bench_prescan() {
         );
     }
 }
+
+/// JSON-ish texts: brackets, strings with escapes, numbers, line breaks.
+fn generated_json(rng: &mut Rng) -> String {
+    const PIECES: &[&str] = &[
+        "{",
+        "}",
+        "[",
+        "]",
+        ",",
+        ":",
+        "\"",
+        "\\",
+        "\\\"",
+        "\"a\"",
+        "1",
+        "-2.5e3",
+        "true",
+        "null",
+        " ",
+        "\n",
+        "\"enforcement\"",
+        "{\"level\": \"strict\"}",
+        "\u{2028}",
+        "é",
+        "\\u00e9",
+    ];
+    let n = 1 + rng.below(30);
+    (0..n).map(|_| PIECES[rng.below(PIECES.len())]).collect()
+}
+
+/// Every parser of the project's files, on generated texts: no panic, and every answer is a
+/// value, a refusal or a parse error.
+#[test]
+fn generated_files_never_panic_the_parsers() {
+    let mut rng = Rng(0x1234_5678_9abc_def1);
+    let sections = vec!["preflight".to_string()];
+    for _ in 0..20_000 {
+        let text = generated(&mut rng);
+        let _ = crate::governance::intents::parse("f.yaml", &text);
+        let _ =
+            crate::governance::intents::parse("f.yaml", &format!("active_intents:\n  - {text}"));
+        let _ = crate::enforce::sop::parse("a.md", &format!("---\n{text}\n---\n# T\n"), &sections);
+        let _ = crate::enforce::sop::parse("a.ai.sop", &text, &sections);
+        let json_text = generated_json(&mut rng);
+        let _ = crate::config::parse_file(&json_text);
+        let _ =
+            crate::config::merge_file_options(&serde_json::Value::Null, &Ok(Some(json_text)), "f");
+    }
+}
