@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::protocol::Log;
+use crate::bounded::{self, JsonError};
+use crate::protocol::{Log, ReadResult};
 
 pub const DEFAULT_TIMEOUT_MS: u64 = 5000;
 pub const MIN_TIMEOUT_MS: u64 = 1000;
@@ -202,22 +203,50 @@ impl Config {
 /// The project's configuration file, relative to the worktree.
 pub const CONFIG_FILE: &str = ".opencode/hookwise.json";
 
+/// The largest configuration file read (the host is asked for no more: `maxBytes`). It may
+/// nest at most [`bounded::MAX_DEPTH`] levels. Over a limit it is ignored with a warning.
+pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
+
+/// The project's `.opencode/hookwise.json` as read: its text (`Ok(None)`: there is none), or
+/// why it cannot be used (`is 50 MiB, over the 1 MiB limit`, `could not be read (EACCES)`).
+pub type ProjectFile = Result<Option<String>, String>;
+
+/// The host's reply to reading [`CONFIG_FILE`] with `maxBytes: MAX_FILE_BYTES`.
+pub fn file_from_reply(reply: &Value) -> ProjectFile {
+    let r: ReadResult = serde_json::from_value(reply.clone()).unwrap_or_default();
+    bounded::read_reply(&r, MAX_FILE_BYTES).map_err(|e| e.to_string())
+}
+
+/// The file's JSON, within the limits (size and depth; see [`crate::bounded`]).
+pub fn parse_file(text: &str) -> Result<Value, JsonError> {
+    bounded::json(text, MAX_FILE_BYTES)
+}
+
 /// Plugin options over the project's `.opencode/hookwise.json` (key by key; the plugin's win).
-/// A file that is not a JSON object is reported and ignored.
-pub fn merge_file_options(options: &Value, file: Option<&str>, path: &str) -> (Value, Vec<Log>) {
+/// A file that is not a JSON object, cannot be read or is over a limit is reported (a warning)
+/// and ignored.
+pub fn merge_file_options(options: &Value, file: &ProjectFile, path: &str) -> (Value, Vec<Log>) {
     let mut logs = Vec::new();
-    let mut merged = match file.map(serde_json::from_str::<Value>) {
-        None => serde_json::Map::new(),
-        Some(Ok(Value::Object(m))) => m,
-        Some(Ok(other)) => {
+    let mut merged = match file.as_ref().map(|f| f.as_deref().map(parse_file)) {
+        Ok(None) => serde_json::Map::new(),
+        Ok(Some(Ok(Value::Object(m)))) => m,
+        Ok(Some(Ok(other))) => {
             logs.push(Log::warn(format!(
                 "{path}: must be a JSON object, is {}; ignored",
                 kind(&other)
             )));
             serde_json::Map::new()
         }
-        Some(Err(e)) => {
+        Ok(Some(Err(JsonError::Syntax(e)))) => {
             logs.push(Log::warn(format!("{path}: not valid JSON ({e}); ignored")));
+            serde_json::Map::new()
+        }
+        Ok(Some(Err(JsonError::Refused(r)))) => {
+            logs.push(Log::warn(format!("{path}: {r}; ignored")));
+            serde_json::Map::new()
+        }
+        Err(why) => {
+            logs.push(Log::warn(format!("{path}: {why}; ignored")));
             serde_json::Map::new()
         }
     };
@@ -324,20 +353,74 @@ mod tests {
 
     #[test]
     fn file_options_under_plugin_options() {
+        let text = |t: &str| -> ProjectFile { Ok(Some(t.to_string())) };
         let (v, l) = merge_file_options(
             &json!({"tokenBudget": 100}),
-            Some(r#"{"tokenBudget": 5, "depth": 2}"#),
+            &text(r#"{"tokenBudget": 5, "depth": 2}"#),
             "f",
         );
         assert_eq!(v, json!({"tokenBudget": 100, "depth": 2}));
         assert!(l.is_empty());
-        let (v, l) = merge_file_options(&json!({"a": 1}), Some("{oops"), ".opencode/hookwise.json");
+        let (v, l) =
+            merge_file_options(&json!({"a": 1}), &text("{oops"), ".opencode/hookwise.json");
         assert_eq!(v, json!({"a": 1}));
         assert!(l[0]
             .message
             .starts_with(".opencode/hookwise.json: not valid JSON"));
-        let (_, l) = merge_file_options(&Value::Null, Some("[1]"), "f");
+        let (_, l) = merge_file_options(&Value::Null, &text("[1]"), "f");
         assert!(l[0].message.contains("must be a JSON object"));
+        let (v, l) = merge_file_options(&json!({"a": 1}), &Ok(None), "f");
+        assert_eq!((v, l.len()), (json!({"a": 1}), 0));
+    }
+
+    /// The file as an attacker would write it: too large to read, too deep to parse, brackets
+    /// hidden in strings. Each is a warning that says why, never silence.
+    #[test]
+    fn hostile_files_are_ignored_with_a_warning() {
+        let path = ".opencode/hookwise.json";
+        // 50 MB: the host read none of it (`too-large`, with the size it saw)
+        let file = file_from_reply(&json!({"error": "too-large", "size": 52_428_800u64}));
+        let (v, l) = merge_file_options(&json!({"depth": 1}), &file, path);
+        assert_eq!(v, json!({"depth": 1}));
+        assert_eq!(l.len(), 1);
+        assert_eq!(l[0].level, crate::protocol::Level::Warn);
+        assert_eq!(
+            l[0].message,
+            ".opencode/hookwise.json: is 50 MiB, over the 1 MiB limit; ignored"
+        );
+        // a host that ignored maxBytes
+        let big = format!("{{\"a\": \"{}\"}}", "x".repeat(MAX_FILE_BYTES as usize));
+        let file = file_from_reply(&json!({ "text": big }));
+        assert!(file.as_ref().unwrap_err().contains("over the 1 MiB limit"));
+        // deep nesting, on the third line
+        let deep = format!(
+            "{{\n\"a\":\n{}1{}}}",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        let (_, l) = merge_file_options(&Value::Null, &Ok(Some(deep)), path);
+        assert_eq!(
+            l[0].message,
+            ".opencode/hookwise.json: nests deeper than 64 levels at line 3; ignored"
+        );
+        // brackets inside strings are not nesting
+        let strings = format!(
+            "{{\"tokenBudget\": 7, \"x\": \"{}\\\"{}\"}}",
+            "[".repeat(500),
+            "{".repeat(500)
+        );
+        let (v, l) = merge_file_options(&Value::Null, &Ok(Some(strings)), path);
+        assert!(l.is_empty(), "{l:?}");
+        assert_eq!(v["tokenBudget"], 7);
+        // unreadable, and absent
+        let file = file_from_reply(&json!({"error": "EACCES"}));
+        let (_, l) = merge_file_options(&Value::Null, &file, path);
+        assert_eq!(
+            l[0].message,
+            ".opencode/hookwise.json: could not be read (EACCES); ignored"
+        );
+        assert_eq!(file_from_reply(&json!({"error": "vanished"})), Ok(None));
+        assert_eq!(file_from_reply(&json!({"error": "not-found"})), Ok(None));
     }
 
     #[test]

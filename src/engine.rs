@@ -1184,9 +1184,7 @@ async fn init(
         // Enforcement's loader already merged .opencode/hookwise.json under the options.
         Some(o) => (o, Vec::new()),
         // The project's .opencode/hookwise.json, under the plugin's own options.
-        None => {
-            crate::config::merge_file_options(&options, file.as_deref(), crate::config::CONFIG_FILE)
-        }
+        None => crate::config::merge_file_options(&options, &file, crate::config::CONFIG_FILE),
     };
     let (config, config_logs) = Config::from_sources(&options, &env);
     logs.extend(config_logs);
@@ -1357,11 +1355,15 @@ async fn init(
 /// Whether the project wants pre-action enforcement: option `enforcement`, an `enforcement`
 /// key in `.opencode/hookwise.json`, or a `.opencode/sops/` folder; the file's text; and
 /// whether it wants intent governance (see [`crate::engine_gov::wanted`]).
-async fn wants_policy(io: &Io, options: &Value, cwd: &str) -> (bool, Option<String>, bool) {
+async fn wants_policy(
+    io: &Io,
+    options: &Value,
+    cwd: &str,
+) -> (bool, crate::config::ProjectFile, bool) {
     if cwd.is_empty() {
         return (
             options.get("enforcement").is_some(),
-            None,
+            Ok(None),
             crate::engine_gov::wanted(options, None, false),
         );
     }
@@ -1372,7 +1374,7 @@ async fn wants_policy(io: &Io, options: &Value, cwd: &str) -> (bool, Option<Stri
         }),
         io.request(crate::protocol::Request::ReadFile {
             path: format!("{root}/{}", crate::config::CONFIG_FILE),
-            max_bytes: 1024 * 1024,
+            max_bytes: crate::config::MAX_FILE_BYTES,
         }),
         io.request(crate::protocol::Request::Stat {
             path: format!("{root}/{}", crate::engine_gov::INTENTS_FILE),
@@ -1381,13 +1383,13 @@ async fn wants_policy(io: &Io, options: &Value, cwd: &str) -> (bool, Option<Stri
     .await;
     let st: crate::protocol::StatResult =
         serde_json::from_value(replies[0].clone()).unwrap_or_default();
-    let file = replies[1]
-        .get("text")
-        .and_then(Value::as_str)
-        .map(str::to_string);
+    // unreadable or over a limit: reported (a warning) where it is merged
+    let file = crate::config::file_from_reply(&replies[1]);
     let parsed = file
-        .as_deref()
-        .and_then(|t| serde_json::from_str::<Value>(t).ok());
+        .as_ref()
+        .ok()
+        .and_then(|f| f.as_deref())
+        .and_then(|t| crate::config::parse_file(t).ok());
     let in_file = parsed
         .as_ref()
         .is_some_and(|v| v.get("enforcement").is_some());

@@ -3,6 +3,7 @@
 //! VS Code extensions, …) drive an [`engine::Engine`]: a hook call goes in, and out come
 //! either requests to carry out (spawn, stat, read, append, sleep) or the hook's result.
 
+pub mod bounded;
 pub mod config;
 pub mod context;
 pub mod decimal;

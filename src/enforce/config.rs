@@ -648,6 +648,10 @@ pub fn merge(base: &mut Value, over: &Value) {
 }
 
 #[cfg(test)]
+#[path = "config_tests.rs"]
+mod hostile_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;

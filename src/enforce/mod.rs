@@ -90,7 +90,7 @@ pub use schema::Issue;
 
 /// Where the project's configuration file lives, relative to the root.
 pub const CONFIG_FILE: &str = ".opencode/hookwise.json";
-const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+const MAX_CONFIG_BYTES: u64 = crate::config::MAX_FILE_BYTES;
 const MAX_STATE_BYTES: u64 = 4 * 1024 * 1024;
 const MAX_METRICS_BYTES: u64 = 64 * 1024 * 1024;
 /// How long start-up may spend priming the SOP cache.
@@ -193,22 +193,35 @@ pub async fn load_config(io: &Io, root: &str, options: &Value) -> LoadedConfig {
     let mut merged = Value::Object(Default::default());
     match read_text(io, &join(root, CONFIG_FILE), MAX_CONFIG_BYTES).await {
         Ok(None) => {}
-        Ok(Some(text)) => match serde_json::from_str::<Value>(&text) {
+        Ok(Some(text)) => match crate::config::parse_file(&text) {
             Ok(v) => {
                 let (valid, mut found) = schema::validate(&v, CONFIG_FILE);
                 issues.append(&mut found);
                 merged = valid;
             }
-            Err(e) => issues.push(Issue {
+            Err(crate::bounded::JsonError::Syntax(e)) => issues.push(Issue {
                 file: CONFIG_FILE.into(),
                 key: String::new(),
                 why: format!("is not valid JSON ({e}); the whole file is ignored"),
+            }),
+            Err(crate::bounded::JsonError::Refused(r)) => issues.push(Issue {
+                file: CONFIG_FILE.into(),
+                key: String::new(),
+                why: format!("{r}; the whole file is ignored"),
             }),
         },
         Err(e) => issues.push(Issue {
             file: CONFIG_FILE.into(),
             key: String::new(),
-            why: format!("could not be read ({e}); ignored"),
+            why: if e == "too-large" {
+                let r = crate::bounded::Refusal::TooLarge {
+                    bytes: None,
+                    limit: MAX_CONFIG_BYTES,
+                };
+                format!("{r}; ignored")
+            } else {
+                format!("could not be read ({e}); ignored")
+            },
         }),
     }
     let opts = if options.is_null() {

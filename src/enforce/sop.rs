@@ -32,6 +32,12 @@
 //!   section (their program and subcommand) are the rules.
 //!
 //! With none of the named sections present, the excerpt is the first 1500 characters.
+//!
+//! Bounded (an SOP folder may hold hostile files): a file over [`MAX_SOP_BYTES`] is skipped
+//! unread; its YAML (front matter or whole file) may nest at most
+//! [`crate::bounded::MAX_DEPTH`] levels and its aliases expand it at most
+//! [`crate::bounded::EXPANSION`] times; at most [`MAX_SECTIONS`] section names are used.
+//! Over a limit the SOP is skipped with the reason in the log, as any broken SOP is.
 //! Confidence of a match: pattern 1.0, command 0.95, host 0.9, service 0.8, keywords
 //! 0.5 + 0.1 per further keyword (at most 0.9); the best applies.
 
@@ -45,6 +51,7 @@ use serde_json::Value;
 use super::config::Category;
 use super::extract::{self, ActionContext, Risk};
 use super::shell;
+use crate::bounded::{self, Refusal, YamlError};
 use crate::protocol::{Log, ReadResult, Request};
 use crate::runtime::{join_all, Io};
 
@@ -52,6 +59,8 @@ use crate::runtime::{join_all, Io};
 pub const EXCERPT_CHARS: usize = 1500;
 /// SOP files larger than this are skipped.
 pub const MAX_SOP_BYTES: u64 = 256 * 1024;
+/// Section names an SOP may ask for (`sections:`); the rest are ignored, with a warning.
+pub const MAX_SECTIONS: usize = 64;
 const MAX_LIST_ENTRIES: u64 = 2000;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -163,8 +172,39 @@ pub fn parse(
     }
 }
 
-fn yaml(text: &str) -> Result<Value, String> {
-    serde_norway::from_str::<Value>(text).map_err(|e| e.to_string())
+fn yaml(text: &str) -> Result<Value, YamlError> {
+    bounded::yaml::<Value>(text, MAX_SOP_BYTES)
+}
+
+/// Why a size limit was passed, as the log says it (`it is 300 KiB, over the 256 KiB limit`).
+fn too_large(bytes: Option<u64>) -> String {
+    let r = Refusal::TooLarge {
+        bytes: bytes.filter(|b| *b > MAX_SOP_BYTES),
+        limit: MAX_SOP_BYTES,
+    };
+    format!("it {r}")
+}
+
+/// The section names asked for: the SOP's own list (at most [`MAX_SECTIONS`]), else the
+/// configured ones.
+fn wanted_sections(
+    meta: &Value,
+    default_sections: &[String],
+    warnings: &mut Vec<String>,
+) -> Result<Vec<String>, String> {
+    Ok(match string_list(meta, "sections")? {
+        Some(mut s) => {
+            if s.len() > MAX_SECTIONS {
+                warnings.push(format!(
+                    "'sections' names {} sections; only the first {MAX_SECTIONS} are used",
+                    s.len()
+                ));
+                s.truncate(MAX_SECTIONS);
+            }
+            s
+        }
+        None => default_sections.to_vec(),
+    })
 }
 
 /// Split `---` front matter from a markdown text.
@@ -205,7 +245,18 @@ fn parse_markdown(
     let Some((fm, body)) = front_matter(text)? else {
         return Err("no front matter: an SOP needs match rules (see the SOP format)".into());
     };
-    let meta = yaml(fm).map_err(|e| format!("the front matter is not valid YAML: {e}"))?;
+    let meta = yaml(fm).map_err(|e| match e {
+        // the front matter starts on the file's second line
+        YamlError::Refused(Refusal::TooDeep { line, limit }) => {
+            let r = Refusal::TooDeep {
+                line: line + 1,
+                limit,
+            };
+            format!("the front matter {r}")
+        }
+        YamlError::Refused(r) => format!("the front matter {r}"),
+        YamlError::Syntax(e) => format!("the front matter is not valid YAML: {e}"),
+    })?;
     let meta = match meta {
         Value::Object(_) => meta,
         Value::Null => return Err("the front matter is empty: an SOP needs match rules".into()),
@@ -230,10 +281,7 @@ fn parse_markdown(
                 .find_map(|l| l.strip_prefix("# ").map(|t| t.trim().to_string()))
         })
         .unwrap_or_else(|| stem(path));
-    let wanted = match string_list(&meta, "sections")? {
-        Some(s) => s,
-        None => default_sections.to_vec(),
-    };
+    let wanted = wanted_sections(&meta, default_sections, &mut warnings)?;
     let sections = markdown_sections(body, &wanted);
     let category = category(&meta, path, &mut warnings)?;
     Ok((
@@ -256,7 +304,10 @@ fn parse_yaml(
     text: &str,
     default_sections: &[String],
 ) -> Result<(Sop, Vec<String>), String> {
-    let doc = yaml(text).map_err(|e| format!("not valid YAML: {e}"))?;
+    let doc = yaml(text).map_err(|e| match e {
+        YamlError::Refused(r) => format!("it {r}"),
+        YamlError::Syntax(e) => format!("not valid YAML: {e}"),
+    })?;
     if !doc.is_object() {
         return Err(format!(
             "the document must be a mapping, not {}",
@@ -290,15 +341,15 @@ fn parse_yaml(
                 .into(),
         );
     }
-    let wanted = match string_list(meta, "sections")? {
-        Some(s) => s,
-        None => default_sections.to_vec(),
-    };
+    let wanted = wanted_sections(meta, default_sections, &mut warnings)?;
+    // each key normalized once (the first of equal ones wins, as a search in order would)
+    let mut keys: std::collections::HashMap<String, &String> = std::collections::HashMap::new();
+    for k in doc.as_object().into_iter().flat_map(|o| o.keys()) {
+        keys.entry(norm(k)).or_insert(k);
+    }
     let mut sections = Vec::new();
     for name in &wanted {
-        let key = doc
-            .as_object()
-            .and_then(|o| o.keys().find(|k| norm(k) == norm(name)).cloned());
+        let key = keys.get(&norm(name)).map(|k| (*k).clone());
         if let Some(k) = key {
             let rendered = render_yaml_section(&doc[&k]);
             if !rendered.trim().is_empty() {
@@ -584,12 +635,18 @@ pub fn markdown_sections(body: &str, wanted: &[String]) -> Vec<Section> {
         }
     }
     let mut out = Vec::new();
+    let mut used = Vec::new();
     for name in wanted {
         let n = norm(name);
         if n.is_empty() {
             continue;
         }
         if let Some(k) = heads.iter().position(|(_, h, _)| h.starts_with(&n)) {
+            // the same heading asked for twice: its text is already in
+            if used.contains(&k) {
+                continue;
+            }
+            used.push(k);
             let (level, _, start) = heads[k];
             let end = heads[k + 1..]
                 .iter()
@@ -1048,10 +1105,7 @@ pub async fn refresh(
                     &shown,
                     e.mtime_ms,
                     e.size,
-                    Err(format!(
-                        "{} bytes is over the {MAX_SOP_BYTES}-byte limit",
-                        e.size
-                    )),
+                    Err(too_large(Some(e.size))),
                     sections,
                 );
                 continue;
@@ -1081,6 +1135,7 @@ pub async fn refresh(
                     let r: ReadResult = serde_json::from_value(reply).unwrap_or_default();
                     let text = match (r.text, r.error) {
                         (Some(t), None) => Ok(t),
+                        (_, Some(e)) if e == "too-large" => Err(too_large(r.size)),
                         (_, Some(e)) => Err(format!("could not be read: {e}")),
                         (None, None) => Err("could not be read: empty reply".to_string()),
                     };
@@ -1093,6 +1148,10 @@ pub async fn refresh(
     )
     .await;
 }
+
+#[cfg(test)]
+#[path = "sop_tests.rs"]
+mod hostile_tests;
 
 #[cfg(test)]
 mod tests {

@@ -24,11 +24,61 @@
 //! `acceptance_criteria` are optional lists of strings (a single string is one item). An item
 //! that YAML reads as a mapping (`- Must not: break`) is an error that says to quote it.
 //! Unknown fields are warnings. A second entry with an id already seen is an error.
+//!
+//! Bounded (the file may be hostile): at most [`MAX_BYTES`], nesting at most
+//! [`bounded::MAX_DEPTH`] levels, aliases expanding it at most [`bounded::EXPANSION`] times
+//! (see [`crate::bounded`]); over a limit the file is refused with the reason and nothing in
+//! it is loaded, so every change is blocked until it is fixed (governance fails closed). At
+//! most [`MAX_PROBLEMS`] problems are reported (then how many more), at most
+//! [`MAX_UNKNOWN_FIELDS`] unknown fields per entry. Parsing is linear in the file's size.
+
+use std::collections::HashSet;
 
 use serde::Serialize;
 use serde_norway::Value;
 
 use super::scope::normalize_pattern;
+use crate::bounded::{self, Refusal, YamlError};
+
+/// The largest intents file read (the host is asked for no more).
+pub const MAX_BYTES: u64 = 1024 * 1024;
+/// Problems reported at most; the rest are counted in one more line.
+pub const MAX_PROBLEMS: usize = 50;
+/// Unknown fields warned about per entry; the rest are counted.
+pub const MAX_UNKNOWN_FIELDS: usize = 10;
+
+/// What to report when the host could not read the file: `error` is its word (`too-large`:
+/// over [`MAX_BYTES`], and `size` what it said the file's size is).
+pub fn unreadable(error: &str, size: Option<u64>) -> String {
+    if error == "too-large" {
+        let r = Refusal::TooLarge {
+            bytes: size.filter(|s| *s > MAX_BYTES),
+            limit: MAX_BYTES,
+        };
+        format!("the file {r}; changes are blocked until it is made smaller")
+    } else {
+        format!("cannot read the file ({error}); changes are blocked until it can be read")
+    }
+}
+
+/// `msg` with every `line N` moved down by `by` lines (an entry parsed on its own starts at
+/// its line 1; the file's line is `by` more).
+fn shift_lines(msg: &str, by: usize) -> String {
+    let mut out = String::with_capacity(msg.len() + 8);
+    let mut rest = msg;
+    while let Some(i) = rest.find("line ") {
+        let (head, tail) = rest.split_at(i + 5);
+        out.push_str(head);
+        let digits = tail.bytes().take_while(u8::is_ascii_digit).count();
+        match tail[..digits].parse::<usize>() {
+            Ok(n) => out.push_str(&(n + by).to_string()),
+            Err(_) => out.push_str(&tail[..digits]),
+        }
+        rest = &tail[digits..];
+    }
+    out.push_str(rest);
+    out
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Status {
@@ -228,15 +278,28 @@ pub fn parse(file: &str, text: &str) -> IntentFile {
             message,
         })
     };
-    let (key_line, items) = locate(text);
-    let lines: Vec<&str> = text.lines().collect();
-
     let whole: Result<Value, _> = if text.trim().is_empty() {
         Ok(Value::Null)
     } else {
-        serde_norway::from_str(text)
+        bounded::yaml(text, MAX_BYTES)
     };
-    let entries: Vec<(Value, Option<Item>, usize)> = match whole {
+    let e = match whole {
+        Err(YamlError::Refused(r)) => {
+            let line = r.line();
+            problem(
+                &mut out,
+                line,
+                Severity::Error,
+                format!("the file {r}; nothing in it was loaded"),
+            );
+            return out;
+        }
+        Err(YamlError::Syntax(e)) => Err(e),
+        Ok(v) => Ok(v),
+    };
+    let (key_line, items) = locate(text);
+    let lines: Vec<&str> = text.lines().collect();
+    let entries: Vec<(Value, Option<Item>, usize)> = match e {
         Ok(doc) => {
             let list = match &doc {
                 Value::Null => {
@@ -306,16 +369,17 @@ pub fn parse(file: &str, text: &str) -> IntentFile {
                 );
                 return out;
             };
-            // Parse each entry on its own, padded so line numbers stay the file's.
+            // Parse each entry on its own; its line numbers are moved to the file's.
             let mut good = Vec::new();
             let mut any_bad = false;
             for it in items {
-                let mut chunk = "\n".repeat(it.start - 1);
+                let shift = it.start - 1;
+                let mut chunk = String::new();
                 for l in &lines[it.start - 1..(it.end - 1).min(lines.len())] {
                     chunk.push_str(l);
                     chunk.push('\n');
                 }
-                match serde_norway::from_str::<Value>(&chunk) {
+                match bounded::yaml::<Value>(&chunk, MAX_BYTES) {
                     Ok(Value::Sequence(mut s)) if s.len() == 1 => {
                         good.push((s.remove(0), Some(it), it.start))
                     }
@@ -330,12 +394,15 @@ pub fn parse(file: &str, text: &str) -> IntentFile {
                     }
                     Err(ce) => {
                         any_bad = true;
-                        problem(
-                            &mut out,
-                            ce.location().map(|l| l.line()).unwrap_or(it.start),
-                            Severity::Error,
-                            format!("not valid YAML, entry skipped: {ce}"),
-                        )
+                        let line = ce.line().map_or(it.start, |l| l + shift);
+                        let why = shift_lines(&ce.to_string(), shift);
+                        let message = match ce {
+                            YamlError::Refused(_) => format!("this entry {why}; entry skipped"),
+                            YamlError::Syntax(_) => {
+                                format!("not valid YAML, entry skipped: {why}")
+                            }
+                        };
+                        problem(&mut out, line, Severity::Error, message)
                     }
                 }
             }
@@ -354,7 +421,7 @@ pub fn parse(file: &str, text: &str) -> IntentFile {
     };
 
     let n = entries.len();
-    let mut seen: Vec<String> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
     for (k, (v, item, line)) in entries.into_iter().enumerate() {
         let at = if item.is_some() || n == 1 {
             String::new()
@@ -373,12 +440,29 @@ pub fn parse(file: &str, text: &str) -> IntentFile {
             );
             continue;
         };
+        let mut unknown = 0;
         for (key, _) in m.iter() {
             match key.as_str() {
                 Some(k) if KNOWN.contains(&k) => {}
-                Some(k) => warns.push((fl(k), format!("unknown field '{k}' (ignored){at}"))),
-                None => warns.push((line, format!("a non-string key is ignored{at}"))),
+                _ if unknown >= MAX_UNKNOWN_FIELDS => unknown += 1,
+                Some(k) => {
+                    unknown += 1;
+                    warns.push((fl(k), format!("unknown field '{k}' (ignored){at}")))
+                }
+                None => {
+                    unknown += 1;
+                    warns.push((line, format!("a non-string key is ignored{at}")))
+                }
             }
+        }
+        if unknown > MAX_UNKNOWN_FIELDS {
+            warns.push((
+                line,
+                format!(
+                    "{} more unknown fields (ignored){at}",
+                    unknown - MAX_UNKNOWN_FIELDS
+                ),
+            ));
         }
         let id = match m.get("id") {
             Some(Value::String(s)) if !s.trim().is_empty() => {
@@ -399,13 +483,12 @@ pub fn parse(file: &str, text: &str) -> IntentFile {
         };
         let id_label = format!("{}{at}", id.as_deref().unwrap_or("?"));
         if let Some(i) = &id {
-            if seen.contains(i) {
+            if !seen.insert(i.clone()) {
                 errs.push((
                     fl("id"),
                     format!("duplicate id '{i}'; this entry is skipped"),
                 ));
             }
-            seen.push(i.clone());
         }
         let name = match m.get("name") {
             Some(Value::String(s)) => Some(s.clone()),
@@ -454,22 +537,20 @@ pub fn parse(file: &str, text: &str) -> IntentFile {
         let scope = match m.get("owned_scope") {
             Some(v) => match strings(v) {
                 Ok(list) => {
+                    let scope_line = fl("owned_scope");
                     for p in &list {
                         if let Err(e) = normalize_pattern(p) {
-                            errs.push((
-                                fl("owned_scope"),
-                                format!("intent {id_label}: owned_scope: {e}"),
-                            ));
+                            errs.push((scope_line, format!("intent {id_label}: owned_scope: {e}")));
                         }
                     }
                     if !list.is_empty() && list.iter().all(|p| p.trim().starts_with('!')) {
                         warns.push((
-                            fl("owned_scope"),
+                            scope_line,
                             format!("intent {id_label}: owned_scope has only exclusions, so nothing is in scope (add an include such as '**')"),
                         ));
                     } else if list.is_empty() {
                         warns.push((
-                            fl("owned_scope"),
+                            scope_line,
                             format!(
                                 "intent {id_label}: owned_scope is empty, so nothing is in scope"
                             ),
@@ -537,6 +618,20 @@ pub fn parse(file: &str, text: &str) -> IntentFile {
             });
         }
     }
+    if out.problems.len() > MAX_PROBLEMS {
+        let rest = out.problems.split_off(MAX_PROBLEMS - 1);
+        let severity = if rest.iter().any(|p| p.severity == Severity::Error) {
+            Severity::Error
+        } else {
+            Severity::Warning
+        };
+        problem(
+            &mut out,
+            rest[0].line,
+            severity,
+            format!("{} more problems from this line on", rest.len()),
+        );
+    }
     out
 }
 
@@ -568,6 +663,10 @@ fn strings(v: &Value) -> Result<Vec<String>, String> {
         other => Err(one(other).err().unwrap_or_else(|| "not a list".into())),
     }
 }
+
+#[cfg(test)]
+#[path = "intents_tests.rs"]
+mod hostile_tests;
 
 #[cfg(test)]
 mod tests {

@@ -49,7 +49,7 @@ pub const SCAFFOLD: &str = "\
 active_intents: []
 ";
 
-const MAX_INTENTS_BYTES: u64 = 1024 * 1024;
+const MAX_INTENTS_BYTES: u64 = intents::MAX_BYTES;
 const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
 const MAX_TRACE_BYTES: u64 = 256 * 1024 * 1024;
 const RECENT_TAIL_BYTES: u64 = 256 * 1024;
@@ -456,6 +456,7 @@ async fn refresh(
             ..Default::default()
         }
     };
+    let size = r.size;
     let (key, text, failed) = match (r.text, r.error) {
         (Some(text), _) => (sha256_hex(text.as_bytes()), Some(text), None),
         (None, err) => {
@@ -472,7 +473,7 @@ async fn refresh(
             let message = if is_missing(&err) {
                 "the file does not exist; governance is on by option, so changes are blocked until intents are added (hookwise init creates the file)".to_string()
             } else {
-                format!("cannot read the file ({err}); changes are blocked until it can be read")
+                intents::unreadable(&err, size)
             };
             let f = IntentFile {
                 intents: Vec::new(),

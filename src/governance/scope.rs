@@ -19,6 +19,11 @@
 //!   separators and are turned into `/` before anything else, and the worktree prefix is
 //!   compared ignoring ASCII case.
 //! - A NUL byte or an empty path is refused.
+//! - Bounded: a path longer than [`MAX_PATH_BYTES`] (4096, Linux's `PATH_MAX`) or with more
+//!   than [`MAX_PATH_COMPONENTS`] (256) components is refused before anything is asked. Below
+//!   that, the host is asked at most once per component (plus the worktree), and the work is
+//!   linear in the path's length: each component is verified or found missing once, and
+//!   every question is a slice of one rendered path.
 //! - Known limit: a *dangling* symlink (one whose target does not exist) looks like a missing
 //!   file to the host's stat, so a write through it is judged by the link's own path. hookwise
 //!   is a guardrail for honest agents, not a sandbox: `bash` can write anywhere once an intent
@@ -56,9 +61,17 @@ pub enum Resolved {
     Inside(String),
     /// Outside the worktree: the resolved absolute path.
     Outside(String),
-    /// Refused before resolution (NUL, backslash on POSIX, empty, the worktree itself).
+    /// Refused before resolution (over the length limits, NUL, backslash on POSIX, empty, the
+    /// worktree itself).
     Invalid(String),
 }
+
+/// The longest path a tool call may name, in bytes (Linux's `PATH_MAX`). A longer one is
+/// refused before anything is asked of the host.
+pub const MAX_PATH_BYTES: usize = 4096;
+/// The most components (`a`, `..`, `.` — whatever lies between separators) a tool-call path
+/// may have. Real paths have a few dozen; more is refused before anything is asked of the host.
+pub const MAX_PATH_COMPONENTS: usize = 256;
 
 /// An absolute path: its root (`/`, `C:/` or `//` for UNC) and its components.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,14 +101,10 @@ impl Abs {
         })
     }
 
-    fn prefix(&self, k: usize) -> String {
-        let mut s = self.root.clone();
-        s.push_str(&self.comps[..k].join("/"));
-        s
-    }
-
     fn render(&self) -> String {
-        self.prefix(self.comps.len())
+        let mut s = self.root.clone();
+        s.push_str(&self.comps.join("/"));
+        s
     }
 }
 
@@ -119,17 +128,128 @@ fn slashes(p: &str, windows: bool) -> String {
     }
 }
 
-/// The realpath of the deepest existing prefix of `abs`, with the rest appended.
-fn real_of(abs: &Abs, windows: bool, realpath: &mut dyn FnMut(&str) -> Option<String>) -> Abs {
-    for k in (1..=abs.comps.len()).rev() {
-        if let Some(r) = realpath(&abs.prefix(k)) {
-            if let Some(mut real) = Abs::parse(&slashes(&r, windows)) {
-                real.comps.extend(abs.comps[k..].iter().cloned());
-                return real;
+/// The path being walked, kept rendered (`buf`, with the end of each component in `ends`) so
+/// that every prefix the host is asked about is a slice of it, not a new string.
+///
+/// What is known about it, so that nothing is asked twice:
+/// - `comps[..verified]` came from a realpath answer: they exist and hold no symlink (nor does
+///   any prefix of them: the parent of a real path is real).
+/// - `missing`: the component after them is known not to exist, so nothing below it does.
+///
+/// Every component pushed is part of at most one question batch ([`Walk::settle`]): after it,
+/// it is either verified or known missing. So a walk asks at most one question per component
+/// of the path, and its work is linear in the path's length plus the length of the answers.
+struct Walk {
+    root_len: usize,
+    buf: String,
+    ends: Vec<usize>,
+    verified: usize,
+    missing: bool,
+    windows: bool,
+}
+
+impl Walk {
+    fn new(root: &str, windows: bool) -> Walk {
+        Walk {
+            root_len: root.len(),
+            buf: root.to_string(),
+            ends: Vec::new(),
+            verified: 0,
+            missing: false,
+            windows,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn prefix(&self, k: usize) -> &str {
+        if k == 0 {
+            &self.buf[..self.root_len]
+        } else {
+            &self.buf[..self.ends[k - 1]]
+        }
+    }
+
+    fn comp(&self, k: usize) -> &str {
+        let start = if k == 0 {
+            self.root_len
+        } else {
+            self.ends[k - 1] + 1
+        };
+        &self.buf[start..self.ends[k]]
+    }
+
+    fn push(&mut self, c: &str) {
+        if !self.ends.is_empty() {
+            self.buf.push('/');
+        }
+        self.buf.push_str(c);
+        self.ends.push(self.buf.len());
+    }
+
+    /// `..`: drop the last component (the root's parent is the root).
+    fn pop(&mut self) {
+        if self.ends.pop().is_some() {
+            let end = self.ends.last().copied().unwrap_or(self.root_len);
+            self.buf.truncate(end);
+            if self.verified >= self.ends.len() {
+                self.verified = self.ends.len();
+                self.missing = false;
             }
         }
     }
-    abs.clone()
+
+    /// Replace the path by the realpath answer `real` for its first `k` components, keeping
+    /// the rest (which does not exist).
+    fn relocate(&mut self, real: Abs, k: usize) {
+        let rest: Vec<String> = (k..self.len()).map(|j| self.comp(j).to_string()).collect();
+        self.root_len = real.root.len();
+        self.buf = real.root;
+        self.ends.clear();
+        for c in &real.comps {
+            self.push(c);
+        }
+        self.verified = self.len();
+        self.missing = !rest.is_empty();
+        for c in &rest {
+            self.push(c);
+        }
+    }
+
+    /// Resolve symlinks: ask the host for the realpath of the deepest existing prefix among
+    /// the components not yet known (deepest first, as the first answers are all "unknown"
+    /// and the host then learns every prefix in one batch), and take its answer.
+    fn settle(&mut self, realpath: &mut dyn FnMut(&str) -> Option<String>) {
+        if self.missing || self.verified == self.len() {
+            return;
+        }
+        for k in (self.verified + 1..=self.len()).rev() {
+            let Some(r) = realpath(self.prefix(k)) else {
+                continue;
+            };
+            let r = slashes(&r, self.windows);
+            if r == self.prefix(k) {
+                self.verified = k;
+                self.missing = k < self.len();
+                return;
+            }
+            if let Some(real) = Abs::parse(&r) {
+                self.relocate(real, k);
+                return;
+            }
+        }
+        self.missing = true;
+    }
+
+    fn into_abs(self) -> Abs {
+        let comps = (0..self.len()).map(|k| self.comp(k).to_string()).collect();
+        Abs {
+            root: self.buf[..self.root_len].to_string(),
+            comps,
+        }
+    }
 }
 
 fn same_comp(a: &str, b: &str, windows: bool) -> bool {
@@ -153,19 +273,61 @@ pub fn resolve(
 
 /// [`resolve`], with relative paths taken from `base` (an absolute folder, e.g. the
 /// directory the agent runs in, below the worktree); an empty `base` is the worktree.
+///
+/// Bounded: a path over [`MAX_PATH_BYTES`] or [`MAX_PATH_COMPONENTS`] is refused before
+/// anything is asked; otherwise `realpath` is called at most once per component of the base
+/// (or worktree) and the path, plus twice, and the work is linear in their length.
 pub fn resolve_from(
     worktree: &str,
     base: &str,
     path: &str,
     realpath: &mut dyn FnMut(&str) -> Option<String>,
 ) -> Resolved {
+    resolve_bounded(
+        worktree,
+        base,
+        path,
+        (MAX_PATH_BYTES, MAX_PATH_COMPONENTS),
+        realpath,
+    )
+}
+
+/// Why `path` is over the limits, if it is (`limits`: bytes, components).
+fn over_limits(path: &str, windows: bool, limits: (usize, usize)) -> Option<String> {
+    let (max_bytes, max_comps) = limits;
+    if path.len() > max_bytes {
+        return Some(format!(
+            "the path is {} bytes long, over the limit of {max_bytes} bytes",
+            path.len()
+        ));
+    }
+    let sep = |c: char| c == '/' || (windows && c == '\\');
+    let n = path.split(sep).filter(|c| !c.is_empty()).count();
+    if n > max_comps {
+        return Some(format!(
+            "the path has {n} components, over the limit of {max_comps}"
+        ));
+    }
+    None
+}
+
+fn resolve_bounded(
+    worktree: &str,
+    base: &str,
+    path: &str,
+    limits: (usize, usize),
+    realpath: &mut dyn FnMut(&str) -> Option<String>,
+) -> Resolved {
+    let windows = is_windows_path(worktree);
+    if let Some(why) = over_limits(path, windows, limits) {
+        return Resolved::Invalid(why);
+    }
     if path.contains('\0') || worktree.contains('\0') || base.contains('\0') {
         return Resolved::Invalid("the path contains a NUL byte".into());
     }
     if path.trim().is_empty() {
         return Resolved::Invalid("the path is empty".into());
     }
-    let windows = is_windows_path(worktree);
     if !windows && path.contains('\\') {
         return Resolved::Invalid("the path contains a backslash; use forward slashes".into());
     }
@@ -201,19 +363,17 @@ pub fn resolve_from(
     };
 
     // Walk the components; resolve what came before each `..` first.
-    let mut cur = Abs {
-        root: joined.root.clone(),
-        comps: Vec::new(),
-    };
+    let mut walk = Walk::new(&joined.root, windows);
     for c in &joined.comps {
         if c == ".." {
-            cur = real_of(&cur, windows, realpath);
-            cur.comps.pop();
+            walk.settle(realpath);
+            walk.pop();
         } else {
-            cur.comps.push(c.clone());
+            walk.push(c);
         }
     }
-    let real = real_of(&cur, windows, realpath);
+    walk.settle(realpath);
+    let real = walk.into_abs();
     let wt_real = realpath(&wt_abs.render())
         .and_then(|r| Abs::parse(&slashes(&r, windows)))
         .unwrap_or(wt_abs);
@@ -323,6 +483,10 @@ impl Scope {
                 .any(|g| g.is_match_with(rel, &mut scratch))
     }
 }
+
+#[cfg(test)]
+#[path = "scope_tests.rs"]
+mod hostile_tests;
 
 #[cfg(test)]
 mod tests {
