@@ -229,7 +229,7 @@ pub fn merge_file_options(options: &Value, file: Option<&str>, path: &str) -> (V
     (Value::Object(merged), logs)
 }
 
-fn kind(v: &Value) -> &'static str {
+pub(crate) fn kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
