@@ -319,6 +319,23 @@ fn user_added_tools_have_every_path_key_scope_checked() {
 }
 
 #[test]
+fn an_indented_patch_header_is_a_header() {
+    // OpenClaw's apply_patch trims each hunk header: the indented Add creates docs/evil.md
+    for indent in ["  ", "\t", "\u{a0}", "\u{feff}", "\u{2003}"] {
+        let input = format!(
+            "*** Begin Patch\n*** Add File: src/billing/ok.ts\n+x\n{indent}*** Add File: docs/evil.md\n+y\n*** End Patch"
+        );
+        let m = blocked(run(&OPENCLAW, "apply_patch", json!({ "input": input })));
+        assert!(m.contains("`docs/evil.md` is outside"), "{indent:?}: {m}");
+        let input = format!(
+            "*** Begin Patch\n*** Delete File: src/billing/old.ts\n{indent}*** Update File: src/billing/a.ts\n{indent}*** Move to: docs/moved.ts\n@@\n-a\n+b\n*** End Patch"
+        );
+        let m = blocked(run(&OPENCLAW, "apply_patch", json!({ "input": input })));
+        assert!(m.contains("`docs/moved.ts` is outside"), "{indent:?}: {m}");
+    }
+}
+
+#[test]
 fn paths_openclaw_rewrites_before_writing_are_refused() {
     // with an intent that owns everything, these would pass a literal check and land elsewhere
     let f = intents::parse(
