@@ -611,7 +611,7 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
 
     if cfg.read_tools.iter().any(|t| t == tool) && !cfg.mutating_tools.iter().any(|t| t == tool) {
         if cfg.stale_writes {
-            if let Ok(Some(p)) = host::args::path(cfg.host.entry(tool), &input.args) {
+            if let Some(p) = host::args::read_path(cfg.host.entry(tool), &input.args) {
                 if let Some(Resolved::Inside(rel)) =
                     resolve_paths(io, wt, &input.directory, &[p.to_string()])
                         .await

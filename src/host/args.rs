@@ -218,6 +218,19 @@ pub fn other_paths(args: &Value) -> Result<Vec<&str>, ArgError> {
     Ok(out)
 }
 
+/// The file a read tool's call reads (for stale-write checks): by its own keys, or for a read
+/// tool the profile does not know (option `readTools`), the one path under any path key.
+pub fn read_path<'a>(tool: &Tool, args: &'a Value) -> Option<&'a str> {
+    if tool.keys.path.is_empty() {
+        match other_paths(args).ok()?.as_slice() {
+            [one] => Some(one),
+            _ => None,
+        }
+    } else {
+        path(tool, args).ok().flatten()
+    }
+}
+
 fn add<'a>(out: &mut Vec<&'a str>, s: &'a str) {
     if !out.contains(&s) {
         out.push(s);

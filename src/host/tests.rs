@@ -471,6 +471,37 @@ fn user_added_tools_have_every_path_key_checked() {
 }
 
 #[test]
+fn a_read_is_remembered_by_the_hosts_key_or_for_a_user_added_reader_by_its_one_path() {
+    let r =
+        |p: &Profile, tool: &str, a: Value| args::read_path(p.entry(tool), &a).map(str::to_string);
+    assert_eq!(
+        r(&OPENCODE, "read", json!({"filePath": "a"})).as_deref(),
+        Some("a")
+    );
+    assert_eq!(r(&OPENCODE, "read", json!({"path": "a"})), None);
+    assert_eq!(
+        r(&OPENCODE, "read", json!({"filePath": "a", "path": "b"})),
+        None
+    );
+    assert_eq!(
+        r(&CLAUDE_CODE, "Read", json!({"file_path": "a"})).as_deref(),
+        Some("a")
+    );
+    assert_eq!(
+        r(&OPENCODE, "my_read", json!({"path": "a"})).as_deref(),
+        Some("a")
+    );
+    assert_eq!(
+        r(&OPENCODE, "my_read", json!({"path": "a", "file": "b"})).as_deref(),
+        Some("a")
+    );
+    assert_eq!(
+        r(&OPENCODE, "my_read", json!({"path": "a", "filePath": "b"})),
+        None
+    );
+}
+
+#[test]
 fn edits_are_read_with_the_host_keys() {
     let shape =
         |p: &Profile, tool: &str, a: Value| format!("{:?}", args::edit_shape(p.entry(tool), &a));
