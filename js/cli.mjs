@@ -32,13 +32,14 @@ Prints the knowledge block a tool call whose prompt is that text would get.`,
 
 Prints the context a new session of the project would start with (default project: the
 folder's name).`,
-  check: `usage: hookwise check --tool NAME --args JSON [--intent ID] [--vault DIR] [--json]
+  check: `usage: hookwise check --tool NAME --args JSON [--intent ID] [--host HOST] [--vault DIR] [--json]
 
 Shows what the hooks would do with that tool call, with the project's own configuration: the
 intent governance gate (with --intent, as a session that selected that intent; without, as one
 that has none), the pre-action enforcement decision ("off" when the project has none; against
 its current cooldowns, recording nothing: no metrics line, no cooldown), the arguments it would
-run with and where the context goes.`,
+run with and where the context goes. --host: whose tool names and argument keys the call uses
+(opencode, the default; openclaw, claude-code, vscode).`,
   trace: `usage: hookwise trace verify [--anchor HEAD] [--cwd DIR] [--json]
        hookwise trace head [--init] [--cwd DIR] [--json]
 
@@ -84,7 +85,7 @@ class ExitCode extends Error {
 
 function parseArgs(argv) {
   const out = { _: [], flags: {} };
-  const takesValue = new Set(["vault", "cwd", "project", "tool", "args", "intent", "anchor"]);
+  const takesValue = new Set(["vault", "cwd", "project", "tool", "args", "intent", "anchor", "host"]);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a.startsWith("--")) {
@@ -100,7 +101,7 @@ function parseArgs(argv) {
   return out;
 }
 
-async function engineFor(flags, { quiet, options: extra } = {}) {
+async function engineFor(flags, { quiet, options: extra, host } = {}) {
   const cwd = path.resolve(flags.cwd || process.cwd());
   const env = { ...process.env };
   if (flags.vault) env.HOOKWISE_VAULT = path.resolve(flags.vault);
@@ -110,6 +111,7 @@ async function engineFor(flags, { quiet, options: extra } = {}) {
   const engine = await createEngine({
     cwd,
     env,
+    host,
     options: { ...(flags.vault ? { vault: path.resolve(flags.vault) } : {}), ...(extra || {}) },
     log: (level, message) => {
       if (level === "warn" || level === "error") warnings.push(`${level}: ${message}`);
@@ -155,7 +157,7 @@ const commands = {
     }
     // The project's real configuration; a dry run, so the check consumes no cooldown and adds
     // nothing to the metrics.
-    const { engine, warnings } = await engineFor(flags);
+    const { engine, warnings } = await engineFor(flags, { host: flags.host || "opencode" });
     const governance = engine.governance;
     const sessionId = "hookwise-check";
     if (flags.intent !== undefined) {

@@ -259,6 +259,8 @@ class Engine {
  * @param {Uint8Array} [opts.wasmBytes]
  * @param {boolean} [opts.watch]    false: do not watch the vault folder; it is re-listed when
  *        its index is older than `vaultRefreshMs`
+ * @param {string} [opts.host]      whose tool names and argument keys the calls use: "vscode"
+ *        (default: Roo Code's, OpenCode's and OpenClaw's names), "opencode", "openclaw", "claude-code"
  */
 async function createEngine(opts = {}) {
   const hw = new Hookwise(opts);

@@ -31,6 +31,10 @@ export interface EngineOptions {
   /** `false`: do not watch the vault folder for changes; it is re-listed when its index is
    * older than `vaultRefreshMs` instead. Default: watched. */
   watch?: boolean;
+  /** Whose tool names and argument keys the calls use (the gate reads exactly those keys):
+   * `"vscode"` (default: Roo Code's, OpenCode's and OpenClaw's names), `"opencode"`, `"openclaw"`,
+   * `"claude-code"`. */
+  host?: "vscode" | "opencode" | "openclaw" | "claude-code";
 }
 
 export interface Discovery {

@@ -63,6 +63,7 @@ class Hookwise {
             worktree: this.o.worktree ?? "",
             directory: this.o.directory ?? "",
             mcp: this.mcpCapable,
+            host: this.o.host, // which host's tool names and argument keys (core default: "vscode")
           };
           this.initCall = init;
           this.core = this.newCore("lean");

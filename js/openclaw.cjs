@@ -129,7 +129,7 @@ function createPlugin(deps = {}) {
       const key = `${root}\0${optionsKey}`;
       let hw = instances.get(key);
       if (!hw) {
-        hw = make({ options, cwd: root, directory: root, log });
+        hw = make({ options, cwd: root, directory: root, log, host: "openclaw" });
         instances.set(key, hw);
         Promise.resolve(hw.init()).catch(() => {});
       }

@@ -15,6 +15,7 @@ async function server(input, options) {
     }
   };
   const hw = new Hookwise({
+    host: "opencode",
     options: options || {},
     // Outside a git repository OpenCode's worktree is "/": the project is the directory then.
     cwd: (input && ((input.worktree && input.worktree !== "/" ? input.worktree : "") || input.directory)) || process.cwd(),

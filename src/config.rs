@@ -258,7 +258,7 @@ pub fn merge_file_options(options: &Value, file: &ProjectFile, path: &str) -> (V
     (Value::Object(merged), logs)
 }
 
-fn kind(v: &Value) -> &'static str {
+pub(crate) fn kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

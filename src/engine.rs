@@ -47,6 +47,11 @@ pub enum Call {
         /// maenifold through its own runner cannot: the CLI path only.
         #[serde(default = "yes")]
         mcp: bool,
+        /// Which host this is (`opencode`, `openclaw`, `claude-code`, `vscode`): the profile
+        /// the gate, the trace, enforcement and placement read ([`crate::host`]). Absent:
+        /// `vscode`; anything else unknown: a warning and `vscode`.
+        #[serde(default)]
+        host: Option<Value>,
     },
     /// Start the warm maenifold MCP session now instead of on first need (plugin start with
     /// session-start context on). Result: `{ok, error?, status, logs}`.
@@ -349,6 +354,8 @@ struct Shared {
     init_warnings: Vec<String>,
     /// The project root hookwise started in.
     cwd: String,
+    /// The host's profile (from `init`).
+    host: &'static crate::host::Profile,
     #[cfg(feature = "policy")]
     enforcer: Option<Enforcer>,
     #[cfg(feature = "policy")]
@@ -370,6 +377,7 @@ impl Default for Shared {
             discovery: None,
             init_warnings: Vec::new(),
             cwd: String::new(),
+            host: crate::host::default_profile(),
             #[cfg(feature = "policy")]
             enforcer: None,
             #[cfg(feature = "policy")]
@@ -624,8 +632,9 @@ impl Engine {
                 worktree,
                 directory,
                 mcp,
+                host,
             } => self.ops.start(move |io| {
-                init(io, shared, options, env, cwd, worktree, directory, mcp)
+                init(io, shared, options, env, cwd, worktree, directory, mcp, host)
             }),
             #[cfg(not(feature = "policy"))]
             Call::McpWarmup => self.ops.start(move |_| async move { json!({}) }),
@@ -1156,7 +1165,13 @@ async fn init(
     worktree: String,
     directory: String,
     host_mcp: bool,
+    host: Option<Value>,
 ) -> Value {
+    let (profile, host_log) = match &host {
+        None | Some(Value::Null) => crate::host::choose(None),
+        Some(Value::String(id)) => crate::host::choose(Some(id)),
+        Some(other) => crate::host::choose(Some(&other.to_string())),
+    };
     // OpenCode's worktree is `/` outside a git repository: the project is the directory then.
     let cwd = if (cwd.is_empty() || cwd == "/") && !directory.is_empty() {
         directory.clone()
@@ -1186,13 +1201,15 @@ async fn init(
         // The project's .opencode/hookwise.json, under the plugin's own options.
         None => crate::config::merge_file_options(&options, &file, crate::config::CONFIG_FILE),
     };
+    logs.extend(host_log);
     let (config, config_logs) = Config::from_sources(&options, &env);
     logs.extend(config_logs);
     let (session_cfg, session_logs) = SessionConfig::from_sources(&options, &env);
     logs.extend(session_logs);
     #[cfg(feature = "policy")]
     let gov = {
-        let (w, glogs) = crate::engine_gov::Wiring::start(&options, governance, &cwd, &directory);
+        let (w, glogs) =
+            crate::engine_gov::Wiring::start(&options, governance, &cwd, &directory, profile);
         logs.extend(glogs);
         if w.on {
             logs.push(Log::info(format!(
@@ -1284,6 +1301,7 @@ async fn init(
             let (e, mut elogs) = Enforcer::start(&io, l.settings, &cwd, &env, memory).await;
             logs.append(&mut elogs);
             e.use_clock(shared.borrow().clock.clone());
+            e.use_host(profile);
             Some(e)
         }
         None => None,
@@ -1340,6 +1358,7 @@ async fn init(
         s.project = project;
         s.source = source;
         s.cwd = cwd;
+        s.host = profile;
         #[cfg(feature = "policy")]
         {
             s.enforcer = enforcer;
@@ -1413,9 +1432,12 @@ fn place_advice(
     advice: String,
     result_only: bool,
 ) {
-    let prompt_fields = shared.borrow().config.prompt_fields.clone();
+    let (prompt_fields, host) = {
+        let s = shared.borrow();
+        (s.config.prompt_fields.clone(), s.host)
+    };
     let lines: Vec<String> = advice.lines().map(str::to_string).collect();
-    match place(tool, view, &prompt_fields, result_only) {
+    match place(host, tool, view, &prompt_fields, result_only) {
         Placement::Prepend {
             field,
             style: Style::ShellComment,
@@ -1539,14 +1561,14 @@ async fn tool_before(
     now_ms: u64,
     result_only: bool,
 ) -> ToolResult {
-    let (source, cfg) = {
+    let (source, cfg, host) = {
         let s = shared.borrow();
         match &s.source {
-            Some(src) => (src.clone(), s.config.clone()),
+            Some(src) => (src.clone(), s.config.clone(), s.host),
             None => return ToolResult::default(), // knowledge off: a quiet no-op
         }
     };
-    let mut concepts = args.concepts(tool);
+    let mut concepts = args.concepts(host, tool);
     if concepts.is_empty() {
         return ToolResult::default();
     }
@@ -1646,7 +1668,7 @@ async fn tool_before(
         logs,
         ..Default::default()
     };
-    let placement = place(tool, args, &cfg.prompt_fields, result_only);
+    let placement = place(host, tool, args, &cfg.prompt_fields, result_only);
     let style = match &placement {
         Placement::Prepend { style, .. } => *style,
         Placement::WithResult => Style::Markdown,
@@ -1685,6 +1707,7 @@ async fn tool_before(
 /// Where this call's text goes: the placement rules, or always with the result when the host
 /// cannot show the model changed arguments (`resultOnly`).
 fn place(
+    host: &crate::host::Profile,
     tool: &str,
     args: &ArgsView<'_>,
     prompt_fields: &[String],
@@ -1693,7 +1716,7 @@ fn place(
     if result_only {
         Placement::WithResult
     } else {
-        placement::placement(tool, args, prompt_fields)
+        placement::placement(host, tool, args, prompt_fields)
     }
 }
 

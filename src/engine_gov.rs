@@ -6,7 +6,8 @@
 //!   build answers `{needs: "policy"}`: governance lives in the policy build only.
 //! - Policy build, governance wired (the file existed at start, or the option forces it on):
 //!   the plan lists the watched tools (`toolBeforeTools`: they reach the engine with whole
-//!   arguments), and asks for `session.created` and `system.transform`.
+//!   arguments; by default the host profile's shell, write, edit, patch and read tools, see
+//!   [`crate::host`]), and asks for `session.created` and `system.transform`.
 //!   - `tool.before`: governance's gate runs first; a block short-circuits everything
 //!     (enforcement, knowledge lookups). A mutation that passes asks for `tool.after`.
 //!   - `tool.after` (with `args`): appends the Agent Trace record.
@@ -62,9 +63,16 @@ pub struct Wiring {
 
 #[cfg(feature = "policy")]
 impl Wiring {
-    /// From the merged options. `on`: the probe said governance is wanted.
-    pub fn start(options: &Value, on: bool, worktree: &str, directory: &str) -> (Wiring, Vec<Log>) {
-        let (mut cfg, logs) = GovConfig::from_options(options.get("governance"));
+    /// From the merged options. `on`: the probe said governance is wanted. `host`: the host's
+    /// profile (its tools are the default gated and read tools; the gate reads its keys).
+    pub fn start(
+        options: &Value,
+        on: bool,
+        worktree: &str,
+        directory: &str,
+        host: &'static crate::host::Profile,
+    ) -> (Wiring, Vec<Log>) {
+        let (mut cfg, logs) = GovConfig::from_options_on(options.get("governance"), host);
         cfg.tool_version = env!("CARGO_PKG_VERSION").to_string();
         if on && cfg.enabled == Enabled::Off {
             cfg.enabled = Enabled::Auto;

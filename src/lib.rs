@@ -16,6 +16,7 @@ mod engine_gov_tests;
 #[cfg(test)]
 mod engine_wiring_tests;
 pub mod governance;
+pub mod host;
 pub mod knowledge;
 pub mod maenifold;
 pub mod mcp;

@@ -1,11 +1,16 @@
-//! Where the context for a tool call goes. It must never change what the tool does:
+//! Where the context for a tool call goes. It must never change what the tool does. The host's
+//! profile ([`crate::host`]) says, per tool:
 //!
-//! * a shell command (`bash`, Roo's `execute_command`, OpenClaw's `exec`) gets it as `# `
-//!   comment lines before the command, which runs exactly as before;
-//! * a prompt for a model (`task.prompt`, Roo's `new_task.message`, and the configured prompt
-//!   fields of custom and MCP tools) gets the delimited markdown block;
-//! * everything else — file contents, patches, paths, URLs, patterns, queries, todo lists —
-//!   is never altered: the context is delivered with the tool's result instead.
+//! * a shell command (OpenCode's `bash`, Roo's `execute_command`) gets it as `# ` comment
+//!   lines before the command, which runs exactly as before;
+//! * a prompt for a model (OpenCode's `task.prompt`, Roo's `new_task.message`, Claude Code's
+//!   `Agent.prompt`) gets the delimited markdown block;
+//! * everything else the host has — file contents, patches, paths, URLs, patterns, queries,
+//!   todo lists — is never altered: the context is delivered with the tool's result instead
+//!   (OpenClaw and Claude Code: for every tool, shell commands too, as the model never reads
+//!   its changed call there);
+//! * a tool the profile does not name (custom and MCP tools): the configured prompt fields
+//!   (`promptFields`) get the markdown block, else the result.
 
 use std::collections::BTreeMap;
 
@@ -13,6 +18,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::context::{strip_blocks, Style};
+use crate::host::{Context, Profile};
 use crate::protocol::PathKey;
 use crate::wikilink::{ConceptSet, ScanMode};
 
@@ -23,49 +29,6 @@ pub enum Placement {
     /// Deliver the block with the tool's result (`tool.execute.after`).
     WithResult,
 }
-
-/// Tools whose command field is a shell command line.
-const SHELL_TOOLS: &[(&str, &str)] = &[
-    ("bash", "command"),
-    ("execute_command", "command"),
-    ("exec", "command"),
-];
-/// Tools whose prompt field is read by a model (sub-agents).
-const PROMPT_TOOLS: &[(&str, &str)] = &[("task", "prompt"), ("new_task", "message")];
-/// Built-in tools none of whose arguments may ever be altered.
-const RESULT_ONLY_TOOLS: &[&str] = &[
-    // OpenCode
-    "read",
-    "write",
-    "edit",
-    "multiedit",
-    "apply_patch",
-    "patch",
-    "glob",
-    "grep",
-    "list",
-    "ls",
-    "webfetch",
-    "websearch",
-    "codesearch",
-    "todowrite",
-    "todoread",
-    "skill",
-    "question",
-    "lsp",
-    "invalid",
-    // Roo Code and forks
-    "write_to_file",
-    "write_file",
-    "apply_diff",
-    "search_replace",
-    "search_and_replace",
-    "edit_file",
-    "read_file",
-    "list_files",
-    "search_files",
-    "insert_content",
-];
 
 /// Where the tool's arguments are seen from: the whole value, or — for large arguments — only
 /// the top-level field types and excerpts around each `[[` that the host found (the host ships
@@ -97,14 +60,11 @@ impl ArgsView<'_> {
     }
 
     /// The concepts named in the arguments, first seen first, deduplicated.
-    pub fn concepts(&self, tool: &str) -> Vec<String> {
+    pub fn concepts(&self, host: &Profile, tool: &str) -> Vec<String> {
         match self {
-            ArgsView::Full(v) => concepts_in_args(tool, v),
+            ArgsView::Full(v) => concepts_in_args(host, tool, v),
             ArgsView::Excerpts { excerpts, .. } => {
-                let shell_field = SHELL_TOOLS
-                    .iter()
-                    .find(|(t, _)| *t == tool)
-                    .map(|(_, f)| *f);
+                let shell_field = host.shell_key(tool);
                 let mut set = ConceptSet::default();
                 for e in excerpts.iter() {
                     let shell = matches!((e.path.as_slice(), shell_field), ([PathKey::Key(k)], Some(f)) if k == f);
@@ -123,47 +83,41 @@ impl ArgsView<'_> {
     }
 }
 
-pub fn placement(tool: &str, args: &ArgsView, prompt_fields: &[String]) -> Placement {
-    let has_string = |f: &str| args.has_string(f);
-    if let Some((_, f)) = SHELL_TOOLS.iter().find(|(t, _)| *t == tool) {
-        if has_string(f) {
-            return Placement::Prepend {
-                field: f.to_string(),
-                style: Style::ShellComment,
-            };
-        }
-        return Placement::WithResult;
-    }
-    if let Some((_, f)) = PROMPT_TOOLS.iter().find(|(t, _)| *t == tool) {
-        if has_string(f) {
-            return Placement::Prepend {
-                field: f.to_string(),
+pub fn placement(
+    host: &Profile,
+    tool: &str,
+    args: &ArgsView,
+    prompt_fields: &[String],
+) -> Placement {
+    let has_string = |f: &str| !f.is_empty() && args.has_string(f);
+    let Some(t) = host.tool(tool) else {
+        return match prompt_fields.iter().find(|f| has_string(f)) {
+            Some(f) => Placement::Prepend {
+                field: f.clone(),
                 style: Style::Markdown,
-            };
-        }
-        return Placement::WithResult;
-    }
-    if RESULT_ONLY_TOOLS.contains(&tool) {
-        return Placement::WithResult;
-    }
-    match prompt_fields.iter().find(|f| has_string(f)) {
-        Some(f) => Placement::Prepend {
-            field: f.clone(),
+            },
+            None => Placement::WithResult,
+        };
+    };
+    match t.context {
+        Context::ShellComment if has_string(t.keys.command) => Placement::Prepend {
+            field: t.keys.command.to_string(),
+            style: Style::ShellComment,
+        },
+        Context::PromptBlock if has_string(t.keys.prompt) => Placement::Prepend {
+            field: t.keys.prompt.to_string(),
             style: Style::Markdown,
         },
-        None => Placement::WithResult,
+        _ => Placement::WithResult,
     }
 }
 
 /// The concepts named in every string anywhere in `args` (nested objects and arrays), in
 /// first-seen order, deduplicated. Non-strings are ignored. A shell command's `[[ … ]]` tests
 /// are not links.
-pub fn concepts_in_args(tool: &str, args: &Value) -> Vec<String> {
+pub fn concepts_in_args(host: &Profile, tool: &str, args: &Value) -> Vec<String> {
     let mut set = ConceptSet::default();
-    let shell_field = SHELL_TOOLS
-        .iter()
-        .find(|(t, _)| *t == tool)
-        .map(|(_, f)| *f);
+    let shell_field = host.shell_key(tool);
     match args {
         Value::Object(m) => {
             for (k, v) in m {
@@ -192,7 +146,12 @@ fn walk(v: &Value, set: &mut ConceptSet) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::host::{self, profiles};
     use serde_json::json;
+
+    fn vs() -> &'static Profile {
+        host::default_profile()
+    }
 
     fn pf() -> Vec<String> {
         vec!["prompt".into(), "instructions".into()]
@@ -200,7 +159,7 @@ mod tests {
 
     #[test]
     fn per_tool_placement() {
-        let p = |tool: &str, args: Value| placement(tool, &ArgsView::Full(&args), &pf());
+        let p = |tool: &str, args: Value| placement(vs(), tool, &ArgsView::Full(&args), &pf());
         assert_eq!(
             p("bash", json!({"command": "ls"})),
             Placement::Prepend {
@@ -252,7 +211,7 @@ mod tests {
 
     #[test]
     fn seed_extraction_table() {
-        let c = |args: Value| concepts_in_args("custom", &args);
+        let c = |args: Value| concepts_in_args(vs(), "custom", &args);
         assert_eq!(c(json!({"prompt": "about [[auth]]"})), vec!["auth"]);
         assert_eq!(c(json!({"a": "[[x]] [[y]]", "b": "[[x]]"})), vec!["x", "y"]);
         assert_eq!(
@@ -298,9 +257,9 @@ mod tests {
             fields: &fields,
             excerpts: &ex,
         };
-        assert_eq!(view.concepts("bash"), vec!["auth", "jwt"]);
+        assert_eq!(view.concepts(vs(), "bash"), vec!["auth", "jwt"]);
         assert_eq!(
-            placement("bash", &view, &pf()),
+            placement(vs(), "bash", &view, &pf()),
             Placement::Prepend {
                 field: "command".into(),
                 style: Style::ShellComment
@@ -317,12 +276,77 @@ mod tests {
             8000,
         );
         let args = json!({"command": format!("{block}\necho [[auth]] [[mine]]")});
-        assert_eq!(concepts_in_args("bash", &args), vec!["auth", "mine"]);
+        assert_eq!(concepts_in_args(vs(), "bash", &args), vec!["auth", "mine"]);
     }
 
     #[test]
     fn shell_tests_in_commands_are_not_concepts() {
         let args = json!({"command": "[[ -d src ]] && grep -r '[[auth]]' src", "description": "[[ not a test ]]"});
-        assert_eq!(concepts_in_args("bash", &args), vec!["auth", "not-a-test"]);
+        assert_eq!(
+            concepts_in_args(vs(), "bash", &args),
+            vec!["auth", "not-a-test"]
+        );
+    }
+
+    #[test]
+    fn each_host_places_by_its_own_profile() {
+        let at = |h: &Profile, tool: &str, args: Value| {
+            placement(h, tool, &ArgsView::Full(&args), &pf())
+        };
+        let comment = Placement::Prepend {
+            field: "command".into(),
+            style: Style::ShellComment,
+        };
+        let prompt = |f: &str| Placement::Prepend {
+            field: f.into(),
+            style: Style::Markdown,
+        };
+        let cmd = json!({"command": "echo [[a]]"});
+        assert_eq!(at(&profiles::OPENCODE, "bash", cmd.clone()), comment);
+        assert_eq!(at(vs(), "execute_command", cmd.clone()), comment);
+        // OpenClaw and Claude Code: the model never reads its changed call
+        assert_eq!(
+            at(&profiles::OPENCLAW, "exec", cmd.clone()),
+            Placement::WithResult
+        );
+        assert_eq!(
+            at(&profiles::CLAUDE_CODE, "Bash", cmd.clone()),
+            Placement::WithResult
+        );
+        // a tool of another host is a custom tool here: only the prompt fields count
+        assert_eq!(
+            at(&profiles::OPENCODE, "execute_command", cmd),
+            Placement::WithResult
+        );
+        assert_eq!(
+            at(&profiles::CLAUDE_CODE, "Agent", json!({"prompt": "x"})),
+            prompt("prompt")
+        );
+        assert_eq!(
+            at(vs(), "new_task", json!({"message": "x", "mode": "code"})),
+            prompt("message")
+        );
+        // a host's own tool is never a custom tool, whatever its argument names
+        assert_eq!(
+            at(
+                &profiles::CLAUDE_CODE,
+                "Write",
+                json!({"file_path": "a", "prompt": "x"})
+            ),
+            Placement::WithResult
+        );
+        assert_eq!(
+            at(&profiles::OPENCODE, "my_mcp_tool", json!({"prompt": "x"})),
+            prompt("prompt")
+        );
+        // OpenClaw's exec: a `[[ … ]]` test in its command is no concept
+        assert_eq!(
+            concepts_in_args(
+                &profiles::OPENCLAW,
+                "exec",
+                &json!({"command": "[[ -f x ]] && echo [[auth]]"})
+            ),
+            vec!["auth"]
+        );
     }
 }

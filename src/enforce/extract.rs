@@ -1,7 +1,9 @@
 //! What a tool call is about: keywords, project, service, target hosts, URLs, the shell
 //! command and subcommand, the working directory and a risk level. Pure; no I/O.
 //!
-//! Shell commands (`bash`, `execute_command`, `exec`) are read with [`super::shell`]: every
+//! Shell commands (the host profile's shell tools, [`crate::host`]: OpenCode's `bash`, Roo's
+//! `execute_command`, OpenClaw's `exec`, Claude Code's `Bash`, each from its own command key)
+//! are read with [`super::shell`]: every
 //! segment of a chain is looked at and the riskiest one describes the call. A command whose
 //! every segment is read-only (`ls`, `cat`, `git status`, …, no output redirection to a file,
 //! no command substitution) takes the fast path and is never blocked.
@@ -13,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::shell::{self, basename, Segment};
+use crate::host::Profile;
 
 /// How dangerous an action looks.
 #[derive(
@@ -132,36 +135,6 @@ pub struct Situation<'a> {
     /// The worktree name: the project when no `/Projects/<name>` is named.
     pub worktree: &'a str,
 }
-
-/// Tools whose argument is a shell command line: (tool, field).
-pub const SHELL_TOOLS: &[(&str, &str)] = &[
-    ("bash", "command"),
-    ("execute_command", "command"),
-    ("exec", "command"),
-    ("shell", "command"),
-    ("run_terminal_cmd", "command"),
-];
-
-/// Tools that only read (OpenCode, Roo Code, OpenClaw built-ins): always the fast path.
-pub const READ_ONLY_TOOLS: &[&str] = &[
-    "read",
-    "glob",
-    "grep",
-    "list",
-    "ls",
-    "lsp",
-    "todoread",
-    "todowrite",
-    "webfetch",
-    "websearch",
-    "codesearch",
-    "question",
-    "skill",
-    "read_file",
-    "list_files",
-    "search_files",
-    "list_code_definition_names",
-];
 
 const READ_ONLY_PROGRAMS: &[&str] = &[
     "ls",
@@ -757,19 +730,25 @@ const STOPWORDS: &[&str] = &[
 
 const MAX_KEYWORDS: usize = 12;
 
-/// Extract the context of one tool call.
+/// Extract the context of one tool call on the engine API's default host.
 pub fn extract(tool: &str, args: &Value, sit: &Situation, rules: &Rules) -> ActionContext {
+    extract_on(crate::host::default_profile(), tool, args, sit, rules)
+}
+
+/// Extract the context of one tool call on `host`: its shell tools' command key, its
+/// read-only tools (the fast path).
+pub fn extract_on(
+    host: &Profile,
+    tool: &str,
+    args: &Value,
+    sit: &Situation,
+    rules: &Rules,
+) -> ActionContext {
     let mut ctx = ActionContext {
         tool: tool.to_string(),
         ..Default::default()
     };
-    let shell_field = SHELL_TOOLS
-        .iter()
-        .find(|(t, _)| *t == tool)
-        .map(|(_, f)| *f);
-    let command_line = shell_field
-        .and_then(|f| args.get(f))
-        .and_then(Value::as_str);
+    let command_line = crate::host::args::command(host, tool, args);
     let mut tokens: Vec<String> = Vec::new(); // lowercase, for services and keywords
     let mut hosts: Vec<String> = Vec::new();
 
@@ -868,7 +847,7 @@ pub fn extract(tool: &str, args: &Value, sit: &Situation, rules: &Rules) -> Acti
         ctx.risk = risks.into_iter().max().unwrap_or(Risk::Low);
         ctx.risk_reasons = dedup(reasons);
     } else {
-        ctx.read_only = READ_ONLY_TOOLS.contains(&tool);
+        ctx.read_only = host.read_only(tool);
         let mut lines = vec![tool.to_string()];
         flatten(args, "", &mut lines, &mut texts, &mut hosts);
         ctx.haystack = lines.join("\n");

@@ -310,6 +310,8 @@ struct Inner {
     /// The engine's copy of the host clock (it comes with every call and reply); without
     /// one, time is asked of the host with `Request::Now`.
     clock: RefCell<Option<Rc<std::cell::Cell<u64>>>>,
+    /// The host's profile: its shell tools' command key, its read-only tools.
+    host: std::cell::Cell<&'static crate::host::Profile>,
 }
 
 /// The enforcement engine of one plugin instance. Cheap to clone.
@@ -330,6 +332,11 @@ impl Enforcer {
     /// checked tool call).
     pub fn use_clock(&self, clock: Rc<std::cell::Cell<u64>>) {
         *self.inner.clock.borrow_mut() = Some(clock);
+    }
+
+    /// Read tool calls as `host`'s tools (default: the engine API's profile).
+    pub fn use_host(&self, host: &'static crate::host::Profile) {
+        self.inner.host.set(host);
     }
 
     async fn now(&self, io: &Io) -> f64 {
@@ -381,6 +388,7 @@ impl Enforcer {
                 state: RefCell::default(),
                 warned: RefCell::default(),
                 clock: RefCell::default(),
+                host: std::cell::Cell::new(crate::host::default_profile()),
             }),
         };
         if disabled {
@@ -513,7 +521,7 @@ impl Enforcer {
             cwd: &self.inner.root,
             worktree: &self.inner.worktree,
         };
-        let ctx = extract::extract(tool, args, &sit, &s.rules);
+        let ctx = extract::extract_on(self.inner.host.get(), tool, args, &sit, &s.rules);
         if ctx.read_only {
             return Decision::quick(Kind::ReadOnly, Some(ctx));
         }

@@ -1,19 +1,22 @@
 //! The gate: may this tool call run under the session's intent?
 //!
-//! - Tools and what they write (arguments of OpenCode, Roo Code and OpenClaw are all
-//!   understood; the first key present wins):
-//!   - write: `write`, `write_to_file`, `write_file` — path in `filePath` | `file_path` | `path`
-//!   - edit: `edit`, `search_replace`, `edit_file`, `search_and_replace` — same path keys;
-//!     `oldString`|`old_string`|`oldText`|`old_text`, `newString`|…, `replaceAll`|`replace_all`,
-//!     or OpenClaw's `edits: [{oldText, newText}]` (see [`edit_list`])
-//!   - `apply_diff` (Roo): `path`
-//!   - `apply_patch`: every Add/Update/Delete/Move to path in `patchText` | `patch` | `input`
-//!   - shell: `bash`, `execute_command`, `exec` — **cannot be scope-checked by path** (a
-//!     command can write anything); it needs an active intent, nothing more
-//!   - reads (`read`, `read_file`) are not gated; they are remembered for stale-write checks
-//!   - any other tool put in the mutating list: needs an active intent, and its path (same
-//!     keys) is scope-checked when it has one
-//! - Only tools in the configured mutating list are gated (default: all of the above).
+//! - What a tool is and which keys it writes come from the host's profile
+//!   ([`crate::host`]): OpenCode's `write` names its file in `filePath`, OpenClaw's in `path`,
+//!   Claude Code's `Write` in `file_path`; a patch tool's text is in its host's key
+//!   (`patchText`, `input`, `patch`). Nothing is guessed across hosts.
+//!   - write / edit: one file; a call naming two different files through two path keys (its
+//!     own and any key some host reads a file from, any case) is blocked as ambiguous, naming
+//!     both keys; so is a path key holding a number, an array or an object
+//!   - patch: every Add/Update/Delete/Move-to path of its patch text (two different texts
+//!     under two patch keys: blocked as ambiguous)
+//!   - shell: **cannot be scope-checked by path** (a command can write anything); it needs
+//!     an active intent, nothing more
+//!   - reads are not gated; they are remembered for stale-write checks
+//!   - any other tool put in the mutating list: needs an active intent, and every string
+//!     under any path key (`filePath`, `file_path`, `path`, `notebook_path`, any case; or in
+//!     an array there) is scope-checked
+//! - Only tools in the configured mutating list are gated (default: the host's shell, write,
+//!   edit and patch tools).
 //! - No active intent → blocked, naming `select_active_intent` and the ids to choose from.
 //!   An active intent that is no longer IN_PROGRESS (or no longer in the file) counts as none.
 //! - Every path must resolve inside the worktree and inside the intent's scope; otherwise
@@ -30,85 +33,7 @@ use serde_json::Value;
 use super::intents::{IntentFile, Status};
 use super::patch;
 use super::scope::{Resolved, Scope};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToolKind {
-    Write,
-    Edit,
-    ApplyDiff,
-    ApplyPatch,
-    Shell,
-    Read,
-    Other,
-}
-
-pub fn tool_kind(name: &str) -> ToolKind {
-    match name {
-        "write" | "write_to_file" | "write_file" => ToolKind::Write,
-        "edit" | "search_replace" | "edit_file" | "search_and_replace" => ToolKind::Edit,
-        "apply_diff" => ToolKind::ApplyDiff,
-        "apply_patch" => ToolKind::ApplyPatch,
-        "bash" | "execute_command" | "exec" => ToolKind::Shell,
-        "read" | "read_file" => ToolKind::Read,
-        _ => ToolKind::Other,
-    }
-}
-
-/// The default mutating tools (OpenCode, Roo Code and its aliases, OpenClaw).
-pub const DEFAULT_MUTATING: &[&str] = &[
-    "write",
-    "edit",
-    "apply_patch",
-    "bash",
-    "write_to_file",
-    "write_file",
-    "apply_diff",
-    "search_replace",
-    "search_and_replace",
-    "edit_file",
-    "execute_command",
-    "exec",
-];
-/// The tools whose reads are remembered for stale-write checks.
-pub const DEFAULT_READ: &[&str] = &["read", "read_file"];
-
-pub const PATH_KEYS: &[&str] = &["filePath", "file_path", "path"];
-pub const PATCH_KEYS: &[&str] = &["patchText", "patch", "input"];
-pub const CONTENT_KEYS: &[&str] = &["content"];
-pub const OLD_KEYS: &[&str] = &["oldString", "old_string", "oldText", "old_text"];
-pub const NEW_KEYS: &[&str] = &["newString", "new_string", "newText", "new_text"];
-pub const REPLACE_ALL_KEYS: &[&str] = &["replaceAll", "replace_all"];
-
-/// The first string argument among `keys`.
-pub fn arg_str<'a>(args: &'a Value, keys: &[&str]) -> Option<&'a str> {
-    keys.iter()
-        .find_map(|k| args.get(*k).and_then(Value::as_str))
-}
-
-pub fn arg_bool(args: &Value, keys: &[&str]) -> bool {
-    keys.iter()
-        .find_map(|k| args.get(*k).and_then(Value::as_bool))
-        .unwrap_or(false)
-}
-
-/// An edit's list of replacements (OpenClaw: `edits: [{oldText, newText}]`), when it has one
-/// and no top-level old/new text: `(old, new)` pairs, in order.
-pub fn edit_list(args: &Value) -> Option<Vec<(&str, &str)>> {
-    if arg_str(args, NEW_KEYS).is_some() {
-        return None;
-    }
-    let list = args.get("edits")?.as_array()?;
-    Some(
-        list.iter()
-            .map(|e| {
-                (
-                    arg_str(e, OLD_KEYS).unwrap_or(""),
-                    arg_str(e, NEW_KEYS).unwrap_or(""),
-                )
-            })
-            .collect(),
-    )
-}
+use crate::host::{args, Profile, Role, Tool};
 
 /// What a call does to one path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,24 +53,54 @@ pub struct Target {
     pub op: TargetOp,
 }
 
-/// The paths a call writes. `Err` when a file tool names none.
-pub fn targets(kind: ToolKind, tool: &str, args: &Value) -> Result<Vec<Target>, String> {
-    let one = |op| -> Result<Vec<Target>, String> {
-        match arg_str(args, PATH_KEYS) {
-            Some(p) => Ok(vec![Target {
-                path: p.to_string(),
-                op,
-            }]),
-            None => Err(format!(
-                "hookwise blocked `{tool}`: its arguments name no file (filePath, file_path or path), so its scope cannot be checked"
-            )),
+fn keys_list(keys: &[&str]) -> String {
+    let v: Vec<String> = keys.iter().map(|k| format!("`{k}`")).collect();
+    v.join(" or ")
+}
+
+/// The paths a call of `tool` writes on `host`. `Err`: the block message (a file tool that
+/// names none, or names two, or a path key that is not a string, or a path the host rewrites).
+pub fn targets(host: &Profile, tool: &str, args: &Value) -> Result<Vec<Target>, String> {
+    let t = host.entry(tool);
+    let out = targets_of(t, tool, args)?;
+    if matches!(t.role, Role::Write | Role::Edit | Role::Patch) {
+        for x in &out {
+            if let Some(why) = args::rewritten(host, &x.path) {
+                return Err(format!(
+                    "hookwise blocked `{tool}`: {} cannot be checked: this host rewrites the path before it writes ({why}). Give the path relative to the workspace, as it is.",
+                    args::shown(&x.path)
+                ));
+            }
         }
-    };
-    match kind {
-        ToolKind::Write => one(TargetOp::Write),
-        ToolKind::Edit | ToolKind::ApplyDiff => one(TargetOp::Edit),
-        ToolKind::ApplyPatch => {
-            let text = arg_str(args, PATCH_KEYS).unwrap_or("");
+    }
+    Ok(out)
+}
+
+fn targets_of(t: &Tool, tool: &str, args: &Value) -> Result<Vec<Target>, String> {
+    match t.role {
+        Role::Write | Role::Edit => {
+            let op = if t.role == Role::Write {
+                TargetOp::Write
+            } else {
+                TargetOp::Edit
+            };
+            match args::path(t, args) {
+                Ok(Some(p)) => Ok(vec![Target {
+                    path: p.to_string(),
+                    op,
+                }]),
+                Ok(None) => Err(format!(
+                    "hookwise blocked `{tool}`: its arguments name no file under {} (the key this host's `{tool}` reads), so its scope cannot be checked",
+                    keys_list(t.keys.path)
+                )),
+                Err(e) => Err(e.message(tool, "file", t.keys.path)),
+            }
+        }
+        Role::Patch => {
+            let text = match args::patch_text(t, args) {
+                Ok(text) => text.unwrap_or(""),
+                Err(e) => return Err(e.message(tool, "patch text", t.keys.patch)),
+            };
             let mut out = Vec::new();
             for op in patch::parse(text) {
                 match op {
@@ -173,19 +128,23 @@ pub fn targets(kind: ToolKind, tool: &str, args: &Value) -> Result<Vec<Target>, 
             }
             if out.is_empty() {
                 return Err(format!(
-                    "hookwise blocked `{tool}`: the patch names no file (*** Add File / Update File / Delete File), so its scope cannot be checked"
+                    "hookwise blocked `{tool}`: the patch (in {}) names no file (*** Add File / Update File / Delete File), so its scope cannot be checked",
+                    keys_list(t.keys.patch)
                 ));
             }
             Ok(out)
         }
-        ToolKind::Shell | ToolKind::Read => Ok(Vec::new()),
-        ToolKind::Other => Ok(match arg_str(args, PATH_KEYS) {
-            Some(p) => vec![Target {
-                path: p.to_string(),
-                op: TargetOp::Write,
-            }],
-            None => Vec::new(),
-        }),
+        Role::Shell | Role::Read => Ok(Vec::new()),
+        Role::Subagent | Role::Other => match args::other_paths(args) {
+            Ok(paths) => Ok(paths
+                .into_iter()
+                .map(|p| Target {
+                    path: p.to_string(),
+                    op: TargetOp::Write,
+                })
+                .collect()),
+            Err(e) => Err(e.message(tool, "file", &[])),
+        },
     }
 }
 
@@ -198,6 +157,8 @@ pub enum Decision {
 
 /// What the gate needs to know besides the call.
 pub struct GateState<'a> {
+    /// The host's tools.
+    pub host: &'a Profile,
     /// The tools that are gated.
     pub mutating: &'a [String],
     /// The intents (governance is on).
@@ -240,8 +201,8 @@ pub fn gate(
     if !state.mutating.iter().any(|t| t == tool) {
         return Decision::Allow;
     }
-    let kind = tool_kind(tool);
-    if kind == ToolKind::Read {
+    let entry = state.host.entry(tool);
+    if entry.role == Role::Read {
         return Decision::Allow;
     }
     let intent = match state.active {
@@ -272,7 +233,7 @@ pub fn gate(
             }
         },
     };
-    let targets = match targets(kind, tool, args) {
+    let targets = match targets(state.host, tool, args) {
         Ok(t) => t,
         Err(msg) => return Decision::Block(msg),
     };
@@ -367,7 +328,7 @@ active_intents:
 ";
 
     fn mutating() -> Vec<String> {
-        DEFAULT_MUTATING.iter().map(|s| s.to_string()).collect()
+        crate::host::default_profile().mutating()
     }
 
     fn run(tool: &str, args: Value, active: Option<&str>) -> Decision {
@@ -377,6 +338,7 @@ active_intents:
             .map(|i| Scope::compile(&i.owned_scope));
         let m = mutating();
         let st = GateState {
+            host: crate::host::default_profile(),
             mutating: &m,
             intents: &f,
             active,
@@ -535,6 +497,7 @@ active_intents:
         let scope = Some(Scope::compile(&["**"]));
         let m = mutating();
         let st = GateState {
+            host: crate::host::default_profile(),
             mutating: &m,
             intents: &f,
             active: Some("ALL"),
@@ -568,6 +531,7 @@ active_intents:
         let f = intents::parse("f", YAML);
         let only_write = vec!["write".to_string(), "mcp_fs_write".to_string()];
         let st = GateState {
+            host: crate::host::default_profile(),
             mutating: &only_write,
             intents: &f,
             active: None,
@@ -595,3 +559,7 @@ active_intents:
         ));
     }
 }
+
+#[cfg(test)]
+#[path = "gate_decoy_tests.rs"]
+mod decoy_tests;

@@ -44,7 +44,7 @@
 //! OpenCode's `session.created` event (subagent sessions inherit their parent's intent until
 //! they select their own), [`ops::Governance::set_model`], and
 //! [`ops::GovConfig::watched_tools`] (the tools whose `tool.before`/`tool.after` must reach
-//! the engine while governance is on: the mutating tools and `read`/`read_file`).
+//! the engine while governance is on: the mutating tools and the host profile's file readers).
 //!
 //! Details:
 //! - `tool_before`: `block` is the message the model reads (throw it / `{blocked: true,

@@ -12,16 +12,14 @@ use crate::protocol::{Log, Mutation, PathKey, ReadResult, Request, StatResult};
 use crate::runtime::{join_all, Io};
 
 use super::classify::{classify, MutationClass};
-use super::gate::{
-    self, arg_bool, arg_str, edit_list, targets, tool_kind, Decision, GateState, Target, TargetOp,
-    ToolKind, NEW_KEYS, OLD_KEYS, PATCH_KEYS, REPLACE_ALL_KEYS,
-};
+use super::gate::{self, targets, Decision, GateState, Target, TargetOp};
 use super::git;
 use super::intents::{self, IntentFile, Problem, Severity, Status};
 use super::patch::{self, FileOp};
 use super::ranges::{self, sha256_hex, Range};
 use super::scope::{resolve_from, Resolved, Scope};
 use super::trace::{self, RecordInput};
+use crate::host::{self, args::EditShape, Profile, Role};
 
 #[path = "trace_io.rs"]
 mod trace_io;
@@ -80,28 +78,38 @@ pub struct GovConfig {
     pub stale_writes: bool,
     /// `tool.version` in records.
     pub tool_version: String,
+    /// The host's profile: its tools, and the keys they write.
+    pub host: &'static Profile,
 }
 
 impl Default for GovConfig {
     fn default() -> Self {
-        GovConfig {
-            enabled: Enabled::Auto,
-            mutating_tools: gate::DEFAULT_MUTATING
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
-            read_tools: gate::DEFAULT_READ.iter().map(|s| s.to_string()).collect(),
-            stale_writes: true,
-            tool_version: env!("CARGO_PKG_VERSION").to_string(),
-        }
+        GovConfig::for_host(host::default_profile())
     }
 }
 
 impl GovConfig {
+    /// The defaults on `host`: its shell, write, edit and patch tools are gated.
+    pub fn for_host(host: &'static Profile) -> Self {
+        GovConfig {
+            enabled: Enabled::Auto,
+            mutating_tools: host.mutating(),
+            read_tools: host.readers(),
+            stale_writes: true,
+            tool_version: env!("CARGO_PKG_VERSION").to_string(),
+            host,
+        }
+    }
+
     /// From the plugin option `governance`: `true` | `false` | `"auto"`, or
     /// `{enabled, mutatingTools, readTools, staleWrites}`. Bad values warn and keep the default.
     pub fn from_options(v: Option<&Value>) -> (GovConfig, Vec<Log>) {
-        let mut c = GovConfig::default();
+        GovConfig::from_options_on(v, host::default_profile())
+    }
+
+    /// [`GovConfig::from_options`] with `host`'s defaults.
+    pub fn from_options_on(v: Option<&Value>, host: &'static Profile) -> (GovConfig, Vec<Log>) {
+        let mut c = GovConfig::for_host(host);
         let mut logs = Vec::new();
         let enabled = |v: &Value, logs: &mut Vec<Log>| match v {
             Value::Bool(true) => Some(Enabled::On),
@@ -617,7 +625,7 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
 
     if cfg.read_tools.iter().any(|t| t == tool) && !cfg.mutating_tools.iter().any(|t| t == tool) {
         if cfg.stale_writes {
-            if let Some(p) = arg_str(&input.args, gate::PATH_KEYS) {
+            if let Some(p) = host::args::read_path(cfg.host.entry(tool), &input.args) {
                 if let Some(Resolved::Inside(rel)) =
                     resolve_paths(io, wt, &input.directory, &[p.to_string()])
                         .await
@@ -632,10 +640,9 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
         return out;
     }
 
-    let kind = tool_kind(tool);
     let active = gov.active_intent(&input.session_id);
     let scope = active.as_deref().and_then(|id| gov.scope(wt, &file, id));
-    let tgts: Vec<Target> = targets(kind, tool, &input.args).unwrap_or_default();
+    let tgts: Vec<Target> = targets(cfg.host, tool, &input.args).unwrap_or_default();
     let raws: Vec<String> = tgts.iter().map(|t| t.path.clone()).collect();
     let intent_ok = active
         .as_deref()
@@ -653,6 +660,7 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
         .zip(resolved.iter())
         .collect();
     let state = GateState {
+        host: cfg.host,
         mutating: &cfg.mutating_tools,
         intents: &file,
         active: active.as_deref(),
@@ -832,15 +840,16 @@ pub async fn tool_after(io: &Io, gov: &Governance, input: &AfterInput) -> AfterO
             strip: None,
         });
     }
-    let kind = tool_kind(tool);
-    if input.failed || kind == ToolKind::Shell || pending.as_ref().is_some_and(|p| p.blocked) {
+    let entry = cfg.host.entry(tool);
+    let kind = entry.role;
+    if input.failed || kind == Role::Shell || pending.as_ref().is_some_and(|p| p.blocked) {
         return out; // a shell command's changes are not known file by file
     }
     let pending = match pending {
         Some(p) if !p.files.is_empty() => p,
         _ => {
             // tool.before was not seen for this call: resolve now, the earlier text is unknown.
-            let tgts = targets(kind, tool, &input.args).unwrap_or_default();
+            let tgts = targets(cfg.host, tool, &input.args).unwrap_or_default();
             let raws: Vec<String> = tgts.iter().map(|t| t.path.clone()).collect();
             let resolved = resolve_paths(io, wt, &input.directory, &raws).await;
             let files = raws
@@ -914,8 +923,11 @@ pub async fn tool_after(io: &Io, gov: &Governance, input: &AfterInput) -> AfterO
         entries.push((rel.to_string(), ranges));
     };
     match kind {
-        ToolKind::ApplyPatch => {
-            let text = arg_str(&input.args, PATCH_KEYS).unwrap_or("");
+        Role::Patch => {
+            let text = host::args::patch_text(entry, &input.args)
+                .ok()
+                .flatten()
+                .unwrap_or("");
             for op in patch::parse(text) {
                 match &op {
                     FileOp::Add { path, .. } => {
@@ -958,19 +970,17 @@ pub async fn tool_after(io: &Io, gov: &Governance, input: &AfterInput) -> AfterO
                     f.rel
                 ))),
                 Some(a) => {
-                    let r = match kind {
-                        ToolKind::Write => ranges::whole(a),
-                        ToolKind::Edit => match edit_list(&input.args) {
-                            Some(list) => ranges::edits(before_text(f), a, &list),
-                            None => ranges::edit(
-                                before_text(f),
-                                a,
-                                arg_str(&input.args, OLD_KEYS).unwrap_or(""),
-                                arg_str(&input.args, NEW_KEYS).unwrap_or(""),
-                                arg_bool(&input.args, REPLACE_ALL_KEYS),
-                            ),
-                        },
-                        _ => match before_text(f) {
+                    let shape = match kind {
+                        Role::Edit => host::args::edit_shape(entry, &input.args),
+                        _ => EditShape::Unknown,
+                    };
+                    let r = match (kind, shape) {
+                        (Role::Write, _) => ranges::whole(a),
+                        (_, EditShape::List(list)) => ranges::edits(before_text(f), a, &list),
+                        (_, EditShape::Replace { old, new, all }) => {
+                            ranges::edit(before_text(f), a, old, new, all)
+                        }
+                        (_, EditShape::Unknown) => match before_text(f) {
                             Some(b) => ranges::changed_block(b, a),
                             None => ranges::whole(a),
                         },

@@ -70,22 +70,25 @@ pub fn parse(text: &str) -> Vec<FileOp> {
     let mut ops: Vec<FileOp> = Vec::new();
     for raw in text.split('\n') {
         let line = raw.strip_suffix('\r').unwrap_or(raw);
-        if let Some(p) = line.strip_prefix("*** Add File:") {
+        // OpenClaw (and Codex-style parsers) trim a header line before reading it (JS `trim`:
+        // Unicode white space and U+FEFF): an indented `*** Add File:` still adds a file.
+        let head = line.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+        if let Some(p) = head.strip_prefix("*** Add File:") {
             ops.push(FileOp::Add {
                 path: p.trim().to_string(),
                 lines: Vec::new(),
             });
-        } else if let Some(p) = line.strip_prefix("*** Update File:") {
+        } else if let Some(p) = head.strip_prefix("*** Update File:") {
             ops.push(FileOp::Update {
                 path: p.trim().to_string(),
                 move_to: None,
                 hunks: Vec::new(),
             });
-        } else if let Some(p) = line.strip_prefix("*** Delete File:") {
+        } else if let Some(p) = head.strip_prefix("*** Delete File:") {
             ops.push(FileOp::Delete {
                 path: p.trim().to_string(),
             });
-        } else if let Some(p) = line.strip_prefix("*** Move to:") {
+        } else if let Some(p) = head.strip_prefix("*** Move to:") {
             if let Some(FileOp::Update { move_to, .. }) = ops.last_mut() {
                 *move_to = Some(p.trim().to_string());
             } else {

@@ -677,7 +677,7 @@ fn stale_writes_are_blocked_until_reread() {
         .block
         .is_none());
     // after reading again, the edit goes through; the session's own write keeps it current
-    t.before("s", "read", json!({"file_path": "src/a.ts"}));
+    t.before("s", "read", json!({"filePath": "src/a.ts"}));
     let args = json!({"filePath": "src/a.ts", "oldString": "v2", "newString": "v3"});
     t.call("s", "edit", args, |fs| {
         fs.file("/w/src/a.ts", "v3 from elsewhere\n")
@@ -1228,6 +1228,8 @@ fn openclaw_tool_names_and_arguments_are_gated_and_recorded() {
         "const a = 1;\nconst b = 2;\nconst c = 3;\nconst d = 4;\n",
     );
     let mut t = T::new(fs);
+    t.gov
+        .set_config(GovConfig::for_host(&crate::host::profiles::OPENCLAW));
     // no intent yet: exec and write are blocked alike
     let m = t
         .before("s", "exec", json!({"command": "ls"}))
@@ -1345,7 +1347,7 @@ fn options() {
 #[test]
 #[ignore]
 fn bench_gate_decision() {
-    use super::gate::{gate, GateState, DEFAULT_MUTATING};
+    use super::gate::{gate, GateState};
     use super::intents;
     use super::scope::{resolve, Scope};
     use std::time::Instant;
@@ -1371,7 +1373,7 @@ fn bench_gate_decision() {
         .map(|i| Scope::compile(&i.owned_scope).unwrap())
         .collect();
     let compile = t0.elapsed() / 50;
-    let mutating: Vec<String> = DEFAULT_MUTATING.iter().map(|s| s.to_string()).collect();
+    let mutating: Vec<String> = crate::host::default_profile().mutating();
     let paths = [
         "pkg25/mod7/deep/x/file.tsx",
         "pkg25/other/file.ts",
@@ -1385,6 +1387,7 @@ fn bench_gate_decision() {
         let path = paths[round % paths.len()];
         let args = json!({"filePath": path, "content": "x"});
         let st = GateState {
+            host: crate::host::default_profile(),
             mutating: &mutating,
             intents: &file,
             active: Some("INT-25"),

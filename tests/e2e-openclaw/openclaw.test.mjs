@@ -187,13 +187,19 @@ describe("OpenClaw validates hookwise's config with the shipped schema", { skip:
 //   1. writes before selecting an intent → blocked (the reason names select_active_intent);
 //   2. calls select_active_intent (the plugin's agent tool, offered only while governance is on);
 //   3. writes outside the intent's owned_scope → blocked, the reason names the scope;
-//   4. writes inside it → the file is written and an Agent Trace record is appended.
+//   4. decoy keys (issue 18): `write {path: <outside>, filePath: <inside>}` and `apply_patch
+//      {input: <adds a file outside>, patchText: <inside>}` → blocked as ambiguous, nothing written;
+//      a patch whose second Add header is indented → blocked (OpenClaw reads it as a header);
+//   5. writes inside it → the file is written and an Agent Trace record is appended.
 const INTENTS = `active_intents:
   - id: INT-1
     name: API work
     status: IN_PROGRESS
     owned_scope: ["src/**"]
 `;
+
+/** A patch adding `file` (its header indented by `indent`). */
+const patch = (indent, file) => `*** Begin Patch\n${indent}*** Add File: ${file}\n+x\n*** End Patch`;
 
 describe("intent governance in the real OpenClaw gateway", { skip: suiteSkip }, () => {
   let gw;
@@ -219,6 +225,12 @@ describe("intent governance in the real OpenClaw gateway", { skip: suiteSkip }, 
           case 2:
             return { tool: "write", id: "hwout", args: { path: "docs/out.md", content: "out of scope\n" } };
           case 3:
+            return { tool: "write", id: "hwleak", args: { path: "docs/leak.md", content: "leak\n", filePath: "src/ok.ts" } };
+          case 4:
+            return { tool: "apply_patch", id: "hwevil", args: { input: patch("  ", "docs/evil.md"), patchText: patch("", "src/ok2.ts") } };
+          case 5:
+            return { tool: "apply_patch", id: "hwindent", args: { input: `*** Begin Patch\n*** Add File: src/ok3.ts\n+ok\n  *** Add File: docs/evil2.md\n+evil\n*** End Patch` } };
+          case 6:
             return { tool: "write", id: "hwin", args: { path: "src/in.ts", content: "export const x = 1;\n" } };
           default:
             return "all done";
@@ -268,6 +280,19 @@ describe("intent governance in the real OpenClaw gateway", { skip: suiteSkip }, 
     assert.match(result, /docs\/out\.md/);
     assert.match(result, /src\/\*\*/);
     assert.ok(!fs.existsSync(path.join(gw.workspace, "docs/out.md")));
+  });
+
+  test("decoy keys: a second file or patch under another host's key is blocked as ambiguous; nothing is written", () => {
+    const leak = nextAfter("hwleak").result;
+    assert.match(leak, /two different files, `path` = "docs\/leak\.md" and `filePath`/);
+    const evil = nextAfter("hwevil").result;
+    assert.match(evil, /two different patch texts, `input`/);
+    const indent = nextAfter("hwindent").result;
+    assert.match(indent, /docs\/evil2\.md/);
+    assert.match(indent, /hookwise blocked/);
+    for (const f of ["docs/leak.md", "src/ok.ts", "docs/evil.md", "src/ok2.ts", "docs/evil2.md", "src/ok3.ts"]) {
+      assert.ok(!fs.existsSync(path.join(gw.workspace, f)), `${f} was written`);
+    }
   });
 
   test("an in-scope write runs and leaves a valid Agent Trace record", () => {

@@ -293,6 +293,14 @@ test("hookwise init --governance, check and trace verify", T, async () => {
   r = await cli("check", "--tool", "write", "--intent", "INT-404", "--args", "{}");
   assert.equal(r.code, 2);
   assert.match(r.stderr, /Valid ids: INT-1/);
+  // --host: the key that host's tool writes is the one checked (OpenClaw's write: `path`); a
+  // decoy naming another file makes the call ambiguous
+  const decoy = { path: "../out.txt", content: "b", filePath: "src/a.ts" };
+  r = await cli("check", "--host", "openclaw", "--tool", "write", "--intent", "INT-1", "--json", "--args", JSON.stringify(decoy));
+  assert.equal(JSON.parse(r.stdout).governance, "blocked", r.stdout);
+  assert.match(JSON.parse(r.stdout).reason, /two different files, `path` = "\.\.\/out\.txt" and `filePath`/);
+  r = await cli("check", "--host", "openclaw", "--tool", "write", "--intent", "INT-1", "--json", "--args", JSON.stringify({ path: "src/a.ts", content: "b" }));
+  assert.equal(JSON.parse(r.stdout).governance, "allowed (intent INT-1)", r.stdout);
 
   r = await cli("trace", "verify");
   assert.equal(r.code, 0, r.stderr);

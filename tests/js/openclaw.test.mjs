@@ -454,6 +454,31 @@ test("governance gate in before_tool_call: no intent → {block, blockReason}; o
   assert.equal(trace(t.workspace).length, 2);
 });
 
+test("decoy keys through the OpenClaw plugin: the key OpenClaw writes is checked; two files or two patches are blocked", async () => {
+  const t = await governed();
+  const run = t.hooks.before_tool_call[0].handler;
+  await toolFor(t).execute("sel", { intent_id: "INT-1" });
+  // the bypasses seen in the real OpenClaw: `path` is written, `filePath` was checked
+  const w = await run(...before("write", { path: "docs/leak.md", content: "x", filePath: "src/ok.ts" }, "d1"));
+  assert.equal(w.block, true);
+  assert.match(w.blockReason, /`path` = "docs\/leak\.md" and `filePath` = "src\/ok\.ts"/);
+  const patch = (p) => `*** Begin Patch\n*** Add File: ${p}\n+x\n*** End Patch`;
+  const p = await run(...before("apply_patch", { input: patch("docs/evil.md"), patchText: patch("src/ok.ts") }, "d2"));
+  assert.equal(p.block, true);
+  assert.match(p.blockReason, /two different patch texts, `input`/);
+  // OpenCode's key alone is not one OpenClaw's write reads: nothing to check, blocked
+  const o = await run(...before("write", { filePath: "src/ok.ts", content: "x" }, "d3"));
+  assert.equal(o.block, true);
+  assert.match(o.blockReason, /no file under `path`/);
+  // a number under a path key cannot be checked
+  const n = await run(...before("write", { path: "src/ok.ts", content: "x", file_path: 7 }, "d4"));
+  assert.equal(n.block, true);
+  assert.match(n.blockReason, /`file_path` is a number/);
+  // the same file through two keys, and the real shapes, run
+  assert.equal(await run(...before("write", { path: "src/ok.ts", filePath: "src/ok.ts", content: "x" }, "d5")), undefined);
+  assert.equal(await run(...before("apply_patch", { input: patch("src/ok.ts") }, "d6")), undefined);
+});
+
 test("governance without tool-result middleware: after_tool_call makes the record (params, error)", async () => {
   const t = await governed({ middleware: false });
   const run = t.hooks.before_tool_call[0].handler;

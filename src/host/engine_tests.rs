@@ -1,0 +1,289 @@
+//! The host named in `init` reaches the gate, the trace and enforcement (policy build).
+
+use serde_json::{json, Value};
+
+use crate::engine::Engine;
+use crate::governance::testhost::FakeFs;
+use crate::test_drive::Reply;
+
+const INTENTS: &str = "\
+active_intents:
+  - id: BILL
+    name: Billing
+    status: IN_PROGRESS
+    owned_scope: [src/billing/**]
+";
+const FORCE_SOP: &str = "---\nid: git-force-push\ncategory: process\nmatch:\n  patterns: ['git\\s+push\\s.*--force']\n---\n# Force-pushing\n\n## Preflight\nAnnounce it (HOST-SOP).\n";
+const OURS: &str = "*** Begin Patch\n*** Add File: src/billing/ok.ts\n+x\n*** End Patch";
+const EVIL: &str = "*** Begin Patch\n*** Add File: docs/evil.md\n+x\n*** End Patch";
+
+fn drive(e: &mut Engine, fs: &mut FakeFs, call: Value) -> Value {
+    crate::test_drive::drive(e, &call.to_string(), |q| {
+        if let crate::protocol::Request::Sleep { .. } = q {
+            return Reply::Later(json!({})); // a timer fires when nothing else is pending
+        }
+        Reply::Now(match q {
+            crate::protocol::Request::Now => json!({"ms": 1_700_000_000_000u64}),
+            crate::protocol::Request::ListDir { path, .. } => {
+                let prefix = format!("{}/", path.trim_end_matches('/'));
+                let entries: Vec<Value> = fs
+                    .files
+                    .iter()
+                    .filter(|(p, _)| p.starts_with(&prefix))
+                    .map(|(p, t)| {
+                        json!({"path": &p[prefix.len()..], "isFile": true, "isDir": false,
+                        "isSymlink": false, "size": t.len(), "mtimeMs": 1.0})
+                    })
+                    .collect();
+                json!({"entries": entries, "truncated": false})
+            }
+            crate::protocol::Request::WriteFile { .. } => json!({"ok": true}),
+            q => fs.answer(q).expect("a reply"),
+        })
+    })
+}
+
+/// A governed project on `host` (`None`: the init call names none), with BILL selected.
+fn governed(host: Option<Value>) -> (Engine, FakeFs, Value) {
+    let mut fs = FakeFs::default();
+    fs.file("/w/.orchestration/active_intents.yaml", INTENTS);
+    fs.file("/w/src/billing/a.ts", "a\n");
+    let mut e = Engine::new();
+    let mut init = json!({"hook": "init", "env": {}, "cwd": "/w", "worktree": "/w", "directory": "/w", "options": {}});
+    if let Some(h) = host {
+        init["host"] = h;
+    }
+    let r = drive(&mut e, &mut fs, init);
+    let s = drive(
+        &mut e,
+        &mut fs,
+        json!({"hook": "intent.select", "sessionId": "s", "intentId": "BILL"}),
+    );
+    assert_eq!(s["ok"], true, "{s}");
+    (e, fs, r)
+}
+
+fn before(e: &mut Engine, fs: &mut FakeFs, tool: &str, args: Value) -> Value {
+    drive(
+        e,
+        fs,
+        json!({"hook": "tool.before", "tool": tool, "sessionId": "s", "callId": "c", "args": args}),
+    )
+}
+
+fn watched(r: &Value) -> Vec<String> {
+    let mut v: Vec<String> = r["plan"]["toolBeforeTools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap().to_string())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn openclaw_watches_its_own_tools_and_blocks_the_decoy_key_bypasses() {
+    let (mut e, mut fs, r) = governed(Some(json!("openclaw")));
+    assert_eq!(
+        watched(&r),
+        ["apply_patch", "bash", "edit", "exec", "read", "write"]
+    );
+    let b = before(
+        &mut e,
+        &mut fs,
+        "write",
+        json!({"path": "docs/leak.md", "content": "x", "filePath": "src/billing/ok.ts"}),
+    );
+    let m = b["block"].as_str().unwrap();
+    assert!(
+        m.contains("`path` = \"docs/leak.md\"") && m.contains("`filePath`"),
+        "{m}"
+    );
+    let b = before(
+        &mut e,
+        &mut fs,
+        "apply_patch",
+        json!({"input": EVIL, "patchText": OURS}),
+    );
+    assert!(
+        b["block"]
+            .as_str()
+            .unwrap()
+            .contains("two different patch texts"),
+        "{b}"
+    );
+    // the real shapes pass
+    let b = before(
+        &mut e,
+        &mut fs,
+        "write",
+        json!({"path": "src/billing/ok.ts", "content": "x"}),
+    );
+    assert!(b.get("block").is_none(), "{b}");
+    let b = before(&mut e, &mut fs, "apply_patch", json!({"input": OURS}));
+    assert!(b.get("block").is_none(), "{b}");
+    assert!(
+        before(&mut e, &mut fs, "apply_patch", json!({"input": EVIL}))["block"]
+            .as_str()
+            .unwrap()
+            .contains("`docs/evil.md` is outside")
+    );
+}
+
+#[test]
+fn opencode_reads_file_path_and_nothing_else() {
+    let (mut e, mut fs, r) = governed(Some(json!("opencode")));
+    assert!(!watched(&r).contains(&"write_to_file".to_string()));
+    let b = before(
+        &mut e,
+        &mut fs,
+        "write",
+        json!({"filePath": "src/billing/ok.ts", "path": "docs/leak.md"}),
+    );
+    assert!(
+        b["block"].as_str().unwrap().contains("two different files"),
+        "{b}"
+    );
+    let b = before(
+        &mut e,
+        &mut fs,
+        "write",
+        json!({"path": "src/billing/ok.ts"}),
+    );
+    assert!(
+        b["block"]
+            .as_str()
+            .unwrap()
+            .contains("no file under `filePath`"),
+        "{b}"
+    );
+    let b = before(
+        &mut e,
+        &mut fs,
+        "write",
+        json!({"filePath": "src/billing/ok.ts", "content": "x"}),
+    );
+    assert!(b.get("block").is_none(), "{b}");
+}
+
+#[test]
+fn claude_code_names_are_gated_with_their_keys() {
+    let (mut e, mut fs, r) = governed(Some(json!("claude-code")));
+    assert_eq!(
+        watched(&r),
+        ["Bash", "Edit", "MultiEdit", "NotebookEdit", "Read", "Write"]
+    );
+    let b = before(
+        &mut e,
+        &mut fs,
+        "Write",
+        json!({"file_path": "docs/leak.md", "content": "x"}),
+    );
+    assert!(b["block"].as_str().unwrap().contains("outside"), "{b}");
+    let b = before(
+        &mut e,
+        &mut fs,
+        "Edit",
+        json!({"file_path": "src/billing/a.ts", "filePath": "docs/leak.md", "old_string": "a", "new_string": "b"}),
+    );
+    assert!(
+        b["block"].as_str().unwrap().contains("two different files"),
+        "{b}"
+    );
+    let b = before(
+        &mut e,
+        &mut fs,
+        "NotebookEdit",
+        json!({"notebook_path": "docs/n.ipynb", "new_source": "x"}),
+    );
+    assert!(b["block"].as_str().unwrap().contains("outside"), "{b}");
+}
+
+#[test]
+fn no_host_or_an_unknown_one_is_the_engine_api() {
+    for host in [
+        None,
+        Some(json!("nope")),
+        Some(json!(42)),
+        Some(json!(null)),
+    ] {
+        let (mut e, mut fs, r) = governed(host.clone());
+        let warned = r["logs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l["message"].as_str().unwrap().contains("unknown host"));
+        assert_eq!(
+            warned,
+            matches!(host, Some(Value::String(_)) | Some(Value::Number(_))),
+            "{host:?}: {r}"
+        );
+        let w = watched(&r);
+        assert!(w.contains(&"write_to_file".to_string()) && w.contains(&"write".to_string()));
+        // the shared names take every host's key, one file
+        let b = before(
+            &mut e,
+            &mut fs,
+            "edit",
+            json!({"file_path": "src/billing/a.ts", "oldString": "a", "newString": "b"}),
+        );
+        assert!(b.get("block").is_none(), "{b}");
+        let b = before(
+            &mut e,
+            &mut fs,
+            "edit",
+            json!({"file_path": "src/billing/a.ts", "filePath": "docs/x"}),
+        );
+        assert!(b["block"].as_str().is_some(), "{b}");
+    }
+}
+
+#[test]
+fn enforcement_reads_the_command_from_the_hosts_shell_tool() {
+    for (host, tool) in [
+        ("claude-code", "Bash"),
+        ("openclaw", "exec"),
+        ("opencode", "bash"),
+    ] {
+        let mut fs = FakeFs::default();
+        fs.file("/w/.opencode/sops/force.md", FORCE_SOP);
+        let mut e = Engine::new();
+        drive(
+            &mut e,
+            &mut fs,
+            json!({"hook": "init", "host": host, "env": {}, "cwd": "/w", "worktree": "/w", "directory": "/w", "options": {}}),
+        );
+        let r = drive(
+            &mut e,
+            &mut fs,
+            json!({"hook": "tool.before", "tool": tool, "sessionId": "s", "callId": "c", "dryRun": true,
+                "args": {"command": "git push --force origin main"}}),
+        );
+        assert_eq!(
+            r["enforcement"]["detected"]["program"], "git",
+            "{host}: {r}"
+        );
+        assert_eq!(r["enforcement"]["decision"], "block", "{host}: {r}");
+        // a decoy key is not the command this host runs: `ls` runs, and it is read-only
+        let r = drive(
+            &mut e,
+            &mut fs,
+            json!({"hook": "tool.before", "tool": tool, "sessionId": "s", "callId": "d", "dryRun": true,
+                "args": {"command": "ls", "cmd": "git push --force origin main"}}),
+        );
+        assert_eq!(r["enforcement"]["decision"], "readOnly", "{host}: {r}");
+        // another host's shell tool name is no shell tool here
+        let other = if tool == "Bash" { "bash" } else { "Bash" };
+        let r = drive(
+            &mut e,
+            &mut fs,
+            json!({"hook": "tool.before", "tool": other, "sessionId": "s", "callId": "e", "dryRun": true,
+                "args": {"command": "git status"}}),
+        );
+        assert!(
+            r["enforcement"]["detected"].get("program").is_none(),
+            "{host}: {r}"
+        );
+    }
+}
