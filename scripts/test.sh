@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every test: native core, wasm adapters, JS under Node and Bun, packaging, real OpenCode,
-# real OpenClaw.
+# real OpenClaw, and the security suite (hostile input against the packed package).
 # Expects scripts/setup.sh to have run (the README's test command does both).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +26,7 @@ node --test tests/js/ tests/fake-maenifold/
 step "JS under Bun"
 bun test tests/js/
 
-for dir in tests/pack tests/e2e tests/e2e-openclaw; do
+for dir in tests/pack tests/e2e tests/e2e-openclaw tests/security; do
   if [ -d "$dir" ]; then
     step "$dir (node:test)"
     node --test --test-concurrency=1 "$dir"/
