@@ -100,7 +100,8 @@ test("the cooldown survives a restart (a new plugin instance)", async () => {
   const again = await bash(b.hooks, "git push --force origin main");
   assert.equal(again.ran, true, "the new instance read the cooldown from the state file");
   const other = await bash(b.hooks, "git push -f origin release");
-  assert.equal(other.ran, true, "same key (tool, project, service, SOPs): also acknowledged");
+  assert.equal(other.ran, false, "another push is another call: judged on its own");
+  assert.equal((await bash(b.hooks, "git push -f origin release")).ran, true, "and acknowledged by its own retry");
   assert.ok(fs.existsSync(path.join(dir, ".opencode/hookwise/state.json")));
 });
 
