@@ -237,7 +237,8 @@ const CONTROL: &[&str] = &[";;&", "&&", "||", ";;", ";&", "|&", ";", "&", "|"];
 /// comment) or `H` n `:` text (a here-document body); an item is `u`/`q`/`d` and one
 /// character (unquoted / quoted literal / `$` inside double quotes), `e` (an empty quote),
 /// `S` context opener stream (a substitution), `B` context n `:` text (backquotes) or `R` n
-/// `:` text (the verbatim rest of the line).
+/// `:` text (the verbatim rest of the line); `!` after a quote, backquotes, a
+/// here-document or before a stream's `Z` marks one the input ended in.
 impl Lexer<'_> {
     fn peek(&self, k: usize) -> Option<char> {
         self.c.get(self.i + k).copied()
@@ -290,7 +291,8 @@ impl Lexer<'_> {
                 }
                 ')' if nested && parens == 0 => {
                     self.i += 1;
-                    break;
+                    self.out.push('Z');
+                    return;
                 }
                 ';' | '&' | '|' | '<' | '>' | '(' | ')'
                     if !(matches!(ch, '<' | '>') && self.peek(1) == Some('(')) =>
@@ -334,6 +336,9 @@ impl Lexer<'_> {
                 }
             }
         }
+        if nested {
+            self.out.push('!'); // the input ended before its `)`
+        }
         self.out.push('Z');
     }
 
@@ -362,10 +367,11 @@ impl Lexer<'_> {
                 }
                 '\'' => {
                     self.i += 1;
-                    let mut any = false;
+                    let (mut any, mut closed) = (false, false);
                     while let Some(n) = self.peek(0) {
                         self.i += 1;
                         if n == '\'' {
+                            closed = true;
                             break;
                         }
                         self.item('q', n);
@@ -375,14 +381,18 @@ impl Lexer<'_> {
                     if !any {
                         self.out.push('e');
                     }
+                    if !closed {
+                        self.out.push('!');
+                    }
                 }
                 '"' => {
                     self.i += 1;
-                    let mut any = false;
+                    let (mut any, mut closed) = (false, false);
                     while let Some(n) = self.peek(0) {
                         match n {
                             '"' => {
                                 self.i += 1;
+                                closed = true;
                                 break;
                             }
                             '\\' => match self.peek(1) {
@@ -418,6 +428,9 @@ impl Lexer<'_> {
                     }
                     if !any {
                         self.out.push('e');
+                    }
+                    if !closed {
+                        self.out.push('!');
                     }
                 }
                 '$' if self.peek(1) == Some('(') => self.substitution('u', '$', 2, depth),
@@ -466,6 +479,9 @@ impl Lexer<'_> {
         let tag = if context == 'd' { "Bd" } else { "Bu" };
         let c = self.c;
         self.counted(tag, &c[start..end]);
+        if end >= c.len() {
+            self.out.push('!'); // unterminated
+        }
         self.i = (end + 1).min(self.c.len());
     }
 
@@ -474,6 +490,7 @@ impl Lexer<'_> {
         for (delim, strip) in docs.drain(..) {
             let start = self.i;
             let mut end = self.i;
+            let mut found = false;
             while self.i < self.c.len() {
                 let line_start = self.i;
                 while self.peek(0).is_some_and(|n| n != '\n') {
@@ -488,12 +505,16 @@ impl Lexer<'_> {
                     line.as_str()
                 };
                 if cmp == delim {
+                    found = true;
                     break;
                 }
                 end = if at_end { self.c.len() } else { self.i };
             }
             let c = self.c;
             self.counted("H", &c[start..end]);
+            if !found {
+                self.out.push('!');
+            }
         }
     }
 }

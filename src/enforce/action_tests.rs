@@ -310,3 +310,99 @@ fn paths_join_the_root_and_keep_their_dot_dots() {
     assert_eq!(resolve("", "rel/./x"), "rel/x");
     assert_eq!(resolve(ROOT, "/"), "/");
 }
+
+/// Random command lines over the shell's special characters: inserting or deleting any one
+/// character that is not blank space (or a backslash: `"\("` and `"\\("` are both `\(`)
+/// changes the form, and nothing panics.
+#[test]
+fn one_character_more_or_less_is_another_action() {
+    const ALPHABET: &[char] = &[
+        'a', 'b', '1', '2', '$', '\'', '"', '\\', '\n', '(', ')', ';', '&', '|', '<', '>', '#',
+        '{', '}', '=', '*', '~', '`', '-', ' ', ' ', '\t',
+    ];
+    // ROUNDS and SEED make a longer run: `ROUNDS=3000000 SEED=7 cargo test --release …`
+    let env = |k: &str| std::env::var(k).ok().and_then(|s| s.parse::<u64>().ok());
+    let mut seed = 0x2545_f491_4f6c_dd1du64 ^ env("SEED").unwrap_or(0);
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    for _ in 0..env("ROUNDS").unwrap_or(20_000) {
+        let len = next(24);
+        let line: Vec<char> = (0..len).map(|_| ALPHABET[next(ALPHABET.len())]).collect();
+        let mut other = line.clone();
+        // a backslash next to the change can make it an equivalent spelling (`"\<nl>\x"`
+        // and `"\\x"` are both `\x`): not a case for this property
+        let near_backslash =
+            |v: &[char], at: usize| v[at.saturating_sub(1)..(at + 2).min(v.len())].contains(&'\\');
+        if !other.is_empty() && next(2) == 0 {
+            let at = next(other.len());
+            if matches!(other[at], ' ' | '\t' | '\\') || near_backslash(&other, at) {
+                continue;
+            }
+            other.remove(at);
+        } else {
+            let c = ALPHABET[next(ALPHABET.len() - 3)]; // not blank
+            let at = next(other.len() + 1);
+            if c == '\\' || near_backslash(&other, at) {
+                continue;
+            }
+            other.insert(at, c);
+        }
+        let (a, b): (String, String) = (line.iter().collect(), other.iter().collect());
+        differ(&a, &b);
+    }
+}
+
+/// Against the real bash (run by hand: `cargo test --release -- --ignored folded`): random
+/// lines of words, quotes and expansions that the form folds together — one with blank
+/// space added somewhere — make bash print the same arguments.
+#[test]
+#[ignore]
+fn folded_lines_print_the_same_arguments_in_bash() {
+    const ALPHABET: &[char] = &[
+        'a', 'b', '$', '\'', '"', '\\', '#', '{', '}', ',', '=', '*', '~', '-', ' ', '\t', '\n',
+    ];
+    let dir = std::env::temp_dir().join("hookwise-folded");
+    std::fs::create_dir_all(&dir).unwrap();
+    let env = |k: &str| std::env::var(k).ok().and_then(|s| s.parse::<u64>().ok());
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64 ^ env("SEED").unwrap_or(0);
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    let argv = |line: &str| {
+        let out = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(format!(
+                "a=1; b='x  y'; p() {{ printf '[%s]' \"$@\"; echo; }}\np {line}"
+            ))
+            .current_dir(&dir)
+            .env("HOME", "/home/h")
+            .output()
+            .unwrap();
+        (out.stdout, out.status.code())
+    };
+    let mut checked = 0;
+    for _ in 0..env("ROUNDS").unwrap_or(3000) {
+        let len = 1 + next(12);
+        let line: String = (0..len).map(|_| ALPHABET[next(ALPHABET.len())]).collect();
+        let joined = line.replace("\\\n", "");
+        if joined.contains("$$") || joined.contains("${$") {
+            continue; // the shell's pid
+        }
+        let mut other: Vec<char> = line.chars().collect();
+        other.insert(next(other.len() + 1), if next(2) == 0 { ' ' } else { '\t' });
+        let other: String = other.into_iter().collect();
+        if command(&line) != command(&other) {
+            continue;
+        }
+        checked += 1;
+        assert_eq!(argv(&line), argv(&other), "{line:?} vs {other:?}");
+    }
+    assert!(checked > 500, "{checked}");
+}
