@@ -247,7 +247,7 @@ fn main() {
                 ids.sort_unstable();
                 g.add_file(i as u32, &ids);
             }
-            g.edge_count()
+            g.edge_count().value() as usize
         });
         if std::env::var_os("BREAKDOWN_ONLY").is_some() {
             return;

@@ -849,9 +849,9 @@ impl Engine {
                 let pre = match (&args, enforcer) {
                     (Some(a), Some(e)) => {
                         let mut d = if dry_run {
-                            e.dry_run(&io, &tool, a).await
+                            e.dry_run(&io, &tool, &session_id, a).await
                         } else {
-                            e.before(&io, &tool, a).await
+                            e.before(&io, &tool, &session_id, a).await
                         };
                         let logs = std::mem::take(&mut d.logs);
                         if let Some(b) = d.block.clone() {

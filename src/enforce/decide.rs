@@ -12,17 +12,21 @@
 //! | advisory        | never                                                    | confidence ≥ `thresholds.advisory` |
 //! | disabled        | never                                                    | never                      |
 //!
-//! A call with a blocking finding is blocked unless its cooldown key (tool, project, service,
-//! the matched SOP ids — or the memory categories when no SOP matched) was blocked before and
-//! is still in its cooldown, or that block was not yet followed by a retry: the retry after a
-//! block always passes (it is the acknowledgment), so a model that repeats a call forever is
-//! blocked at most once per cooldown window, alternately at worst (cooldown 0). With the
-//! bypass on, a would-be block passes as `bypass` and its text is delivered as advice.
-//! Advice for the same key is given once per cooldown window.
+//! A call with a blocking finding is blocked unless its *action* was blocked before in the
+//! same session and is still in its cooldown, or that block was not yet followed by a retry:
+//! the retry after a block always passes (it is the acknowledgment), so a model that repeats a
+//! call forever is blocked at most once per cooldown window, alternately at worst (cooldown
+//! 0). The action is the tool, its canonical target ([`super::action::target`]: the command
+//! as the shell reads it, the files a file tool touches, else the arguments), the session, the
+//! project and service, and the matched SOP ids (or the memory categories when no SOP
+//! matched): a different command, file, tool or session is judged on its own. With the bypass
+//! on, a would-be block passes as `bypass` and its text is delivered as advice. Advice from
+//! the same SOPs (tool, project, service, session) is given once per cooldown window.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 
 use super::config::{Category, Level, Settings};
 use super::extract::ActionContext;
@@ -160,7 +164,9 @@ impl Default for ChainHead {
 
 /// What survives a restart: cooldowns and the metrics chain head. Stored as a small JSON file
 /// (`stateFile`), rewritten whole after each decision that changed it:
-/// `{"version":1,"cooldowns":{"<key>":{"at":ms,"acked":bool,"hits":n}},"metrics":{"seq":n,"hash":"hex"}}`.
+/// `{"version":2,"cooldowns":{"<key>":{"at":ms,"acked":bool,"hits":n}},"metrics":{"seq":n,"hash":"hex"}}`.
+/// Version 1 keyed cooldowns by tool, project, service and SOPs only: such a file is read for
+/// its metrics head and its cooldowns are dropped (they must not acknowledge other calls).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CooldownState {
@@ -171,10 +177,13 @@ pub struct CooldownState {
     pub metrics: ChainHead,
 }
 
+/// The state file's version: cooldown keys per action ([`cooldown_key`]).
+pub const STATE_VERSION: u32 = 2;
+
 impl Default for CooldownState {
     fn default() -> Self {
         CooldownState {
-            version: 1,
+            version: STATE_VERSION,
             cooldowns: BTreeMap::new(),
             metrics: ChainHead::default(),
         }
@@ -187,16 +196,22 @@ const WEEK_MS: f64 = 7.0 * 24.0 * 3600.0 * 1000.0;
 
 impl CooldownState {
     pub fn from_json(text: &str) -> Result<CooldownState, String> {
-        let s: CooldownState =
+        let mut s: CooldownState =
             serde_json::from_str(text).map_err(|e| format!("not a hookwise state file: {e}"))?;
-        if s.version != 1 {
-            return Err(format!("state version {} is not supported", s.version));
+        match s.version {
+            STATE_VERSION => {}
+            1 => {
+                // keys per SOP set, not per action: keep the metrics head, drop the cooldowns
+                s.cooldowns.clear();
+                s.version = STATE_VERSION;
+            }
+            v => return Err(format!("state version {v} is not supported")),
         }
         Ok(s)
     }
 
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_else(|_| "{\"version\":1}".into())
+        serde_json::to_string(self).unwrap_or_else(|_| format!("{{\"version\":{STATE_VERSION}}}"))
     }
 
     /// Drop what can no longer matter.
@@ -225,10 +240,23 @@ impl CooldownState {
     }
 }
 
-/// The cooldown key of an action.
+/// Which call a cooldown is kept for, besides what [`ActionContext`] says.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Call<'a> {
+    /// The host's session id ("" when it sends none).
+    pub session: &'a str,
+    /// The call's canonical target ([`super::action::target`]).
+    pub target: &'a str,
+}
+
+/// The cooldown key of an action: `v2|<kind>|<tool>|<SOP ids or memories:categories>|<digest>`,
+/// the digest (sha256, 128 bits) over every part with the session and the target. Tool and
+/// ids are there to be read (shortened); the digest is what tells actions apart. Version-1
+/// keys (`block|tool|project|service|ids`) can never equal one.
 pub fn cooldown_key(
     kind: &str,
     ctx: &ActionContext,
+    call: &Call,
     sop_ids: &[&str],
     memory_categories: &[Category],
 ) -> String {
@@ -249,11 +277,35 @@ pub fn cooldown_key(
     } else {
         ids.join(",")
     };
-    format!(
-        "{kind}|{}|{}|{}|{what}",
-        ctx.tool,
+    // advice is per SOP set in a session, a block per action
+    let target = if kind == "block" { call.target } else { "" };
+    let mut h = Sha256::new();
+    for part in [
+        kind,
+        ctx.tool.as_str(),
         ctx.project.as_deref().unwrap_or(""),
-        ctx.service.as_deref().unwrap_or("")
+        ctx.service.as_deref().unwrap_or(""),
+        call.session,
+        &what,
+        target,
+    ] {
+        h.update((part.len() as u64).to_le_bytes());
+        h.update(part.as_bytes());
+    }
+    let digest: String = h.finalize()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let readable = |s: &str, max: usize| -> String {
+        s.chars()
+            .map(|c| if c == '|' || c.is_control() { '_' } else { c })
+            .take(max)
+            .collect()
+    };
+    format!(
+        "v2|{kind}|{}|{}|{digest}",
+        readable(&ctx.tool, 64),
+        readable(&what, 200)
     )
 }
 
@@ -269,9 +321,11 @@ pub struct Verdict {
 }
 
 /// Decide for a call, updating the cooldowns.
+#[allow(clippy::too_many_arguments)]
 pub fn decide(
     s: &Settings,
     ctx: &ActionContext,
+    call: &Call,
     sops: &[SopMatch],
     memories: &[Memory],
     bypass: bool,
@@ -294,7 +348,13 @@ pub fn decide(
         // the key names every SOP that applies, so a different set is a different action
         let mut all = sorted.block_sops.clone();
         all.extend(&sorted.advise_sops);
-        let key = cooldown_key("block", ctx, &ids(&all), &cats(&sorted.block_memories));
+        let key = cooldown_key(
+            "block",
+            ctx,
+            call,
+            &ids(&all),
+            &cats(&sorted.block_memories),
+        );
         let (kind, hit, changed) = match state.cooldowns.get_mut(&key) {
             Some(c) if now - c.at < window || !c.acked => {
                 c.acked = true;
@@ -327,6 +387,7 @@ pub fn decide(
         let key = cooldown_key(
             "advise",
             ctx,
+            call,
             &ids(&sorted.advise_sops),
             &cats(&sorted.advise_memories),
         );
@@ -373,301 +434,5 @@ pub fn decide(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::enforce::extract::Risk;
-    use crate::enforce::sop::{Matcher, Sop};
-    use std::rc::Rc;
-
-    fn sop(id: &str, cat: Category, conf: f64) -> SopMatch {
-        SopMatch {
-            sop: Rc::new(Sop {
-                id: id.into(),
-                path: format!("sops/{id}.md"),
-                title: id.into(),
-                category: cat,
-                priority: 0,
-                matcher: Matcher::default(),
-                sections: vec![],
-                excerpt: "text".into(),
-            }),
-            confidence: conf,
-            why: "test".into(),
-        }
-    }
-
-    fn mem(cat: Category, conf: f64) -> Memory {
-        Memory {
-            title: "m".into(),
-            uri: "memory://m".into(),
-            snippet: "s".into(),
-            confidence: conf,
-            category: cat,
-        }
-    }
-
-    fn ctx(risk: Risk) -> ActionContext {
-        ActionContext {
-            tool: "bash".into(),
-            project: Some("shop".into()),
-            service: Some("git".into()),
-            risk,
-            ..Default::default()
-        }
-    }
-
-    fn settings(level: Level) -> Settings {
-        Settings {
-            level,
-            ..Settings::default()
-        }
-    }
-
-    #[test]
-    fn decision_table() {
-        use Action::*;
-        use Category::*;
-        // (global level, category, confidence, risk, expected)
-        let table: &[(Level, Category, f64, Risk, Action)] = &[
-            (Level::Disabled, Process, 1.0, Risk::Critical, Ignore),
-            (Level::Advisory, Process, 1.0, Risk::Critical, Advise),
-            (Level::Advisory, General, 0.29, Risk::Low, Ignore),
-            (Level::Advisory, General, 0.3, Risk::Low, Advise),
-            (Level::Strict, General, 0.5, Risk::Low, Block),
-            (Level::Strict, General, 0.49, Risk::Low, Advise),
-            (Level::Strict, Technical, 0.2, Risk::High, Ignore),
-            // category level: per-category rules
-            (Level::Category, Process, 0.5, Risk::Low, Block),
-            (Level::Category, Security, 0.5, Risk::Low, Block),
-            (Level::Category, Credentials, 0.49, Risk::Low, Advise),
-            (Level::Category, Gotchas, 0.7, Risk::Medium, Block),
-            (Level::Category, Gotchas, 0.7, Risk::Low, Advise),
-            (Level::Category, Gotchas, 0.69, Risk::Critical, Advise),
-            (Level::Category, Technical, 1.0, Risk::Critical, Advise),
-            (Level::Category, General, 1.0, Risk::Critical, Advise),
-            (Level::Category, General, 0.1, Risk::Critical, Ignore),
-        ];
-        for (level, cat, conf, risk, want) in table {
-            let s = settings(*level);
-            assert_eq!(
-                classify(&s, *cat, *conf, &ctx(*risk)),
-                *want,
-                "{level:?} {cat:?} {conf} {risk:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn thresholds_are_applied_as_configured() {
-        let mut s = settings(Level::Strict);
-        s.thresholds.strict = 0.9;
-        s.thresholds.advisory = 0.6;
-        assert_eq!(
-            classify(&s, Category::Process, 0.85, &ctx(Risk::High)),
-            Action::Advise
-        );
-        assert_eq!(
-            classify(&s, Category::Process, 0.9, &ctx(Risk::High)),
-            Action::Block
-        );
-        assert_eq!(
-            classify(&s, Category::Process, 0.55, &ctx(Risk::High)),
-            Action::Ignore
-        );
-        let mut s = settings(Level::Category);
-        s.categories[Category::Technical as usize] = Level::Strict;
-        s.categories[Category::Process as usize] = Level::Disabled;
-        assert_eq!(
-            classify(&s, Category::Technical, 0.6, &ctx(Risk::Low)),
-            Action::Block
-        );
-        assert_eq!(
-            classify(&s, Category::Process, 1.0, &ctx(Risk::Critical)),
-            Action::Ignore
-        );
-        s.category_min_risk = Risk::Critical;
-        assert_eq!(
-            classify(&s, Category::Gotchas, 0.9, &ctx(Risk::High)),
-            Action::Advise
-        );
-    }
-
-    #[test]
-    fn block_then_retry_passes_then_blocks_again_after_the_window() {
-        let s = settings(Level::Category);
-        let mut st = CooldownState::default();
-        let sops = [sop("force-push", Category::Process, 1.0)];
-        let c = ctx(Risk::High);
-        let d = |st: &mut CooldownState, now: f64| decide(&s, &c, &sops, &[], false, st, now);
-        assert_eq!(d(&mut st, 0.0).kind, Kind::Block);
-        let v = d(&mut st, 5_000.0);
-        assert_eq!((v.kind, v.cooldown_hit), (Kind::Acknowledged, true));
-        assert_eq!(d(&mut st, 10_000.0).kind, Kind::Acknowledged);
-        // past the window: blocked once more, then the retry passes again
-        assert_eq!(d(&mut st, 700_000.0).kind, Kind::Block);
-        assert_eq!(d(&mut st, 700_001.0).kind, Kind::Acknowledged);
-        assert_eq!(st.cooldowns.values().next().unwrap().hits, 1);
-    }
-
-    #[test]
-    fn a_model_repeating_forever_is_never_blocked_twice_in_a_row() {
-        let mut s = settings(Level::Strict);
-        s.cooldown_ms = 0;
-        let mut st = CooldownState::default();
-        let sops = [sop("x", Category::General, 1.0)];
-        let kinds: Vec<Kind> = (0..6)
-            .map(|i| {
-                decide(
-                    &s,
-                    &ctx(Risk::Low),
-                    &sops,
-                    &[],
-                    false,
-                    &mut st,
-                    i as f64 * 1000.0,
-                )
-                .kind
-            })
-            .collect();
-        assert!(
-            kinds
-                .windows(2)
-                .all(|w| !(w[0] == Kind::Block && w[1] == Kind::Block)),
-            "{kinds:?}"
-        );
-        assert_eq!(kinds[0], Kind::Block);
-        assert_eq!(kinds[1], Kind::Acknowledged);
-    }
-
-    #[test]
-    fn keys_differ_by_sop_set_project_and_service() {
-        let s = settings(Level::Category);
-        let mut st = CooldownState::default();
-        let a = [sop("a", Category::Process, 1.0)];
-        let ab = [
-            sop("a", Category::Process, 1.0),
-            sop("b", Category::General, 0.4),
-        ];
-        assert_eq!(
-            decide(&s, &ctx(Risk::High), &a, &[], false, &mut st, 0.0).kind,
-            Kind::Block
-        );
-        assert_eq!(
-            decide(&s, &ctx(Risk::High), &ab, &[], false, &mut st, 1.0).kind,
-            Kind::Block,
-            "another SOP set"
-        );
-        let mut other = ctx(Risk::High);
-        other.project = Some("blog".into());
-        assert_eq!(
-            decide(&s, &other, &a, &[], false, &mut st, 2.0).kind,
-            Kind::Block
-        );
-        other.service = Some("docker".into());
-        assert_eq!(
-            decide(&s, &other, &a, &[], false, &mut st, 3.0).kind,
-            Kind::Block
-        );
-        let v = decide(&s, &ctx(Risk::High), &a, &[], false, &mut st, 4.0);
-        assert_eq!(v.kind, Kind::Acknowledged);
-        assert_eq!(v.key.as_deref(), Some("block|bash|shop|git|a"));
-    }
-
-    #[test]
-    fn bypass_passes_without_recording_a_cooldown() {
-        let s = settings(Level::Strict);
-        let mut st = CooldownState::default();
-        let sops = [sop("a", Category::Security, 0.9)];
-        let v = decide(&s, &ctx(Risk::High), &sops, &[], true, &mut st, 0.0);
-        assert_eq!(v.kind, Kind::Bypass);
-        assert!(st.cooldowns.is_empty() && !v.state_changed);
-    }
-
-    #[test]
-    fn memories_block_by_category_and_advice_is_given_once_per_window() {
-        let s = settings(Level::Category);
-        let mut st = CooldownState::default();
-        let mems = [mem(Category::Security, 0.8), mem(Category::Technical, 0.9)];
-        let v = decide(&s, &ctx(Risk::Medium), &[], &mems, false, &mut st, 0.0);
-        assert_eq!(v.kind, Kind::Block);
-        assert_eq!(v.sorted.block_memories, vec![0]);
-        assert_eq!(v.sorted.advise_memories, vec![1]);
-        assert_eq!(
-            v.key.as_deref(),
-            Some("block|bash|shop|git|memories:security")
-        );
-
-        let tech = [mem(Category::Technical, 0.9)];
-        assert_eq!(
-            decide(&s, &ctx(Risk::Medium), &[], &tech, false, &mut st, 0.0).kind,
-            Kind::Advise
-        );
-        let v = decide(&s, &ctx(Risk::Medium), &[], &tech, false, &mut st, 1.0);
-        assert_eq!((v.kind, v.cooldown_hit), (Kind::Allow, true));
-        assert_eq!(
-            decide(
-                &s,
-                &ctx(Risk::Medium),
-                &[],
-                &tech,
-                false,
-                &mut st,
-                600_001.0
-            )
-            .kind,
-            Kind::Advise
-        );
-        assert_eq!(
-            decide(&s, &ctx(Risk::Medium), &[], &[], false, &mut st, 0.0).kind,
-            Kind::Allow
-        );
-    }
-
-    #[test]
-    fn state_round_trips_and_is_bounded() {
-        let mut st = CooldownState::default();
-        for i in 0..(MAX_COOLDOWNS + 50) {
-            st.cooldowns.insert(
-                format!("k{i}"),
-                Cooldown {
-                    at: i as f64,
-                    acked: false,
-                    hits: 0,
-                },
-            );
-        }
-        st.metrics = ChainHead {
-            seq: 3,
-            hash: "ab".repeat(32),
-        };
-        st.prune(2000.0, 600_000);
-        assert_eq!(st.cooldowns.len(), MAX_COOLDOWNS);
-        assert!(!st.cooldowns.contains_key("k0"), "oldest dropped");
-        let back = CooldownState::from_json(&st.to_json()).unwrap();
-        assert_eq!(back, st);
-        assert!(CooldownState::from_json("{\"version\":2}")
-            .unwrap_err()
-            .contains("version 2"));
-        assert!(CooldownState::from_json("[]").is_err());
-        // acked and out of the window: forgotten
-        let mut st = CooldownState::default();
-        st.cooldowns.insert(
-            "old".into(),
-            Cooldown {
-                at: 0.0,
-                acked: true,
-                hits: 1,
-            },
-        );
-        st.cooldowns.insert(
-            "open".into(),
-            Cooldown {
-                at: 0.0,
-                acked: false,
-                hits: 0,
-            },
-        );
-        st.prune(700_000.0, 600_000);
-        assert_eq!(st.cooldowns.keys().collect::<Vec<_>>(), vec!["open"]);
-    }
-}
+#[path = "decide_tests.rs"]
+mod tests;

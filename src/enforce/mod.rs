@@ -3,7 +3,8 @@
 //! call is blocked with that knowledge (the model retries having read it), runs with it as
 //! advice, or simply runs. Read-only calls take a fast path and are never blocked.
 //!
-//! Pieces: [`extract`] (what the call is about), [`sop`] (SOPs: parse, match, cache),
+//! Pieces: [`extract`] (what the call is about), [`action`] (which action it is, for the
+//! cooldowns), [`sop`] (SOPs: parse, match, cache),
 //! [`memory`] (memory sources), [`decide`] (levels, thresholds, cooldowns), [`message`]
 //! (the texts), [`metrics`] (hash-chained JSONL), [`config`] + [`schema`] (settings,
 //! validated against `schema/hookwise.schema.json`).
@@ -18,7 +19,8 @@
 //! * [`Enforcer::start`]`(io, settings, root, env, memory) -> (Enforcer, Vec<Log>)` — loads
 //!   the state file (cooldowns, metrics chain head) and primes the SOP cache. Keep the
 //!   `Enforcer` in the engine's shared state (it is `Clone`, `Rc` inside).
-//! * [`Enforcer::before`]`(io, tool, args) -> Decision` — `tool.before`. The result JSON:
+//! * [`Enforcer::before`]`(io, tool, session, args) -> Decision` — `tool.before`; `session`:
+//!   the host's session id (cooldowns are per session). The result JSON:
 //!   ```json
 //!   {"decision": "allow|advise|block|acknowledged|bypass|readOnly|disabled",
 //!    "block": "<message; throw it>", "advice": "<text; place it without changing the call>",
@@ -35,7 +37,7 @@
 //!   `block` is present only for `block`; `advice` for `advise` and `bypass`. Advice must reach
 //!   the model without changing what the tool does: for shell tools as `# ` comment lines
 //!   before the command, else with the tool's result (the foundation's placement rules).
-//! * [`Enforcer::dry_run`]`(io, tool, args) -> Decision` — the same decision against the real
+//! * [`Enforcer::dry_run`]`(io, tool, session, args) -> Decision` — the same decision against the real
 //!   cooldowns, recording nothing (`"dryRun": true` in the result): `hookwise check`.
 //! * [`Enforcer::set_memory_source`] — when the knowledge source changes (vault, MCP).
 //!
@@ -55,6 +57,7 @@ pub mod re {
     pub use regex_lite::{Error, Regex};
 }
 
+pub mod action;
 pub mod config;
 pub mod decide;
 pub mod extract;
@@ -67,6 +70,8 @@ pub mod sop;
 
 #[cfg(test)]
 mod bench;
+#[cfg(test)]
+mod cooldown_tests;
 #[cfg(test)]
 mod tests;
 
@@ -500,19 +505,28 @@ impl Enforcer {
     }
 
     /// `tool.before`: decide on one call. Never fails: every fault lets the call run.
-    pub async fn before(&self, io: &Io, tool: &str, args: &Value) -> Decision {
-        self.decide(io, tool, args, false).await
+    /// `session`: the host's session id ("" for none); a block is acknowledged by a retry of
+    /// the same action in the same session.
+    pub async fn before(&self, io: &Io, tool: &str, session: &str, args: &Value) -> Decision {
+        self.decide(io, tool, session, args, false).await
     }
 
     /// `tool.before` as a dry run (`hookwise check`): the same decision against the real
     /// cooldowns and SOPs, but no metrics line and no state change — what would happen.
-    pub async fn dry_run(&self, io: &Io, tool: &str, args: &Value) -> Decision {
-        let mut d = self.decide(io, tool, args, true).await;
+    pub async fn dry_run(&self, io: &Io, tool: &str, session: &str, args: &Value) -> Decision {
+        let mut d = self.decide(io, tool, session, args, true).await;
         d.dry_run = true;
         d
     }
 
-    async fn decide(&self, io: &Io, tool: &str, args: &Value, dry: bool) -> Decision {
+    async fn decide(
+        &self,
+        io: &Io,
+        tool: &str,
+        session: &str,
+        args: &Value,
+        dry: bool,
+    ) -> Decision {
         let s = &self.inner.settings;
         if s.level == Level::Disabled {
             return Decision::quick(Kind::Disabled, None);
@@ -599,12 +613,18 @@ impl Enforcer {
         let lookup_ms = (t1 - t0).max(0.0);
 
         let matches = sop::match_all(&self.inner.sops.borrow(), &ctx);
+        let target = action::target(self.inner.host.get(), tool, args, &self.inner.root);
+        let call = decide::Call {
+            session,
+            target: &target,
+        };
         // A dry run decides on a copy of the cooldowns and drops it.
         let mut scratch = dry.then(|| self.inner.state.borrow().clone());
         let verdict = match scratch.as_mut() {
             Some(st) => decide::decide(
                 s,
                 &ctx,
+                &call,
                 &matches,
                 &memories,
                 self.inner.bypass.is_some(),
@@ -614,6 +634,7 @@ impl Enforcer {
             None => decide::decide(
                 s,
                 &ctx,
+                &call,
                 &matches,
                 &memories,
                 self.inner.bypass.is_some(),

@@ -233,11 +233,23 @@ impl Host {
         r.expect("started")
     }
 
+    /// `tool.before` in session "s".
     pub fn before(&mut self, e: &Enforcer, tool: &str, args: Value) -> (Value, f64) {
+        self.before_in(e, "s", tool, args)
+    }
+
+    pub fn before_in(
+        &mut self,
+        e: &Enforcer,
+        session: &str,
+        tool: &str,
+        args: Value,
+    ) -> (Value, f64) {
         let e = e.clone();
         let tool = tool.to_string();
+        let session = session.to_string();
         self.run(move |io| async move {
-            serde_json::to_value(e.before(&io, &tool, &args).await).unwrap()
+            serde_json::to_value(e.before(&io, &tool, &session, &args).await).unwrap()
         })
     }
 }
@@ -320,7 +332,7 @@ fn force_push_is_blocked_once_then_the_retry_runs() {
     let state = h.text(".opencode/hookwise/state.json").unwrap().to_string();
     let (ok, report) = cli_metrics_verify(&m, Some(&state));
     assert!(ok, "{report}");
-    assert!(state.contains("block|bash|shop|git|git-force-push"));
+    assert!(state.contains("\"v2|block|bash|git-force-push|"), "{state}");
     let summary = cli_metrics_summary(&m);
     assert!(
         summary.contains("block: 1") && summary.contains("acknowledged: 1"),
@@ -880,7 +892,7 @@ fn a_dry_run_decides_against_the_real_cooldowns_and_records_nothing() {
         let e = e.clone();
         let args = bash(cmd);
         h.run(move |io| async move {
-            serde_json::to_value(e.dry_run(&io, "bash", &args).await).unwrap()
+            serde_json::to_value(e.dry_run(&io, "bash", "s", &args).await).unwrap()
         })
         .0
     };

@@ -109,9 +109,10 @@ pub struct Stats {
     pub files: u32,
     pub concepts: u32,
     /// Pairs of concepts sharing a file: counted only when a report asks
-    /// ([`Vault::edge_count`]), not by every refresh.
+    /// ([`Vault::edge_count`]), not by every refresh. A number, or `{"atMost": n}` for a vault
+    /// too entangled to count in work linear in its links.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub edges: Option<u32>,
+    pub edges: Option<graph::Edges>,
     /// Skips seen by the latest scan (and the reads that followed it).
     pub skipped: Skipped,
 }
@@ -465,8 +466,14 @@ impl Vault {
     }
 
     /// Pairs of concepts sharing a file (counted on first use after a change).
-    pub fn edge_count(&self) -> u32 {
-        self.graph.edge_count() as u32
+    pub fn edge_count(&self) -> graph::Edges {
+        self.graph.edge_count()
+    }
+
+    /// The edge count with the work it took.
+    #[cfg(test)]
+    pub fn edge_census(&self) -> graph::EdgeCensus {
+        self.graph.edge_census()
     }
 
     /// Index (or re-index) one file directly, with its host mtime.

@@ -61,7 +61,7 @@ fn graph_weights_and_build_context_shape() {
     assert_eq!(s.concepts, 5);
     // auth: jwt-st, jwt-ra, st-ra; api: ra-jwt (same), ra-rl, jwt-rl; limits: rl-redis
     assert_eq!(s.edges, None, "counted only when a report asks");
-    assert_eq!(v.edge_count(), 6);
+    assert_eq!(v.edge_count(), graph::Edges::Exact(6));
 
     let ctx = v.build_context("REST API", 1, 20, false);
     assert_eq!(ctx.concept, "rest-api");
@@ -259,7 +259,7 @@ fn incremental_add_change_delete_rename() {
     assert!(v.build_context("y", 1, 20, false).is_empty());
     assert_eq!(v.stats().files, 2);
     assert_eq!(v.stats().concepts, 3); // x, wolf, z
-    assert_eq!(v.edge_count(), 1); // x-wolf
+    assert_eq!(v.edge_count(), graph::Edges::Exact(1)); // x-wolf
 
     // Rename a → d: a delete plus an add.
     let want = v.plan("/v", &[entry("d.md", 2.0, 11), entry("c.md", 1.0, 5)], true);
@@ -577,7 +577,7 @@ fn refresh_incrementally(old: bool) {
     assert_eq!(s.read, 150);
     assert_eq!(s.stats.skipped.not_utf8, 1);
     assert_eq!(s.stats.concepts, 151);
-    assert_eq!(vault.borrow().edge_count(), 150);
+    assert_eq!(vault.borrow().edge_count(), graph::Edges::Exact(150));
     assert_eq!(host.reads.len(), 151);
     assert!(host.max_batch <= READ_BATCH, "reads go out in batches");
     assert!(host.max_batch >= 2);
@@ -810,4 +810,35 @@ fn top_k_matches_a_full_sort() {
             assert_eq!(got, want, "n={n} k={k}");
         }
     }
+}
+
+/// `hookwise doctor`'s edge count through the vault: a hub note and a note tying every
+/// hundredth of its concepts to a concept of its own, counted exactly in linear work (the
+/// 100,000-link case, past 2^32 pairs, is in the graph's tests: parsing it here takes
+/// seconds in a debug build).
+#[test]
+fn a_hub_note_counts_its_edges_in_linear_work() {
+    let n: u64 = 5_000;
+    let mut text = String::from("# hub\n");
+    for i in 0..n {
+        text.push_str(&format!("[[c{i}]] "));
+    }
+    let mut small = String::new();
+    for i in (0..n).step_by(100) {
+        small.push_str(&format!("[[c{i}]] [[own{i}]]\n\n"));
+    }
+    let v = vault_of(&[("hub.md", &text), ("small.md", &small)]);
+    let c = v.edge_census();
+    let small_concepts = 2 * n / 100;
+    let own = n / 100;
+    // the hub's pairs, plus small.md's pairs that hold an own-concept
+    let want = n * (n - 1) / 2 + small_concepts * (small_concepts - 1) / 2 - own * (own - 1) / 2;
+    assert_eq!(c.edges, graph::Edges::Exact(want));
+    let stats = Stats {
+        edges: Some(v.edge_count()),
+        ..v.stats()
+    };
+    assert_eq!(serde_json::to_value(stats).unwrap()["edges"], json!(want));
+    let links = n + small_concepts;
+    assert!(c.steps <= 4 * links, "{c:?} for {links} links");
 }

@@ -60,10 +60,10 @@ async function start(dir, { env = quietEnv(), options = {} } = {}) {
   return { hooks, rec };
 }
 
-async function bash(hooks, command, callID = `c${Math.random()}`) {
+async function bash(hooks, command, callID = `c${Math.random()}`, sessionID = "s") {
   const output = { args: { command, description: "d" } };
   try {
-    await hooks["tool.execute.before"]({ tool: "bash", sessionID: "s", callID }, output);
+    await hooks["tool.execute.before"]({ tool: "bash", sessionID, callID }, output);
     return { ran: true, command: output.args.command };
   } catch (e) {
     return { ran: false, error: e };
@@ -100,8 +100,20 @@ test("the cooldown survives a restart (a new plugin instance)", async () => {
   const again = await bash(b.hooks, "git push --force origin main");
   assert.equal(again.ran, true, "the new instance read the cooldown from the state file");
   const other = await bash(b.hooks, "git push -f origin release");
-  assert.equal(other.ran, true, "same key (tool, project, service, SOPs): also acknowledged");
+  assert.equal(other.ran, false, "another push is another call: judged on its own");
+  assert.equal((await bash(b.hooks, "git push -f origin release")).ran, true, "and acknowledged by its own retry");
   assert.ok(fs.existsSync(path.join(dir, ".opencode/hookwise/state.json")));
+});
+
+test("a block is acknowledged by the same command in the same session only (issue 18, item 5)", async () => {
+  const dir = project({ "force.md": FORCE_SOP });
+  const { hooks } = await start(dir);
+  assert.equal((await bash(hooks, "git push --force origin scratch")).ran, false);
+  for (const other of ["git push --force origin main", "git push --force-with-lease=x origin release && rm -rf .git", "git push --force origin scratch; true", "git push --force origin scratch # x"]) {
+    assert.equal((await bash(hooks, other)).ran, false, other);
+  }
+  assert.equal((await bash(hooks, "git push --force origin scratch", undefined, "another-session")).ran, false, "another session");
+  assert.equal((await bash(hooks, "git  push --force origin scratch ")).ran, true, "the same command, re-spaced");
 });
 
 test("advisory: the call runs; bash gets the advice as comment lines, other tools with their result", async () => {
