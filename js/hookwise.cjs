@@ -135,6 +135,11 @@ class Hookwise {
 
   /** Run one hook call; `null` when it failed (logged; `onError` gets the error). */
   async run(call, onError) {
+    if (this.disposed && call.hook !== "dispose") {
+      // used again after dispose: processes may start again
+      this.disposed = false;
+      this.host.reopen();
+    }
     await this.init();
     if (!this.core) return null;
     try {
@@ -172,7 +177,8 @@ class Hookwise {
     if (!this.started) await this.init();
     let call;
     // Governance or enforcement reads this call whole: what cannot cross is said, not dropped.
-    const whole = this.plan.toolBeforeAll || this.watched.has(tool);
+    // A call whose tool name could not be read could be any tool: governance looks at it.
+    const whole = this.plan.toolBeforeAll || this.watched.has(tool) || (!tool && this.watched.size > 0);
     if (whole) {
       const bad = unreadable || this.unreadable(args);
       call = { hook: "tool.before", tool, sessionId, callId, ...(bad ? { unreadable: bad } : { args }), ...(dryRun ? { dryRun: true } : {}) };

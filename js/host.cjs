@@ -767,14 +767,21 @@ function createHost({ runner, extra, env, watch, mcp } = {}) {
   const settled = (p) => ({ promise: p, cancel() {} });
   const watchers = createWatchers({ enabled: watch !== false, describe: dirEntry });
   const running = new Set(); // the spawns in progress: ended (with their groups) on dispose
+  let closed = false; // disposed: no new process until the owner's next hook call reopens
   return {
     dispose() {
+      closed = true;
       watchers.close();
       for (const s of running) s.cancel();
+    },
+    reopen() {
+      closed = false;
     },
     run(req) {
       switch (req.kind) {
         case "spawn":
+          // an operation still running when its owner was disposed starts nothing new
+          if (closed) return settled(Promise.resolve(failure(now(), "spawn refused: hookwise was disposed")));
           if (runner) {
             return settled(
               Promise.resolve()
