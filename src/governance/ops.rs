@@ -360,6 +360,17 @@ impl Governance {
             .cloned()
     }
 
+    /// The call was blocked: its late `tool.after` records nothing.
+    fn put_blocked(&self, call_id: &str) {
+        self.put_pending(
+            call_id,
+            Pending {
+                blocked: true,
+                ..Pending::default()
+            },
+        );
+    }
+
     fn put_pending(&self, call_id: &str, p: Pending) {
         let mut st = self.inner.borrow_mut();
         st.pending.retain(|(id, _)| id != call_id);
@@ -680,13 +691,7 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
             msg.push_str(&n);
         }
         out.block = Some(msg);
-        gov.put_pending(
-            &input.call_id,
-            Pending {
-                blocked: true,
-                ..Pending::default()
-            },
-        );
+        gov.put_blocked(&input.call_id);
         return out;
     }
 
@@ -694,13 +699,7 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
     // written are written first, or the call is blocked.
     if let Some(msg) = trace_io::gate_unwritten(io, gov, wt, tool, &mut out.logs).await {
         out.block = Some(msg);
-        gov.put_pending(
-            &input.call_id,
-            Pending {
-                blocked: true,
-                ..Pending::default()
-            },
-        );
+        gov.put_blocked(&input.call_id);
         return out;
     }
 
@@ -741,13 +740,7 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
         out.block = Some(format!(
             "hookwise blocked `{tool}`: {what} changed on disk since this session last read {it} (another session or process wrote to {it}). Read {it} again, then make the change on the current content."
         ));
-        gov.put_pending(
-            &input.call_id,
-            Pending {
-                blocked: true,
-                ..Pending::default()
-            },
-        );
+        gov.put_blocked(&input.call_id);
         return out;
     }
     let notice = gov.take_notice(wt);
