@@ -17,9 +17,13 @@ mod host;
 mod intents;
 #[path = "fuzz/maenifold.rs"]
 mod maenifold;
+#[path = "fuzz/mcp.rs"]
+mod mcp;
 #[path = "fuzz/patch.rs"]
 mod patch;
 #[path = "fuzz/paths.rs"]
 mod paths;
 #[path = "fuzz/sop.rs"]
 mod sop;
+#[path = "fuzz/text.rs"]
+mod text;

@@ -19,6 +19,8 @@ pub struct Fs {
     pub files: BTreeMap<String, String>,
     /// Symlinks: absolute path → absolute target.
     pub links: BTreeMap<String, String>,
+    /// `McpStart` succeeds (the session then waits for output fed by the test).
+    pub mcp_runs: bool,
 }
 
 impl Fs {
@@ -137,7 +139,8 @@ impl Fs {
                 Some(real) => {
                     let t = self.files.get(&real);
                     json!({"exists": true, "realpath": real, "isFile": t.is_some(),
-                           "isDir": t.is_none(), "size": t.map_or(0, |t| t.len()), "mtimeMs": 1.0})
+                           "isDir": t.is_none(), "size": t.map_or(0, |t| t.len()), "mtimeMs": 1.0,
+                           "executable": real.starts_with("/bin/")})
                 }
                 None => json!({"exists": false, "error": "ENOENT"}),
             },
@@ -218,7 +221,9 @@ impl Fs {
                 "exitCode": null, "timedOut": false, "durationMs": 1.0,
                 "error": "spawn ENOENT"}),
             Request::SessionMessages { .. } => json!({"messages": []}),
+            Request::McpStart { .. } if self.mcp_runs => json!({"ok": true, "pid": 4242}),
             Request::McpStart { .. } => json!({"ok": false, "error": "spawn ENOENT"}),
+            Request::McpWrite { .. } if self.mcp_runs => json!({"ok": true}),
             Request::McpWrite { .. } => json!({"ok": false, "error": "EPIPE"}),
             Request::McpStop { .. } => json!({}),
             Request::VaultChanges { .. } => json!({"error": "not watching"}),
@@ -233,6 +238,12 @@ pub struct Host {
     pub now_ms: f64,
     /// Requests answered in all, for the figures.
     pub requests: usize,
+    /// What the core wrote to MCP sessions' stdin.
+    pub mcp_written: String,
+    /// The MCP sessions the core started.
+    pub mcp_sessions: Vec<u64>,
+    /// Timers not fired yet (see [`Host::pump`]).
+    timers: Vec<(u64, u64)>,
 }
 
 impl Host {
@@ -242,6 +253,9 @@ impl Host {
             fs,
             now_ms: 1_700_000_000_000.0,
             requests: 0,
+            mcp_written: String::new(),
+            mcp_sessions: Vec::new(),
+            timers: Vec::new(),
         }
     }
 
@@ -265,18 +279,32 @@ impl Host {
         let own = match &step {
             Step::Done { op, .. } | Step::Pending { op, .. } => *op,
         };
+        let mut done = self.pump(vec![step], Some(own), true);
+        match done.iter().position(|(op, _)| *op == own) {
+            Some(i) => done.swap_remove(i).1,
+            None => panic!("the hook call waits on nothing"),
+        }
+    }
+
+    /// Carry out the requests of `steps` and of every step they lead to until nothing is
+    /// left to answer or `stop` is done; with `fire_timers`, timers (this call's and those
+    /// kept from earlier calls) fire when nothing else is left, a second of virtual time
+    /// each, else they are kept. Returns the results of the operations that finished.
+    /// Operations parked on an MCP answer stay parked ([`Engine::mcp_feed`] wakes them).
+    pub fn pump(
+        &mut self,
+        steps: Vec<Step>,
+        stop: Option<u64>,
+        fire_timers: bool,
+    ) -> Vec<(u64, Value)> {
         let mut now: VecDeque<(u64, u64, Request)> = VecDeque::new();
-        let mut timers: Vec<(u64, u64)> = Vec::new();
-        let mut result = None;
+        let mut timers: Vec<(u64, u64)> = std::mem::take(&mut self.timers);
+        let mut done: Vec<(u64, Value)> = Vec::new();
         let take = |step: Step,
                     now: &mut VecDeque<(u64, u64, Request)>,
                     timers: &mut Vec<(u64, u64)>,
-                    result: &mut Option<Value>| match step {
-            Step::Done { op, result: r, .. } => {
-                if op == own {
-                    *result = Some(r);
-                }
-            }
+                    done: &mut Vec<(u64, Value)>| match step {
+            Step::Done { op, result, .. } => done.push((op, result)),
             Step::Pending { op, requests, .. } => {
                 for r in requests {
                     if matches!(r.req, Request::Sleep { .. }) {
@@ -287,34 +315,42 @@ impl Host {
                 }
             }
         };
-        take(step, &mut now, &mut timers, &mut result);
+        for s in steps {
+            take(s, &mut now, &mut timers, &mut done);
+        }
         let mut answered = 0usize;
-        while result.is_none() {
-            answered += 1;
-            assert!(
-                answered <= MAX_REQUESTS,
-                "a hook call took more than {MAX_REQUESTS} requests"
-            );
+        while stop.is_none_or(|op| !done.iter().any(|(o, _)| *o == op)) {
             let (op, id, reply) = if let Some((op, id, req)) = now.pop_front() {
+                match &req {
+                    Request::McpWrite { text, .. } => self.mcp_written.push_str(text),
+                    Request::McpStart { session, .. } => self.mcp_sessions.push(*session),
+                    _ => {}
+                }
                 let reply = self
                     .fs
                     .answer(&req, self.now_ms)
                     .unwrap_or_else(|| json!({}));
                 (op, id, reply)
-            } else if let Some((op, id)) = timers.pop() {
+            } else if let Some((op, id)) = timers.pop().filter(|_| fire_timers) {
                 self.now_ms += 1000.0;
                 (op, id, json!({}))
             } else {
-                panic!("the hook call waits on nothing");
+                break;
             };
+            answered += 1;
+            assert!(
+                answered <= MAX_REQUESTS,
+                "a hook call took more than {MAX_REQUESTS} requests"
+            );
             if let Some(step) = self.engine.resume(op, id, reply) {
-                take(step, &mut now, &mut timers, &mut result);
+                take(step, &mut now, &mut timers, &mut done);
             }
             for s in self.engine.take_woken() {
-                take(s, &mut now, &mut timers, &mut result);
+                take(s, &mut now, &mut timers, &mut done);
             }
         }
         self.requests += answered;
-        result.expect("the loop ends with a result")
+        self.timers = timers;
+        done
     }
 }
