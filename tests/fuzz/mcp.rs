@@ -299,16 +299,14 @@ fn a_live_session_with_a_hostile_server_ends_every_operation() {
             );
             let mut started = Vec::new();
             let mut done = Vec::new();
-            let mut start = |h: &mut Host,
-                             call: Value,
-                             started: &mut Vec<u64>,
-                             done: &mut Vec<(u64, Value)>| {
+            let start = |h: &mut Host,
+                         call: Value,
+                         started: &mut Vec<u64>,
+                         done: &mut Vec<(u64, Value)>| {
                 if let Ok(step) = h.engine.start_json(call.to_string()) {
-                    if let hookwise::runtime::Step::Pending { op, .. }
-                    | hookwise::runtime::Step::Done { op, .. } = &step
-                    {
-                        started.push(*op);
-                    }
+                    let (hookwise::runtime::Step::Pending { op, .. }
+                    | hookwise::runtime::Step::Done { op, .. }) = &step;
+                    started.push(*op);
                     done.extend(h.pump(vec![step], None, false));
                 }
             };
