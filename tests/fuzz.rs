@@ -23,6 +23,8 @@ mod mcp;
 mod patch;
 #[path = "fuzz/paths.rs"]
 mod paths;
+#[path = "fuzz/records.rs"]
+mod records;
 #[path = "fuzz/scaling.rs"]
 mod scaling;
 #[path = "fuzz/sop.rs"]

@@ -10,7 +10,7 @@ use hookwise::config;
 use hookwise::enforce::shell;
 use hookwise::enforce::sop;
 use hookwise::governance::glob::Glob;
-use hookwise::governance::{intents, patch, scope};
+use hookwise::governance::{intents, patch, ranges, scope};
 use hookwise::maenifold::{recent, search, BuildContext};
 use hookwise::mcp::LineBuffer;
 use hookwise::wikilink::{self, ScanMode};
@@ -133,6 +133,29 @@ fn scaling_report() {
         |k| format!("{}{}", "a/".repeat(k), "../".repeat(k + 2)),
         |p| {
             let _ = scope::resolve("/w", p, &mut |q| fs.realpath(q));
+        },
+    );
+    scale(
+        "ranges: edit, replaceAll of one character in an n-byte file",
+        20_000,
+        |k| ("a\n".repeat(k / 2), "b\n".repeat(k / 2)),
+        |(before, after)| {
+            let _ = ranges::edit(Some(before), after, "a", "b", true);
+        },
+    );
+    scale(
+        "ranges: patch_update, n equal lines and an n/2-line hunk",
+        10_000,
+        |k| {
+            let text = format!("*** Update File: x\n@@\n{}+b\n", " a\n".repeat(k / 2));
+            let hunks = match patch::parse(&text).remove(0) {
+                patch::FileOp::Update { hunks, .. } => hunks,
+                _ => Vec::new(),
+            };
+            ("a\n".repeat(k), hunks)
+        },
+        |(after, hunks)| {
+            let _ = ranges::patch_update(None, after, hunks);
         },
     );
     scale(
