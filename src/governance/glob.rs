@@ -17,7 +17,7 @@
 //! - `[...]`, `[!...]`, `[^...]` one byte in (or not in) the set — note a class can match
 //!   `/`, as in globset; classes are limited to ASCII here (globset's byte-level handling
 //!   of non-ASCII classes is not reproduced: such a pattern is an error);
-//! - `{a,b}` alternatives (nesting allowed, empty alternatives dropped);
+//! - `{a,b}` alternatives (nesting allowed up to 32 levels, empty alternatives dropped);
 //! - `\x` the literal `x`.
 
 /// One glob token (globset's `Token`).
@@ -56,6 +56,12 @@ impl Parser<'_> {
                 '*' => self.parse_star()?,
                 '[' => self.parse_class()?,
                 '{' => {
+                    // each level costs a stack frame when the groups are expanded
+                    if self.alternates_stack.len() >= MAX_NESTING {
+                        return Err(format!(
+                            "alternate groups nested more than {MAX_NESTING} deep"
+                        ));
+                    }
                     self.alternates_stack.push(self.branches.len());
                     self.branches.push(Vec::new());
                 }
@@ -229,6 +235,9 @@ enum Flat {
     },
 }
 
+/// `{…}` groups nest at most this deep (globset sets no bound; expanding them recurses).
+const MAX_NESTING: usize = 32;
+
 /// At most this many alternatives after expanding `{…}` groups.
 const MAX_EXPANSIONS: usize = 256;
 
@@ -355,85 +364,72 @@ impl Glob {
             if lit == toks.len() {
                 return lit == s.len();
             }
-            scratch.clear();
-            scratch.resize((toks.len() + 1) * (s.len() + 1), 0);
-            Matcher {
-                t: toks,
-                s,
-                ci: self.case_insensitive,
-                memo: scratch,
-            }
-            .at(lit, lit)
+            matches_from(toks, s, lit, self.case_insensitive, scratch)
         })
     }
 }
 
-struct Matcher<'a, 'm> {
-    t: &'a [Flat],
-    s: &'a [u8],
-    ci: bool,
-    /// memo[i * (n + 1) + j]: 0 unknown, 1 no, 2 yes.
-    memo: &'m mut Vec<u8>,
+fn byte_eq(a: u8, b: u8, ci: bool) -> bool {
+    a == b || (ci && a.eq_ignore_ascii_case(&b))
 }
 
-impl<'a> Matcher<'a, '_> {
-    fn byte_eq(&self, a: u8, b: u8) -> bool {
-        a == b || (self.ci && a.eq_ignore_ascii_case(&b))
-    }
+fn in_class(ranges: &[(u8, u8)], c: u8, ci: bool) -> bool {
+    ranges.iter().any(|&(a, b)| {
+        (a..=b).contains(&c)
+            || (ci
+                && ((a..=b).contains(&c.to_ascii_lowercase())
+                    || (a..=b).contains(&c.to_ascii_uppercase())))
+    })
+}
 
-    fn in_class(&self, ranges: &[(u8, u8)], c: u8) -> bool {
-        ranges.iter().any(|&(a, b)| {
-            (a..=b).contains(&c)
-                || (self.ci
-                    && ((a..=b).contains(&c.to_ascii_lowercase())
-                        || (a..=b).contains(&c.to_ascii_uppercase())))
-        })
-    }
-
-    /// Do tokens `i..` match bytes `j..`?
-    fn at(&mut self, i: usize, j: usize) -> bool {
-        let n = self.s.len();
-        let key = i * (n + 1) + j;
-        match self.memo[key] {
-            1 => return false,
-            2 => return true,
-            _ => {}
+/// Do tokens `start..` match bytes `start..`? Dynamic programming over the tokens, last
+/// first, one row of the path's bytes each: `next[j]` tells whether tokens `i + 1..` match
+/// bytes `j..`, `cur[j]` the same for tokens `i..`. No recursion (a path of any length cannot
+/// exhaust the stack) and O(tokens × bytes) time: the `**` forms, which may skip to any later
+/// `/`, read a running "any later match" instead of scanning ahead.
+fn matches_from(t: &[Flat], s: &[u8], start: usize, ci: bool, scratch: &mut Vec<u8>) -> bool {
+    let n = s.len();
+    scratch.clear();
+    scratch.resize(2 * (n + 1), 0);
+    let (mut next, mut cur) = scratch.split_at_mut(n + 1);
+    next[n] = 1; // no tokens left: only the end of the path matches
+    let at = |row: &[u8], j: usize| row.get(j).is_some_and(|v| *v == 1);
+    for tok in t[start..].iter().rev() {
+        // for the `**` forms: does the next row match right after some `/` at or after j?
+        let mut after_slash = false;
+        // for `/**`: does the next row match at some position after j?
+        let mut later = false;
+        for j in (start..=n).rev() {
+            let c = s.get(j).copied();
+            let v = match tok {
+                Flat::Byte(b) => c.is_some_and(|c| byte_eq(*b, c, ci)) && at(next, j + 1),
+                Flat::Any => c.is_some_and(|c| c != b'/') && at(next, j + 1),
+                Flat::Class { negated, ranges } => {
+                    c.is_some_and(|c| in_class(ranges, c, ci) != *negated) && at(next, j + 1)
+                }
+                Flat::Star => at(next, j) || (c.is_some_and(|c| c != b'/') && at(cur, j + 1)),
+                // (?:/?|.*/)
+                Flat::RecPrefix => {
+                    after_slash |= c == Some(b'/') && at(next, j + 1);
+                    at(next, j) || after_slash
+                }
+                // /.*
+                Flat::RecSuffix => {
+                    let v = c == Some(b'/') && later;
+                    later |= at(next, j);
+                    v
+                }
+                // (?:/|/.*/)
+                Flat::RecMiddle => {
+                    after_slash |= c == Some(b'/') && at(next, j + 1);
+                    c == Some(b'/') && after_slash
+                }
+            };
+            cur[j] = u8::from(v);
         }
-        let r = self.step(i, j);
-        self.memo[key] = if r { 2 } else { 1 };
-        r
+        std::mem::swap(&mut next, &mut cur);
     }
-
-    fn step(&mut self, i: usize, j: usize) -> bool {
-        let n = self.s.len();
-        let t: &'a [Flat] = self.t;
-        let Some(tok) = t.get(i) else {
-            return j == n;
-        };
-        let c = self.s.get(j).copied();
-        match tok {
-            Flat::Byte(b) => c.is_some_and(|c| self.byte_eq(*b, c)) && self.at(i + 1, j + 1),
-            Flat::Any => c.is_some_and(|c| c != b'/') && self.at(i + 1, j + 1),
-            Flat::Star => self.at(i + 1, j) || (c.is_some_and(|c| c != b'/') && self.at(i, j + 1)),
-            Flat::Class { negated, ranges } => {
-                c.is_some_and(|c| self.in_class(ranges, c) != *negated) && self.at(i + 1, j + 1)
-            }
-            // (?:/?|.*/)
-            Flat::RecPrefix => {
-                self.at(i + 1, j)
-                    || (c == Some(b'/') && self.at(i + 1, j + 1))
-                    || (j..n).any(|k| self.s[k] == b'/' && self.at(i + 1, k + 1))
-            }
-            // /.*
-            Flat::RecSuffix => c == Some(b'/') && (j + 1..=n).any(|k| self.at(i + 1, k)),
-            // (?:/|/.*/)
-            Flat::RecMiddle => {
-                c == Some(b'/')
-                    && (self.at(i + 1, j + 1)
-                        || (j + 1..n).any(|k| self.s[k] == b'/' && self.at(i + 1, k + 1)))
-            }
-        }
-    }
+    at(next, start)
 }
 
 #[cfg(test)]

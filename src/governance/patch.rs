@@ -89,10 +89,16 @@ pub fn parse(text: &str) -> Vec<FileOp> {
                 path: p.trim().to_string(),
             });
         } else if let Some(p) = head.strip_prefix("*** Move to:") {
-            if let Some(FileOp::Update { move_to, .. }) = ops.last_mut() {
+            if let Some(FileOp::Update {
+                move_to: move_to @ None,
+                ..
+            }) = ops.last_mut()
+            {
                 *move_to = Some(p.trim().to_string());
             } else {
-                // A stray Move to still names a path the gate must check.
+                // A stray Move to still names a path the gate must check; so does a second
+                // one after an Update (OpenCode moves to the first and skips the rest, so
+                // keeping only the last would let the first go unchecked).
                 ops.push(FileOp::Update {
                     path: p.trim().to_string(),
                     move_to: None,
@@ -200,6 +206,18 @@ mod tests {
         );
         assert!(paths("no patch here").is_empty());
         assert_eq!(paths("*** Move to: ../escape"), vec!["../escape"]);
+    }
+
+    /// OpenCode's apply_patch moves to the first `*** Move to:` after an Update and skips
+    /// the others: every one of them is a path the gate checks, the first is the move.
+    #[test]
+    fn a_second_move_to_is_a_path_too() {
+        let text = "*** Update File: src/auth/a.ts\n*** Move to: docs/evil.md\n*** Move to: src/auth/b.ts\n@@\n-a\n+b\n";
+        assert_eq!(
+            paths(text),
+            vec!["src/auth/a.ts", "docs/evil.md", "src/auth/b.ts"]
+        );
+        assert_eq!(parse(text)[0].final_path(), "docs/evil.md");
     }
 
     #[test]

@@ -9,6 +9,8 @@
 //! Tool arguments are plain strings, not markdown, so this module scans text as it is. The
 //! markdown-aware rules (links in code are ignored) live with the vault, which parses markdown.
 
+use crate::fx::FxHashSet;
+
 /// A link body longer than this is not taken for a concept name (hosts ship excerpts of large
 /// arguments, bounded accordingly).
 pub const MAX_LINK_CHARS: usize = 256;
@@ -210,23 +212,22 @@ pub fn link_target(body: &str) -> &str {
     &body[..i]
 }
 
-/// Collects normalized concepts, deduplicated, keeping first-seen order.
+/// Collects normalized concepts, deduplicated, keeping first-seen order. Deduplication is by
+/// a set beside the list: the text may be a model's (a tool call's arguments), and a linear
+/// scan per link made 50,000 distinct links cost 3.6 s.
 #[derive(Default, Debug, Clone)]
 pub struct ConceptSet {
     order: Vec<String>,
+    seen: FxHashSet<String>,
 }
 
 impl ConceptSet {
     pub fn add_text(&mut self, text: &str, mode: ScanMode) {
-        for_each_link(text, mode, |body| {
-            let c = concept_of(body);
-            if !c.is_empty() && !self.order.contains(&c) {
-                self.order.push(c);
-            }
-        });
+        for_each_link(text, mode, |body| self.push(concept_of(body)));
     }
     pub fn push(&mut self, concept: String) {
-        if !concept.is_empty() && !self.order.contains(&concept) {
+        if !concept.is_empty() && !self.seen.contains(&concept) {
+            self.seen.insert(concept.clone());
             self.order.push(concept);
         }
     }

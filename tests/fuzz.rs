@@ -1,0 +1,33 @@
+//! Fuzzing on stable Rust: property tests (proptest) of every parser that reads model or host
+//! input, through its public API. Each property asserts more than "no panic" where that is
+//! cheap. `cargo test` runs a bounded number of cases (seconds); `scripts/fuzz.sh` runs the
+//! long one and prints the cases per parser. See `fuzz/common.rs` for seeds and case counts.
+//! Native only (`tests/wasm.rs` is the wasm-pack target).
+#![cfg(not(target_arch = "wasm32"))]
+
+#[path = "fuzz/common.rs"]
+mod common;
+#[path = "fuzz/config.rs"]
+mod config;
+#[path = "fuzz/engine.rs"]
+mod engine;
+#[path = "fuzz/host.rs"]
+mod host;
+#[path = "fuzz/intents.rs"]
+mod intents;
+#[path = "fuzz/maenifold.rs"]
+mod maenifold;
+#[path = "fuzz/mcp.rs"]
+mod mcp;
+#[path = "fuzz/patch.rs"]
+mod patch;
+#[path = "fuzz/paths.rs"]
+mod paths;
+#[path = "fuzz/records.rs"]
+mod records;
+#[path = "fuzz/scaling.rs"]
+mod scaling;
+#[path = "fuzz/sop.rs"]
+mod sop;
+#[path = "fuzz/text.rs"]
+mod text;
