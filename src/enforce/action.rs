@@ -11,7 +11,7 @@
 //!   (`"origin"`, `\ `), a `$`, a glob or an `=` changes what the shell does, and so the form.
 //!   The other arguments (a working directory, an environment, a timeout) are part of it;
 //!   `description` is not.
-//! * File tools (write, edit, apply_patch, …): the files they touch — path arguments joined
+//! * File tools (the host profile's write, edit and patch roles): the files they touch — the profile's path keys joined
 //!   to the project root (`./a` ≡ `a` ≡ `<root>/a`; `x/../a` is another path: `x` may be a
 //!   link), a patch's file header lines — and the arguments that are not the text being
 //!   written. Other text in the same file is the same action: the retry of a write is rarely
@@ -24,36 +24,9 @@ use serde_json::Value;
 
 use crate::host::{Profile, Role};
 
-/// The text a file tool writes or replaces (at any depth: `edits[].oldString` too).
-const CONTENT_KEYS: &[&str] = &[
-    "content",
-    "oldString",
-    "newString",
-    "old_string",
-    "new_string",
-    "oldText",
-    "newText",
-    "old_text",
-    "new_text",
-    "old_str",
-    "new_str",
-    "file_text",
-    "insert_text",
-    "new_source",
-    "diff",
-    "text",
-];
-
-/// Patch text: reduced to its file header lines.
-const PATCH_KEYS: &[&str] = &["patchText", "patch", "input"];
-
-/// Paths, resolved against the project (any tool).
-const PATH_KEYS: &[&str] = &[
-    "filePath",
-    "file_path",
-    "path",
-    "notebook_path",
-    "target_file",
+/// Working directories, resolved against the project (any tool): where a command runs is part
+/// of what it does, however the path is spelled.
+const WORKDIR_KEYS: &[&str] = &[
     "workdir",
     "cwd",
     "directory",
@@ -61,6 +34,23 @@ const PATH_KEYS: &[&str] = &[
     "working_directory",
     "workingDirectory",
 ];
+
+/// Which keys of a call the canonical form reads specially: all from the tool's entry in the
+/// host's profile (its path, patch and written-text keys), never guessed across hosts.
+struct Canon<'a> {
+    /// The file the tool touches: resolved against the project.
+    paths: &'a [&'static str],
+    /// A file tool's patch text: reduced to its header lines.
+    patch: &'a [&'static str],
+    /// A file tool's written or replaced text (at any depth: `edits[].oldText` too): left out.
+    written: Vec<&'static str>,
+}
+
+impl Canon<'_> {
+    fn path(&self, k: &str) -> bool {
+        self.paths.contains(&k) || WORKDIR_KEYS.contains(&k)
+    }
+}
 
 /// The canonical form of a call's action (see the module doc). `cwd`: the project root.
 /// The host's profile says which tools are shell tools (and their command key) and which
@@ -70,23 +60,41 @@ pub fn target(host: &Profile, tool: &str, args: &Value, cwd: &str) -> String {
     let shell = host
         .shell_key(tool)
         .and_then(|f| args.get(f).and_then(Value::as_str).map(|line| (f, line)));
-    let file_tool = matches!(host.role(tool), Role::Write | Role::Edit | Role::Patch);
+    let entry = host.entry(tool);
+    let keys = &entry.keys;
+    let file_tool = matches!(entry.role, Role::Write | Role::Edit | Role::Patch);
+    let canon = Canon {
+        paths: keys.path,
+        patch: if file_tool { keys.patch } else { &[] },
+        written: if file_tool {
+            [
+                keys.content,
+                keys.old,
+                keys.new,
+                keys.item_old,
+                keys.item_new,
+            ]
+            .concat()
+        } else {
+            Vec::new()
+        },
+    };
     if let Some((field, line)) = shell {
         out.push_str("sh:");
         out.push_str(&command(line));
         out.push('\n');
-        canonical_json(args, cwd, &[field, "description"], false, &mut out);
+        canonical_json(args, cwd, &[field, "description"], &canon, &mut out);
     } else {
         out.push_str(if file_tool { "file:" } else { "args:" });
-        canonical_json(args, cwd, &["description"], file_tool, &mut out);
+        canonical_json(args, cwd, &["description"], &canon, &mut out);
     }
     out
 }
 
 /// Serialize `v` with sorted keys, without recursion (any depth the host can send). Top-level
-/// keys in `skip` are left out; path keys are resolved; for a file tool, content keys are left
-/// out and patch keys reduced to their header lines.
-fn canonical_json(v: &Value, cwd: &str, skip: &[&str], file_tool: bool, out: &mut String) {
+/// keys in `skip` are left out; path keys are resolved; a file tool's written text is left out
+/// and its patch text reduced to its header lines ([`Canon`]).
+fn canonical_json(v: &Value, cwd: &str, skip: &[&str], canon: &Canon, out: &mut String) {
     enum Step<'a> {
         Value(Option<&'a str>, &'a Value),
         Text(&'static str),
@@ -114,7 +122,7 @@ fn canonical_json(v: &Value, cwd: &str, skip: &[&str], file_tool: bool, out: &mu
                 for k in keys.into_iter().rev() {
                     // pushed in reverse: popped in order
                     let k = k.as_str();
-                    if (top && skip.contains(&k)) || (file_tool && CONTENT_KEYS.contains(&k)) {
+                    if (top && skip.contains(&k)) || canon.written.contains(&k) {
                         continue;
                     }
                     stack.push(Step::Text(","));
@@ -130,10 +138,8 @@ fn canonical_json(v: &Value, cwd: &str, skip: &[&str], file_tool: bool, out: &mu
                 }
             }
             Value::String(s) => match key {
-                Some(k) if file_tool && PATCH_KEYS.contains(&k) => {
-                    json_string(&patch_headers(s), out)
-                }
-                Some(k) if PATH_KEYS.contains(&k) => json_string(&resolve(cwd, s), out),
+                Some(k) if canon.patch.contains(&k) => json_string(&patch_headers(s), out),
+                Some(k) if canon.path(k) => json_string(&resolve(cwd, s), out),
                 _ => json_string(s, out),
             },
             scalar => out.push_str(&scalar.to_string()),
