@@ -313,29 +313,28 @@ function walkStrings(root, at0, plan, out, limits = DEFAULT_LIMITS) {
   }
 }
 
+/** The excerpts of one string (see `excerpts`). */
 function stringExcerpts(v, at, plan, out) {
-  {
-    const { needle, close, window } = plan;
-    let i = v.indexOf(needle);
-    if (i === -1) return;
-    const spans = skipSpans(v, plan.skip);
-    let path = null;
-    while (i !== -1) {
-      const inside = spans && spans.find(([a, b]) => i >= a && i < b);
-      if (inside) {
-        i = v.indexOf(needle, inside[1]);
-        continue;
-      }
-      const end = v.indexOf(close, i + needle.length);
-      if (end === -1) return;
-      if (end - i > window) {
-        i = v.indexOf(needle, i + needle.length);
-        continue;
-      }
-      if (!path) path = pathOf(at);
-      out.push({ path, text: v.slice(Math.max(0, i - 1), Math.min(v.length, end + close.length + 1)) });
-      i = v.indexOf(needle, end + close.length);
+  const { needle, close, window } = plan;
+  let i = v.indexOf(needle);
+  if (i === -1) return;
+  const spans = skipSpans(v, plan.skip);
+  let path = null;
+  while (i !== -1) {
+    const inside = spans && spans.find(([a, b]) => i >= a && i < b);
+    if (inside) {
+      i = v.indexOf(needle, inside[1]);
+      continue;
     }
+    const end = v.indexOf(close, i + needle.length);
+    if (end === -1) return;
+    if (end - i > window) {
+      i = v.indexOf(needle, i + needle.length);
+      continue;
+    }
+    if (!path) path = pathOf(at);
+    out.push({ path, text: v.slice(Math.max(0, i - 1), Math.min(v.length, end + close.length + 1)) });
+    i = v.indexOf(needle, end + close.length);
   }
 }
 
