@@ -1,0 +1,211 @@
+use super::*;
+use crate::protocol::Request;
+use crate::test_drive::Reply;
+
+const AUTH: &str = "Context for CONCEPT: auth\n\nDirect relations (1 CONCEPTS):\n  • jwt (co-occurs in 2 files)\n    Files: memory://notes/auth-design\n    Content preview:\n      memory://notes/auth-design: Tokens are RS256-signed.\n";
+
+/// A scripted host: answers stats from `fs`, spawns with `cli`, sleeps never end unless
+/// `fire_timers`.
+struct Host<'a> {
+    engine: Engine,
+    cli: &'a dyn Fn(&[String]) -> Option<String>,
+    spawned: Vec<Vec<String>>,
+}
+
+impl<'a> Host<'a> {
+    fn new(cli: &'a dyn Fn(&[String]) -> Option<String>) -> Self {
+        let mut h = Host {
+            engine: Engine::new(),
+            cli,
+            spawned: vec![],
+        };
+        // This host runs maenifold per call only (the MCP path has its own tests).
+        let init = json!({"hook": "init", "env": {"PATH": "/bin"}, "cwd": "/w", "mcp": false})
+            .to_string();
+        let r = h.drive(&init);
+        assert_eq!(r["discovery"]["path"], "/bin/maenifold");
+        h
+    }
+
+    fn drive(&mut self, call: &str) -> Value {
+        let (cli, spawned) = (self.cli, &mut self.spawned);
+        crate::test_drive::drive(&mut self.engine, call, |req| match req {
+            Request::Stat { path } if path == "/bin/maenifold" => Reply::Now(
+                json!({"exists": true, "realpath": path, "isFile": true, "executable": true}),
+            ),
+            Request::Stat { .. } => Reply::Now(json!({"exists": false})),
+            Request::ReadFile { .. } => Reply::Now(json!({"error": "vanished"})),
+            Request::Spawn { argv, .. } => {
+                spawned.push(argv.clone());
+                match cli(argv) {
+                    Some(out) => {
+                        Reply::Now(json!({"success": true, "stdout": out, "exitCode": 0}))
+                    }
+                    // hangs: the host kills it at its timeout
+                    None => Reply::Later(json!({"timedOut": true})),
+                }
+            }
+            Request::Sleep { .. } => Reply::Later(json!({})),
+            other => panic!("unexpected {other:?}"),
+        })
+    }
+}
+
+fn answer(argv: &[String]) -> Option<String> {
+    let payload: Value = serde_json::from_str(&argv[4]).unwrap();
+    match payload["conceptName"].as_str().unwrap() {
+        "auth" => Some(AUTH.into()),
+        "slow" => None,
+        "broken" => Some("ERROR: database is locked\n".into()),
+        c => Some(format!(
+            "Context for CONCEPT: {c}\n\nDirect relations (0 CONCEPTS):\n"
+        )),
+    }
+}
+
+#[test]
+fn bash_gets_comment_lines_and_runs_the_same_command() {
+    let mut h = Host::new(&answer);
+    let r = h.drive(&json!({"hook": "tool.before", "tool": "bash", "callId": "c1", "args": {"command": "echo '[[auth]]'"}}).to_string());
+    let m = &r["mutations"][0];
+    assert_eq!(m["path"], json!(["command"]));
+    let pre = m["prepend"].as_str().unwrap();
+    assert!(pre.lines().all(|l| l.starts_with('#')), "{pre}");
+    assert!(pre.contains("[[jwt]]"));
+    assert!(r.get("followUp").is_none());
+    assert_eq!(h.spawned[0][1..4], ["--tool", "BuildContext", "--payload"]);
+    let p: Value = serde_json::from_str(&h.spawned[0][4]).unwrap();
+    assert_eq!(
+        p,
+        json!({"conceptName": "auth", "depth": 1, "maxEntities": 5, "includeContent": true})
+    );
+}
+
+#[test]
+fn write_content_is_never_altered_and_context_comes_with_the_result() {
+    let mut h = Host::new(&answer);
+    let r = h.drive(&json!({"hook": "tool.before", "tool": "write", "callId": "w1", "args": {"filePath": "a.md", "content": "see [[auth]]"}}).to_string());
+    assert!(r.get("mutations").is_none());
+    assert_eq!(r["followUp"], true);
+    let a =
+        h.drive(&json!({"hook": "tool.after", "tool": "write", "callId": "w1"}).to_string());
+    assert_eq!(a["mutations"][0]["path"], json!(["output"]));
+    assert!(a["mutations"][0]["append"]
+        .as_str()
+        .unwrap()
+        .contains(context::OPEN));
+    // delivered once
+    let again =
+        h.drive(&json!({"hook": "tool.after", "tool": "write", "callId": "w1"}).to_string());
+    assert_eq!(again, json!({}));
+}
+
+#[test]
+fn result_only_hosts_get_the_markdown_block_with_the_result_and_unchanged_arguments() {
+    // OpenClaw runs a `params` rewrite but replays the model's original call: the comment
+    // lines would never be read, so `resultOnly` sends everything with the result.
+    let mut h = Host::new(&answer);
+    let r = h.drive(&json!({"hook": "tool.before", "tool": "exec", "callId": "e1", "resultOnly": true, "args": {"command": "echo '[[auth]]'"}}).to_string());
+    assert!(r.get("mutations").is_none(), "{r}");
+    assert_eq!(r["followUp"], true);
+    assert_eq!(r["concepts"], json!(["auth"]));
+    let a = h.drive(&json!({"hook": "tool.after", "tool": "exec", "callId": "e1"}).to_string());
+    let text = a["mutations"][0]["append"].as_str().unwrap();
+    assert!(
+        text.starts_with("\n\n")
+            && text.contains(context::OPEN)
+            && text.contains("## [[auth]]"),
+        "{text}"
+    );
+    assert!(
+        !text.lines().any(|l| l.starts_with("# ")),
+        "markdown, not comment lines: {text}"
+    );
+    // without the flag the same call is placed as before
+    let b = h.drive(&json!({"hook": "tool.before", "tool": "exec", "callId": "e2", "args": {"command": "echo '[[auth]]'"}}).to_string());
+    assert_eq!(b["mutations"][0]["path"], json!(["command"]));
+}
+
+#[test]
+fn task_prompt_gets_the_markdown_block() {
+    let mut h = Host::new(&answer);
+    let r = h.drive(&json!({"hook": "tool.before", "tool": "task", "callId": "t", "args": {"prompt": "fix [[auth]]", "description": "d"}}).to_string());
+    let pre = r["mutations"][0]["prepend"].as_str().unwrap();
+    assert!(pre.starts_with(context::OPEN));
+    assert!(pre.contains("## [[auth]]"));
+    assert_eq!(r["mutations"][0]["path"], json!(["prompt"]));
+}
+
+#[test]
+fn knowledge_alone_reads_what_it_can_of_hostile_arguments() {
+    // knowledge context fails open: a lone surrogate or a cut-off subtree does not stop it
+    let mut h = Host::new(&answer);
+    let deep = format!("{}0{}", "[".repeat(5_000), "]".repeat(5_000));
+    let call = format!(
+        r#"{{"hook":"tool.before","tool":"task","callId":"t","args":{{"prompt":"fix [[auth]] \ud800","x":{deep}}}}}"#
+    );
+    let r = h.drive(&call);
+    assert!(r.get("block").is_none(), "{r}");
+    assert!(r["mutations"][0]["prepend"]
+        .as_str()
+        .unwrap()
+        .contains("## [[auth]]"));
+    // the host could not encode the arguments: nothing to read, nothing blocked
+    let r =
+        h.drive(r#"{"hook":"tool.before","tool":"bash","callId":"u","unreadable":"cycle"}"#);
+    assert_eq!(r, json!({}));
+}
+
+#[test]
+fn slow_and_failed_concepts_are_dropped_the_rest_used() {
+    let mut h = Host::new(&answer);
+    let r = h.drive(&json!({"hook": "tool.before", "tool": "task", "callId": "t", "args": {"prompt": "[[slow]] [[broken]] [[auth]] [[unknown]]"}}).to_string());
+    assert_eq!(r["concepts"], json!(["slow", "broken", "auth", "unknown"]));
+    let pre = r["mutations"][0]["prepend"].as_str().unwrap();
+    assert!(pre.contains("## [[auth]]"));
+    assert!(!pre.contains("[[unknown]]"), "no knowledge: no section");
+    let logs = r["logs"][0]["message"].as_str().unwrap();
+    assert!(
+        logs.contains("slow: over the") && logs.contains("database is locked"),
+        "{logs}"
+    );
+}
+
+#[test]
+fn no_concepts_means_no_lookup() {
+    let mut h = Host::new(&answer);
+    let r = h.drive(&json!({"hook": "tool.before", "tool": "bash", "callId": "x", "args": {"command": "[[ -f a ]] && ls"}}).to_string());
+    assert_eq!(r, json!({}));
+    assert!(h.spawned.is_empty());
+}
+
+#[test]
+fn without_a_cli_every_hook_is_a_quiet_no_op() {
+    let mut e = Engine::new();
+    let step = e
+        .start_json(json!({"hook": "init", "env": {}}).to_string())
+        .unwrap();
+    let Step::Done { result, .. } = step else {
+        panic!("no requests without PATH/HOME: {step:?}")
+    };
+    assert_eq!(result["plan"]["toolBefore"], Value::Null);
+    assert_eq!(result["logs"].as_array().unwrap().len(), 1);
+    let step = e
+        .start_json(
+            json!({"hook": "tool.before", "tool": "bash", "args": {"command": "[[auth]]"}})
+                .to_string(),
+        )
+        .unwrap();
+    assert!(matches!(step, Step::Done { result, .. } if result == json!({})));
+}
+
+#[test]
+fn bad_calls_are_typed_errors() {
+    let mut e = Engine::new();
+    assert_eq!(e.start_json("{").unwrap_err().kind, "BadCall");
+    assert_eq!(
+        e.start_json(r#"{"hook":"nope"}"#).unwrap_err().kind,
+        "BadCall"
+    );
+    assert_eq!(e.resume_json(1, "nah").unwrap_err().kind, "BadReply");
+}
