@@ -1739,5 +1739,4 @@ fn tool_after(shared: &Rc<RefCell<Shared>>, call_id: &str) -> ToolResult {
 }
 
 #[cfg(test)]
-#[path = "engine_tests.rs"]
 mod tests;
