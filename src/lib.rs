@@ -10,14 +10,6 @@ pub mod decimal;
 pub mod discovery;
 pub mod enforce;
 pub mod engine;
-#[path = "engine/policy/governance.rs"]
-pub mod engine_gov;
-#[cfg(test)]
-#[path = "engine/gov_tests.rs"]
-mod engine_gov_tests;
-#[cfg(test)]
-#[path = "engine/wiring_tests.rs"]
-mod engine_wiring_tests;
 pub mod governance;
 pub mod host;
 pub mod knowledge;
