@@ -1,14 +1,20 @@
 //! The wire types: the hook calls a host sends ([`Call`]) and what the engine answers with
 //! beside the operations' own results ([`Plan`] in `init`'s answer, [`ToolResult`] for
-//! `tool.before` and `tool.after`, [`CallError`]). Both builds read and write the same shapes:
-//! a call only the policy build serves is read by the lean one too, and answered
-//! `{needs: "policy"}`.
+//! `tool.before` and `tool.after`, [`CallError`]). Both builds know every hook: a call only
+//! the policy build serves is read by the lean one too, and answered `{needs: "policy"}`.
+//!
+//! What the lean build does not read, to stay small (each field or variant serde reads costs
+//! the wasm code): the fields of the policy-only hooks (their types are `policy`'s: the
+//! governance ones in `policy/governance.rs`, [`crate::engine`]'s lean half reads them as
+//! nothing) and the policy-only fields of common hooks (`#[cfg_attr(.., serde(skip))]`
+//! below: the lean build leaves them at their defaults, as it ignored them before).
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::policy;
 use crate::placement::Excerpt;
 use crate::protocol::{Log, Mutation};
 use crate::session::SessionInfo;
@@ -41,6 +47,7 @@ pub enum Call {
         /// `provider/model` (OpenCode's `input.model`), for Agent Trace records (policy
         /// build).
         #[serde(default)]
+        #[cfg_attr(not(feature = "policy"), serde(skip))]
         model_id: Option<String>,
     },
     /// The session-start context for a project, computed now (the `hookwise session` command,
@@ -67,10 +74,7 @@ pub enum Call {
     /// (`active_intents: []`), never overwriting; it turns intent governance on. Result: like
     /// `init.scaffold`'s. Policy build (the lean one answers `{needs: "policy"}`).
     #[serde(rename = "governance.scaffold")]
-    GovScaffold {
-        #[serde(default)]
-        cwd: String,
-    },
+    GovScaffold(policy::GovScaffoldCall),
     /// Before the summarising model call (OpenCode `experimental.session.compacting`).
     #[serde(rename = "session.compacting")]
     SessionCompacting {
@@ -87,37 +91,21 @@ pub enum Call {
     /// Intent governance: the `select_active_intent` tool. Result: `{ok, intentId?, text}`
     /// (`text` is the tool result for the model); in the lean build `{needs: "policy"}`.
     #[serde(rename = "intent.select")]
-    IntentSelect {
-        #[serde(default)]
-        session_id: String,
-        #[serde(default)]
-        intent_id: String,
-    },
+    IntentSelect(policy::IntentSelectCall),
     /// Intent governance: the `<intent_context>` text for a session. Result: `{system: [..]}`;
     /// in the lean build `{needs: "policy"}`.
     #[serde(rename = "intent.context")]
-    IntentContext {
-        #[serde(default)]
-        session_id: String,
-        #[serde(default)]
-        model_id: Option<String>,
-    },
+    IntentContext(policy::IntentContextCall),
     /// Intent governance: verify the Agent Trace chain and head (and `anchor`, a head printed
     /// earlier). Result: `{path, headPath, ok, lines, problems, logHead?, storedHead?, error?}`;
     /// in the lean build `{needs: "policy"}`.
     #[serde(rename = "trace.verify")]
-    TraceVerify {
-        #[serde(default)]
-        anchor: Option<String>,
-    },
+    TraceVerify(policy::TraceVerifyCall),
     /// Intent governance: the Agent Trace's head to anchor; `init` writes it for the log as it
     /// is. Result: `{ok, written?, text?, message, verify}`; in the lean build
     /// `{needs: "policy"}`.
     #[serde(rename = "trace.head")]
-    TraceHead {
-        #[serde(default)]
-        init: bool,
-    },
+    TraceHead(policy::TraceHeadCall),
     /// The enforcement metrics (`hookwise metrics [verify]`): reads the files the
     /// configuration names. Result: `{ok, text, metricsFile, stateFile}`; in the lean build
     /// `{needs: "policy"}`.
@@ -178,6 +166,7 @@ pub struct ToolBeforeCall {
     /// Decide as the hook would, against the real cooldowns, but record nothing (no
     /// metrics line, no state change): `hookwise check`. The decision says `dryRun`.
     #[serde(default)]
+    #[cfg_attr(not(feature = "policy"), serde(skip))]
     pub dry_run: bool,
     /// The host cannot show the model changed arguments (OpenClaw runs a `params`
     /// rewrite but replays the model's original call): everything goes with the result.
@@ -203,16 +192,20 @@ pub struct ToolAfterCall {
     /// records the mutation from them. The host sends them only for the tools the plan
     /// lists (`toolBeforeTools`).
     #[serde(default)]
+    #[cfg_attr(not(feature = "policy"), serde(skip))]
     pub args: Option<Value>,
     /// 16 random bytes as 32 hex characters (the record's uuid).
     #[serde(default)]
+    #[cfg_attr(not(feature = "policy"), serde(skip))]
     pub random: String,
     /// The tool failed: nothing is recorded.
     #[serde(default)]
+    #[cfg_attr(not(feature = "policy"), serde(skip))]
     pub failed: bool,
     /// As in `tool.before`: the arguments could not be read whole (nothing is recorded
     /// from them; the warning says so).
     #[serde(default)]
+    #[cfg_attr(not(feature = "policy"), serde(skip))]
     pub unreadable: Option<String>,
 }
 

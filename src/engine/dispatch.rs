@@ -30,7 +30,7 @@ impl Engine {
             }
             Call::Doctor => ops.start(move |_| session::doctor(shared)),
             Call::Scaffold { cwd } => ops.start(move |io| session::scaffold(io, cwd)),
-            Call::GovScaffold { cwd } => ops.start(move |io| policy::governance_scaffold(io, cwd)),
+            Call::GovScaffold(c) => ops.start(move |io| policy::governance_scaffold(io, c)),
             Call::SessionCompacting { session_id, now_ms } => {
                 ops.start(move |io| session::compacting(io, shared, sessions, session_id, now_ms))
             }
@@ -40,18 +40,10 @@ impl Engine {
                 let r = tool::deliver(&shared, &c.call_id);
                 ops.start(move |io| policy::tool_after(io, shared, c, r))
             }
-            Call::IntentSelect {
-                session_id,
-                intent_id,
-            } => ops.start(move |io| policy::intent_select(io, shared, session_id, intent_id)),
-            Call::IntentContext {
-                session_id,
-                model_id,
-            } => ops.start(move |io| policy::intent_context(io, shared, session_id, model_id)),
-            Call::TraceVerify { anchor } => {
-                ops.start(move |io| policy::trace_verify(io, shared, anchor))
-            }
-            Call::TraceHead { init } => ops.start(move |io| policy::trace_head(io, shared, init)),
+            Call::IntentSelect(c) => ops.start(move |io| policy::intent_select(io, shared, c)),
+            Call::IntentContext(c) => ops.start(move |io| policy::intent_context(io, shared, c)),
+            Call::TraceVerify(c) => ops.start(move |io| policy::trace_verify(io, shared, c)),
+            Call::TraceHead(c) => ops.start(move |io| policy::trace_head(io, shared, c)),
             Call::Metrics { verify } => ops.start(move |io| policy::metrics(io, shared, verify)),
         }
     }

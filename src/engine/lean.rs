@@ -8,6 +8,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
+use serde::de::{Deserialize, Deserializer, IgnoredAny};
 use serde_json::{json, Value};
 
 use super::{to_value, FailClosed, Shared, ToolAfterCall, ToolBeforeCall, ToolResult};
@@ -223,15 +224,37 @@ pub(super) async fn extend_system(
 ) {
 }
 
-pub(super) async fn governance_scaffold(_io: Io, _cwd: String) -> Value {
+/// The fields of the hooks only the policy build serves: read as nothing here (the lean build
+/// answers `{needs: "policy"}` whatever they say).
+macro_rules! unread {
+    ($($name:ident),*) => {$(
+        #[derive(Debug)]
+        pub struct $name;
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                IgnoredAny::deserialize(d)?;
+                Ok($name)
+            }
+        }
+    )*};
+}
+unread!(
+    GovScaffoldCall,
+    IntentSelectCall,
+    IntentContextCall,
+    TraceVerifyCall,
+    TraceHeadCall
+);
+
+pub(super) async fn governance_scaffold(_io: Io, _call: GovScaffoldCall) -> Value {
     needs_policy()
 }
 
 pub(super) async fn intent_select(
     _io: Io,
     _shared: Rc<RefCell<Shared>>,
-    _session_id: String,
-    _intent_id: String,
+    _call: IntentSelectCall,
 ) -> Value {
     needs_policy()
 }
@@ -239,8 +262,7 @@ pub(super) async fn intent_select(
 pub(super) async fn intent_context(
     _io: Io,
     _shared: Rc<RefCell<Shared>>,
-    _session_id: String,
-    _model_id: Option<String>,
+    _call: IntentContextCall,
 ) -> Value {
     needs_policy()
 }
@@ -248,12 +270,16 @@ pub(super) async fn intent_context(
 pub(super) async fn trace_verify(
     _io: Io,
     _shared: Rc<RefCell<Shared>>,
-    _anchor: Option<String>,
+    _call: TraceVerifyCall,
 ) -> Value {
     needs_policy()
 }
 
-pub(super) async fn trace_head(_io: Io, _shared: Rc<RefCell<Shared>>, _init: bool) -> Value {
+pub(super) async fn trace_head(
+    _io: Io,
+    _shared: Rc<RefCell<Shared>>,
+    _call: TraceHeadCall,
+) -> Value {
     needs_policy()
 }
 

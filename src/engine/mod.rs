@@ -60,6 +60,9 @@ pub use call::{
     ToolResult, EXCERPT_WINDOW,
 };
 pub use init::{option_forces, wanted, INTENTS_FILE};
+pub use policy::{
+    GovScaffoldCall, IntentContextCall, IntentSelectCall, TraceHeadCall, TraceVerifyCall,
+};
 
 // What the engine's tests (`tests.rs`: `use super::*`) read besides the engine itself.
 #[cfg(test)]

@@ -22,6 +22,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::super::{to_value, Shared};
@@ -224,9 +225,53 @@ pub(in crate::engine) async fn extend_system(
     r.logs.append(&mut g.logs);
 }
 
+/// `governance.scaffold`'s fields.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GovScaffoldCall {
+    #[serde(default)]
+    pub cwd: String,
+}
+
+/// `intent.select`'s fields.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IntentSelectCall {
+    #[serde(default)]
+    pub session_id: String,
+    #[serde(default)]
+    pub intent_id: String,
+}
+
+/// `intent.context`'s fields.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IntentContextCall {
+    #[serde(default)]
+    pub session_id: String,
+    #[serde(default)]
+    pub model_id: Option<String>,
+}
+
+/// `trace.verify`'s fields: `anchor`, a head printed earlier.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TraceVerifyCall {
+    #[serde(default)]
+    pub anchor: Option<String>,
+}
+
+/// `trace.head`'s fields: `init` writes the head for the log as it is.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TraceHeadCall {
+    #[serde(default)]
+    pub init: bool,
+}
+
 /// `governance.scaffold`: create the intents file (`active_intents: []`), never overwriting.
-pub(in crate::engine) async fn governance_scaffold(io: Io, cwd: String) -> Value {
-    let r = gov::init_scaffold(&io, &gov::InitInput { worktree: cwd }).await;
+pub(in crate::engine) async fn governance_scaffold(io: Io, call: GovScaffoldCall) -> Value {
+    let r = gov::init_scaffold(&io, &gov::InitInput { worktree: call.cwd }).await;
     let rel = gov::ops::INTENTS_FILE;
     let kept = !r.created && r.message.ends_with("left unchanged");
     json!({
@@ -240,40 +285,38 @@ pub(in crate::engine) async fn governance_scaffold(io: Io, cwd: String) -> Value
 pub(in crate::engine) async fn intent_select(
     io: Io,
     shared: Rc<RefCell<Shared>>,
-    session_id: String,
-    intent_id: String,
+    call: IntentSelectCall,
 ) -> Value {
     let w = shared.borrow().policy.gov.clone();
-    to_value(w.select(&io, &session_id, &intent_id).await)
+    to_value(w.select(&io, &call.session_id, &call.intent_id).await)
 }
 
 /// `intent.context`: the `<intent_context>` text for a session.
 pub(in crate::engine) async fn intent_context(
     io: Io,
     shared: Rc<RefCell<Shared>>,
-    session_id: String,
-    model_id: Option<String>,
+    call: IntentContextCall,
 ) -> Value {
     let w = shared.borrow().policy.gov.clone();
-    to_value(w.context(&io, &session_id, model_id).await)
+    to_value(w.context(&io, &call.session_id, call.model_id).await)
 }
 
 /// `trace.verify`: the Agent Trace chain and head, checked.
 pub(in crate::engine) async fn trace_verify(
     io: Io,
     shared: Rc<RefCell<Shared>>,
-    anchor: Option<String>,
+    call: TraceVerifyCall,
 ) -> Value {
     let w = shared.borrow().policy.gov.clone();
-    to_value(w.verify(&io, anchor).await)
+    to_value(w.verify(&io, call.anchor).await)
 }
 
-/// `trace.head`: the Agent Trace's head to anchor (`init`: written for the log as it is).
+/// `trace.head`: the Agent Trace's head to anchor.
 pub(in crate::engine) async fn trace_head(
     io: Io,
     shared: Rc<RefCell<Shared>>,
-    init: bool,
+    call: TraceHeadCall,
 ) -> Value {
     let w = shared.borrow().policy.gov.clone();
-    to_value(w.head(&io, init).await)
+    to_value(w.head(&io, call.init).await)
 }

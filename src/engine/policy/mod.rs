@@ -28,6 +28,9 @@ pub(super) use governance::{
     extend_system, governance_scaffold, intent_context, intent_select, session_created, trace_head,
     trace_verify,
 };
+pub use governance::{
+    GovScaffoldCall, IntentContextCall, IntentSelectCall, TraceHeadCall, TraceVerifyCall,
+};
 
 /// The policy state of a running engine (in [`Shared`]).
 pub(super) struct State {
