@@ -35,11 +35,7 @@ impl Engine {
                 ops.start(move |io| session::compacting(io, shared, sessions, session_id, now_ms))
             }
             Call::ToolBefore(c) => ops.start(move |io| tool::before(io, shared, c)),
-            Call::ToolAfter(c) => {
-                // The context waiting for this call is taken now, as the call comes.
-                let r = tool::deliver(&shared, &c.call_id);
-                ops.start(move |io| policy::tool_after(io, shared, c, r))
-            }
+            Call::ToolAfter(c) => ops.start(move |io| tool::after(io, shared, c)),
             Call::IntentSelect(c) => ops.start(move |io| policy::intent_select(io, shared, c)),
             Call::IntentContext(c) => ops.start(move |io| policy::intent_context(io, shared, c)),
             Call::TraceVerify(c) => ops.start(move |io| policy::trace_verify(io, shared, c)),

@@ -203,8 +203,8 @@ pub(super) fn finish_tool_before(
 
 /// `tool.after`: the waiting context alone (no Agent Trace).
 pub(super) async fn tool_after(
-    _io: Io,
-    _shared: Rc<RefCell<Shared>>,
+    _io: &Io,
+    _shared: &Rc<RefCell<Shared>>,
     _call: ToolAfterCall,
     r: ToolResult,
 ) -> Value {

@@ -10,23 +10,26 @@
 //! - `tool`: `tool.before` / `tool.after` — knowledge lookups and where their text goes.
 //! - `session`: `session.created`, `system.transform`, `session.compacting`,
 //!   `session.preview`, `doctor`, `init.scaffold`.
-//! - `policy`: everything that differs between the two builds, decided here once. With
+//! - `policy`: everything that differs between the two builds, decided once, below. With
 //!   `--features policy`: `policy/` (intent governance in `policy/governance.rs`, pre-action
 //!   enforcement in `policy/enforce.rs`, the warm MCP session's routing and the `init` steps
-//!   in `policy/mod.rs`); without it: `lean.rs`, the same functions answering
-//!   `{needs: "policy"}` where the policy build would act, and doing nothing where it would
-//!   only add (no governance block, no enforcement decision). No other engine file names the
-//!   feature.
+//!   in `policy/mod.rs`); without it: `lean.rs`, the same names and signatures, answering
+//!   `{needs: "policy"}` where the policy build would act and adding nothing where it would
+//!   only add (no governance block, no enforcement decision, no Agent Trace record). Outside
+//!   them the engine names the feature only in `call.rs`, to skip reading the policy-only
+//!   fields of common hooks in the lean build (its size).
 //!
 //! # How to add a hook
-//! 1. One variant in [`Call`] (`#[serde(rename = "the.hook")]`; its fields, or a struct in
-//!    `call.rs` when they are many). The same in both builds: a hook only the policy build
-//!    serves is still read by the lean one.
-//! 2. One handler, `async fn(io: Io, …) -> Value`, in the part its role belongs to (in
-//!    `policy/` *and* `lean.rs` when only the policy build serves it: the lean one returns
-//!    `needs_policy()`), and one arm in `dispatch.rs` calling it.
+//! 1. One variant in [`Call`] (`#[serde(rename = "the.hook")]`), with its fields (a struct
+//!    in `call.rs` when they are many). Both builds know every hook; for a hook only the
+//!    policy build serves, the variant's payload is a type of `policy` (`policy/…`: its
+//!    fields; `lean.rs`: one more name in its `unread!`), so the lean build reads nothing
+//!    of it.
+//! 2. One handler, `async fn(io: Io, …) -> Value`, in the file of its role (for a policy-only
+//!    hook: in `policy/` and, answering `needs_policy()`, in `lean.rs`), and one arm in
+//!    `dispatch.rs` calling it.
 //! 3. If the host may skip the crossing unless the hook is wanted: one flag in [`Plan`], set
-//!    in `init.rs`.
+//!    in `init.rs` (from `policy::Setup` when the policy decides it).
 
 use std::cell::RefCell;
 use std::collections::VecDeque;

@@ -8,7 +8,9 @@ use std::rc::Rc;
 
 use serde_json::Value;
 
-use super::{policy, to_value, Shared, ToolBeforeCall, ToolResult, MAX_PENDING_AFTER};
+use super::{
+    policy, to_value, Shared, ToolAfterCall, ToolBeforeCall, ToolResult, MAX_PENDING_AFTER,
+};
 use crate::context::{self, Style};
 use crate::knowledge::{ContextQuery, Source};
 use crate::maenifold::BuildContext;
@@ -45,6 +47,13 @@ pub(super) async fn before(io: Io, shared: Rc<RefCell<Shared>>, call: ToolBefore
     .await;
     policy::finish_tool_before(pre, &shared, &call, &view, &mut r);
     to_value(r)
+}
+
+/// `tool.after`: the context waiting for this call (taken as the call comes), then what
+/// governance records.
+pub(super) async fn after(io: Io, shared: Rc<RefCell<Shared>>, call: ToolAfterCall) -> Value {
+    let r = deliver(&shared, &call.call_id);
+    policy::tool_after(&io, &shared, call, r).await
 }
 
 /// Knowledge context for a tool call: find the concepts, look them up in parallel under one
@@ -219,7 +228,7 @@ pub(super) fn place(
 
 /// `tool.after`: deliver context that could not go into the arguments with the tool's result
 /// (taken from the queue: a second `tool.after` for the call finds nothing).
-pub(super) fn deliver(shared: &Rc<RefCell<Shared>>, call_id: &str) -> ToolResult {
+fn deliver(shared: &Rc<RefCell<Shared>>, call_id: &str) -> ToolResult {
     let mut s = shared.borrow_mut();
     let Some(pos) = s.after.iter().position(|(id, _)| id == call_id) else {
         return ToolResult::default();

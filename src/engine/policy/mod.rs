@@ -471,8 +471,8 @@ pub(super) fn finish_tool_before(
 /// record of the change. Nothing is recorded from arguments that could not be read whole
 /// (the before hook refused such a call; a host that ran it anyway is told).
 pub(super) async fn tool_after(
-    io: Io,
-    shared: Rc<RefCell<Shared>>,
+    io: &Io,
+    shared: &Rc<RefCell<Shared>>,
     call: ToolAfterCall,
     mut r: ToolResult,
 ) -> Value {
@@ -501,7 +501,7 @@ pub(super) async fn tool_after(
     };
     if let Some(args) = args {
         let mut g = w
-            .tool_after(&io, &tool, &session_id, &call_id, args, now, random, failed)
+            .tool_after(io, &tool, &session_id, &call_id, args, now, random, failed)
             .await;
         r.mutations.append(&mut g.mutations);
         r.logs.append(&mut g.logs);
