@@ -10,11 +10,6 @@ pub mod decimal;
 pub mod discovery;
 pub mod enforce;
 pub mod engine;
-pub mod engine_gov;
-#[cfg(test)]
-mod engine_gov_tests;
-#[cfg(test)]
-mod engine_wiring_tests;
 pub mod governance;
 pub mod host;
 pub mod knowledge;

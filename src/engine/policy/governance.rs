@@ -1,10 +1,11 @@
-//! Intent governance in the engine: the probe every build runs at `init`, and (policy build)
-//! the wiring of [`crate::governance`] into the hooks.
+//! Intent governance in the engine (policy build): the wiring of [`crate::governance`] into
+//! the hooks.
 //!
 //! - `init` stats `.orchestration/active_intents.yaml` in the same batch as the enforcement
-//!   probe; when it exists (or option `governance` is `true` / `{enabled: true}`) the lean
-//!   build answers `{needs: "policy"}`: governance lives in the policy build only.
-//! - Policy build, governance wired (the file existed at start, or the option forces it on):
+//!   probe (`init.rs`, both builds); when it exists (or option `governance` is `true` /
+//!   `{enabled: true}`) the lean build answers `{needs: "policy"}`: governance lives in the
+//!   policy build only.
+//! - Governance wired (the file existed at start, or the option forces it on):
 //!   the plan lists the watched tools (`toolBeforeTools`: they reach the engine with whole
 //!   arguments; by default the host profile's shell, write, edit, patch and read tools, see
 //!   [`crate::host`]), and asks for `session.created` and `system.transform`.
@@ -18,38 +19,19 @@
 //!   off at once; creating it while hookwise runs needs a restart (the lean build does not
 //!   watch for it).
 
-use serde_json::Value;
+use std::cell::RefCell;
+use std::rc::Rc;
 
-#[cfg(feature = "policy")]
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::super::{to_value, Shared};
 use crate::governance::{self as gov, ops::Enabled, GovConfig, Governance};
-#[cfg(feature = "policy")]
 use crate::protocol::Log;
-#[cfg(feature = "policy")]
 use crate::runtime::Io;
-
-/// Where the probe looks, relative to the project root.
-pub const INTENTS_FILE: &str = ".orchestration/active_intents.yaml";
-
-/// What option `governance` says: `Some(true)` forces it on, `Some(false)` off, `None` (absent,
-/// `"auto"` or an object without a boolean `enabled`): on when the intents file exists.
-pub fn option_forces(v: Option<&Value>) -> Option<bool> {
-    match v? {
-        Value::Bool(b) => Some(*b),
-        Value::Object(m) => m.get("enabled").and_then(Value::as_bool),
-        _ => None,
-    }
-}
-
-/// Whether the project wants governance: the option (the plugin's, else the one in
-/// `.opencode/hookwise.json`) or, by default, the intents file.
-pub fn wanted(options: &Value, file_options: Option<&Value>, intents_exist: bool) -> bool {
-    option_forces(options.get("governance"))
-        .or_else(|| option_forces(file_options.and_then(|f| f.get("governance"))))
-        .unwrap_or(intents_exist)
-}
+use crate::session::{SessionInfo, SystemResult};
 
 /// Governance in a running engine (policy build).
-#[cfg(feature = "policy")]
 #[derive(Clone, Default)]
 pub struct Wiring {
     pub gov: Governance,
@@ -61,7 +43,6 @@ pub struct Wiring {
     pub directory: String,
 }
 
-#[cfg(feature = "policy")]
 impl Wiring {
     /// From the merged options. `on`: the probe said governance is wanted. `host`: the host's
     /// profile (its tools are the default gated and read tools; the gate reads its keys).
@@ -219,30 +200,123 @@ impl Wiring {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
+/// `session.created`: the parent link (subagents inherit the intent).
+pub(in crate::engine) fn session_created(shared: &Rc<RefCell<Shared>>, session: &SessionInfo) {
+    shared
+        .borrow()
+        .policy
+        .gov
+        .gov
+        .session_created(&session.id, session.parent_id.as_deref());
+}
 
-    #[test]
-    fn the_option_wins_over_the_file_and_auto_follows_the_file() {
-        let none = json!({});
-        assert!(wanted(&none, None, true));
-        assert!(!wanted(&none, None, false));
-        assert!(wanted(&json!({"governance": true}), None, false));
-        assert!(!wanted(&json!({"governance": false}), None, true));
-        assert!(wanted(
-            &json!({"governance": {"enabled": true}}),
-            None,
-            false
-        ));
-        assert!(!wanted(&json!({"governance": "auto"}), None, false));
-        assert!(wanted(&json!({"governance": "auto"}), None, true));
-        // the project's hookwise.json counts when the plugin options say nothing
-        let file = json!({"governance": false});
-        assert!(!wanted(&none, Some(&file), true));
-        assert!(wanted(&json!({"governance": true}), Some(&file), false));
-        // a bad value is not a decision
-        assert!(wanted(&json!({"governance": 3}), None, true));
-    }
+/// `system.transform`: intent governance's block comes after the session context.
+pub(in crate::engine) async fn extend_system(
+    io: &Io,
+    shared: &Rc<RefCell<Shared>>,
+    session_id: Option<&str>,
+    system: &[String],
+    model_id: Option<String>,
+    r: &mut SystemResult,
+) {
+    let w = shared.borrow().policy.gov.clone();
+    let mut g = w.system(io, session_id, system, model_id).await;
+    r.system.append(&mut g.system);
+    r.logs.append(&mut g.logs);
+}
+
+/// `governance.scaffold`'s fields.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GovScaffoldCall {
+    #[serde(default)]
+    pub cwd: String,
+}
+
+/// `intent.select`'s fields.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IntentSelectCall {
+    #[serde(default)]
+    pub session_id: String,
+    #[serde(default)]
+    pub intent_id: String,
+}
+
+/// `intent.context`'s fields.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IntentContextCall {
+    #[serde(default)]
+    pub session_id: String,
+    #[serde(default)]
+    pub model_id: Option<String>,
+}
+
+/// `trace.verify`'s fields: `anchor`, a head printed earlier.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TraceVerifyCall {
+    #[serde(default)]
+    pub anchor: Option<String>,
+}
+
+/// `trace.head`'s fields: `init` writes the head for the log as it is.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TraceHeadCall {
+    #[serde(default)]
+    pub init: bool,
+}
+
+/// `governance.scaffold`: create the intents file (`active_intents: []`), never overwriting.
+pub(in crate::engine) async fn governance_scaffold(io: Io, call: GovScaffoldCall) -> Value {
+    let r = gov::init_scaffold(&io, &gov::InitInput { worktree: call.cwd }).await;
+    let rel = gov::ops::INTENTS_FILE;
+    let kept = !r.created && r.message.ends_with("left unchanged");
+    json!({
+        "created": if r.created { vec![rel] } else { vec![] },
+        "kept": if kept { vec![rel] } else { vec![] },
+        "failed": if r.created || kept { vec![] } else { vec![r.message] },
+    })
+}
+
+/// `intent.select`: the `select_active_intent` tool.
+pub(in crate::engine) async fn intent_select(
+    io: Io,
+    shared: Rc<RefCell<Shared>>,
+    call: IntentSelectCall,
+) -> Value {
+    let w = shared.borrow().policy.gov.clone();
+    to_value(w.select(&io, &call.session_id, &call.intent_id).await)
+}
+
+/// `intent.context`: the `<intent_context>` text for a session.
+pub(in crate::engine) async fn intent_context(
+    io: Io,
+    shared: Rc<RefCell<Shared>>,
+    call: IntentContextCall,
+) -> Value {
+    let w = shared.borrow().policy.gov.clone();
+    to_value(w.context(&io, &call.session_id, call.model_id).await)
+}
+
+/// `trace.verify`: the Agent Trace chain and head, checked.
+pub(in crate::engine) async fn trace_verify(
+    io: Io,
+    shared: Rc<RefCell<Shared>>,
+    call: TraceVerifyCall,
+) -> Value {
+    let w = shared.borrow().policy.gov.clone();
+    to_value(w.verify(&io, call.anchor).await)
+}
+
+/// `trace.head`: the Agent Trace's head to anchor.
+pub(in crate::engine) async fn trace_head(
+    io: Io,
+    shared: Rc<RefCell<Shared>>,
+    call: TraceHeadCall,
+) -> Value {
+    let w = shared.borrow().policy.gov.clone();
+    to_value(w.head(&io, call.init).await)
 }

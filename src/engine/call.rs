@@ -1,0 +1,336 @@
+//! The wire types: the hook calls a host sends ([`Call`]) and what the engine answers with
+//! beside the operations' own results ([`Plan`] in `init`'s answer, [`ToolResult`] for
+//! `tool.before` and `tool.after`, [`CallError`]). Both builds know every hook: a call only
+//! the policy build serves is read by the lean one too, and answered `{needs: "policy"}`.
+//!
+//! What the lean build does not read, to stay small (each field or variant serde reads costs
+//! the wasm code): the fields of the policy-only hooks (their types are `policy`'s: the
+//! governance ones in `policy/governance.rs`, [`crate::engine`]'s lean half reads them as
+//! nothing) and the policy-only fields of common hooks (`#[cfg_attr(.., serde(skip))]`
+//! below: the lean build leaves them at their defaults, as it ignored them before).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::policy;
+use crate::placement::Excerpt;
+use crate::protocol::{Log, Mutation};
+use crate::session::SessionInfo;
+
+/// A hook call from the host.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "hook", rename_all_fields = "camelCase")]
+pub enum Call {
+    /// Plugin start: options, the environment it needs and the working directory.
+    #[serde(rename = "init")]
+    Init(InitCall),
+    /// Start the warm maenifold MCP session now instead of on first need (plugin start with
+    /// session-start context on). Result: `{ok, error?, status, logs}`; in the lean build
+    /// (no MCP session) `{}`.
+    #[serde(rename = "mcp.warmup")]
+    McpWarmup,
+    /// The plugin is going away: stop the MCP session. Result: `{stopped}`.
+    #[serde(rename = "dispose")]
+    Dispose,
+    /// A session was created (OpenCode `event` `session.created`: `event.properties.info`).
+    #[serde(rename = "session.created")]
+    SessionCreated { session: SessionInfo },
+    /// Before a model request (OpenCode `experimental.chat.system.transform`).
+    #[serde(rename = "system.transform")]
+    SystemTransform {
+        #[serde(default)]
+        session_id: Option<String>,
+        #[serde(default)]
+        system: Vec<String>,
+        /// `provider/model` (OpenCode's `input.model`), for Agent Trace records (policy
+        /// build).
+        #[serde(default)]
+        #[cfg_attr(not(feature = "policy"), serde(skip))]
+        model_id: Option<String>,
+    },
+    /// The session-start context for a project, computed now (the `hookwise session` command,
+    /// engine hosts). `strategy`: `parallel` (default), `sequential`, `seed` (the benchmark's
+    /// baseline).
+    #[serde(rename = "session.preview")]
+    SessionPreview {
+        #[serde(default)]
+        project: Option<String>,
+        #[serde(default)]
+        strategy: Option<String>,
+    },
+    /// What hookwise knows about itself: knowledge source, discovery, configuration.
+    #[serde(rename = "doctor")]
+    Doctor,
+    /// `hookwise init`: create hookwise's configuration files in the project, never
+    /// overwriting one that exists.
+    #[serde(rename = "init.scaffold")]
+    Scaffold {
+        #[serde(default)]
+        cwd: String,
+    },
+    /// `hookwise init --governance`: create `.orchestration/active_intents.yaml`
+    /// (`active_intents: []`), never overwriting; it turns intent governance on. Result: like
+    /// `init.scaffold`'s. Policy build (the lean one answers `{needs: "policy"}`).
+    #[serde(rename = "governance.scaffold")]
+    GovScaffold(policy::GovScaffoldCall),
+    /// Before the summarising model call (OpenCode `experimental.session.compacting`).
+    #[serde(rename = "session.compacting")]
+    SessionCompacting {
+        session_id: String,
+        #[serde(default)]
+        now_ms: f64,
+    },
+    /// Before a tool runs (OpenCode `tool.execute.before`).
+    #[serde(rename = "tool.before")]
+    ToolBefore(ToolBeforeCall),
+    /// After a tool ran (OpenCode `tool.execute.after`).
+    #[serde(rename = "tool.after")]
+    ToolAfter(ToolAfterCall),
+    /// Intent governance: the `select_active_intent` tool. Result: `{ok, intentId?, text}`
+    /// (`text` is the tool result for the model); in the lean build `{needs: "policy"}`.
+    #[serde(rename = "intent.select")]
+    IntentSelect(policy::IntentSelectCall),
+    /// Intent governance: the `<intent_context>` text for a session. Result: `{system: [..]}`;
+    /// in the lean build `{needs: "policy"}`.
+    #[serde(rename = "intent.context")]
+    IntentContext(policy::IntentContextCall),
+    /// Intent governance: verify the Agent Trace chain and head (and `anchor`, a head printed
+    /// earlier). Result: `{path, headPath, ok, lines, problems, logHead?, storedHead?, error?}`;
+    /// in the lean build `{needs: "policy"}`.
+    #[serde(rename = "trace.verify")]
+    TraceVerify(policy::TraceVerifyCall),
+    /// Intent governance: the Agent Trace's head to anchor; `init` writes it for the log as it
+    /// is. Result: `{ok, written?, text?, message, verify}`; in the lean build
+    /// `{needs: "policy"}`.
+    #[serde(rename = "trace.head")]
+    TraceHead(policy::TraceHeadCall),
+    /// The enforcement metrics (`hookwise metrics [verify]`): reads the files the
+    /// configuration names. Result: `{ok, text, metricsFile, stateFile}`; in the lean build
+    /// `{needs: "policy"}`.
+    #[serde(rename = "metrics")]
+    Metrics {
+        #[serde(default)]
+        verify: bool,
+    },
+}
+
+/// `init`'s fields.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InitCall {
+    #[serde(default)]
+    pub options: Value,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    #[serde(default)]
+    pub cwd: String,
+    /// OpenCode's `worktree` and `directory` (the project name comes from them).
+    #[serde(default)]
+    pub worktree: String,
+    #[serde(default)]
+    pub directory: String,
+    /// The host can run the maenifold MCP server (`mcpStart` …); a host that runs
+    /// maenifold through its own runner cannot: the CLI path only.
+    #[serde(default = "yes")]
+    pub mcp: bool,
+    /// Which host this is (`opencode`, `openclaw`, `claude-code`, `vscode`): the profile
+    /// the gate, the trace, enforcement and placement read ([`crate::host`]). Absent:
+    /// `vscode`; anything else unknown: a warning and `vscode`.
+    #[serde(default)]
+    pub host: Option<Value>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// `tool.before`'s fields. The arguments come whole (`args`) or, as the plan asks, as
+/// top-level field types plus excerpts around each needle the host found (`fields`,
+/// `excerpts`).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolBeforeCall {
+    pub tool: String,
+    #[serde(default)]
+    pub session_id: String,
+    #[serde(default)]
+    pub call_id: String,
+    #[serde(default)]
+    pub args: Option<Value>,
+    #[serde(default)]
+    pub fields: BTreeMap<String, String>,
+    #[serde(default)]
+    pub excerpts: Option<Vec<Excerpt>>,
+    /// Decide as the hook would, against the real cooldowns, but record nothing (no
+    /// metrics line, no state change): `hookwise check`. The decision says `dryRun`.
+    #[serde(default)]
+    #[cfg_attr(not(feature = "policy"), serde(skip))]
+    pub dry_run: bool,
+    /// The host cannot show the model changed arguments (OpenClaw runs a `params`
+    /// rewrite but replays the model's original call): everything goes with the result.
+    #[serde(default)]
+    pub result_only: bool,
+    /// The arguments could not be read whole ([`crate::wire::Unreadable::from_code`]): the
+    /// host could not encode them, or the core cut what nested too deep. Governance and
+    /// enforcement refuse the call; knowledge context reads what is there.
+    #[serde(default)]
+    pub unreadable: Option<String>,
+}
+
+/// `tool.after`'s fields.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolAfterCall {
+    pub tool: String,
+    #[serde(default)]
+    pub session_id: String,
+    #[serde(default)]
+    pub call_id: String,
+    /// The tool's arguments (OpenCode passes them in the after hook's input): governance
+    /// records the mutation from them. The host sends them only for the tools the plan
+    /// lists (`toolBeforeTools`).
+    #[serde(default)]
+    #[cfg_attr(not(feature = "policy"), serde(skip))]
+    pub args: Option<Value>,
+    /// 16 random bytes as 32 hex characters (the record's uuid).
+    #[serde(default)]
+    #[cfg_attr(not(feature = "policy"), serde(skip))]
+    pub random: String,
+    /// The tool failed: nothing is recorded.
+    #[serde(default)]
+    #[cfg_attr(not(feature = "policy"), serde(skip))]
+    pub failed: bool,
+    /// As in `tool.before`: the arguments could not be read whole (nothing is recorded
+    /// from them; the warning says so).
+    #[serde(default)]
+    #[cfg_attr(not(feature = "policy"), serde(skip))]
+    pub unreadable: Option<String>,
+}
+
+impl Call {
+    /// The core cut part of this call's arguments (or the host said it could not encode
+    /// them): a tool call is marked so that policy refuses it; other calls read what is left.
+    pub(super) fn mark_unreadable(&mut self, code: &str) {
+        match self {
+            Call::ToolBefore(ToolBeforeCall { unreadable, .. })
+            | Call::ToolAfter(ToolAfterCall { unreadable, .. }) => {
+                unreadable.get_or_insert_with(|| code.to_string());
+            }
+            _ => {}
+        }
+    }
+}
+
+/// An error in the host's call itself (bad JSON, unknown hook): a typed error, not a panic.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallError {
+    pub kind: &'static str,
+    pub message: String,
+}
+
+/// Which hooks need the engine at all, so the host can skip the crossing for the others.
+#[derive(Debug, Clone, Serialize, Default, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Plan {
+    /// `tool.before` is needed only for calls with a string containing `needle`; the host
+    /// sends the top-level field types and, for each string, excerpts: from one character
+    /// before each `needle` to one character after the next `close`, when that lies within
+    /// `window` characters (else that occurrence is skipped). `None`: not needed at all.
+    pub tool_before: Option<ExcerptPlan>,
+    /// `session.created` events are wanted.
+    pub session_created: bool,
+    /// `system.transform` is wanted (session context goes into the system prompt).
+    pub system_transform: bool,
+    /// `session.compacting` is wanted.
+    pub compaction: bool,
+    /// Pre-action enforcement is on: every `tool.before` goes to the engine with the whole
+    /// arguments (`args`), not excerpts.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub tool_before_all: bool,
+    /// Intent governance is on: `tool.before` for these tools goes to the engine with the
+    /// whole arguments (a `followUp` asks for `tool.after` with the arguments). Always empty
+    /// in the lean build.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tool_before_tools: Vec<String>,
+    /// Governance or enforcement is on: a `tool.before` the core cannot answer (it fails, or
+    /// the host cannot hand it over) is blocked, never waved through.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fail_closed: Option<FailClosed>,
+    /// The bounds the host checks a call's arguments against before they cross
+    /// ([`crate::wire`]); past them it sends `unreadable` instead.
+    pub args_limits: crate::wire::ArgsLimits,
+}
+
+/// Which tool calls the host blocks when the core cannot answer them, and what it tells the
+/// model: `message` with `{tool}` and `{error}` filled in.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct FailClosed {
+    /// Every tool (enforcement is on).
+    pub all: bool,
+    /// The tools governance gates.
+    pub tools: Vec<String>,
+    pub message: String,
+}
+
+impl FailClosed {
+    const MESSAGE: &'static str = "hookwise blocked `{tool}`: it could not check this call ({error}), and in this project intent governance or pre-action enforcement blocks what it cannot check. Try again; tell the user if it keeps failing.";
+
+    /// `None` when neither is on.
+    pub fn new(enforcing: bool, gated: Vec<String>) -> Option<FailClosed> {
+        (enforcing || !gated.is_empty()).then(|| FailClosed {
+            all: enforcing,
+            tools: gated,
+            message: Self::MESSAGE.to_string(),
+        })
+    }
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ExcerptPlan {
+    pub needle: String,
+    pub close: String,
+    pub window: usize,
+    /// Spans `[open, close]` whose needles are not excerpted (hookwise's own earlier blocks).
+    pub skip: Vec<(String, String)>,
+}
+
+/// How far (in UTF-16 units, as JS counts) an excerpt may run from `[[` to `]]`: enough for
+/// the longest link body the core accepts even in astral-plane characters.
+pub const EXCERPT_WINDOW: usize = 2 * crate::wikilink::MAX_LINK_CHARS + 8;
+
+/// The result of `tool.before` and `tool.after`.
+#[derive(Debug, Clone, Serialize, Default, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolResult {
+    /// Changes to apply in place: to `output.args` before, to `output` after.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mutations: Vec<Mutation>,
+    /// The host must call `tool.after` for this call id.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub follow_up: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub concepts: Vec<String>,
+    /// The context text (for hosts that place it themselves).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub logs: Vec<Log>,
+    /// Pre-action enforcement blocks the call: the host throws this message.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub block: Option<String>,
+    /// Pre-action enforcement's advice (already placed: comment lines or with the result).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub advice: Option<String>,
+    /// The enforcement decision (`enforce::Decision` without its logs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enforcement: Option<Value>,
+    /// `tool.after`: intent governance appended an Agent Trace record (its id). Never set in
+    /// the lean build.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recorded: Option<String>,
+}

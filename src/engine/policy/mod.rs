@@ -1,0 +1,513 @@
+//! The policy build's half of the engine (`--features policy`): the warm maenifold MCP session
+//! (its routing of steps, its start at `init`), intent governance (`governance.rs`) and
+//! pre-action enforcement (`enforce.rs`). The lean build compiles `../lean.rs` in its place:
+//! the same names and signatures, answering `{needs: "policy"}` where this module acts.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use serde_json::{json, Value};
+
+use super::{to_value, FailClosed, Shared, ToolAfterCall, ToolBeforeCall, ToolResult};
+use crate::config::Config;
+use crate::enforce::{Decision, Enforcer, Level as EnforceLevel, MemorySource};
+use crate::governance::GateOutput;
+use crate::knowledge::Source;
+use crate::mcp::{McpHandle, Router};
+use crate::placement::ArgsView;
+use crate::protocol::Log;
+use crate::runtime::{Io, Ops, Step};
+
+mod enforce;
+mod governance;
+
+pub(super) use enforce::metrics;
+use governance::Wiring;
+pub(super) use governance::{
+    extend_system, governance_scaffold, intent_context, intent_select, session_created, trace_head,
+    trace_verify,
+};
+pub use governance::{
+    GovScaffoldCall, IntentContextCall, IntentSelectCall, TraceHeadCall, TraceVerifyCall,
+};
+
+/// The policy state of a running engine (in [`Shared`]).
+pub(super) struct State {
+    /// The warm maenifold MCP session (configured at init; idle until first need). It lives
+    /// as long as the engine: the [`Relay`] routes its answers.
+    mcp: McpHandle,
+    enforcer: Option<Enforcer>,
+    gov: Wiring,
+}
+
+impl State {
+    pub(super) fn new() -> State {
+        State {
+            mcp: McpHandle::new(Default::default()),
+            enforcer: None,
+            gov: Wiring::default(),
+        }
+    }
+
+    pub(super) fn observe_now(&self, now_ms: u64) {
+        self.mcp.observe_now(now_ms);
+    }
+
+    /// What `init` set up (the MCP session stays: it was configured in place).
+    pub(super) fn install(&mut self, setup: Setup) {
+        self.enforcer = setup.enforcer;
+        self.gov = setup.gov;
+    }
+
+    fn enforcing(&self) -> bool {
+        self.enforcer
+            .as_ref()
+            .is_some_and(|e| e.settings().level != EnforceLevel::Disabled)
+    }
+}
+
+/// Every step passes through it: MCP answers wake the operations parked on them; their steps
+/// wait in [`Relay::take_woken`], and the session's warnings go with the next result.
+pub(super) struct Relay {
+    router: Router,
+    mcp: McpHandle,
+    /// Steps of other operations that an entry woke.
+    woken: Vec<Step>,
+    /// MCP session warnings not yet given to the host (they go with the next result).
+    mcp_logs: Vec<Log>,
+}
+
+impl Relay {
+    pub(super) fn new(state: &State) -> Relay {
+        Relay {
+            router: Router::new(state.mcp.clone()),
+            mcp: state.mcp.clone(),
+            woken: Vec::new(),
+            mcp_logs: Vec::new(),
+        }
+    }
+
+    pub(super) fn start(&mut self, ops: &mut Ops, step: Step) -> Step {
+        let steps = self.router.route(ops, step);
+        self.first(steps).expect("a start always has its own step")
+    }
+
+    pub(super) fn resume(&mut self, ops: &mut Ops, op: u64, id: u64, reply: Value) -> Option<Step> {
+        let steps = self.router.resume(ops, op, id, reply);
+        self.first(steps)
+    }
+
+    pub(super) fn resume_many(
+        &mut self,
+        ops: &mut Ops,
+        op: u64,
+        replies: Vec<(u64, Value)>,
+    ) -> Option<Step> {
+        let steps = self.router.resume_many(ops, op, replies);
+        self.first(steps)
+    }
+
+    pub(super) fn abandon(&mut self, ops: &mut Ops, op: u64) -> Vec<u64> {
+        let (ids, steps) = self.router.abandon(ops, op);
+        self.push_woken(steps);
+        ids
+    }
+
+    pub(super) fn take_woken(&mut self) -> Vec<Step> {
+        std::mem::take(&mut self.woken)
+    }
+
+    pub(super) fn mcp_feed(&mut self, ops: &mut Ops, session: u64, bytes: &[u8]) {
+        let steps = self.router.feed(ops, session, bytes);
+        self.push_woken(steps);
+    }
+
+    pub(super) fn mcp_closed(&mut self, ops: &mut Ops, session: u64, info: &Value) {
+        let steps = self.router.closed(ops, session, info);
+        self.push_woken(steps);
+    }
+
+    /// The first step is the entry's own; the others (operations woken by MCP answers) wait
+    /// in `woken`.
+    fn first(&mut self, mut steps: Vec<Step>) -> Option<Step> {
+        let logs = self.mcp.take_logs();
+        if !logs.is_empty() {
+            // The session's warnings (one per incident) go out with whichever result is next.
+            self.mcp_logs.extend(logs);
+        }
+        for s in steps.iter_mut() {
+            self.attach_logs(s);
+        }
+        if steps.is_empty() {
+            return None;
+        }
+        let own = steps.remove(0);
+        self.woken.append(&mut steps);
+        Some(own)
+    }
+
+    fn attach_logs(&mut self, step: &mut Step) {
+        let Step::Done { result, .. } = step else {
+            return;
+        };
+        let Value::Object(m) = result else { return };
+        let pending = std::mem::take(&mut self.mcp_logs);
+        if pending.is_empty() {
+            return;
+        }
+        let logs = m.entry("logs").or_insert_with(|| json!([]));
+        if let Value::Array(a) = logs {
+            a.extend(pending.iter().map(to_value));
+        }
+    }
+
+    fn push_woken(&mut self, mut steps: Vec<Step>) {
+        let logs = self.mcp.take_logs();
+        self.mcp_logs.extend(logs);
+        for s in steps.iter_mut() {
+            self.attach_logs(s);
+        }
+        self.woken.append(&mut steps);
+    }
+}
+
+/// `init`'s policy steps, in the order `init` takes them.
+pub(super) struct Setup {
+    loaded: Option<crate::enforce::LoadedConfig>,
+    gov: Wiring,
+    enforcer: Option<Enforcer>,
+}
+
+impl Setup {
+    /// After the probe: enforcement's configuration when the project wants enforcement
+    /// (`wanted`). Never fails here; the lean build answers `Err({needs: "policy"})`.
+    pub(super) async fn load(
+        io: &Io,
+        options: &Value,
+        cwd: &str,
+        wanted: bool,
+        _governance: bool,
+    ) -> Result<Setup, Value> {
+        let loaded = if wanted {
+            Some(crate::enforce::load_config(io, cwd, options).await)
+        } else {
+            None
+        };
+        Ok(Setup {
+            loaded,
+            gov: Wiring::default(),
+            enforcer: None,
+        })
+    }
+
+    /// The options enforcement's loader merged (`.opencode/hookwise.json` under the plugin's),
+    /// if it ran.
+    pub(super) fn merged_options(&self) -> Option<Value> {
+        self.loaded.as_ref().map(|l| l.options.clone())
+    }
+
+    /// Intent governance's wiring from the merged options (`on`: the probe wants it).
+    pub(super) fn governance(
+        &mut self,
+        options: &Value,
+        on: bool,
+        cwd: &str,
+        directory: &str,
+        host: &'static crate::host::Profile,
+        logs: &mut Vec<Log>,
+    ) {
+        let (w, glogs) = Wiring::start(options, on, cwd, directory, host);
+        logs.extend(glogs);
+        if w.on {
+            logs.push(Log::info(format!(
+                "intent governance is on ({}): file changes need an active intent",
+                super::INTENTS_FILE
+            )));
+        }
+        self.gov = w;
+    }
+
+    /// The knowledge source as it will answer: maenifold's CLI becomes the warm MCP session
+    /// (with the CLI behind it) unless the host cannot run one or the transport is `cli`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) async fn knowledge(
+        &self,
+        io: &Io,
+        shared: &Rc<RefCell<Shared>>,
+        source: Option<Source>,
+        host_mcp: bool,
+        options: &Value,
+        env: &BTreeMap<String, String>,
+        config: &Config,
+        logs: &mut Vec<Log>,
+    ) -> Result<Option<Source>, Value> {
+        let (mcp_opts, mcp_logs) =
+            crate::mcp::McpOptions::from_sources(options, env, config.timeout_ms);
+        logs.extend(mcp_logs);
+        let h = shared.borrow().policy.mcp.clone();
+        Ok(match source {
+            Some(cli @ Source::Cli { .. })
+                if host_mcp && mcp_opts.transport != crate::mcp::Transport::Cli =>
+            {
+                let Source::Cli { path, .. } = &cli else {
+                    unreachable!()
+                };
+                let setup = crate::mcp::McpSetup {
+                    cli_path: Some(path.clone()),
+                    env: BTreeMap::new(),
+                    source: format!("maenifold:{path}"),
+                    options: mcp_opts.clone(),
+                };
+                if let Some(old) = h.configure(setup) {
+                    // A second init: the old session goes.
+                    io.request(crate::protocol::Request::McpStop {
+                        session: old,
+                        grace_ms: mcp_opts.stop_grace_ms,
+                    })
+                    .await;
+                }
+                Some(Source::Mcp {
+                    h: h.clone(),
+                    cli: Box::new(cli),
+                    timeout_ms: config.timeout_ms,
+                })
+            }
+            other => other,
+        })
+    }
+
+    /// The enforcer, when enforcement's configuration was loaded.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) async fn enforcement(
+        &mut self,
+        io: &Io,
+        shared: &Rc<RefCell<Shared>>,
+        source: Option<&Source>,
+        cwd: &str,
+        env: &BTreeMap<String, String>,
+        host: &'static crate::host::Profile,
+        logs: &mut Vec<Log>,
+    ) {
+        let Some(l) = self.loaded.take() else {
+            return;
+        };
+        logs.extend(l.issues.iter().map(|i| Log::warn(i.to_string())));
+        // Memories come from the knowledge source: maenifold (the warm session or the CLI),
+        // or the vault (searched in process, its BM25 scores calibrated to 0–1 per query).
+        let memory = match source {
+            Some(s @ (Source::Cli { .. } | Source::Mcp { .. })) => {
+                Some(MemorySource::Maenifold(s.clone()))
+            }
+            Some(Source::Vault(v)) => Some(MemorySource::Vault(v.clone())),
+            None => None,
+        };
+        let (e, mut elogs) = Enforcer::start(io, l.settings, cwd, env, memory).await;
+        logs.append(&mut elogs);
+        e.use_clock(shared.borrow().clock.clone());
+        e.use_host(host);
+        self.enforcer = Some(e);
+    }
+
+    /// Enforcement is on (every `tool.before` with whole arguments).
+    pub(super) fn enforcing(&self) -> bool {
+        self.enforcer
+            .as_ref()
+            .is_some_and(|e| e.settings().level != EnforceLevel::Disabled)
+    }
+
+    pub(super) fn governance_on(&self) -> bool {
+        self.gov.on
+    }
+
+    /// The tools governance watches (the plan's `toolBeforeTools`).
+    pub(super) fn watched_tools(&self) -> Vec<String> {
+        self.gov.watched_tools()
+    }
+
+    /// What the host blocks when the core cannot answer (the plan's `failClosed`).
+    pub(super) fn fail_closed(&self) -> Option<FailClosed> {
+        FailClosed::new(
+            self.enforcing(),
+            if self.gov.on {
+                self.gov.gov.config().mutating_tools.clone()
+            } else {
+                Vec::new()
+            },
+        )
+    }
+}
+
+/// The source answers through the warm MCP session.
+pub(super) fn is_mcp(source: Option<&Source>) -> bool {
+    matches!(source, Some(Source::Mcp { .. }))
+}
+
+/// The MCP session's status for `doctor` (`null` unless the source is the session).
+pub(super) fn mcp_status(source: Option<&Source>) -> Value {
+    match source {
+        Some(Source::Mcp { h, .. }) => to_value(h.status()),
+        _ => Value::Null,
+    }
+}
+
+/// `mcp.warmup`: start the warm session now.
+pub(super) async fn mcp_warmup(io: Io, shared: Rc<RefCell<Shared>>) -> Value {
+    let h = shared.borrow().policy.mcp.clone();
+    crate::mcp::session::warm_up(&io, &h).await
+}
+
+/// `dispose`: stop the warm session. `{stopped}`: one was running.
+pub(super) async fn dispose(io: Io, shared: Rc<RefCell<Shared>>) -> Value {
+    let h = shared.borrow().policy.mcp.clone();
+    let running = h.status().session;
+    crate::mcp::session::shutdown(&io, &h).await;
+    json!({ "stopped": running })
+}
+
+/// What governance and enforcement decided before the knowledge lookups.
+pub(super) struct Pre {
+    gate: GateOutput,
+    decision: Option<(Decision, Vec<Log>)>,
+}
+
+/// `tool.before`, before the knowledge lookups: arguments that could not be read whole are
+/// refused where governance or enforcement must check them; then intent governance's gate;
+/// then enforcement. `Err`: the call is blocked (the lookups are skipped).
+pub(super) async fn tool_before(
+    io: &Io,
+    shared: &Rc<RefCell<Shared>>,
+    call: &ToolBeforeCall,
+) -> Result<Pre, ToolResult> {
+    let ToolBeforeCall {
+        tool,
+        session_id,
+        call_id,
+        args,
+        dry_run,
+        unreadable,
+        ..
+    } = call;
+    // Arguments that could not be read whole: governance and enforcement refuse what they
+    // cannot check; knowledge context goes on with what is there.
+    if let Some(code) = unreadable {
+        if let Some(r) = enforce::refuse_unreadable(shared, tool, code) {
+            return Err(r);
+        }
+    }
+    // Intent governance first: its block skips enforcement and the lookups.
+    let gate = match args {
+        Some(a) => {
+            let w = shared.borrow().policy.gov.clone(); // no borrow across awaits
+            let mut g = w.tool_before(io, tool, session_id, call_id, a).await;
+            if let Some(b) = g.block.take() {
+                return Err(ToolResult {
+                    block: Some(b),
+                    logs: g.logs,
+                    ..Default::default()
+                });
+            }
+            g
+        }
+        None => Default::default(),
+    };
+    // Enforcement next: a block skips the knowledge lookups.
+    let enforcer = shared.borrow().policy.enforcer.clone(); // no borrow across awaits
+    let decision = match (args, enforcer) {
+        (Some(a), Some(e)) => {
+            let mut d = if *dry_run {
+                e.dry_run(io, tool, session_id, a).await
+            } else {
+                e.before(io, tool, session_id, a).await
+            };
+            let logs = std::mem::take(&mut d.logs);
+            if let Some(b) = d.block.clone() {
+                return Err(ToolResult {
+                    block: Some(b),
+                    logs,
+                    enforcement: Some(to_value(&d)),
+                    ..Default::default()
+                });
+            }
+            Some((d, logs))
+        }
+        _ => None,
+    };
+    Ok(Pre { gate, decision })
+}
+
+/// `tool.before`, after the knowledge lookups: governance's and enforcement's logs go first;
+/// the gate may ask for `tool.after`; enforcement's advice is placed.
+pub(super) fn finish_tool_before(
+    pre: Pre,
+    shared: &Rc<RefCell<Shared>>,
+    call: &ToolBeforeCall,
+    view: &ArgsView<'_>,
+    r: &mut ToolResult,
+) {
+    let mut logs = pre.gate.logs;
+    logs.append(&mut r.logs);
+    r.logs = logs;
+    r.follow_up |= pre.gate.follow_up;
+    if let Some((d, mut logs)) = pre.decision {
+        logs.append(&mut r.logs);
+        r.logs = logs;
+        if let Some(advice) = d.advice.clone() {
+            enforce::place_advice(
+                shared,
+                r,
+                &call.tool,
+                &call.call_id,
+                view,
+                advice,
+                call.result_only,
+            );
+        }
+        r.enforcement = Some(to_value(&d));
+    }
+}
+
+/// `tool.after`: `r` (the context waiting for this call) plus governance's Agent Trace
+/// record of the change. Nothing is recorded from arguments that could not be read whole
+/// (the before hook refused such a call; a host that ran it anyway is told).
+pub(super) async fn tool_after(
+    io: &Io,
+    shared: &Rc<RefCell<Shared>>,
+    call: ToolAfterCall,
+    mut r: ToolResult,
+) -> Value {
+    let ToolAfterCall {
+        tool,
+        session_id,
+        call_id,
+        args,
+        random,
+        failed,
+        unreadable,
+    } = call;
+    let args = match &unreadable {
+        Some(code) => {
+            r.logs.push(Log::warn(format!(
+                "`{tool}`: no Agent Trace record: {}",
+                crate::wire::Unreadable::from_code(code).reason()
+            )));
+            None
+        }
+        None => args,
+    };
+    let (w, now) = {
+        let s = shared.borrow();
+        (s.policy.gov.clone(), s.clock.get() as f64)
+    };
+    if let Some(args) = args {
+        let mut g = w
+            .tool_after(io, &tool, &session_id, &call_id, args, now, random, failed)
+            .await;
+        r.mutations.append(&mut g.mutations);
+        r.logs.append(&mut g.logs);
+        if g.recorded {
+            r.recorded = Some(g.id.unwrap_or_default());
+        }
+    }
+    to_value(r)
+}
