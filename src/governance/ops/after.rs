@@ -41,7 +41,7 @@ pub struct AfterOutput {
     pub logs: Vec<Log>,
 }
 
-pub(super) fn fallback_random(input: &AfterInput) -> [u8; 16] {
+fn fallback_random(input: &AfterInput) -> [u8; 16] {
     let seed = format!(
         "{}\u{0}{}\u{0}{}\u{0}{:?}",
         input.session_id, input.call_id, input.now_ms, input.args
@@ -56,6 +56,11 @@ pub(super) fn fallback_random(input: &AfterInput) -> [u8; 16] {
 
 /// `tool.after`: append the Agent Trace record of a mutation. Never fails the tool call: a
 /// failed append is logged.
+///
+/// The steps: surface a pending notice; know the files the call wrote ([`pending_files`]);
+/// read them as written ([`read_written`]); work out what changed and where ([`changes_of`]);
+/// let the session know the files as they are now ([`Written::remember`]); append the record
+/// ([`append_trace`]).
 pub async fn tool_after(io: &Io, gov: &Governance, input: &AfterInput) -> AfterOutput {
     let mut out = AfterOutput::default();
     let pending = gov.take_pending(&input.call_id);
@@ -68,26 +73,68 @@ pub async fn tool_after(io: &Io, gov: &Governance, input: &AfterInput) -> AfterO
     if refresh(io, gov, wt, &mut out.logs).await.is_none() {
         return out;
     }
-    if let Some(n) = pending.as_ref().and_then(|p| p.notice.clone()) {
-        out.mutations.push(Mutation {
-            path: vec![PathKey::Key("output".into())],
-            prepend: None,
-            append: Some(format!("\n\n{n}")),
-            strip: None,
-        });
+    if let Some(n) = pending.as_ref().and_then(|p| p.notice.as_deref()) {
+        out.mutations.push(notice_mutation(n));
     }
     let entry = cfg.host.entry(tool);
-    let kind = entry.role;
-    if input.failed || kind == Role::Shell || pending.as_ref().is_some_and(|p| p.blocked) {
+    if input.failed || entry.role == Role::Shell || pending.as_ref().is_some_and(|p| p.blocked) {
         return out; // a shell command's changes are not known file by file
     }
-    let pending = match pending {
-        Some(p) if !p.files.is_empty() => p,
+    let Some(pending) = pending_files(io, gov, &cfg, input, pending).await else {
+        return out;
+    };
+    let written = read_written(io, wt, &pending).await;
+    let changes = changes_of(entry, input, &pending, &written, &mut out.logs);
+    // Whatever happened, the session now knows these files as they are.
+    written.remember(gov, &input.session_id, wt);
+    let Some(class) = changes.class else {
+        return out;
+    };
+    if !changes.changed {
+        out.logs.push(Log::debug(format!(
+            "trace: {tool} changed nothing; no record"
+        )));
+        return out;
+    }
+    append_trace(
+        io,
+        gov,
+        &cfg,
+        input,
+        &pending,
+        class,
+        changes.entries,
+        &mut out,
+    )
+    .await;
+    out
+}
+
+/// The notice about problems in the intents file, appended to the tool's output.
+fn notice_mutation(notice: &str) -> Mutation {
+    Mutation {
+        path: vec![PathKey::Key("output".into())],
+        prepend: None,
+        append: Some(format!("\n\n{notice}")),
+        strip: None,
+    }
+}
+
+/// The files the call wrote, as `tool.before` kept them; when it was not seen for this call,
+/// resolved now (their earlier text is unknown). `None`: no file inside the worktree.
+async fn pending_files(
+    io: &Io,
+    gov: &Governance,
+    cfg: &GovConfig,
+    input: &AfterInput,
+    pending: Option<Pending>,
+) -> Option<Pending> {
+    match pending {
+        Some(p) if !p.files.is_empty() => Some(p),
         _ => {
-            // tool.before was not seen for this call: resolve now, the earlier text is unknown.
-            let tgts = targets(cfg.host, tool, &input.args).unwrap_or_default();
+            let tgts = targets(cfg.host, &input.tool, &input.args).unwrap_or_default();
             let raws: Vec<String> = tgts.iter().map(|t| t.path.clone()).collect();
-            let resolved = resolve_paths(io, wt, &input.directory, &raws).await;
+            let resolved = resolve_paths(io, &input.worktree, &input.directory, &raws).await;
             let files = raws
                 .into_iter()
                 .zip(resolved)
@@ -101,18 +148,26 @@ pub async fn tool_after(io: &Io, gov: &Governance, input: &AfterInput) -> AfterO
                 })
                 .collect::<Vec<_>>();
             if files.is_empty() {
-                return out;
+                return None;
             }
-            Pending {
+            Some(Pending {
                 blocked: false,
                 intent: gov.active_intent(&input.session_id),
                 files,
                 notice: None,
-            }
+            })
         }
-    };
+    }
+}
 
-    // The files as written.
+/// The files as written: each relative path once, with what reading it gave.
+struct Written {
+    rels: Vec<String>,
+    afters: Vec<ReadResult>,
+}
+
+/// Read every file of `pending` once, in one batch.
+async fn read_written(io: &Io, wt: &str, pending: &Pending) -> Written {
     let mut rels: Vec<String> = Vec::new();
     for f in &pending.files {
         if !rels.contains(&f.rel) {
@@ -126,38 +181,81 @@ pub async fn tool_after(io: &Io, gov: &Governance, input: &AfterInput) -> AfterO
             .collect(),
     )
     .await;
-    let after_of: HashMap<&str, Option<&str>> = rels
-        .iter()
-        .map(String::as_str)
-        .zip(afters.iter().map(|r| r.text.as_deref()))
-        .collect();
-    let by_raw = |raw: &str| pending.files.iter().find(|f| f.raw == raw);
-    fn before_text(f: &PendingFile) -> Option<&str> {
-        match &f.before {
-            Before::Text(t) => Some(t.as_str()),
-            _ => None,
-        }
+    Written { rels, afters }
+}
+
+impl Written {
+    /// Each file's text after the call, by relative path (`None`: not readable).
+    fn texts(&self) -> HashMap<&str, Option<&str>> {
+        self.rels
+            .iter()
+            .map(String::as_str)
+            .zip(self.afters.iter().map(|r| r.text.as_deref()))
+            .collect()
     }
 
-    let mut entries: Vec<(String, Vec<Range>)> = Vec::new();
-    let mut class: Option<MutationClass> = None;
-    let mut changed = false;
-    let mut add = |rel: &str,
-                   before: &Before,
-                   after: Option<&str>,
-                   ranges: Vec<Range>,
-                   entries: &mut Vec<(String, Vec<Range>)>| {
+    /// The session's known reads: each file's fingerprint now (`absent` when it is gone).
+    fn remember(&self, gov: &Governance, session: &str, wt: &str) {
+        for (rel, r) in self.rels.iter().zip(self.afters.iter()) {
+            let fp = match (&r.text, r.error.as_deref()) {
+                (Some(t), _) => Some(format!("sha256:{}", sha256_hex(t.as_bytes()))),
+                (None, Some(e)) if is_missing(e) => Some("absent".to_string()),
+                _ => None,
+            };
+            if let Some(fp) = fp {
+                gov.remember_read(session, read_key(wt, rel), fp);
+            }
+        }
+    }
+}
+
+/// What the call changed, file by file, as the record lists it.
+#[derive(Default)]
+struct Changes {
+    /// Each file and its changed line ranges.
+    entries: Vec<(String, Vec<Range>)>,
+    /// The combined mutation class; `None`: no file was looked at.
+    class: Option<MutationClass>,
+    /// Some file's text differs from its known earlier text (or that text is unknown).
+    changed: bool,
+}
+
+impl Changes {
+    fn add(&mut self, rel: &str, before: &Before, after: Option<&str>, ranges: Vec<Range>) {
         let b = match before {
             Before::Text(t) => Some(t.as_str()),
             _ => None,
         };
         if !(matches!(before, Before::Text(t) if Some(t.as_str()) == after)) {
-            changed = true;
+            self.changed = true;
         }
         let c = classify(b, after);
-        class = Some(class.map_or(c, |x| x.combine(c)));
-        entries.push((rel.to_string(), ranges));
-    };
+        self.class = Some(self.class.map_or(c, |x| x.combine(c)));
+        self.entries.push((rel.to_string(), ranges));
+    }
+}
+
+fn before_text(f: &PendingFile) -> Option<&str> {
+    match &f.before {
+        Before::Text(t) => Some(t.as_str()),
+        _ => None,
+    }
+}
+
+/// The changed ranges of each written file: a patch file by file from its hunks, a write as
+/// the whole file, an edit from its shape (old/new strings) or the changed block.
+fn changes_of(
+    entry: &host::Tool,
+    input: &AfterInput,
+    pending: &Pending,
+    written: &Written,
+    logs: &mut Vec<Log>,
+) -> Changes {
+    let tool = input.tool.as_str();
+    let kind = entry.role;
+    let after_of = written.texts();
+    let by_raw = |raw: &str| pending.files.iter().find(|f| f.raw == raw);
+    let mut changes = Changes::default();
     match kind {
         Role::Patch => {
             let text = host::args::patch_text(entry, &input.args)
@@ -170,7 +268,7 @@ pub async fn tool_after(io: &Io, gov: &Governance, input: &AfterInput) -> AfterO
                         let Some(f) = by_raw(path) else { continue };
                         let after = after_of.get(f.rel.as_str()).copied().flatten();
                         let r = after.map(ranges::whole).unwrap_or_default();
-                        add(&f.rel, &f.before, after, r, &mut entries);
+                        changes.add(&f.rel, &f.before, after, r);
                     }
                     FileOp::Update {
                         path,
@@ -181,18 +279,18 @@ pub async fn tool_after(io: &Io, gov: &Governance, input: &AfterInput) -> AfterO
                         let dst = move_to.as_deref().and_then(by_raw).unwrap_or(src);
                         let after = after_of.get(dst.rel.as_str()).copied().flatten();
                         let Some(a) = after else {
-                            out.logs.push(Log::debug(format!(
+                            logs.push(Log::debug(format!(
                                 "trace: {} is not readable after the patch",
                                 dst.rel
                             )));
                             continue;
                         };
                         let r = ranges::patch_update(before_text(src), a, hunks);
-                        add(&dst.rel, &src.before, Some(a), r, &mut entries);
+                        changes.add(&dst.rel, &src.before, Some(a), r);
                     }
                     FileOp::Delete { path } => {
                         let Some(f) = by_raw(path) else { continue };
-                        add(&f.rel, &f.before, None, Vec::new(), &mut entries);
+                        changes.add(&f.rel, &f.before, None, Vec::new());
                     }
                 }
             }
@@ -201,7 +299,7 @@ pub async fn tool_after(io: &Io, gov: &Governance, input: &AfterInput) -> AfterO
             let f = &pending.files[0];
             let after = after_of.get(f.rel.as_str()).copied().flatten();
             match after {
-                None => out.logs.push(Log::debug(format!(
+                None => logs.push(Log::debug(format!(
                     "trace: {} is not readable after {tool}",
                     f.rel
                 ))),
@@ -221,32 +319,28 @@ pub async fn tool_after(io: &Io, gov: &Governance, input: &AfterInput) -> AfterO
                             None => ranges::whole(a),
                         },
                     };
-                    add(&f.rel, &f.before, Some(a), r, &mut entries);
+                    changes.add(&f.rel, &f.before, Some(a), r);
                 }
             }
         }
     }
-    // Whatever happened, the session now knows these files as they are.
-    for (rel, r) in rels.iter().zip(afters.iter()) {
-        let fp = match (&r.text, r.error.as_deref()) {
-            (Some(t), _) => Some(format!("sha256:{}", sha256_hex(t.as_bytes()))),
-            (None, Some(e)) if is_missing(e) => Some("absent".to_string()),
-            _ => None,
-        };
-        if let Some(fp) = fp {
-            gov.remember_read(&input.session_id, read_key(wt, rel), fp);
-        }
-    }
-    let Some(class) = class else {
-        return out;
-    };
-    if !changed {
-        out.logs.push(Log::debug(format!(
-            "trace: {tool} changed nothing; no record"
-        )));
-        return out;
-    }
+    changes
+}
 
+/// Build the record (random bytes, HEAD and model from the host when it gave them, else
+/// derived, read or remembered), chain it and append it to the trace.
+#[allow(clippy::too_many_arguments)]
+async fn append_trace(
+    io: &Io,
+    gov: &Governance,
+    cfg: &GovConfig,
+    input: &AfterInput,
+    pending: &Pending,
+    class: MutationClass,
+    entries: Vec<(String, Vec<Range>)>,
+    out: &mut AfterOutput,
+) {
+    let wt = input.worktree.as_str();
     let random = match trace::parse_random(&input.random) {
         Some(r) => r,
         None => {
@@ -279,7 +373,7 @@ pub async fn tool_after(io: &Io, gov: &Governance, input: &AfterInput) -> AfterO
         intent_id: pending.intent.as_deref(),
         session_id: &input.session_id,
         call_id: &input.call_id,
-        tool,
+        tool: &input.tool,
     };
     let rec = trace::record(&rin, class, entries);
     let chained = match trace::chained(&rec) {
@@ -288,17 +382,16 @@ pub async fn tool_after(io: &Io, gov: &Governance, input: &AfterInput) -> AfterO
             out.logs.push(Log::warn(format!(
                 "trace: could not serialize the record: {e}"
             )));
-            return out;
+            return;
         }
     };
     let u = Unwritten {
         chained,
         id: rec.id.clone(),
-        tool: tool.to_string(),
+        tool: input.tool.clone(),
     };
     if let Ok(written) = trace_io::append_record(io, gov, wt, u, &mut out.logs).await {
         out.recorded = written;
         out.id = Some(rec.id.clone());
     }
-    out
 }
