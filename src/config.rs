@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::bounded::{self, JsonError};
 use crate::protocol::{Log, ReadResult};
 
-pub const DEFAULT_TIMEOUT_MS: u64 = 5000;
+pub use crate::maenifold::DEFAULT_TIMEOUT_MS;
 pub const MIN_TIMEOUT_MS: u64 = 1000;
 pub const MAX_TIMEOUT_MS: u64 = 30000;
 

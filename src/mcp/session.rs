@@ -21,8 +21,7 @@ use super::convert::{build_context_from_text, build_context_from_value, mcp_tool
 use super::framing::{FrameStats, LineBuffer};
 use super::lifecycle::{Gate, Incident, Lifecycle, Transport};
 use super::McpOptions;
-use crate::knowledge::{ContextQuery, Source};
-use crate::maenifold::{self, BuildContext, SpawnResult};
+use crate::maenifold::{self, BuildContext, ContextQuery, SpawnResult};
 use crate::protocol::{Log, Request};
 use crate::runtime::{join_all, timeout, Io};
 
@@ -600,6 +599,31 @@ impl McpHandle {
         }
         id
     }
+}
+
+/// A future that stays on the one thread (the host's event loop).
+pub type LocalFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + 'a>>;
+
+/// The way around the MCP session to the maenifold CLI: asked for transport `cli` and, for
+/// `auto`, when the session cannot answer. The knowledge source that holds the session
+/// ([`crate::knowledge::Source`]) implements it; a trait here keeps `mcp` below `knowledge`
+/// in the module graph.
+pub trait Direct {
+    /// One CLI tool with its payload: the judged text.
+    fn direct_call<'a>(
+        &'a self,
+        io: &'a Io,
+        tool: &'a str,
+        payload: &'a Value,
+        json_out: bool,
+    ) -> LocalFuture<'a, Result<String, String>>;
+    /// BuildContext for one normalized concept. `Ok` with an empty value is "no knowledge".
+    fn direct_build_context<'a>(
+        &'a self,
+        io: &'a Io,
+        concept: &'a str,
+        q: ContextQuery,
+    ) -> LocalFuture<'a, Result<BuildContext, String>>;
 }
 
 mod ops;

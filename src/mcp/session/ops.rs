@@ -253,13 +253,13 @@ pub(super) async fn build_context_mcp(
     converted.map_err(|e| McpError::BadResult(e.to_string()))
 }
 
-/// BuildContext for one normalized concept, as [`Source::build_context`] gives it: from the
+/// BuildContext for one normalized concept, as [`crate::knowledge::Source::build_context`] gives it: from the
 /// cache, else the warm MCP session, else (transport `auto`, or `cli`) the CLI. `Ok` with an
 /// empty value is "no knowledge"; only `Ok` answers are cached.
 pub async fn build_context(
     io: &Io,
     h: &McpHandle,
-    cli: Option<&Source>,
+    cli: Option<&dyn Direct>,
     concept: &str,
     q: ContextQuery,
 ) -> Result<BuildContext, String> {
@@ -306,14 +306,13 @@ pub async fn build_context(
 pub async fn tool_text(
     io: &Io,
     h: &McpHandle,
-    cli: Option<&Source>,
+    cli: Option<&dyn Direct>,
     cli_tool: &str,
     payload: &Value,
     json_out: bool,
 ) -> Result<String, String> {
     let via_cli = |io: &Io| {
         let io = io.clone();
-        let cli = cli.cloned();
         let payload = payload.clone();
         let tool = cli_tool.to_string();
         async move {
