@@ -258,16 +258,7 @@ pub fn merge_file_options(options: &Value, file: &ProjectFile, path: &str) -> (V
     (Value::Object(merged), logs)
 }
 
-pub(crate) fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
+pub(crate) use crate::bounded::json_kind as kind;
 
 fn timeout_value(n: Option<f64>, raw: &str, what: &str, logs: &mut Vec<Log>) -> u64 {
     match n {

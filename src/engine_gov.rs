@@ -28,7 +28,7 @@ use crate::protocol::Log;
 use crate::runtime::Io;
 
 /// Where the probe looks, relative to the project root.
-pub const INTENTS_FILE: &str = ".orchestration/active_intents.yaml";
+pub use crate::governance::INTENTS_FILE;
 
 /// What option `governance` says: `Some(true)` forces it on, `Some(false)` off, `None` (absent,
 /// `"auto"` or an object without a boolean `enabled`): on when the intents file exists.

@@ -97,7 +97,7 @@ pub use memory::{Memory, MemorySource};
 pub use schema::Issue;
 
 /// Where the project's configuration file lives, relative to the root.
-pub const CONFIG_FILE: &str = ".opencode/hookwise.json";
+pub use crate::config::CONFIG_FILE;
 const MAX_CONFIG_BYTES: u64 = crate::config::MAX_FILE_BYTES;
 const MAX_STATE_BYTES: u64 = 4 * 1024 * 1024;
 const MAX_METRICS_BYTES: u64 = 64 * 1024 * 1024;

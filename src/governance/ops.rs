@@ -29,9 +29,7 @@ pub use trace_io::{
     VerifyOutput, LOCK_BREAK_MS, LOCK_STALE_MS, LOCK_WAIT_MS,
 };
 
-pub const DIR: &str = ".orchestration";
-pub const INTENTS_FILE: &str = ".orchestration/active_intents.yaml";
-pub const TRACE_FILE: &str = ".orchestration/agent_trace.jsonl";
+pub use super::{DIR, INTENTS_FILE, TRACE_FILE};
 /// What `init` writes.
 pub const SCAFFOLD: &str = "\
 # Intent governance (hookwise). While this file exists, file changes and shell commands need an

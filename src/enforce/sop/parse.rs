@@ -136,7 +136,7 @@ pub(super) fn parse_markdown(
         other => {
             return Err(format!(
                 "the front matter must be a mapping, not {}",
-                kind(&other)
+                yaml_kind(&other)
             ))
         }
     };
@@ -184,14 +184,19 @@ pub(super) fn parse_yaml(
     if !doc.is_object() {
         return Err(format!(
             "the document must be a mapping, not {}",
-            kind(&doc)
+            yaml_kind(&doc)
         ));
     }
     let empty = Value::Object(Default::default());
     let meta = match doc.get("meta") {
         Some(m @ Value::Object(_)) => m,
         Some(Value::Null) | None => &empty,
-        Some(other) => return Err(format!("'meta' must be a mapping, not {}", kind(other))),
+        Some(other) => {
+            return Err(format!(
+                "'meta' must be a mapping, not {}",
+                yaml_kind(other)
+            ))
+        }
     };
     let mut warnings = Vec::new();
     let explicit = meta.get("match").or_else(|| doc.get("match"));
@@ -252,7 +257,9 @@ pub(super) fn parse_yaml(
     ))
 }
 
-pub(super) fn kind(v: &Value) -> &'static str {
+/// The kind of a value in YAML's words (`a list`, `a mapping`, `empty`): an SOP's author
+/// wrote YAML, so its messages do not use JSON's ([`crate::bounded::json_kind`]).
+pub(super) fn yaml_kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "empty",
         Value::Bool(_) => "a boolean",
@@ -269,7 +276,10 @@ pub(super) fn str_field(v: &Value, key: &str) -> Result<Option<String>, String> 
         Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.trim().to_string())),
         Some(Value::String(_)) => Ok(None),
         Some(Value::Number(n)) => Ok(Some(n.to_string())),
-        Some(other) => Err(format!("'{key}' must be a string, not {}", kind(other))),
+        Some(other) => Err(format!(
+            "'{key}' must be a string, not {}",
+            yaml_kind(other)
+        )),
     }
 }
 
@@ -285,14 +295,14 @@ pub(super) fn string_list(v: &Value, key: &str) -> Result<Option<Vec<String>>, S
                 Value::Number(n) => Ok(n.to_string()),
                 other => Err(format!(
                     "'{key}' must be a list of strings; it holds {}",
-                    kind(other)
+                    yaml_kind(other)
                 )),
             })
             .collect::<Result<Vec<_>, _>>()
             .map(Some),
         Some(other) => Err(format!(
             "'{key}' must be a list of strings, not {}",
-            kind(other)
+            yaml_kind(other)
         )),
     }
 }
@@ -306,7 +316,7 @@ pub(super) fn priority(v: &Value) -> Result<i64, String> {
             .ok_or_else(|| "'priority' must be an integer".to_string()),
         Some(other) => Err(format!(
             "'priority' must be an integer, not {}",
-            kind(other)
+            yaml_kind(other)
         )),
     }
 }
@@ -341,7 +351,7 @@ pub(super) fn category(
 
 pub(super) fn matcher(m: &Value, meta: &Value) -> Result<Matcher, String> {
     if !m.is_object() {
-        return Err(format!("'match' must be a mapping, not {}", kind(m)));
+        return Err(format!("'match' must be a mapping, not {}", yaml_kind(m)));
     }
     let mut out = Matcher {
         tools: string_list(m, "tools")?.unwrap_or_default(),
