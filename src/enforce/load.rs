@@ -2,20 +2,8 @@
 
 use super::*;
 
-/// `root` + `p`, unless `p` is absolute.
-pub fn join(root: &str, p: &str) -> String {
-    let abs = p.starts_with('/')
-        || (p.len() > 2 && p.as_bytes()[1] == b':' && matches!(p.as_bytes()[2], b'\\' | b'/'));
-    if abs || root.is_empty() {
-        p.to_string()
-    } else {
-        format!(
-            "{}/{}",
-            root.trim_end_matches('/'),
-            p.trim_start_matches("./")
-        )
-    }
-}
+/// `root` + `p`, unless `p` is absolute ([`crate::paths::join`]).
+pub use crate::paths::join;
 
 pub(super) fn not_found(e: &str) -> bool {
     let l = e.to_ascii_lowercase();

@@ -23,13 +23,7 @@ pub(super) fn reserve_heap(text_bytes: u64) {
     let _ = text_bytes;
 }
 
-pub(super) fn join_path(root: &str, rel: &str) -> String {
-    if root.ends_with('/') || root.ends_with('\\') {
-        format!("{root}{rel}")
-    } else {
-        format!("{root}/{rel}")
-    }
-}
+pub(super) use crate::paths::join as join_path;
 
 /// List the vault at `root` through the host, read what changed (in batches of
 /// [`READ_BATCH`]) and bring `vault` up to date. Never fails: problems are counted or reported

@@ -28,8 +28,8 @@ use std::cmp::Ordering;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::discovery::inside;
 use crate::maenifold::{BuildContext, Relation};
+use crate::paths::inside;
 use crate::protocol::{DirEntry, ListDirResult, ReadResult, Request, StatResult};
 use crate::runtime::{join_all, Io};
 use crate::sort::top_k;

@@ -157,7 +157,7 @@ pub async fn refresh(
         {
             let rel = e.path.trim_start_matches("./");
             let shown = format!("{}/{}", f.shown, rel);
-            let abs = format!("{}/{}", f.abs.trim_end_matches('/'), rel);
+            let abs = crate::paths::join(&f.abs, rel);
             seen.push(shown.clone());
             let unchanged = cache
                 .borrow()

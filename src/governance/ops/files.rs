@@ -3,9 +3,7 @@
 
 use super::*;
 
-pub(super) fn join(worktree: &str, rel: &str) -> String {
-    format!("{}/{rel}", worktree.trim_end_matches(['/', '\\']))
-}
+pub(super) use crate::paths::join;
 
 pub(super) fn read_key(worktree: &str, rel: &str) -> String {
     format!("{worktree}\u{0}{rel}")
