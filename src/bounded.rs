@@ -378,3 +378,17 @@ pub fn json(text: &str, max_bytes: u64) -> Result<serde_json::Value, JsonError> 
     }
     serde_json::from_str(text).map_err(JsonError::Syntax)
 }
+
+/// The kind of a JSON value in words, for messages: `null`, `a boolean`, `a number`,
+/// `a string`, `an array`, `an object`.
+pub fn json_kind(v: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::bounded::{self, JsonError};
 use crate::protocol::{Log, ReadResult};
 
-pub const DEFAULT_TIMEOUT_MS: u64 = 5000;
+pub use crate::maenifold::DEFAULT_TIMEOUT_MS;
 pub const MIN_TIMEOUT_MS: u64 = 1000;
 pub const MAX_TIMEOUT_MS: u64 = 30000;
 
@@ -258,16 +258,7 @@ pub fn merge_file_options(options: &Value, file: &ProjectFile, path: &str) -> (V
     (Value::Object(merged), logs)
 }
 
-pub(crate) fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
+pub(crate) use crate::bounded::json_kind as kind;
 
 fn timeout_value(n: Option<f64>, raw: &str, what: &str, logs: &mut Vec<Log>) -> u64 {
     match n {

@@ -10,8 +10,12 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::paths::{is_absolute, join as join_path};
 use crate::protocol::{Request, StatResult};
 use crate::runtime::{join_all, Io};
+
+/// True when `path` is `root` or lies below it, comparing whole path components.
+pub use crate::paths::inside;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -29,30 +33,6 @@ pub struct Discovery {
 struct Candidate {
     path: String,
     source: &'static str,
-}
-
-fn join_path(dir: &str, name: &str) -> String {
-    if dir.ends_with('/') {
-        format!("{dir}{name}")
-    } else {
-        format!("{dir}/{name}")
-    }
-}
-
-fn is_absolute(p: &str) -> bool {
-    p.starts_with('/')
-        || (p.len() > 2
-            && p.as_bytes()[1] == b':'
-            && (p.as_bytes()[2] == b'\\' || p.as_bytes()[2] == b'/'))
-}
-
-/// True when `path` is `root` or lies below it, comparing whole path components.
-pub fn inside(path: &str, root: &str) -> bool {
-    let root = root.trim_end_matches('/');
-    if root.is_empty() {
-        return path.starts_with('/');
-    }
-    path == root || (path.starts_with(root) && path.as_bytes().get(root.len()) == Some(&b'/'))
 }
 
 /// Discover the CLI, asking the host to stat the candidates (one batch).

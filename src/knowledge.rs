@@ -16,13 +16,7 @@ use crate::runtime::Io;
 use crate::vault::changes::{refresh_watched, WatchState};
 use crate::vault::{render, RefreshStats, Vault};
 
-/// Parameters of one BuildContext question.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ContextQuery {
-    pub depth: u32,
-    pub max_entities: u32,
-    pub include_content: bool,
-}
+pub use crate::maenifold::ContextQuery;
 
 /// A markdown vault read in process: the index, and when it was last brought up to date.
 #[derive(Debug)]
@@ -172,7 +166,7 @@ impl Source {
             // parse both forms.
             #[cfg(feature = "policy")]
             Source::Mcp { h, cli, timeout_ms } => {
-                let ask = session::tool_text(io, h, Some(cli), tool, payload, json_out);
+                let ask = session::tool_text(io, h, Some(&**cli), tool, payload, json_out);
                 timeout(io, *timeout_ms, ask)
                     .await
                     .unwrap_or_else(|| Err(format!("{tool}: timed out after {timeout_ms} ms")))
@@ -226,7 +220,7 @@ impl Source {
         match self {
             #[cfg(feature = "policy")]
             Source::Mcp { h, cli, timeout_ms } => {
-                let ask = session::build_context(io, h, Some(cli), concept, q);
+                let ask = session::build_context(io, h, Some(&**cli), concept, q);
                 timeout(io, *timeout_ms, ask).await.unwrap_or_else(|| {
                     Err(format!(
                         "BuildContext {concept}: timed out after {timeout_ms} ms"
@@ -369,6 +363,28 @@ pub fn timespan_ms(s: &str) -> Option<u64> {
         None => 0.0,
     };
     Some(((days * 24 + h) * 60 + m) * 60_000 + (sec * 1000.0) as u64)
+}
+
+/// The MCP session's way around itself: this source's own CLI (or vault) path.
+impl crate::mcp::session::Direct for Source {
+    fn direct_call<'a>(
+        &'a self,
+        io: &'a Io,
+        tool: &'a str,
+        payload: &'a Value,
+        json_out: bool,
+    ) -> crate::mcp::session::LocalFuture<'a, Result<String, String>> {
+        Box::pin(Source::direct_call(self, io, tool, payload, json_out))
+    }
+
+    fn direct_build_context<'a>(
+        &'a self,
+        io: &'a Io,
+        concept: &'a str,
+        q: ContextQuery,
+    ) -> crate::mcp::session::LocalFuture<'a, Result<BuildContext, String>> {
+        Box::pin(Source::direct_build_context(self, io, concept, q))
+    }
 }
 
 #[cfg(test)]

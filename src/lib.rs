@@ -15,6 +15,7 @@ pub mod host;
 pub mod knowledge;
 pub mod maenifold;
 pub mod mcp;
+pub mod paths;
 pub mod placement;
 pub mod protocol;
 pub mod redact;

@@ -68,6 +68,9 @@ pub mod schema;
 pub mod shell;
 pub mod sop;
 
+mod load;
+pub use load::*;
+
 #[cfg(test)]
 mod bench;
 #[cfg(test)]
@@ -94,7 +97,7 @@ pub use memory::{Memory, MemorySource};
 pub use schema::Issue;
 
 /// Where the project's configuration file lives, relative to the root.
-pub const CONFIG_FILE: &str = ".opencode/hookwise.json";
+pub use crate::config::CONFIG_FILE;
 const MAX_CONFIG_BYTES: u64 = crate::config::MAX_FILE_BYTES;
 const MAX_STATE_BYTES: u64 = 4 * 1024 * 1024;
 const MAX_METRICS_BYTES: u64 = 64 * 1024 * 1024;
@@ -116,143 +119,6 @@ pub fn arrange<T>(v: Vec<T>, order: &[usize]) -> Vec<T> {
         .iter()
         .filter_map(|i| slots.get_mut(*i).and_then(Option::take))
         .collect()
-}
-
-/// `root` + `p`, unless `p` is absolute.
-pub fn join(root: &str, p: &str) -> String {
-    let abs = p.starts_with('/')
-        || (p.len() > 2 && p.as_bytes()[1] == b':' && matches!(p.as_bytes()[2], b'\\' | b'/'));
-    if abs || root.is_empty() {
-        p.to_string()
-    } else {
-        format!(
-            "{}/{}",
-            root.trim_end_matches('/'),
-            p.trim_start_matches("./")
-        )
-    }
-}
-
-fn not_found(e: &str) -> bool {
-    let l = e.to_ascii_lowercase();
-    l.contains("not-found")
-        || l == "vanished" // the JS host's readFile on ENOENT
-        || l.contains("enoent")
-        || l.contains("no such file")
-        || l.contains("not found")
-}
-
-async fn now(io: &Io) -> f64 {
-    io.request(Request::Now)
-        .await
-        .get("ms")
-        .and_then(Value::as_f64)
-        .unwrap_or(0.0)
-}
-
-/// Read a text file: `Ok(None)` when it does not exist.
-async fn read_text(io: &Io, path: &str, max_bytes: u64) -> Result<Option<String>, String> {
-    let reply = io
-        .request(Request::ReadFile {
-            path: path.to_string(),
-            max_bytes,
-        })
-        .await;
-    let r: ReadResult = serde_json::from_value(reply).map_err(|e| format!("bad reply: {e}"))?;
-    match (r.text, r.error) {
-        (_, Some(e)) if not_found(&e) => Ok(None),
-        (_, Some(e)) => Err(e),
-        (Some(t), None) => Ok(Some(t)),
-        (None, None) => Ok(None),
-    }
-}
-
-/// `{ok, error?}` replies of writes.
-fn write_error(reply: &Value) -> Option<String> {
-    match reply.get("ok").and_then(Value::as_bool) {
-        Some(true) => None,
-        _ => Some(
-            reply
-                .get("error")
-                .and_then(Value::as_str)
-                .unwrap_or("the host did not confirm the write")
-                .to_string(),
-        ),
-    }
-}
-
-/// The configuration, validated and merged.
-#[derive(Debug, Clone)]
-pub struct LoadedConfig {
-    /// Plugin options merged over the file, invalid parts removed: give these to
-    /// `Config::from_sources`.
-    pub options: Value,
-    pub settings: Settings,
-    /// Every problem found, each naming the file and key.
-    pub issues: Vec<Issue>,
-}
-
-/// Read `.opencode/hookwise.json` (if any) and validate it and the plugin options.
-pub async fn load_config(io: &Io, root: &str, options: &Value) -> LoadedConfig {
-    let mut issues = Vec::new();
-    let mut merged = Value::Object(Default::default());
-    match read_text(io, &join(root, CONFIG_FILE), MAX_CONFIG_BYTES).await {
-        Ok(None) => {}
-        Ok(Some(text)) => match crate::config::parse_file(&text) {
-            Ok(v) => {
-                let (valid, mut found) = schema::validate(&v, CONFIG_FILE);
-                issues.append(&mut found);
-                merged = valid;
-            }
-            Err(crate::bounded::JsonError::Syntax(e)) => issues.push(Issue {
-                file: CONFIG_FILE.into(),
-                key: String::new(),
-                why: format!("is not valid JSON ({e}); the whole file is ignored"),
-            }),
-            Err(crate::bounded::JsonError::Refused(r)) => issues.push(Issue {
-                file: CONFIG_FILE.into(),
-                key: String::new(),
-                why: format!("{r}; the whole file is ignored"),
-            }),
-        },
-        Err(e) => issues.push(Issue {
-            file: CONFIG_FILE.into(),
-            key: String::new(),
-            why: if e == "too-large" {
-                let r = crate::bounded::Refusal::TooLarge {
-                    bytes: None,
-                    limit: MAX_CONFIG_BYTES,
-                };
-                format!("{r}; ignored")
-            } else {
-                format!("could not be read ({e}); ignored")
-            },
-        }),
-    }
-    let opts = if options.is_null() {
-        Value::Object(Default::default())
-    } else {
-        options.clone()
-    };
-    let (valid, mut found) = schema::validate(&opts, "plugin options");
-    issues.append(&mut found);
-    config::merge(&mut merged, &valid);
-    let empty = Value::Null;
-    let source = if valid.get("enforcement").is_some() {
-        "plugin options"
-    } else {
-        CONFIG_FILE
-    };
-    let settings = Settings::from_value(
-        merged.get("enforcement").unwrap_or(&empty),
-        source,
-        &mut issues,
-    );
-    LoadedConfig {
-        options: merged,
-        settings,
-        issues,
-    }
 }
 
 /// The result of `tool.before`.

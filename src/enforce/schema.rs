@@ -65,15 +65,11 @@ struct Validator<'a> {
     issues: Vec<Issue>,
 }
 
+/// [`crate::bounded::json_kind`], with whole numbers named as JSON Schema's `integer`.
 fn type_name(v: &Value) -> &'static str {
     match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
         Value::Number(n) if n.is_i64() || n.is_u64() => "an integer",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
+        other => crate::bounded::json_kind(other),
     }
 }
 

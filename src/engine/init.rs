@@ -20,7 +20,7 @@ use crate::runtime::{join_all, Io};
 use crate::session::{self, Channel, SessionConfig};
 
 /// Where the governance probe looks, relative to the project root.
-pub const INTENTS_FILE: &str = ".orchestration/active_intents.yaml";
+pub use crate::governance::INTENTS_FILE;
 
 /// What option `governance` says: `Some(true)` forces it on, `Some(false)` off, `None` (absent,
 /// `"auto"` or an object without a boolean `enabled`): on when the intents file exists.

@@ -301,7 +301,7 @@ pub fn gate(
 /// `.orchestration` and everything in it (any case: case-insensitive file systems).
 pub fn is_governance_path(rel: &str) -> bool {
     let first = rel.split('/').next().unwrap_or("");
-    first.eq_ignore_ascii_case(".orchestration")
+    first.eq_ignore_ascii_case(super::DIR)
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! worktree's `commondir`, and `packed-refs`. Anything else (no repository, an unborn
 //! branch, a reftable repository) gives `None`: the record simply has no `vcs`.
 
+use crate::paths;
 use crate::protocol::{ReadResult, Request};
 use crate::runtime::Io;
 
@@ -20,28 +21,9 @@ async fn read(io: &Io, path: &str) -> Option<String> {
 }
 
 /// `rel` against `dir` (an absolute `rel` stands alone), `.`/`..` folded lexically as git does
-/// for `gitdir:` and `commondir` paths.
+/// for `gitdir:` and `commondir` paths ([`crate::paths`]).
 fn join(dir: &str, rel: &str) -> String {
-    let joined = if rel.starts_with('/') || (rel.len() > 2 && rel.as_bytes()[1] == b':') {
-        rel.to_string()
-    } else {
-        format!("{}/{rel}", dir.trim_end_matches('/'))
-    };
-    let (root, rest) = match joined.strip_prefix('/') {
-        Some(r) => ("/", r),
-        None => ("", joined.as_str()),
-    };
-    let mut out: Vec<&str> = Vec::new();
-    for c in rest.split('/') {
-        match c {
-            "" | "." => {}
-            ".." => {
-                out.pop();
-            }
-            c => out.push(c),
-        }
-    }
-    format!("{root}{}", out.join("/"))
+    paths::normalize(&paths::join(dir, rel))
 }
 
 /// `gitdir: <path>` from a `.git` file.

@@ -196,6 +196,14 @@ pub mod ranges;
 pub mod scope;
 pub mod trace;
 
+/// The governance folder, relative to the worktree: the intents file and the trace live in it,
+/// and the gate keeps the model out of it.
+pub const DIR: &str = ".orchestration";
+/// The intents file, relative to the worktree: while it exists, governance is on (`auto`).
+pub const INTENTS_FILE: &str = ".orchestration/active_intents.yaml";
+/// The Agent Trace, relative to the worktree.
+pub const TRACE_FILE: &str = ".orchestration/agent_trace.jsonl";
+
 pub use ops::{
     init_scaffold, select_intent, system_context, tool_after, tool_before, trace_head,
     trace_verify, AfterInput, AfterOutput, Enabled, GateOutput, GovConfig, Governance, HeadInput,

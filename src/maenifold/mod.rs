@@ -11,6 +11,18 @@ pub use build_context::{BuildContext, Relation, Sibling};
 
 use serde_json::Value;
 
+/// The default time one maenifold CLI call (and one MCP request) may take, in milliseconds
+/// (option `timeoutMs`).
+pub const DEFAULT_TIMEOUT_MS: u64 = 5000;
+
+/// Parameters of one BuildContext question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContextQuery {
+    pub depth: u32,
+    pub max_entities: u32,
+    pub include_content: bool,
+}
+
 /// Build the argv for one CLI call. The payload is passed as one argv element: no shell.
 pub fn argv(cli: &str, tool: &str, payload: &Value, json: bool) -> Vec<String> {
     let mut v = vec![

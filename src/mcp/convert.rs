@@ -257,16 +257,7 @@ fn relation(r: &Value) -> Option<Relation> {
     })
 }
 
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
+use crate::bounded::json_kind as kind;
 
 #[cfg(test)]
 mod tests {

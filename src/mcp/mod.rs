@@ -59,7 +59,7 @@
 //!
 //! ## Operations (async, `&Io` + plain inputs)
 //!
-//! - [`session::build_context`]`(io, h, cli: Option<&Source>, concept, ContextQuery)
+//! - [`session::build_context`]`(io, h, cli: Option<&dyn session::Direct>, concept, ContextQuery)
 //!   -> Result<BuildContext, String>` — drop-in for `Source::build_context`: cache, then MCP,
 //!   then (auto) the CLI.
 //! - [`session::tool_text`]`(io, h, cli, "SearchMemories", &payload) -> Result<String, String>`
@@ -119,7 +119,7 @@ impl Default for McpOptions {
         McpOptions {
             transport: Transport::Auto,
             start_timeout_ms: 15_000,
-            request_timeout_ms: crate::config::DEFAULT_TIMEOUT_MS,
+            request_timeout_ms: crate::maenifold::DEFAULT_TIMEOUT_MS,
             stop_grace_ms: 1000,
             max_line_bytes: framing::DEFAULT_MAX_LINE,
             restart: RestartPolicy::default(),

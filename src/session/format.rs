@@ -26,7 +26,7 @@ use super::concepts::ConceptCount;
 use crate::maenifold::BuildContext;
 
 pub const HEADER: &str = "## Knowledge Graph Context";
-pub const CHARS_PER_TOKEN: usize = 4;
+pub use crate::context::CHARS_PER_TOKEN;
 pub const HINT: &str = "_Mention a concept as [[concept]] to bring in its knowledge-graph context; open a memory with maenifold's ReadMemory and its memory:// URI._";
 
 /// A memory to list: a search hit or a recent change.

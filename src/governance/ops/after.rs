@@ -1,0 +1,397 @@
+//! `tool.after`: the Agent Trace record of a mutation.
+
+use super::*;
+
+/// `tool.after` input: the call again, plus what the host knows now.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AfterInput {
+    pub tool: String,
+    pub session_id: String,
+    pub call_id: String,
+    pub args: Value,
+    pub worktree: String,
+    /// Where relative paths start; empty: the worktree.
+    pub directory: String,
+    /// Host time, epoch milliseconds (`Date.now()`).
+    pub now_ms: f64,
+    /// 16 random bytes as 32 hex characters (`crypto.randomBytes(16).toString("hex")`).
+    pub random: String,
+    /// The git HEAD commit, when the host knows it; otherwise it is read from `.git`.
+    pub head: Option<String>,
+    /// `provider/model`, when known (else the one the session last reported).
+    pub model_id: Option<String>,
+    /// The tool failed: nothing is recorded.
+    pub failed: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AfterOutput {
+    /// A record was appended.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub recorded: bool,
+    /// Its id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// Changes to apply to the tool's output (a notice about problems in the intents file).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mutations: Vec<Mutation>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub logs: Vec<Log>,
+}
+
+fn fallback_random(input: &AfterInput) -> [u8; 16] {
+    let seed = format!(
+        "{}\u{0}{}\u{0}{}\u{0}{:?}",
+        input.session_id, input.call_id, input.now_ms, input.args
+    );
+    let h = sha2::Digest::finalize(<sha2::Sha256 as sha2::Digest>::new_with_prefix(
+        seed.as_bytes(),
+    ));
+    let mut b = [0u8; 16];
+    b.copy_from_slice(&h[..16]);
+    b
+}
+
+/// `tool.after`: append the Agent Trace record of a mutation. Never fails the tool call: a
+/// failed append is logged.
+///
+/// The steps: surface a pending notice; know the files the call wrote ([`pending_files`]);
+/// read them as written ([`read_written`]); work out what changed and where ([`changes_of`]);
+/// let the session know the files as they are now ([`Written::remember`]); append the record
+/// ([`append_trace`]).
+pub async fn tool_after(io: &Io, gov: &Governance, input: &AfterInput) -> AfterOutput {
+    let mut out = AfterOutput::default();
+    let pending = gov.take_pending(&input.call_id);
+    let cfg = gov.config();
+    let tool = input.tool.as_str();
+    if !cfg.mutating_tools.iter().any(|t| t == tool) {
+        return out;
+    }
+    let wt = input.worktree.as_str();
+    if refresh(io, gov, wt, &mut out.logs).await.is_none() {
+        return out;
+    }
+    if let Some(n) = pending.as_ref().and_then(|p| p.notice.as_deref()) {
+        out.mutations.push(notice_mutation(n));
+    }
+    let entry = cfg.host.entry(tool);
+    if input.failed || entry.role == Role::Shell || pending.as_ref().is_some_and(|p| p.blocked) {
+        return out; // a shell command's changes are not known file by file
+    }
+    let Some(pending) = pending_files(io, gov, &cfg, input, pending).await else {
+        return out;
+    };
+    let written = read_written(io, wt, &pending).await;
+    let changes = changes_of(entry, input, &pending, &written, &mut out.logs);
+    // Whatever happened, the session now knows these files as they are.
+    written.remember(gov, &input.session_id, wt);
+    let Some(class) = changes.class else {
+        return out;
+    };
+    if !changes.changed {
+        out.logs.push(Log::debug(format!(
+            "trace: {tool} changed nothing; no record"
+        )));
+        return out;
+    }
+    append_trace(
+        io,
+        gov,
+        &cfg,
+        input,
+        &pending,
+        class,
+        changes.entries,
+        &mut out,
+    )
+    .await;
+    out
+}
+
+/// The notice about problems in the intents file, appended to the tool's output.
+fn notice_mutation(notice: &str) -> Mutation {
+    Mutation {
+        path: vec![PathKey::Key("output".into())],
+        prepend: None,
+        append: Some(format!("\n\n{notice}")),
+        strip: None,
+    }
+}
+
+/// The files the call wrote, as `tool.before` kept them; when it was not seen for this call,
+/// resolved now (their earlier text is unknown). `None`: no file inside the worktree.
+async fn pending_files(
+    io: &Io,
+    gov: &Governance,
+    cfg: &GovConfig,
+    input: &AfterInput,
+    pending: Option<Pending>,
+) -> Option<Pending> {
+    match pending {
+        Some(p) if !p.files.is_empty() => Some(p),
+        _ => {
+            let tgts = targets(cfg.host, &input.tool, &input.args).unwrap_or_default();
+            let raws: Vec<String> = tgts.iter().map(|t| t.path.clone()).collect();
+            let resolved = resolve_paths(io, &input.worktree, &input.directory, &raws).await;
+            let files = raws
+                .into_iter()
+                .zip(resolved)
+                .filter_map(|(raw, r)| match r {
+                    Resolved::Inside(rel) => Some(PendingFile {
+                        raw,
+                        rel,
+                        before: Before::Unknown,
+                    }),
+                    _ => None,
+                })
+                .collect::<Vec<_>>();
+            if files.is_empty() {
+                return None;
+            }
+            Some(Pending {
+                blocked: false,
+                intent: gov.active_intent(&input.session_id),
+                files,
+                notice: None,
+            })
+        }
+    }
+}
+
+/// The files as written: each relative path once, with what reading it gave.
+struct Written {
+    rels: Vec<String>,
+    afters: Vec<ReadResult>,
+}
+
+/// Read every file of `pending` once, in one batch.
+async fn read_written(io: &Io, wt: &str, pending: &Pending) -> Written {
+    let mut rels: Vec<String> = Vec::new();
+    for f in &pending.files {
+        if !rels.contains(&f.rel) {
+            rels.push(f.rel.clone());
+        }
+    }
+    let abs: Vec<String> = rels.iter().map(|r| join(wt, r)).collect();
+    let afters = join_all(
+        abs.iter()
+            .map(|p| read_text(io, p, MAX_FILE_BYTES))
+            .collect(),
+    )
+    .await;
+    Written { rels, afters }
+}
+
+impl Written {
+    /// Each file's text after the call, by relative path (`None`: not readable).
+    fn texts(&self) -> HashMap<&str, Option<&str>> {
+        self.rels
+            .iter()
+            .map(String::as_str)
+            .zip(self.afters.iter().map(|r| r.text.as_deref()))
+            .collect()
+    }
+
+    /// The session's known reads: each file's fingerprint now (`absent` when it is gone).
+    fn remember(&self, gov: &Governance, session: &str, wt: &str) {
+        for (rel, r) in self.rels.iter().zip(self.afters.iter()) {
+            let fp = match (&r.text, r.error.as_deref()) {
+                (Some(t), _) => Some(format!("sha256:{}", sha256_hex(t.as_bytes()))),
+                (None, Some(e)) if is_missing(e) => Some("absent".to_string()),
+                _ => None,
+            };
+            if let Some(fp) = fp {
+                gov.remember_read(session, read_key(wt, rel), fp);
+            }
+        }
+    }
+}
+
+/// What the call changed, file by file, as the record lists it.
+#[derive(Default)]
+struct Changes {
+    /// Each file and its changed line ranges.
+    entries: Vec<(String, Vec<Range>)>,
+    /// The combined mutation class; `None`: no file was looked at.
+    class: Option<MutationClass>,
+    /// Some file's text differs from its known earlier text (or that text is unknown).
+    changed: bool,
+}
+
+impl Changes {
+    fn add(&mut self, rel: &str, before: &Before, after: Option<&str>, ranges: Vec<Range>) {
+        let b = match before {
+            Before::Text(t) => Some(t.as_str()),
+            _ => None,
+        };
+        if !(matches!(before, Before::Text(t) if Some(t.as_str()) == after)) {
+            self.changed = true;
+        }
+        let c = classify(b, after);
+        self.class = Some(self.class.map_or(c, |x| x.combine(c)));
+        self.entries.push((rel.to_string(), ranges));
+    }
+}
+
+fn before_text(f: &PendingFile) -> Option<&str> {
+    match &f.before {
+        Before::Text(t) => Some(t.as_str()),
+        _ => None,
+    }
+}
+
+/// The changed ranges of each written file: a patch file by file from its hunks, a write as
+/// the whole file, an edit from its shape (old/new strings) or the changed block.
+fn changes_of(
+    entry: &host::Tool,
+    input: &AfterInput,
+    pending: &Pending,
+    written: &Written,
+    logs: &mut Vec<Log>,
+) -> Changes {
+    let tool = input.tool.as_str();
+    let kind = entry.role;
+    let after_of = written.texts();
+    let by_raw = |raw: &str| pending.files.iter().find(|f| f.raw == raw);
+    let mut changes = Changes::default();
+    match kind {
+        Role::Patch => {
+            let text = host::args::patch_text(entry, &input.args)
+                .ok()
+                .flatten()
+                .unwrap_or("");
+            for op in patch::parse(text) {
+                match &op {
+                    FileOp::Add { path, .. } => {
+                        let Some(f) = by_raw(path) else { continue };
+                        let after = after_of.get(f.rel.as_str()).copied().flatten();
+                        let r = after.map(ranges::whole).unwrap_or_default();
+                        changes.add(&f.rel, &f.before, after, r);
+                    }
+                    FileOp::Update {
+                        path,
+                        move_to,
+                        hunks,
+                    } => {
+                        let Some(src) = by_raw(path) else { continue };
+                        let dst = move_to.as_deref().and_then(by_raw).unwrap_or(src);
+                        let after = after_of.get(dst.rel.as_str()).copied().flatten();
+                        let Some(a) = after else {
+                            logs.push(Log::debug(format!(
+                                "trace: {} is not readable after the patch",
+                                dst.rel
+                            )));
+                            continue;
+                        };
+                        let r = ranges::patch_update(before_text(src), a, hunks);
+                        changes.add(&dst.rel, &src.before, Some(a), r);
+                    }
+                    FileOp::Delete { path } => {
+                        let Some(f) = by_raw(path) else { continue };
+                        changes.add(&f.rel, &f.before, None, Vec::new());
+                    }
+                }
+            }
+        }
+        _ => {
+            let f = &pending.files[0];
+            let after = after_of.get(f.rel.as_str()).copied().flatten();
+            match after {
+                None => logs.push(Log::debug(format!(
+                    "trace: {} is not readable after {tool}",
+                    f.rel
+                ))),
+                Some(a) => {
+                    let shape = match kind {
+                        Role::Edit => host::args::edit_shape(entry, &input.args),
+                        _ => EditShape::Unknown,
+                    };
+                    let r = match (kind, shape) {
+                        (Role::Write, _) => ranges::whole(a),
+                        (_, EditShape::List(list)) => ranges::edits(before_text(f), a, &list),
+                        (_, EditShape::Replace { old, new, all }) => {
+                            ranges::edit(before_text(f), a, old, new, all)
+                        }
+                        (_, EditShape::Unknown) => match before_text(f) {
+                            Some(b) => ranges::changed_block(b, a),
+                            None => ranges::whole(a),
+                        },
+                    };
+                    changes.add(&f.rel, &f.before, Some(a), r);
+                }
+            }
+        }
+    }
+    changes
+}
+
+/// Build the record (random bytes, HEAD and model from the host when it gave them, else
+/// derived, read or remembered), chain it and append it to the trace.
+#[allow(clippy::too_many_arguments)]
+async fn append_trace(
+    io: &Io,
+    gov: &Governance,
+    cfg: &GovConfig,
+    input: &AfterInput,
+    pending: &Pending,
+    class: MutationClass,
+    entries: Vec<(String, Vec<Range>)>,
+    out: &mut AfterOutput,
+) {
+    let wt = input.worktree.as_str();
+    let random = match trace::parse_random(&input.random) {
+        Some(r) => r,
+        None => {
+            out.logs.push(Log::debug(
+                "trace: no random bytes from the host; the record id is derived from the call",
+            ));
+            fallback_random(input)
+        }
+    };
+    let head = match input.head.clone().filter(|h| trace::is_git_sha(h)) {
+        Some(h) => Some(h),
+        None => git::head(io, wt).await,
+    };
+    let model = input
+        .model_id
+        .clone()
+        .filter(|m| !m.is_empty())
+        .or_else(|| gov.model(&input.session_id));
+    let now_ms = if input.now_ms.is_finite() {
+        input.now_ms as i64
+    } else {
+        0
+    };
+    let rin = RecordInput {
+        random,
+        now_ms,
+        head: head.as_deref(),
+        tool_version: &cfg.tool_version,
+        model_id: model.as_deref(),
+        intent_id: pending.intent.as_deref(),
+        session_id: &input.session_id,
+        call_id: &input.call_id,
+        tool: &input.tool,
+    };
+    let rec = trace::record(&rin, class, entries);
+    let chained = match trace::chained(&rec) {
+        Ok(c) => c,
+        Err(e) => {
+            out.logs.push(Log::warn(format!(
+                "trace: could not serialize the record: {e}"
+            )));
+            return;
+        }
+    };
+    let u = Unwritten {
+        chained,
+        id: rec.id.clone(),
+        tool: input.tool.clone(),
+    };
+    if let Ok(written) = trace_io::append_record(io, gov, wt, u, &mut out.logs).await {
+        out.recorded = written;
+        out.id = Some(rec.id.clone());
+    }
+}

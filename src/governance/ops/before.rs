@@ -1,0 +1,172 @@
+//! `tool.before`: remember reads, gate mutating tools, keep what the record will need.
+
+use super::*;
+
+/// `tool.before` input.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ToolCallInput {
+    pub tool: String,
+    pub session_id: String,
+    pub call_id: String,
+    pub args: Value,
+    /// Absolute path of the worktree (OpenCode `worktree`, VS Code `workspaceRoot`).
+    pub worktree: String,
+    /// Where relative paths start (OpenCode `directory`, when it is below the worktree);
+    /// empty: the worktree.
+    pub directory: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GateOutput {
+    /// Set: block the call; the text is what the model reads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub block: Option<String>,
+    /// The host must call `tool.after` (the record) for this call id.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub follow_up: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub logs: Vec<Log>,
+}
+
+/// `tool.before` for governance: remember reads; gate mutating tools; keep what the record
+/// needs. A quiet no-op while governance is off.
+pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> GateOutput {
+    let mut out = GateOutput::default();
+    let cfg = gov.config();
+    let tool = input.tool.as_str();
+    let watched =
+        cfg.mutating_tools.iter().any(|t| t == tool) || cfg.read_tools.iter().any(|t| t == tool);
+    if !watched {
+        return out;
+    }
+    let Some(file) = refresh(io, gov, &input.worktree, &mut out.logs).await else {
+        return out;
+    };
+    let wt = input.worktree.as_str();
+
+    if cfg.read_tools.iter().any(|t| t == tool) && !cfg.mutating_tools.iter().any(|t| t == tool) {
+        if cfg.stale_writes {
+            if let Some(p) = host::args::read_path(cfg.host.entry(tool), &input.args) {
+                if let Some(Resolved::Inside(rel)) =
+                    resolve_paths(io, wt, &input.directory, &[p.to_string()])
+                        .await
+                        .pop()
+                {
+                    if let Some((fp, _)) = fingerprint(io, &join(wt, &rel)).await {
+                        gov.remember_read(&input.session_id, read_key(wt, &rel), fp);
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    let active = gov.active_intent(&input.session_id);
+    let scope = active.as_deref().and_then(|id| gov.scope(wt, &file, id));
+    let tgts: Vec<Target> = targets(cfg.host, tool, &input.args).unwrap_or_default();
+    let raws: Vec<String> = tgts.iter().map(|t| t.path.clone()).collect();
+    let intent_ok = active
+        .as_deref()
+        .and_then(|id| file.get(id))
+        .map(|i| i.status == Status::InProgress)
+        .unwrap_or(false);
+    let resolved = if intent_ok && !raws.is_empty() {
+        resolve_paths(io, wt, &input.directory, &raws).await
+    } else {
+        Vec::new()
+    };
+    let map: HashMap<&str, &Resolved> = raws
+        .iter()
+        .map(String::as_str)
+        .zip(resolved.iter())
+        .collect();
+    let state = GateState {
+        host: cfg.host,
+        mutating: &cfg.mutating_tools,
+        intents: &file,
+        active: active.as_deref(),
+        scope: scope.as_deref(),
+    };
+    let decision = gate::gate(tool, &input.args, &state, &mut |p| {
+        map.get(p)
+            .map(|r| (*r).clone())
+            .unwrap_or_else(|| Resolved::Invalid("could not be resolved".into()))
+    });
+    if let Decision::Block(mut msg) = decision {
+        if let Some(n) = gov
+            .take_notice(wt)
+            .or_else(|| problems_text(&file.problems))
+        {
+            msg.push_str("\n\n");
+            msg.push_str(&n);
+        }
+        out.block = Some(msg);
+        gov.put_blocked(&input.call_id);
+        return out;
+    }
+
+    // Allowed by the gate, but no change without its record: records that could not be
+    // written are written first, or the call is blocked.
+    if let Some(msg) = trace_io::gate_unwritten(io, gov, wt, tool, &mut out.logs).await {
+        out.block = Some(msg);
+        gov.put_blocked(&input.call_id);
+        return out;
+    }
+
+    // Allowed: stale-write check, and the earlier text of each file for the record.
+    let mut files: Vec<(Target, String)> = Vec::new();
+    for (t, r) in tgts.iter().zip(resolved.iter()) {
+        if let Resolved::Inside(rel) = r {
+            if !files.iter().any(|(_, x)| x == rel) || t.op == TargetOp::MoveTo {
+                files.push((t.clone(), rel.clone()));
+            }
+        }
+    }
+    let abs: Vec<String> = files.iter().map(|(_, rel)| join(wt, rel)).collect();
+    let fps = join_all(abs.iter().map(|p| fingerprint(io, p)).collect()).await;
+    let mut stale = Vec::new();
+    let mut pending_files = Vec::new();
+    for ((t, rel), fp) in files.iter().zip(fps) {
+        let (fp, before) = fp.unwrap_or_else(|| ("dir".into(), Before::Unknown));
+        if cfg.stale_writes && t.op != TargetOp::MoveTo {
+            if let Some(known) = gov.known_read(&input.session_id, &read_key(wt, rel)) {
+                if known != fp {
+                    stale.push(format!("`{rel}`"));
+                }
+            }
+        }
+        pending_files.push(PendingFile {
+            raw: t.path.clone(),
+            rel: rel.clone(),
+            before,
+        });
+    }
+    if !stale.is_empty() {
+        let (what, it) = if stale.len() == 1 {
+            (format!("{} has", stale[0]), "it")
+        } else {
+            (format!("{} have", stale.join(", ")), "them")
+        };
+        out.block = Some(format!(
+            "hookwise blocked `{tool}`: {what} changed on disk since this session last read {it} (another session or process wrote to {it}). Read {it} again, then make the change on the current content."
+        ));
+        gov.put_blocked(&input.call_id);
+        return out;
+    }
+    let notice = gov.take_notice(wt);
+    if !pending_files.is_empty() || notice.is_some() {
+        gov.put_pending(
+            &input.call_id,
+            Pending {
+                blocked: false,
+                intent: active,
+                files: pending_files,
+                notice,
+            },
+        );
+        out.follow_up = true;
+    }
+    out
+}

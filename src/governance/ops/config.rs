@@ -1,0 +1,124 @@
+//! When and how governance is on: [`GovConfig`] read from the options and the host profile.
+
+use super::*;
+
+/// When governance is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Enabled {
+    /// On when `.orchestration/active_intents.yaml` exists (the default).
+    Auto,
+    On,
+    Off,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct GovConfig {
+    pub enabled: Enabled,
+    /// Tools that are gated (and recorded when they change files).
+    pub mutating_tools: Vec<String>,
+    /// Tools whose reads are remembered for stale-write checks.
+    pub read_tools: Vec<String>,
+    /// Block a write to a file that changed since the session read it.
+    pub stale_writes: bool,
+    /// `tool.version` in records.
+    pub tool_version: String,
+    /// The host's profile: its tools, and the keys they write.
+    pub host: &'static Profile,
+}
+
+impl Default for GovConfig {
+    fn default() -> Self {
+        GovConfig::for_host(host::default_profile())
+    }
+}
+
+impl GovConfig {
+    /// The defaults on `host`: its shell, write, edit and patch tools are gated.
+    pub fn for_host(host: &'static Profile) -> Self {
+        GovConfig {
+            enabled: Enabled::Auto,
+            mutating_tools: host.mutating(),
+            read_tools: host.readers(),
+            stale_writes: true,
+            tool_version: env!("CARGO_PKG_VERSION").to_string(),
+            host,
+        }
+    }
+
+    /// From the plugin option `governance`: `true` | `false` | `"auto"`, or
+    /// `{enabled, mutatingTools, readTools, staleWrites}`. Bad values warn and keep the default.
+    pub fn from_options(v: Option<&Value>) -> (GovConfig, Vec<Log>) {
+        GovConfig::from_options_on(v, host::default_profile())
+    }
+
+    /// [`GovConfig::from_options`] with `host`'s defaults.
+    pub fn from_options_on(v: Option<&Value>, host: &'static Profile) -> (GovConfig, Vec<Log>) {
+        let mut c = GovConfig::for_host(host);
+        let mut logs = Vec::new();
+        let enabled = |v: &Value, logs: &mut Vec<Log>| match v {
+            Value::Bool(true) => Some(Enabled::On),
+            Value::Bool(false) => Some(Enabled::Off),
+            Value::String(s) if s == "auto" => Some(Enabled::Auto),
+            other => {
+                logs.push(Log::warn(format!(
+                    "hookwise option governance.enabled must be true, false or \"auto\"; got {other}; using \"auto\""
+                )));
+                None
+            }
+        };
+        match v {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(m)) => {
+                for (k, val) in m {
+                    match k.as_str() {
+                        "enabled" => {
+                            if let Some(e) = enabled(val, &mut logs) {
+                                c.enabled = e;
+                            }
+                        }
+                        "mutatingTools" | "readTools" => match string_list(val) {
+                            Some(list) if k == "mutatingTools" => c.mutating_tools = list,
+                            Some(list) => c.read_tools = list,
+                            None => logs.push(Log::warn(format!(
+                                "hookwise option governance.{k} must be an array of tool names; using the default"
+                            ))),
+                        },
+                        "staleWrites" => match val.as_bool() {
+                            Some(b) => c.stale_writes = b,
+                            None => logs.push(Log::warn(
+                                "hookwise option governance.staleWrites must be a boolean; using true",
+                            )),
+                        },
+                        other => logs.push(Log::warn(format!(
+                            "hookwise option governance.{other} is not known; ignored"
+                        ))),
+                    }
+                }
+            }
+            Some(other) => {
+                if let Some(e) = enabled(other, &mut logs) {
+                    c.enabled = e;
+                }
+            }
+        }
+        (c, logs)
+    }
+
+    /// Tools whose `tool.before` / `tool.after` the engine must see while governance is on.
+    pub fn watched_tools(&self) -> Vec<String> {
+        let mut v = self.mutating_tools.clone();
+        for t in &self.read_tools {
+            if !v.contains(t) {
+                v.push(t.clone());
+            }
+        }
+        v
+    }
+}
+
+pub(super) fn string_list(v: &Value) -> Option<Vec<String>> {
+    v.as_array()?
+        .iter()
+        .map(|x| x.as_str().map(str::to_string))
+        .collect()
+}
