@@ -1237,6 +1237,11 @@ async fn init(
         None => crate::config::merge_file_options(&options, &file, crate::config::CONFIG_FILE),
     };
     logs.extend(host_log);
+    // knowledge_remember (opt-in) lives in the policy build
+    #[cfg(not(feature = "policy"))]
+    if crate::tools::Settings::want_policy(&options) {
+        return json!({ "needs": "policy" });
+    }
     let (config, config_logs) = Config::from_sources(&options, &env);
     logs.extend(config_logs);
     let (session_cfg, session_logs) = SessionConfig::from_sources(&options, &env);

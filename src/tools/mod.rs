@@ -14,25 +14,25 @@
 
 pub mod knowledge;
 mod options;
+#[cfg(feature = "policy")]
+pub mod remember;
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::knowledge::Source;
 use crate::runtime::Io;
 
 pub use options::{Settings, OPTION_KEYS};
 
-/// One tool as the host offers it to the model.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolSpec {
-    pub name: String,
-    /// Written for the model.
-    pub description: String,
-    /// JSON Schema (draft 2020-12 subset: object, string, integer, array of strings).
-    pub input_schema: Value,
-}
+/// One tool as the host offers it to the model: `{name, description, inputSchema}`, the
+/// description written for the model, the input a JSON Schema (object, string, integer, array
+/// of strings). Kept as JSON text ([`SPECS`]): built with `json!` they cost the lean wasm
+/// several KB of code.
+pub type ToolSpec = Value;
+
+/// Every tool's definition, in the order tools are offered.
+pub const SPECS: &str = include_str!("specs.json");
 
 /// The answer to one tool call: `text` is the tool result the model reads.
 #[derive(Debug, Clone, Serialize, PartialEq, Default)]
@@ -87,7 +87,10 @@ impl Registry {
     }
 
     pub fn specs(&self) -> Vec<ToolSpec> {
-        self.offered.iter().filter_map(|n| spec(n)).collect()
+        all_specs()
+            .into_iter()
+            .filter(|s| self.offered.iter().any(|n| s["name"] == *n))
+            .collect()
     }
 
     pub fn offers(&self, name: &str) -> bool {
@@ -95,23 +98,16 @@ impl Registry {
     }
 }
 
+fn all_specs() -> Vec<ToolSpec> {
+    match serde_json::from_str(SPECS) {
+        Ok(Value::Array(a)) => a,
+        _ => Vec::new(), // a unit test reads it
+    }
+}
+
 /// The definition of a tool by name (whether or not it is offered now).
 pub fn spec(name: &str) -> Option<ToolSpec> {
-    if name == SELECT_INTENT {
-        return Some(ToolSpec {
-            name: SELECT_INTENT.into(),
-            description: "Select the intent (from .orchestration/active_intents.yaml) that the current task belongs to. Intent governance is on in this project: file changes and shell commands are blocked until the session has an active intent, and file changes must stay inside its owned_scope. Returns the intent's scope, constraints and acceptance criteria.".into(),
-            input_schema: json!({
-                "type": "object",
-                "properties": {
-                    "intent_id": {"type": "string", "description": "The id of an IN_PROGRESS intent, e.g. INT-001"}
-                },
-                "required": ["intent_id"],
-                "additionalProperties": false
-            }),
-        });
-    }
-    knowledge::spec(name)
+    all_specs().into_iter().find(|s| s["name"] == name)
 }
 
 /// What a tool call needs from the engine, taken out of its shared state before any await.

@@ -93,6 +93,13 @@ impl Settings {
         (s, logs)
     }
 
+    /// The options turn on what only the policy build has (`knowledgeRemember`): the lean
+    /// build's `init` asks for it.
+    pub fn want_policy(options: &Value) -> bool {
+        options.get("knowledgeRemember") == Some(&Value::Bool(true))
+            && options.get("knowledgeTools") != Some(&Value::Bool(false))
+    }
+
     /// Whether the knowledge tool `name` is offered (when a source answers).
     pub fn offers(&self, name: &str) -> bool {
         self.picked.contains(&name) && (name != REMEMBER || self.remember)
