@@ -486,6 +486,7 @@ mod tests {
             .iter()
             .chain(crate::session::config::OPTION_KEYS)
             .chain(crate::mcp::McpOptions::KEYS)
+            .chain(crate::tools::OPTION_KEYS)
             .copied()
             .collect();
         for k in &read {

@@ -106,6 +106,16 @@ pub enum Call {
     /// `{needs: "policy"}`.
     #[serde(rename = "trace.head")]
     TraceHead(policy::TraceHeadCall),
+    /// A model called one of the plan's `tools` ([`crate::tools`]). Result: `{text, isError}`
+    /// (`text` is the tool result the model reads; bad input is an `isError` text).
+    #[serde(rename = "tool.call")]
+    ToolCall {
+        name: String,
+        #[serde(default)]
+        input: Value,
+        #[serde(default)]
+        session_id: String,
+    },
     /// The enforcement metrics (`hookwise metrics [verify]`): reads the files the
     /// configuration names. Result: `{ok, text, metricsFile, stateFile}`; in the lean build
     /// `{needs: "policy"}`.
@@ -259,6 +269,8 @@ pub struct Plan {
     /// the host cannot hand it over) is blocked, never waved through.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fail_closed: Option<FailClosed>,
+    /// The tools the host offers the model now ([`crate::tools`]); a call goes to `tool.call`.
+    pub tools: Vec<crate::tools::ToolSpec>,
     /// The bounds the host checks a call's arguments against before they cross
     /// ([`crate::wire`]); past them it sends `unreadable` instead.
     pub args_limits: crate::wire::ArgsLimits,

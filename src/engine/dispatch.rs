@@ -40,6 +40,11 @@ impl Engine {
             Call::IntentContext(c) => ops.start(move |io| policy::intent_context(io, shared, c)),
             Call::TraceVerify(c) => ops.start(move |io| policy::trace_verify(io, shared, c)),
             Call::TraceHead(c) => ops.start(move |io| policy::trace_head(io, shared, c)),
+            Call::ToolCall {
+                name,
+                input,
+                session_id,
+            } => ops.start(move |io| tool::model_call(io, shared, name, input, session_id)),
             Call::Metrics { verify } => ops.start(move |io| policy::metrics(io, shared, verify)),
         }
     }

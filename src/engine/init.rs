@@ -76,6 +76,9 @@ pub(super) async fn init(io: Io, shared: Rc<RefCell<Shared>>, call: InitCall) ->
         None => crate::config::merge_file_options(&options, &file, crate::config::CONFIG_FILE),
     };
     logs.extend(host_log);
+    if let Some(needs_policy) = policy::State::tools_need(&options) {
+        return needs_policy;
+    }
     let (config, config_logs) = Config::from_sources(&options, &env);
     logs.extend(config_logs);
     let (session_cfg, session_logs) = SessionConfig::from_sources(&options, &env);
@@ -120,6 +123,10 @@ pub(super) async fn init(io: Io, shared: Rc<RefCell<Shared>>, call: InitCall) ->
         .await;
     let enforcing = setup.enforcing();
     let gov_on = setup.governance_on();
+    let (tool_settings, tool_logs) =
+        crate::tools::Settings::from_options(&options, config.token_budget);
+    logs.extend(tool_logs);
+    let tools = crate::tools::Registry::new(tool_settings, source.is_some(), gov_on);
     let plan = Plan {
         tool_before: source.as_ref().map(|_| ExcerptPlan {
             needle: "[[".into(),
@@ -137,6 +144,7 @@ pub(super) async fn init(io: Io, shared: Rc<RefCell<Shared>>, call: InitCall) ->
         tool_before_tools: setup.watched_tools(),
         fail_closed: setup.fail_closed(),
         args_limits: crate::wire::ARGS_LIMITS,
+        tools: tools.specs(),
     };
     {
         let mut s = shared.borrow_mut();
@@ -152,6 +160,7 @@ pub(super) async fn init(io: Io, shared: Rc<RefCell<Shared>>, call: InitCall) ->
         s.source = source;
         s.cwd = cwd;
         s.host = profile;
+        s.tools = tools;
         s.policy.install(setup);
     }
     // Enforcement's memory search has a deadline far shorter than a start: it must find the

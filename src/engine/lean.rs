@@ -32,6 +32,27 @@ impl State {
         State
     }
 
+    /// What a model tool's call reads ([`crate::tools`]).
+    pub(super) fn tools_env(
+        &self,
+        registry: crate::tools::Registry,
+        source: Option<Source>,
+        max_entities: u32,
+        include_content: bool,
+    ) -> crate::tools::Env {
+        crate::tools::Env {
+            registry,
+            source,
+            max_entities,
+            include_content,
+        }
+    }
+
+    /// `knowledge_remember` (opt-in) lives in the policy build: the host loads it.
+    pub(super) fn tools_need(options: &Value) -> Option<Value> {
+        crate::tools::Settings::want_policy(options).then(needs_policy)
+    }
+
     pub(super) fn observe_now(&self, _now_ms: u64) {}
 
     pub(super) fn install(&mut self, _setup: Setup) {}

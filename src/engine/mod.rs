@@ -63,6 +63,8 @@ pub use call::{
     ToolResult, EXCERPT_WINDOW,
 };
 pub use init::{option_forces, wanted, INTENTS_FILE};
+#[cfg(feature = "policy")]
+pub use policy::GovWiring;
 pub use policy::{
     GovScaffoldCall, IntentContextCall, IntentSelectCall, TraceHeadCall, TraceVerifyCall,
 };
@@ -93,6 +95,8 @@ struct Shared {
     cwd: String,
     /// The host's profile (from `init`).
     host: &'static crate::host::Profile,
+    /// The model tools offered ([`crate::tools`]).
+    tools: crate::tools::Registry,
     /// The policy build's state (the warm MCP session, governance, enforcement); nothing in
     /// the lean build.
     policy: policy::State,
@@ -112,6 +116,7 @@ impl Default for Shared {
             init_warnings: Vec::new(),
             cwd: String::new(),
             host: crate::host::default_profile(),
+            tools: Default::default(),
             policy: policy::State::new(),
         }
     }

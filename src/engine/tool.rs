@@ -244,3 +244,24 @@ fn deliver(shared: &Rc<RefCell<Shared>>, call_id: &str) -> ToolResult {
         ..Default::default()
     }
 }
+
+/// `tool.call`: a model called one of the plan's tools ([`crate::tools`]); never fails (what
+/// the model did wrong is an `isError` text).
+pub(super) async fn model_call(
+    io: Io,
+    shared: Rc<RefCell<Shared>>,
+    name: String,
+    input: Value,
+    session_id: String,
+) -> Value {
+    let env = {
+        let s = shared.borrow();
+        s.policy.tools_env(
+            s.tools.clone(),
+            s.source.clone(),
+            s.config.max_entities,
+            s.config.include_content,
+        )
+    };
+    to_value(crate::tools::call(&io, &env, &name, &input, &session_id).await)
+}

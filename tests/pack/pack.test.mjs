@@ -118,6 +118,8 @@ async function pluginFacts(plugin, { cwd, fakeCli }) {
   const withCli = { logs: [] };
   const hooks = await plugin.server({ client: client(withCli.logs), directory: cwd, worktree: cwd }, { cliPath: fakeCli });
   withCli.hooks = Object.fromEntries(Object.entries(hooks).map(([k, v]) => [k, typeof v]));
+  // the model tools (the knowledge tools: the fake maenifold is a knowledge source)
+  withCli.tools = Object.fromEntries(Object.entries(hooks.tool || {}).map(([k, v]) => [k, typeof (v && v.execute)]));
   const out = { args: { command: "echo [[auth]] done", description: "d" } };
   await hooks["tool.execute.before"]({ tool: "bash", sessionID: "s", callID: "c1" }, out);
   withCli.args = out.args;
@@ -258,7 +260,11 @@ function assertEsm(r, dir) {
   const { withCli, noCli } = r.pluginRun;
   assert.equal(withCli.hooks["tool.execute.before"], "function");
   assert.equal(withCli.hooks["tool.execute.after"], "function");
-  assert.ok(Object.values(withCli.hooks).every((t) => t === "function"), JSON.stringify(withCli.hooks));
+  // every hook a function; `tool` is OpenCode's map of plugin tools (the core's model tools)
+  const { tool: toolMap, ...hookTypes } = withCli.hooks;
+  assert.ok(Object.values(hookTypes).every((t) => t === "function"), JSON.stringify(withCli.hooks));
+  assert.equal(toolMap, "object");
+  assert.deepEqual(withCli.tools, { knowledge_search: "function", knowledge_context: "function", knowledge_read: "function" });
   assert.ok(!withCli.logs.some((l) => l.level === "warn" || l.level === "error"), JSON.stringify(withCli.logs));
   const cmd = withCli.args.command;
   assert.match(cmd, /^# <!-- Knowledge Graph Context \(hookwise\) -->\n/);

@@ -28,6 +28,7 @@ pub(super) use governance::{
     extend_system, governance_scaffold, intent_context, intent_select, session_created, trace_head,
     trace_verify,
 };
+pub use governance::Wiring as GovWiring;
 pub use governance::{
     GovScaffoldCall, IntentContextCall, IntentSelectCall, TraceHeadCall, TraceVerifyCall,
 };
@@ -48,6 +49,28 @@ impl State {
             enforcer: None,
             gov: Wiring::default(),
         }
+    }
+
+    /// What a model tool's call reads ([`crate::tools`]): governance's selection too.
+    pub(super) fn tools_env(
+        &self,
+        registry: crate::tools::Registry,
+        source: Option<Source>,
+        max_entities: u32,
+        include_content: bool,
+    ) -> crate::tools::Env {
+        crate::tools::Env {
+            registry,
+            source,
+            max_entities,
+            include_content,
+            gov: self.gov.clone(),
+        }
+    }
+
+    /// `knowledge_remember` (opt-in) lives in this build: nothing to hand over.
+    pub(super) fn tools_need(_options: &Value) -> Option<Value> {
+        None
     }
 
     pub(super) fn observe_now(&self, now_ms: u64) {
