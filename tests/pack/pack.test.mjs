@@ -481,6 +481,9 @@ const EVERY_OPTION = {
   sessionStartTimeoutMs: 8000,
   sessionContextChannel: "system",
   compactionTimeoutMs: 2500,
+  knowledgeTools: ["knowledge_search", "knowledge_read", "knowledge_context"],
+  knowledgeRemember: false,
+  knowledgeToolsBudget: 1200,
   enforcement: {
     level: "category",
     categories: { process: "advisory", security: "strict", credentials: "strict", gotchas: "advisory", technical: "advisory", general: "advisory" },
