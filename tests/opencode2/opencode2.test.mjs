@@ -35,6 +35,8 @@ const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const FAKE_DIR = path.join(repoRoot, "tests/fake-maenifold");
 const FIXTURE_ROOT = path.join(FAKE_DIR, "fixtures/root");
+// OpenCode 2 runs its server (and so its plugins) under Bun
+const BUN = path.join(repoRoot, "node_modules/.bin/bun");
 
 const childEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== "NODE_TEST_CONTEXT" && k !== "NODE_OPTIONS"));
 const pathWithoutMaenifold = () => (process.env.PATH ?? "").split(":").filter((d) => d && !fs.existsSync(path.join(d, "maenifold"))).join(":");
@@ -53,10 +55,10 @@ function project(name, files) {
 }
 
 /** Run `scenario` in its own process against `directory`, hookwise configured with `options`. */
-async function scenario(name, { directory, options, env = {}, extra = {} }) {
+async function scenario(name, { directory, options, env = {}, extra = {}, runtime = process.execPath }) {
   const home = fs.mkdtempSync(path.join(base, "home-"));
   const spec = { scenario: name, projectDir: installDir, directory, config: { plugins: [{ package: "hookwise", ...(options ? { options } : {}) }] }, ...extra };
-  const { stdout, stderr } = await run(process.execPath, [path.join(here, "lib/run.mjs"), JSON.stringify(spec)], {
+  const { stdout, stderr } = await run(runtime, [path.join(here, "lib/run.mjs"), JSON.stringify(spec)], {
     cwd: directory,
     env: { ...childEnv, HOME: home, PATH: pathWithoutMaenifold(), MAENIFOLD_ROOT: path.join(home, "none"), TZ: "UTC", ...env },
     encoding: "utf8",
@@ -182,6 +184,11 @@ describe("intent governance", () => {
 
   test("select_active_intent is offered with the core's raw JSON Schema", () => {
     assert.ok(out.tools.includes("select_active_intent"), out.tools.join(", "));
+    const s = out.selectSchema;
+    assert.equal(s.type, "object");
+    assert.equal(s.properties.intent_id.type, "string");
+    assert.deepEqual(s.required, ["intent_id"]);
+    assert.ok(!("~standard" in s) && !("_zod" in s), "a plain JSON Schema, no schema-library instance");
   });
 
   test("a write before an intent is blocked; the model reads why; nothing is written", () => {
@@ -249,5 +256,27 @@ match:
     assert.equal(out.retry.ran, true);
     assert.ok(!out.retry.text.includes(MARKER));
     assert.equal(out.readOnly.status, "completed");
+  });
+});
+
+describe("under Bun (OpenCode 2's runtime)", { skip: !fs.existsSync(BUN) && "no bun in node_modules" }, () => {
+  test("the knowledge and governance cases hold under Bun too", async () => {
+    const root = path.join(base, "bun-root");
+    fs.cpSync(FIXTURE_ROOT, root, { recursive: true });
+    const k = await scenario("knowledge", {
+      runtime: BUN,
+      directory: project("bun-knowledge", { "README.md": "# ledgerline\n" }),
+      options: { sessionStartTimeoutMs: 30_000 },
+      env: { PATH: `${FAKE_DIR}:${path.dirname(process.execPath)}:${pathWithoutMaenifold()}`, MAENIFOLD_ROOT: root, FAKE_MAENIFOLD_NOW: "2026-11-21T20:00:00Z" },
+    });
+    assert.match(k.shell.text, /^\[\[auth\]\] checked\n[\s\S]*session-tokens/);
+    assert.ok(k.first.some((t) => /Knowledge Graph Context/.test(t)));
+    assert.ok(k.compaction.some((t) => /Knowledge Graph Preservation/.test(t)));
+    const dir = project("bun-governed", { ".orchestration/active_intents.yaml": "active_intents:\n  - id: INT-1\n    name: A\n    status: IN_PROGRESS\n    owned_scope: [src/auth/**]\n", "README.md": "# demo\n" });
+    const g = await scenario("governance", { runtime: BUN, directory: dir });
+    assert.equal(g.early.status, "error");
+    assert.equal(g.inside.status, "completed", JSON.stringify(g.inside));
+    assert.equal(g.outside.status, "error");
+    assert.deepEqual(validate(g.trace.find((r) => JSON.stringify(r).includes("src/auth/login.ts"))), []);
   });
 });

@@ -57,7 +57,7 @@ export async function governance(host, { directory }) {
   const unknownIntent = await host.call("ses_g", "select_active_intent", { intent_id: "INT-404" });
   const traceFile = path.join(directory, ".orchestration/agent_trace.jsonl");
   const trace = fs.existsSync(traceFile) ? fs.readFileSync(traceFile, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
-  return { early, earlyWritten, selected, system: systemTexts(req), inside, insideWritten, outside, outsideWritten, decoy, edit, readme: fs.readFileSync(path.join(directory, "README.md"), "utf8"), unknownIntent, trace };
+  return { selectSchema: host.toolSchema("select_active_intent") || null, early, earlyWritten, selected, system: systemTexts(req), inside, insideWritten, outside, outsideWritten, decoy, edit, readme: fs.readFileSync(path.join(directory, "README.md"), "utf8"), unknownIntent, trace };
 }
 
 /** Pre-action enforcement: a strict SOP blocks the first call, lets the retry through. */
