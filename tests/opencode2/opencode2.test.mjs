@@ -226,6 +226,25 @@ describe("intent governance", () => {
   });
 });
 
+describe("the model as an attacker (governance on, INT-1 selected)", () => {
+  test("inputs of the wrong shape, a decoy key, `..`, deep nesting: blocked, nothing written", async () => {
+    const dir = project("hostile", {
+      ".orchestration/active_intents.yaml": "active_intents:\n  - id: INT-1\n    name: A\n    status: IN_PROGRESS\n    owned_scope: [src/auth/**]\n",
+      "src/auth/.keep": "",
+    });
+    const out = await scenario("hostile", { directory: dir });
+    for (const [name, r] of Object.entries(out.calls)) {
+      assert.equal(r.status, "error", `${name}: ${JSON.stringify(r)}`);
+      // `null`, and a shell call without `command`, name nothing to change: the gate lets them
+      // reach the tool (an intent is selected), whose input decode rejects them
+      if (name === "nullInput" || name === "shellNoCommand") assert.match(r.text, /Invalid tool input/, name);
+      else assert.equal(r.ran, false, `${name} was rejected before the tool ran`);
+    }
+    assert.equal(out.leaked, false);
+    assert.ok(out.oddSystem >= 1);
+  });
+});
+
 describe("pre-action enforcement", () => {
   const MARKER = "OC2-FORCE-MARKER";
   const FORCE = "git push --force --dry-run /nonexistent/hookwise-oc2.git HEAD";

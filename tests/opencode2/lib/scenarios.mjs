@@ -68,3 +68,25 @@ export async function enforcement(host, { command }) {
   const readOnly = await host.call("ses_e", "shell", { command: "ls" });
   return { first, retry, readOnly };
 }
+
+/** The model as an attacker, governance on and INT-1 selected: odd inputs never slip through. */
+export async function hostile(host, { directory }) {
+  host.createSession("ses_h");
+  await host.call("ses_h", "select_active_intent", { intent_id: "INT-1" });
+  let deep = { path: "docs/deep.md", content: "x" };
+  for (let i = 0; i < 5000; i++) deep = { path: "src/auth/ok.ts", nested: deep };
+  const calls = {
+    string: await host.call("ses_h", "write", "docs/leak.md"),
+    array: await host.call("ses_h", "write", ["docs/leak.md", "x"]),
+    nullInput: await host.call("ses_h", "write", null),
+    deep: await host.call("ses_h", "write", deep),
+    dotdot: await host.call("ses_h", "write", { path: "src/auth/../../docs/leak.md", content: "x" }),
+    absolute: await host.call("ses_h", "write", { path: path.join(directory, "docs/leak.md"), content: "x" }),
+    patch: await host.call("ses_h", "patch", { patchText: "*** Begin Patch\n*** Add File: docs/leak.md\n+x\n*** End Patch" }),
+    shellNoCommand: await host.call("ses_h", "shell", { cmd: "touch docs-leak" }),
+    filePathOnly: await host.call("ses_h", "write", { filePath: "docs/leak.md", content: "x" }),
+  };
+  // a context request with odd parts does not break the session
+  const odd = await host.request("ses_h", { messages: [{ role: "user", content: "[[x]]".repeat(10_000) }] });
+  return { calls, leaked: fs.existsSync(path.join(directory, "docs")) || fs.existsSync(path.join(directory, "docs-leak")), oddSystem: odd.system.length };
+}
