@@ -164,6 +164,22 @@ describe("knowledge context (fake maenifold, warm MCP session)", () => {
   });
 });
 
+describe("options arrive as ctx.options", () => {
+  test("sessionContextChannel \"prompt\": 2.x has no noReply turn, so the text still reaches the system prompt, once per request", async () => {
+    const root = path.join(base, "p-root");
+    fs.cpSync(FIXTURE_ROOT, root, { recursive: true });
+    const out = await scenario("knowledge", {
+      directory: project("prompt-channel", { "README.md": "# ledgerline\n" }),
+      options: { sessionStartTimeoutMs: 30_000, sessionContextChannel: "prompt" },
+      env: { PATH: `${FAKE_DIR}:${pathWithoutMaenifold()}`, MAENIFOLD_ROOT: root, FAKE_MAENIFOLD_NOW: "2026-11-21T20:00:00Z" },
+    });
+    const ctx = (texts) => texts.filter((t) => /Knowledge Graph Context/.test(t)).length;
+    assert.equal(ctx(out.first), 1, out.first.join("\n---\n"));
+    assert.equal(ctx(out.second), 1);
+    assert.equal(ctx(out.child), 0);
+  });
+});
+
 describe("intent governance", () => {
   let out, dir;
   before(async () => {
