@@ -25,8 +25,8 @@
 // - compaction: `session` `compaction` hook, the preservation block pushed onto that request's
 //   `system` (the summarising model reads it);
 // - a block: thrown from `execute.before`;
-// - model tools: `ctx.tool.transform(editor => editor.add({name, description, input, execute}))`
-//   with the core's raw JSON Schema as `input`.
+// - model tools (the core's registry, `plan.tools`): `ctx.tool.transform(editor =>
+//   editor.add({name, description, input, execute}))` with the core's raw JSON Schema as `input`.
 
 const { Hookwise } = require("./hookwise.cjs");
 
@@ -62,41 +62,19 @@ function modelIdOf(m) {
 }
 
 /**
- * The tools to offer the model: the core's `plan.tools` (`[{name, description, inputSchema}]`,
- * answered through the engine call `tool.call`) once the core has its tool registry; until then
- * `select_active_intent` while governance is on, answered through `intent.select`.
+ * The tools to offer the model: the core's `plan.tools` (`[{name, description, inputSchema}]`:
+ * `select_active_intent` while governance is on, the knowledge tools while a source answers),
+ * each answered through the engine call `tool.call` (`{text, isError}`, never thrown).
  */
 function modelTools(hw) {
-  if (Array.isArray(hw.plan.tools)) {
-    return hw.plan.tools
-      .filter((t) => t && typeof t.name === "string" && t.inputSchema && typeof t.inputSchema === "object")
-      .map((t) => ({
-        name: t.name,
-        description: String(t.description ?? ""),
-        inputSchema: t.inputSchema,
-        call: async (input, sessionId) => (await hw.run({ hook: "tool.call", name: t.name, input, sessionId })) || { text: "hookwise is not running", isError: true },
-      }));
-  }
-  if (!hw.governanceOn) return [];
-  // Transitional: the same tool (and texts) as the 1.x plugin's (js/opencode.cjs) until the
-  // core's registry serves them (brief interface 2).
-  return [
-    {
-      name: "select_active_intent",
-      description:
-        "Select the intent (from .orchestration/active_intents.yaml) that the current task belongs to. Intent governance is on in this project: file changes and shell commands are blocked until the session has an active intent, and file changes must stay inside its owned_scope. Returns the intent's scope, constraints and acceptance criteria.",
-      inputSchema: {
-        type: "object",
-        properties: { intent_id: { type: "string", description: "The id of an IN_PROGRESS intent, e.g. INT-001" } },
-        required: ["intent_id"],
-        additionalProperties: false,
-      },
-      call: async (input, sessionId) => {
-        const r = await hw.selectIntent(sessionId, input && input.intent_id);
-        return { text: r.text, isError: !r.ok };
-      },
-    },
-  ];
+  return hw.tools
+    .filter((t) => t && typeof t.name === "string" && t.inputSchema && typeof t.inputSchema === "object")
+    .map((t) => ({
+      name: t.name,
+      description: String(t.description ?? ""),
+      inputSchema: t.inputSchema,
+      call: (input, sessionId) => hw.callTool(t.name, input, sessionId),
+    }));
 }
 
 /**
