@@ -49,7 +49,7 @@ const shell = [];
 const plain = [];
 const request = [];
 for (let i = 0; i < rounds; i++) {
-  shell.push(await time(() => host.call("s", "read", { path: "README.md", note: "see [[auth]]" })));
+  shell.push(await time(() => host.call("s", "read", { path: "README.md", note: "see [[JWT]]" })));
   plain.push(await time(() => host.call("s", "read", { path: "README.md" })));
   request.push(await time(() => host.request("s")));
 }
@@ -74,7 +74,7 @@ fs.rmSync(base, { recursive: true, force: true });
 console.log(`OpenCode 2 adapter through the host double (${rounds} rounds)`);
 console.log(`  load + setup (vault):          ${load.toFixed(1)} ms`);
 console.log(`  load + setup (governance):     ${govLoad.toFixed(1)} ms`);
-console.log(`  read with [[auth]] (vault):    ${fmt(shell)}`);
+console.log(`  read with [[JWT]] (vault):     ${fmt(shell)}`);
 console.log(`  read without a link:           ${fmt(plain)}`);
 console.log(`  context hook (a request):      ${fmt(request)}`);
 console.log(`  governed write (recorded):     ${fmt(write)}`);
