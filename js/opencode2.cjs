@@ -81,8 +81,8 @@ function modelTools(hw) {
  * OpenCode 2's `setup(ctx)`. Registers the hooks and tools, starts the core (and, when the
  * configuration asks for it, the warm maenifold session); returns the cleanup that ends this
  * instance's processes and vault watchers. Never throws: a hookwise that cannot start leaves
- * OpenCode running as if it were absent (governance, when it could not start, blocks through
- * the core's fail-closed plan as in 1.x).
+ * OpenCode running as if it were absent, as in 1.x; once started, a governed call the core
+ * cannot answer is blocked through the plan's `failClosed`.
  */
 async function setup(ctx) {
   ctx = ctx || {};
