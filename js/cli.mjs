@@ -3,6 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { createEngine } from "./engine.mjs";
+import { registerOpenCode, describeRegistration } from "./opencode-config.mjs";
 
 const HELP = {
   main: `hookwise — knowledge context, governance and enforcement for AI coding agents
@@ -18,7 +19,8 @@ commands:
   trace verify [--anchor HEAD]  check the Agent Trace log (.orchestration/agent_trace.jsonl): chain and head
   trace head [--init]           print the trace's head to anchor (a commit message, a CI log)
   init [--governance]           scaffold hookwise's configuration in this project (never overwrites);
-                                --governance also creates .orchestration/active_intents.yaml
+                                --governance also creates .orchestration/active_intents.yaml;
+                                adds hookwise to opencode.json for OpenCode 1.x or 2.x (--opencode 1|2)
 
 options (every command):
   --vault DIR    read knowledge from this markdown vault
@@ -39,7 +41,7 @@ intent governance gate (with --intent, as a session that selected that intent; w
 that has none), the pre-action enforcement decision ("off" when the project has none; against
 its current cooldowns, recording nothing: no metrics line, no cooldown), the arguments it would
 run with and where the context goes. --host: whose tool names and argument keys the call uses
-(opencode, the default; openclaw, claude-code, vscode).`,
+(opencode, the default; opencode2, openclaw, claude-code, vscode).`,
   trace: `usage: hookwise trace verify [--anchor HEAD] [--cwd DIR] [--json]
        hookwise trace head [--init] [--cwd DIR] [--json]
 
@@ -67,12 +69,18 @@ it finds problems.`,
 
 Which knowledge source is active and why, how the maenifold CLI was found, configuration
 warnings, and a timing of each hook.`,
-  init: `usage: hookwise init [--governance] [--cwd DIR] [--json]
+  init: `usage: hookwise init [--governance] [--opencode 1|2] [--cwd DIR] [--json]
 
 Creates hookwise's configuration files in the project when they do not exist yet. With
 --governance also .orchestration/active_intents.yaml (active_intents: []): intent governance
 is then on — file changes and shell commands need an active intent — so it is never created
-without the flag.`,
+without the flag.
+
+Adds hookwise to the project's opencode.json in the form its OpenCode reads: 1.x
+"plugin": ["hookwise"], 2.x "plugins": [{"package": "hookwise"}]. The generation: --opencode;
+else the key opencode.json already uses; else \`opencode --version\`; else both forms (each
+generation ignores the other's key). An opencode.jsonc or unreadable file is left as it is
+and the line to add is printed.`,
 };
 
 class UsageError extends Error {}
@@ -85,7 +93,7 @@ class ExitCode extends Error {
 
 function parseArgs(argv) {
   const out = { _: [], flags: {} };
-  const takesValue = new Set(["vault", "cwd", "project", "tool", "args", "intent", "anchor", "host"]);
+  const takesValue = new Set(["vault", "cwd", "project", "tool", "args", "intent", "anchor", "host", "opencode"]);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a.startsWith("--")) {
@@ -252,10 +260,19 @@ const commands = {
 
   async init({ flags }) {
     const cwd = path.resolve(flags.cwd || process.cwd());
+    if (flags.opencode !== undefined && flags.opencode !== "1" && flags.opencode !== "2") throw new UsageError(`--opencode must be 1 or 2, not ${JSON.stringify(flags.opencode)}`);
     const { engine } = await engineFor(flags, { quiet: true });
     const r = await engine.scaffold({ governance: !!flags.governance });
-    print(flags, r, [...r.created.map((f) => `created ${f}`), ...r.kept.map((f) => `kept ${f} (it exists)`), ...r.failed.map((f) => `failed ${f}`)].join("\n") || "nothing to do");
+    let opencode;
+    try {
+      opencode = registerOpenCode(cwd, flags.opencode);
+    } catch (e) {
+      opencode = { error: e.message };
+    }
+    const oc = opencode.error ? [`failed opencode.json: ${opencode.error}`] : describeRegistration(opencode);
+    print(flags, { ...r, opencode }, [...r.created.map((f) => `created ${f}`), ...r.kept.map((f) => `kept ${f} (it exists)`), ...r.failed.map((f) => `failed ${f}`), ...oc].join("\n") || "nothing to do");
     if (r.failed.length) throw new Error(`could not create: ${r.failed.join("; ")} (in ${cwd})`);
+    if (opencode.error) throw new Error(`could not add hookwise to opencode.json: ${opencode.error} (in ${cwd})`);
   },
 };
 

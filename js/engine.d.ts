@@ -34,7 +34,7 @@ export interface EngineOptions {
   /** Whose tool names and argument keys the calls use (the gate reads exactly those keys):
    * `"vscode"` (default: Roo Code's, OpenCode's and OpenClaw's names), `"opencode"`, `"openclaw"`,
    * `"claude-code"`. */
-  host?: "vscode" | "opencode" | "openclaw" | "claude-code";
+  host?: "vscode" | "opencode" | "opencode2" | "openclaw" | "claude-code";
 }
 
 export interface Discovery {

@@ -56,7 +56,7 @@ pub enum Context {
 /// How a block reaches the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Block {
-    /// The hook throws; the error message is the tool result (OpenCode).
+    /// The hook throws; the error message is the tool result (OpenCode 1.x and 2.x).
     Thrown,
     /// The hook answers `{block: true, blockReason}`; the reason is the tool message (OpenClaw).
     Reason,
@@ -212,6 +212,7 @@ pub const DEFAULT: &str = "vscode";
 /// Every profile.
 pub static ALL: &[&Profile] = &[
     &profiles::OPENCODE,
+    &profiles::OPENCODE2,
     &profiles::OPENCLAW,
     &profiles::CLAUDE_CODE,
     &profiles::VSCODE,
@@ -254,3 +255,7 @@ mod tests;
 #[cfg(all(test, feature = "policy"))]
 #[path = "engine_tests.rs"]
 mod engine_tests;
+
+#[cfg(test)]
+#[path = "opencode2_tests.rs"]
+mod opencode2_tests;

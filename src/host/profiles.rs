@@ -1,6 +1,7 @@
 //! The hosts' tool tables. Each entry: the tool's name as the host sends it, its role, the
 //! argument keys that role reads (exactly as the host's tool reads them), and where context
-//! for the call can go. Sources: `@opencode-ai/plugin` / `opencode-ai` 1.18.33, openclaw
+//! for the call can go. Sources: `@opencode-ai/plugin` / `opencode-ai` 1.18.33, OpenCode 2.x's
+//! built-in tools (read from its source, see the OpenCode 2.x table), openclaw
 //! 2026.9.6 (its tools' TypeBox schemas: `write {path, content}`, `edit {path, edits}`,
 //! `apply_patch {input}`, `exec {command}`), Claude Code 2.1.330's tool list, Roo Code's tool
 //! names.
@@ -120,6 +121,98 @@ pub static OPENCODE: Profile = Profile {
     id: "opencode",
     title: "OpenCode 1.x",
     tools: &[OPENCODE_TOOLS],
+    block: Block::Thrown,
+    result: ResultChannel::Output,
+    rewrites_paths: false,
+};
+
+// ---- OpenCode 2.x -------------------------------------------------------------------------
+// Built against anomalyco/opencode's source (no 2.x build installs here): the built-in tools
+// of `packages/core/src/tool/plugin/*.ts` — `shell {command, workdir, timeout, background}`
+// (shell.ts @0107518), `write {path, content}` (write.ts @1bc8473), `edit {path, oldString,
+// newString, replaceAll}` (edit.ts @179525d), `patch {patchText}`, offered to freeform-capable
+// models as `apply_patch` (patch.ts @00940b1), `read {path, offset, limit}`, `subagent {agent,
+// description, prompt, …}` (subagent.ts @03cce40). An `execute.before` hook may replace the
+// call's `input`, but whether the model's history shows the replaced call is not settled in
+// that source; `execute.after` may add to `result.content`, which is what the model reads. So
+// context goes with the result for every tool except the sub-agent's prompt (a model reads it).
+// A hook that throws in `execute.before` rejects the call with the error's message as the
+// tool's error (the promise adapter's `attemptTool` → `Tool.Error`).
+
+const OPENCODE2_TOOLS: &[Tool] = &[
+    shell("shell", W),
+    tool(
+        "write",
+        Role::Write,
+        Keys {
+            path: &["path"],
+            content: &["content"],
+            ..NONE
+        },
+        W,
+    ),
+    tool(
+        "edit",
+        Role::Edit,
+        Keys {
+            path: &["path"],
+            old: &["oldString"],
+            new: &["newString"],
+            replace_all: &["replaceAll"],
+            ..NONE
+        },
+        W,
+    ),
+    tool(
+        "patch",
+        Role::Patch,
+        Keys {
+            patch: &["patchText"],
+            ..NONE
+        },
+        W,
+    ),
+    // the freeform name of `patch` (`freeform: {input: "patchText", name: "apply_patch"}`)
+    tool(
+        "apply_patch",
+        Role::Patch,
+        Keys {
+            patch: &["patchText"],
+            ..NONE
+        },
+        W,
+    ),
+    tool(
+        "read",
+        Role::Read,
+        Keys {
+            path: &["path"],
+            ..NONE
+        },
+        W,
+    ),
+    tool(
+        "subagent",
+        Role::Subagent,
+        Keys {
+            prompt: "prompt",
+            ..NONE
+        },
+        Context::PromptBlock,
+    ),
+    reader("glob"),
+    reader("grep"),
+    reader("webfetch"),
+    reader("websearch"),
+    reader("question"),
+    reader("skill"),
+    reader("todowrite"),
+];
+
+pub static OPENCODE2: Profile = Profile {
+    id: "opencode2",
+    title: "OpenCode 2.x",
+    tools: &[OPENCODE2_TOOLS],
     block: Block::Thrown,
     result: ResultChannel::Output,
     rewrites_paths: false,

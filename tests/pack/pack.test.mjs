@@ -155,7 +155,7 @@ const out = {
   runtime: typeof Bun !== "undefined" ? "bun" : "node",
   mainKeys: Object.keys(main),
   serverKeys: Object.keys(server),
-  plugin: { id: plugin.id, serverType: typeof plugin.server, keys: Object.keys(plugin).sort() },
+  plugin: { id: plugin.id, serverType: typeof plugin.server, setupType: typeof plugin.setup, keys: Object.keys(plugin).sort() },
   serverSame: server.default === plugin,
   engineKeys: Object.keys(engineNs).sort(),
   oneEngineInstance: require("hookwise/engine").createEngine === createEngine,
@@ -246,7 +246,8 @@ function assertEngine(e, execPath, dir) {
 function assertEsm(r, dir) {
   assert.deepEqual(r.mainKeys, ["default"], "the plugin module exports exactly one thing");
   assert.deepEqual(r.serverKeys, ["default"], "hookwise/server exports exactly one thing");
-  assert.deepEqual(r.plugin, { id: "hookwise", serverType: "function", keys: ["id", "server"] });
+  // OpenCode 1.x takes `server`, OpenCode 2.x decodes `{id, setup}` (tests/opencode2)
+  assert.deepEqual(r.plugin, { id: "hookwise", serverType: "function", setupType: "function", keys: ["id", "server", "setup"] });
   assert.equal(r.serverSame, true, "`.` and `./server` are the same module");
   assert.deepEqual(r.engineKeys, ["Engine", "HookwiseError", "createEngine"]);
   assert.equal(r.oneEngineInstance, true, "import and require of ./engine share one instance (no dual-package hazard)");

@@ -1,0 +1,232 @@
+//! The OpenCode 2.x profile: its tools as the 2.x source defines them, and the gate and
+//! enforcement reading them through the engine (policy build).
+
+use super::profiles::{OPENCODE, OPENCODE2};
+use super::*;
+
+fn sorted(mut v: Vec<String>) -> Vec<String> {
+    v.sort();
+    v
+}
+
+#[test]
+fn opencode2_is_its_own_profile_with_the_2x_tools_and_keys() {
+    assert_eq!(by_id("opencode2").map(|p| p.id), Some("opencode2"));
+    assert_eq!(choose(Some("opencode2")).0.id, "opencode2");
+    // the shell tool is `shell` with `command`; 1.x's `bash` is not a 2.x tool
+    assert_eq!(OPENCODE2.shell_key("shell"), Some("command"));
+    assert_eq!(OPENCODE2.shell_key("bash"), None);
+    assert_eq!(OPENCODE.shell_key("shell"), None, "and 1.x has no `shell`");
+    // files are named by `path` (1.x: `filePath`)
+    for name in ["write", "edit", "read"] {
+        assert_eq!(OPENCODE2.entry(name).keys.path, &["path"], "{name}");
+    }
+    let e = OPENCODE2.entry("edit");
+    assert_eq!(
+        (e.keys.old, e.keys.new, e.keys.replace_all),
+        (&["oldString"][..], &["newString"][..], &["replaceAll"][..])
+    );
+    assert_eq!(OPENCODE2.entry("write").keys.content, &["content"]);
+    for name in ["patch", "apply_patch"] {
+        let t = OPENCODE2.entry(name);
+        assert_eq!((t.role, t.keys.patch), (Role::Patch, &["patchText"][..]));
+    }
+    let s = OPENCODE2.entry("subagent");
+    assert_eq!(
+        (s.role, s.keys.prompt, s.context),
+        (Role::Subagent, "prompt", Context::PromptBlock)
+    );
+    assert_eq!(OPENCODE2.role("task"), Role::Other, "1.x's sub-agent tool");
+    assert_eq!(OPENCODE2.role("multiedit"), Role::Other);
+    // context goes with the result for everything but the sub-agent's prompt
+    for t in OPENCODE2.all() {
+        if t.role != Role::Subagent {
+            assert_eq!(t.context, Context::WithResult, "{}", t.name);
+        }
+    }
+    assert_eq!(OPENCODE2.result, ResultChannel::Output);
+    // a block is thrown from `execute.before`: the 2.x host turns it into the tool's error
+    assert_eq!(OPENCODE2.block, Block::Thrown);
+    assert!(!OPENCODE2.rewrites_paths);
+}
+
+#[test]
+fn opencode2_gates_its_own_mutating_tools_and_reads_its_readers() {
+    assert_eq!(
+        sorted(OPENCODE2.mutating()),
+        ["apply_patch", "edit", "patch", "shell", "write"]
+    );
+    assert_eq!(sorted(OPENCODE2.readers()), ["read"]);
+    for r in ["glob", "grep", "webfetch", "websearch", "todowrite"] {
+        assert!(OPENCODE2.read_only(r), "{r}");
+    }
+    assert!(!OPENCODE2.read_only("shell"));
+}
+
+#[test]
+fn a_file_key_of_another_host_beside_path_is_ambiguous() {
+    use serde_json::json;
+    // `path` is the 2.x key; a `filePath` beside it naming another file is a decoy
+    let w = OPENCODE2.entry("write");
+    assert_eq!(
+        args::path(w, &json!({"path": "src/a.ts", "content": "x"})).unwrap(),
+        Some("src/a.ts")
+    );
+    assert!(args::path(w, &json!({"path": "src/a.ts", "filePath": "docs/b.md"})).is_err());
+    // only `filePath` (the 1.x key) names no file for the 2.x tool
+    assert_eq!(
+        args::path(w, &json!({"filePath": "src/a.ts"})).unwrap(),
+        None
+    );
+}
+
+#[cfg(feature = "policy")]
+mod engine {
+    use serde_json::{json, Value};
+
+    use crate::engine::Engine;
+    use crate::governance::testhost::FakeFs;
+    use crate::test_drive::Reply;
+
+    const INTENTS: &str = "active_intents:\n  - id: BILL\n    name: Billing\n    status: IN_PROGRESS\n    owned_scope: [src/billing/**]\n";
+    const FORCE_SOP: &str = "---\nid: git-force-push\ncategory: process\nmatch:\n  patterns: ['git\\s+push\\s.*--force']\n---\n# Force-pushing\n\n## Preflight\nAnnounce it (HOST-SOP).\n";
+    const EVIL: &str = "*** Begin Patch\n*** Add File: docs/evil.md\n+x\n*** End Patch";
+    const OURS: &str = "*** Begin Patch\n*** Add File: src/billing/ok.ts\n+x\n*** End Patch";
+
+    fn drive(e: &mut Engine, fs: &mut FakeFs, call: Value) -> Value {
+        crate::test_drive::drive(e, &call.to_string(), |q| {
+            if let crate::protocol::Request::Sleep { .. } = q {
+                return Reply::Later(json!({}));
+            }
+            Reply::Now(match q {
+                crate::protocol::Request::Now => json!({"ms": 1_700_000_000_000u64}),
+                crate::protocol::Request::ListDir { path, .. } => {
+                    let prefix = format!("{}/", path.trim_end_matches('/'));
+                    let entries: Vec<Value> = fs
+                        .files
+                        .iter()
+                        .filter(|(p, _)| p.starts_with(&prefix))
+                        .map(|(p, t)| {
+                            json!({"path": &p[prefix.len()..], "isFile": true, "isDir": false,
+                            "isSymlink": false, "size": t.len(), "mtimeMs": 1.0})
+                        })
+                        .collect();
+                    json!({"entries": entries, "truncated": false})
+                }
+                crate::protocol::Request::WriteFile { .. } => json!({"ok": true}),
+                q => fs.answer(q).expect("a reply"),
+            })
+        })
+    }
+
+    fn init(fs: &mut FakeFs) -> (Engine, Value) {
+        let mut e = Engine::new();
+        let r = drive(
+            &mut e,
+            fs,
+            json!({"hook": "init", "host": "opencode2", "env": {}, "cwd": "/w", "worktree": "/w", "directory": "/w", "options": {}}),
+        );
+        (e, r)
+    }
+
+    fn before(e: &mut Engine, fs: &mut FakeFs, tool: &str, args: Value) -> Value {
+        drive(
+            e,
+            fs,
+            json!({"hook": "tool.before", "tool": tool, "sessionId": "s", "callId": "c", "args": args}),
+        )
+    }
+
+    #[test]
+    fn the_gate_reads_the_2x_tools_and_keys() {
+        let mut fs = FakeFs::default();
+        fs.file("/w/.orchestration/active_intents.yaml", INTENTS);
+        let (mut e, r) = init(&mut fs);
+        let mut watched: Vec<&str> = r["plan"]["toolBeforeTools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap())
+            .collect();
+        watched.sort();
+        // the mutating tools, and `read` (remembered for stale-write checks)
+        assert_eq!(
+            watched,
+            ["apply_patch", "edit", "patch", "read", "shell", "write"]
+        );
+        // no intent yet: a write is blocked
+        let b = before(
+            &mut e,
+            &mut fs,
+            "write",
+            json!({"path": "src/billing/a.ts", "content": "x"}),
+        );
+        assert!(b["block"].as_str().is_some(), "{b}");
+        let s = drive(
+            &mut e,
+            &mut fs,
+            json!({"hook": "intent.select", "sessionId": "s", "intentId": "BILL"}),
+        );
+        assert_eq!(s["ok"], true, "{s}");
+        let b = before(
+            &mut e,
+            &mut fs,
+            "write",
+            json!({"path": "src/billing/a.ts", "content": "x"}),
+        );
+        assert!(b.get("block").is_none(), "inside the scope: {b}");
+        let b = before(
+            &mut e,
+            &mut fs,
+            "write",
+            json!({"path": "docs/leak.md", "content": "x"}),
+        );
+        assert!(b["block"].as_str().is_some(), "outside the scope: {b}");
+        let b = before(
+            &mut e,
+            &mut fs,
+            "edit",
+            json!({"path": "docs/leak.md", "oldString": "a", "newString": "b"}),
+        );
+        assert!(b["block"].as_str().is_some(), "{b}");
+        // the 1.x key beside the 2.x one, naming another file: blocked, naming both keys
+        let b = before(
+            &mut e,
+            &mut fs,
+            "write",
+            json!({"path": "src/billing/a.ts", "filePath": "docs/leak.md"}),
+        );
+        assert!(
+            b["block"].as_str().unwrap().contains("two different files"),
+            "{b}"
+        );
+        for tool in ["patch", "apply_patch"] {
+            let b = before(&mut e, &mut fs, tool, json!({"patchText": EVIL}));
+            assert!(b["block"].as_str().is_some(), "{tool}: {b}");
+            let b = before(&mut e, &mut fs, tool, json!({"patchText": OURS}));
+            assert!(b.get("block").is_none(), "{tool}: {b}");
+        }
+    }
+
+    #[test]
+    fn enforcement_reads_the_command_of_shell() {
+        let mut fs = FakeFs::default();
+        fs.file("/w/.opencode/sops/force.md", FORCE_SOP);
+        let (mut e, _) = init(&mut fs);
+        let r = drive(
+            &mut e,
+            &mut fs,
+            json!({"hook": "tool.before", "tool": "shell", "sessionId": "s", "callId": "c", "dryRun": true,
+                "args": {"command": "git push --force origin main", "workdir": "/w"}}),
+        );
+        assert_eq!(r["enforcement"]["decision"], "block", "{r}");
+        // 1.x's shell tool name is no shell tool in 2.x
+        let r = drive(
+            &mut e,
+            &mut fs,
+            json!({"hook": "tool.before", "tool": "bash", "sessionId": "s", "callId": "d", "dryRun": true,
+                "args": {"command": "git push --force origin main"}}),
+        );
+        assert!(r["enforcement"]["detected"].get("program").is_none(), "{r}");
+    }
+}
