@@ -413,13 +413,16 @@ mod tests {
         assert!(l.is_empty(), "{l:?}");
         assert_eq!(v["tokenBudget"], 7);
         // unreadable, and absent
-        let file = file_from_reply(&json!({"error": "EACCES"}));
+        let file = file_from_reply(&json!({"error": "denied", "detail": "EACCES"}));
         let (_, l) = merge_file_options(&Value::Null, &file, path);
         assert_eq!(
             l[0].message,
-            ".opencode/hookwise.json: could not be read (EACCES); ignored"
+            ".opencode/hookwise.json: could not be read (denied: EACCES); ignored"
         );
-        assert_eq!(file_from_reply(&json!({"error": "vanished"})), Ok(None));
+        assert_eq!(
+            file_from_reply(&json!({"error": "not-found", "detail": "ENOENT"})),
+            Ok(None)
+        );
         assert_eq!(file_from_reply(&json!({"error": "not-found"})), Ok(None));
     }
 

@@ -775,10 +775,11 @@ impl Engine {
                 .await;
                 let (mut created, mut kept, mut failed) = (vec![], vec![], vec![]);
                 for ((rel, _), r) in files.iter().zip(replies) {
-                    match (r.get("ok").and_then(Value::as_bool), r.get("error").and_then(Value::as_str)) {
+                    use crate::protocol::ReplyError;
+                    match (r.get("ok").and_then(Value::as_bool), ReplyError::in_reply(&r)) {
                         (Some(true), _) => created.push(*rel),
-                        (_, Some("EEXIST")) => kept.push(*rel),
-                        (_, e) => failed.push(format!("{rel}: {}", e.unwrap_or("failed"))),
+                        (_, Some(ReplyError::Exists)) => kept.push(*rel),
+                        _ => failed.push(format!("{rel}: {}", ReplyError::describe_reply(&r, "failed"))),
                     }
                 }
                 json!({"created": created, "kept": kept, "failed": failed})

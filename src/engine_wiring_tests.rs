@@ -47,7 +47,7 @@ impl Fs {
             }
             Request::ReadFile { path, .. } => match self.files.get(path) {
                 Some(t) => json!({ "text": t }),
-                None => json!({"error": "vanished"}),
+                None => json!({"error": "not-found"}),
             },
             Request::ListDir { path, .. } => {
                 let prefix = format!("{}/", path.trim_end_matches('/'));
@@ -58,7 +58,7 @@ impl Fs {
                     .map(|(p, t)| json!({"path": &p[prefix.len()..], "isFile": true, "isDir": false, "isSymlink": false, "size": t.len(), "mtimeMs": 1.0}))
                     .collect();
                 if entries.is_empty() {
-                    json!({"entries": [], "truncated": false, "error": "ENOENT"})
+                    json!({"entries": [], "truncated": false, "error": "not-found"})
                 } else {
                     json!({"entries": entries, "truncated": false})
                 }
@@ -74,7 +74,7 @@ impl Fs {
                     .push_str(&format!("{line}\n"));
                 json!({"ok": true})
             }
-            _ => json!({"error": "unsupported"}),
+            _ => json!({"error": "other", "detail": "unsupported"}),
         })
     }
 

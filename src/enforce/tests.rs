@@ -76,7 +76,9 @@ impl Host {
             Request::ListDir { .. } if self.faults.hang_list => return None,
             Request::ListDir { path, .. } => {
                 if let Some(e) = &self.faults.list_error {
-                    return Some((now, json!({"entries": [], "truncated": false, "error": e})));
+                    let mut r = failure(e);
+                    r["entries"] = json!([]);
+                    return Some((now, r));
                 }
                 let prefix = format!("{}/", path.trim_end_matches('/'));
                 let entries: Vec<Value> = self
@@ -90,7 +92,7 @@ impl Host {
                 if entries.is_empty() {
                     (
                         now,
-                        json!({"entries": [], "truncated": false, "error": "ENOENT: no such file or directory"}),
+                        json!({"entries": [], "truncated": false, "error": "not-found", "detail": "ENOENT: no such file or directory"}),
                     )
                 } else {
                     (now, json!({ "entries": entries, "truncated": false }))
@@ -107,14 +109,14 @@ impl Host {
             }
             Request::WriteFile { path, text } => {
                 if let Some(e) = &self.faults.write_error {
-                    return Some((now, json!({"ok": false, "error": e})));
+                    return Some((now, failure(e)));
                 }
                 self.fs.insert(path.clone(), (text.clone(), now));
                 (now, json!({"ok": true}))
             }
             Request::AppendLine { path, line } => {
                 if let Some(e) = &self.faults.write_error {
-                    return Some((now, json!({"ok": false, "error": e})));
+                    return Some((now, failure(e)));
                 }
                 let entry = self.fs.entry(path.clone()).or_insert((String::new(), now));
                 entry.0.push_str(line);
@@ -135,14 +137,17 @@ impl Host {
                 (now, json!({"exists": dir, "isDir": dir, "realpath": path}))
             }
             // this host does not watch folders: the vault re-lists instead
-            Request::VaultChanges { .. } => (now, json!({"entries": [], "error": "not watched"})),
+            Request::VaultChanges { .. } => (
+                now,
+                json!({"entries": [], "error": "other", "detail": "not watched"}),
+            ),
             other => panic!("the enforcement test host does not carry out {other:?}"),
         })
     }
 
     fn read(&self, path: &str) -> Value {
         if let Some(e) = &self.faults.read_error {
-            return json!({ "error": e });
+            return failure(e);
         }
         match self.fs.get(path) {
             Some((t, _)) => json!({ "text": t }),
@@ -1014,5 +1019,15 @@ fn no_secret_reaches_the_metrics_the_state_or_the_log() {
             let (ok, report) = cli_metrics_verify(m, h.text(".opencode/hookwise/state.json"));
             assert!(ok, "{report}");
         }
+    }
+}
+
+/// A failed reply: `e` as its code when it is one, else `other` with `e` as the detail.
+fn failure(e: &str) -> Value {
+    let code = crate::protocol::ReplyError::of(e);
+    if code.code() == e {
+        json!({"ok": false, "error": e})
+    } else {
+        json!({"ok": false, "error": code.code(), "detail": e})
     }
 }

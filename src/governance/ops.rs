@@ -8,7 +8,7 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::protocol::{Log, Mutation, PathKey, ReadResult, Request, StatResult};
+use crate::protocol::{Log, Mutation, PathKey, ReadResult, ReplyError, Request, StatResult};
 use crate::runtime::{join_all, Io};
 
 use super::classify::{classify, MutationClass};
@@ -424,11 +424,8 @@ async fn read_text(io: &Io, path: &str, max: u64) -> ReadResult {
             max_bytes: max,
         })
         .await;
-    serde_json::from_value(v).unwrap_or_else(|e| ReadResult {
-        text: None,
-        error: Some(format!("bad reply: {e}")),
-        ..Default::default()
-    })
+    serde_json::from_value(v)
+        .unwrap_or_else(|e| ReadResult::failed(ReplyError::Other, format!("bad reply: {e}")))
 }
 
 async fn stat(io: &Io, path: &str) -> StatResult {
@@ -440,8 +437,8 @@ async fn stat(io: &Io, path: &str) -> StatResult {
     serde_json::from_value(v).unwrap_or_default()
 }
 
-fn is_missing(err: &str) -> bool {
-    matches!(err, "vanished" | "ENOENT")
+fn is_missing(err: Option<ReplyError>) -> bool {
+    err == Some(ReplyError::NotFound)
 }
 
 /// Load (or reuse) the intents of `worktree`. `None`: governance is off there.
@@ -466,21 +463,20 @@ async fn refresh(
             }
         }
     }
-    let r = if st.exists || st.error.as_deref().is_some_and(|e| !is_missing(e)) {
+    let r = if st.exists || st.error.is_some_and(|e| e != ReplyError::NotFound) {
         read_text(io, &path, MAX_INTENTS_BYTES).await
     } else {
         ReadResult {
-            text: None,
-            error: Some("vanished".into()),
+            error: Some(ReplyError::NotFound),
             ..Default::default()
         }
     };
     let size = r.size;
     let (key, text, failed) = match (r.text, r.error) {
         (Some(text), _) => (sha256_hex(text.as_bytes()), Some(text), None),
-        (None, err) => {
-            let err = err.unwrap_or_else(|| "no reply".into());
-            if is_missing(&err) && enabled == Enabled::Auto {
+        (None, code) => {
+            let err = code.map_or_else(|| "no reply".into(), |e| e.describe(r.detail.as_deref()));
+            if is_missing(code) && enabled == Enabled::Auto {
                 let mut st = gov.inner.borrow_mut();
                 if let Some(p) = st.projects.get_mut(worktree) {
                     p.file = None;
@@ -489,7 +485,7 @@ async fn refresh(
                 }
                 return None;
             }
-            let message = if is_missing(&err) {
+            let message = if is_missing(code) {
                 "the file does not exist; governance is on by option, so changes are blocked until intents are added (hookwise init creates the file)".to_string()
             } else {
                 intents::unreadable(&err, size)
@@ -576,7 +572,7 @@ async fn fingerprint(io: &Io, path: &str) -> Option<(String, Before)> {
             };
             Some((fp, before))
         }
-        (None, Some(e)) if is_missing(&e) => Some(("absent".into(), Before::Absent)),
+        (None, e) if is_missing(e) => Some(("absent".into(), Before::Absent)),
         (None, _) => {
             let s = stat(io, path).await;
             if !s.exists {
@@ -985,9 +981,9 @@ pub async fn tool_after(io: &Io, gov: &Governance, input: &AfterInput) -> AfterO
     }
     // Whatever happened, the session now knows these files as they are.
     for (rel, r) in rels.iter().zip(afters.iter()) {
-        let fp = match (&r.text, r.error.as_deref()) {
+        let fp = match (&r.text, r.error) {
             (Some(t), _) => Some(format!("sha256:{}", sha256_hex(t.as_bytes()))),
-            (None, Some(e)) if is_missing(e) => Some("absent".to_string()),
+            (None, e) if is_missing(e) => Some("absent".to_string()),
             _ => None,
         };
         if let Some(fp) = fp {
@@ -1408,13 +1404,10 @@ pub async fn init_scaffold(io: &Io, input: &InitInput) -> InitOutput {
         })
         .await;
     let ok = reply.get("ok").and_then(Value::as_bool).unwrap_or(false);
-    let err = reply
-        .get("error")
-        .and_then(Value::as_str)
-        .unwrap_or("no reply");
+    let err = ReplyError::describe_reply(&reply, "no reply");
     let message = if ok {
         format!("created {path}: intent governance is now on; add intents to it")
-    } else if err == "EEXIST" {
+    } else if ReplyError::in_reply(&reply) == Some(ReplyError::Exists) {
         format!("{path} already exists; left unchanged")
     } else {
         format!("could not create {path}: {err}")

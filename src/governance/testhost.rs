@@ -124,7 +124,7 @@ impl FakeFs {
                            "size": self.files.get(&real).map(|t| t.len()).unwrap_or(0),
                            "mtimeMs": self.mtimes.get(&real).copied().unwrap_or(0) as f64})
                 }
-                None => json!({"exists": false, "error": "ENOENT"}),
+                None => json!({"exists": false, "error": "not-found"}),
             },
             Request::ReadFile { path, max_bytes } => {
                 match self.realpath(path).and_then(|r| self.files.get(&r)) {
@@ -133,8 +133,10 @@ impl FakeFs {
                     Some(t) => {
                         json!({ "text": t.strip_prefix('\u{feff}').unwrap_or(t), "size": t.len() })
                     }
-                    None if self.realpath(path).is_some() => json!({"error": "EISDIR"}),
-                    None => json!({"error": "vanished"}),
+                    None if self.realpath(path).is_some() => {
+                        json!({"error": "other", "detail": "EISDIR"})
+                    }
+                    None => json!({"error": "not-found"}),
                 }
             }
             Request::ReadTail { path, max_bytes } => {
@@ -156,7 +158,7 @@ impl FakeFs {
                             json!({ "text": tail })
                         }
                     }
-                    None => json!({"error": "vanished"}),
+                    None => json!({"error": "not-found"}),
                 }
             }
             Request::AppendChained {
@@ -169,7 +171,7 @@ impl FakeFs {
             } => {
                 if self.fail_append {
                     return Some(
-                        json!({"ok": false, "error": self.fail_with.clone().unwrap_or_else(|| "EROFS: read-only file system".into())}),
+                        json!({"ok": false, "error": "other", "detail": self.fail_with.clone().unwrap_or_else(|| "EROFS: read-only file system".into())}),
                     );
                 }
                 let real = self.realpath(path).unwrap_or_else(|| path.clone());
@@ -227,7 +229,7 @@ impl FakeFs {
             }
             Request::CreateFile { path, text } => {
                 if self.realpath(path).is_some() || self.links.contains_key(path) {
-                    json!({"ok": false, "error": "EEXIST"})
+                    json!({"ok": false, "error": "exists"})
                 } else {
                     self.file(path, text);
                     json!({"ok": true})

@@ -131,9 +131,11 @@ impl WatchHost {
             Request::VaultChanges { root } => {
                 assert_eq!(root, ROOT);
                 match self.watching {
-                    None => json!({"error": "unsupported request kind vaultChanges"}),
+                    None => {
+                        json!({"error": "other", "detail": "unsupported request kind vaultChanges"})
+                    }
                     Some(false) => {
-                        json!({"entries": [], "truncated": true, "error": "watching is off"})
+                        json!({"entries": [], "truncated": true, "error": "other", "detail": "watching is off"})
                     }
                     Some(true) => {
                         let first = !self.started;
@@ -153,7 +155,7 @@ impl WatchHost {
                 let rel = self.rel(path);
                 let dir = format!("{rel}/");
                 if rel.is_empty() && self.files.is_empty() {
-                    json!({"exists": false, "error": "ENOENT"})
+                    json!({"exists": false, "error": "not-found"})
                 } else if rel.is_empty() {
                     json!({"exists": true, "isDir": true, "realpath": ROOT})
                 } else if let Some((t, m)) = self.files.get(rel) {
@@ -161,7 +163,7 @@ impl WatchHost {
                 } else if self.files.keys().any(|k| k.starts_with(&dir)) {
                     json!({"exists": true, "isDir": true, "realpath": path})
                 } else {
-                    json!({"exists": false, "error": "ENOENT"})
+                    json!({"exists": false, "error": "not-found"})
                 }
             }
             Request::ListDir { path, .. } => {
@@ -171,14 +173,14 @@ impl WatchHost {
             Request::ReadFile { path, .. } => {
                 let rel = self.rel(path).to_string();
                 self.reads.push(rel.clone());
-                read_reply(&self.files, &rel, "vanished")
+                read_reply(&self.files, &rel, "not-found")
             }
             Request::ReadFiles { dir, paths, .. } => {
                 assert_eq!(dir, &format!("{ROOT}/"));
                 self.reads.extend(paths.iter().cloned());
                 let files: Vec<Value> = paths
                     .iter()
-                    .map(|p| read_reply(&self.files, p, "vanished"))
+                    .map(|p| read_reply(&self.files, p, "not-found"))
                     .collect();
                 json!({ "files": files })
             }

@@ -30,7 +30,7 @@ use serde_json::Value;
 
 use crate::discovery::inside;
 use crate::maenifold::{BuildContext, Relation};
-use crate::protocol::{DirEntry, ListDirResult, ReadResult, Request, StatResult};
+use crate::protocol::{DirEntry, ListDirResult, ReadResult, ReplyError, Request, StatResult};
 use crate::runtime::{join_all, Io};
 use crate::sort::top_k;
 use crate::wikilink::normalize;
@@ -71,17 +71,13 @@ pub enum ReadError {
 }
 
 impl ReadError {
-    /// Classify the host's error text (see [`ReadResult`]).
-    pub fn from_host(e: &str) -> ReadError {
-        let l = e.to_ascii_lowercase();
-        if l.contains("not-utf8") || l.contains("utf-8") || l.contains("utf8") {
-            ReadError::NotUtf8
-        } else if l.contains("not-found") || l.contains("enoent") || l.contains("vanished") {
-            ReadError::Vanished
-        } else if l.contains("too-large") || l.contains("too large") || l.contains("e2big") {
-            ReadError::TooLarge
-        } else {
-            ReadError::Unreadable(e.to_string())
+    /// What the host's read error (see [`ReadResult`]) means for the note.
+    pub fn from_host(e: ReplyError, detail: Option<&str>) -> ReadError {
+        match e {
+            ReplyError::NotUtf8 => ReadError::NotUtf8,
+            ReplyError::NotFound => ReadError::Vanished,
+            ReplyError::TooLarge => ReadError::TooLarge,
+            e => ReadError::Unreadable(e.describe(detail)),
         }
     }
 }
@@ -835,20 +831,22 @@ pub async fn refresh(io: &Io, vault: &RefCell<Vault>, root: &str) -> RefreshStat
     };
     let list: ListDirResult = serde_json::from_value(replies.next().unwrap_or_default())
         .unwrap_or_else(|e| ListDirResult {
-            error: Some(format!("the host's reply is malformed: {e}")),
+            error: Some(ReplyError::Other),
+            detail: Some(format!("the host's reply is malformed: {e}")),
             ..Default::default()
         });
     if !st.exists || !st.is_dir {
         vault.borrow_mut().clear();
         out.stats = vault.borrow().stats();
         out.error = Some(match st.error {
-            Some(e) => format!("vault {root}: {e}"),
+            Some(e) => format!("vault {root}: {}", e.describe(st.detail.as_deref())),
             None if st.exists => format!("vault {root} is not a folder"),
             None => format!("vault {root} does not exist"),
         });
         return out;
     }
-    if let Some(e) = &list.error {
+    if let Some(e) = list.error {
+        let e = e.describe(list.detail.as_deref());
         if list.entries.is_empty() {
             out.stats = vault.borrow().stats();
             out.error = Some(format!("listing {root}: {e}"));
@@ -899,7 +897,7 @@ async fn read_planned(
                 sizes.push(r.text.as_ref().map_or(0, |t| t.len() as u64));
             }
             let result = match (r.text, r.error) {
-                (_, Some(e)) => Err(ReadError::from_host(&e)),
+                (_, Some(e)) => Err(ReadError::from_host(e, r.detail.as_deref())),
                 (Some(t), None) => Ok(t),
                 (None, None) => Err(ReadError::Unreadable("no text in the reply".into())),
             };

@@ -316,11 +316,21 @@ fn skips_are_counted_never_fatal() {
     let want = v.plan("/v", &listing, true);
     assert_eq!(want, vec!["ok.md", "binary.md", "gone.md", "locked.md"]);
     v.ingest("ok.md", Ok("[[a]]".into()));
-    v.ingest("binary.md", Err(ReadError::from_host("not-utf8")));
-    v.ingest("gone.md", Err(ReadError::from_host("ENOENT: no such file")));
+    use crate::protocol::ReplyError;
+    v.ingest(
+        "binary.md",
+        Err(ReadError::from_host(ReplyError::NotUtf8, None)),
+    );
+    v.ingest(
+        "gone.md",
+        Err(ReadError::from_host(ReplyError::NotFound, Some("ENOENT"))),
+    );
     v.ingest(
         "locked.md",
-        Err(ReadError::from_host("EACCES: permission denied")),
+        Err(ReadError::from_host(
+            ReplyError::Denied,
+            Some("EACCES: permission denied"),
+        )),
     );
     let s = v.stats();
     assert_eq!(s.files, 1);
@@ -517,7 +527,7 @@ impl FakeHost {
             // it does not know.
             Request::ReadFiles { .. } if self.old => {
                 self.refused += 1;
-                json!({"error": "unsupported request kind readFiles"})
+                json!({"error": "other", "detail": "unsupported request kind readFiles"})
             }
             Request::ReadFiles { dir, paths, .. } => {
                 assert_eq!(dir, &format!("{}/", self.root));
@@ -634,7 +644,7 @@ fn refresh_reports_a_missing_vault() {
     let Some(Step::Done { result, .. }) = ops.resume(
         op,
         requests[1].id,
-        json!({"entries": [], "error": "ENOENT"}),
+        json!({"entries": [], "error": "not-found"}),
     ) else {
         panic!()
     };
