@@ -27,7 +27,7 @@ pub mod runtime;
 pub mod session;
 pub mod sort;
 #[cfg(test)]
-mod test_drive;
+mod testing;
 pub mod vault;
 pub mod wire;
 pub use hookwise_text::wikilink;

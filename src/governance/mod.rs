@@ -204,6 +204,4 @@ pub use ops::{
 };
 
 #[cfg(test)]
-pub(crate) mod testhost;
-#[cfg(test)]
 mod tests;
