@@ -35,19 +35,37 @@ fn run_steps(
     mut resume: impl FnMut(u64, u64, Value) -> Option<Step>,
     mut clock: impl FnMut(Option<f64>) -> f64,
     mut order: impl FnMut(&mut Vec<(u64, Outgoing)>),
+    mut cancelled: impl FnMut(&[u64]),
 ) -> Value {
     let mut queue: Vec<(u64, Outgoing)> = Vec::new();
     // (due, sequence, op, id, reply)
     let mut timers: Vec<(f64, u64, u64, u64, Value)> = Vec::new();
     let mut seq = 0u64;
-    let take = |step: Step, queue: &mut Vec<(u64, Outgoing)>| match step {
-        Step::Done { result, .. } => Some(result),
-        Step::Pending { op, requests, .. } => {
-            queue.extend(requests.into_iter().map(|r| (op, r)));
-            None
+    // a step's cancelled requests are dropped (their timers too) and told to the host
+    // (op, id) of every cancelled request: one still in the batch being answered is skipped
+    let mut gone: Vec<(u64, u64)> = Vec::new();
+    let mut take = |step: Step,
+                    queue: &mut Vec<(u64, Outgoing)>,
+                    timers: &mut Vec<(f64, u64, u64, u64, Value)>,
+                    gone: &mut Vec<(u64, u64)>| {
+        let (op, cancel) = match &step {
+            Step::Done { op, cancel, .. } | Step::Pending { op, cancel, .. } => (*op, cancel),
+        };
+        if !cancel.is_empty() {
+            queue.retain(|(o, r)| *o != op || !cancel.contains(&r.id));
+            timers.retain(|t| t.2 != op || !cancel.contains(&t.3));
+            gone.extend(cancel.iter().map(|id| (op, *id)));
+            cancelled(cancel);
+        }
+        match step {
+            Step::Done { result, .. } => Some(result),
+            Step::Pending { op, requests, .. } => {
+                queue.extend(requests.into_iter().map(|r| (op, r)));
+                None
+            }
         }
     };
-    if let Some(r) = take(first, &mut queue) {
+    if let Some(r) = take(first, &mut queue, &mut timers, &mut gone) {
         return r;
     }
     loop {
@@ -64,7 +82,7 @@ fn run_steps(
             let (due, _, op, id, reply) = timers.swap_remove(i);
             clock(Some(due));
             if let Some(step) = resume(op, id, reply) {
-                if let Some(r) = take(step, &mut queue) {
+                if let Some(r) = take(step, &mut queue, &mut timers, &mut gone) {
                     return r;
                 }
             }
@@ -73,6 +91,9 @@ fn run_steps(
         let mut batch = std::mem::take(&mut queue);
         order(&mut batch);
         for (op, r) in batch {
+            if gone.contains(&(op, r.id)) {
+                continue;
+            }
             let now = clock(None);
             let reply = match answer(&r.req) {
                 Reply::Now(v) => v,
@@ -89,7 +110,7 @@ fn run_steps(
                 Reply::Never => continue,
             };
             if let Some(step) = resume(op, r.id, reply) {
-                if let Some(res) = take(step, &mut queue) {
+                if let Some(res) = take(step, &mut queue, &mut timers, &mut gone) {
                     return res;
                 }
             }
@@ -113,6 +134,7 @@ pub(crate) fn drive_with(
         |op, id, reply| engine.borrow_mut().resume(op, id, reply),
         |_| 0.0,
         |_| {},
+        |_| {},
     )
 }
 
@@ -128,6 +150,7 @@ pub(crate) fn drive(engine: &mut Engine, call: &str, host: &mut TestHost) -> Val
         |op, id, reply| engine.borrow_mut().resume(op, id, reply),
         |due| clock(&host, due),
         |batch| host.borrow_mut().order(batch),
+        |ids| host.borrow_mut().cancelled.extend_from_slice(ids),
     )
 }
 
@@ -163,6 +186,7 @@ where
         |op, id, reply| ops.borrow_mut().resume(op, id, reply),
         |due| clock(&host, due),
         |batch| host.borrow_mut().order(batch),
+        |ids| host.borrow_mut().cancelled.extend_from_slice(ids),
     );
     let v = slot.borrow_mut().take();
     v.expect("the operation finished")

@@ -28,6 +28,8 @@ pub struct Faults {
     pub fail_append: bool,
     /// Listings never answer.
     pub hang_list: bool,
+    /// Reads ignore `maxBytes` (a careless host): the core must still refuse a big text.
+    pub read_past_limit: bool,
     /// Every reply but a sleep's is this garbage.
     pub garbage: bool,
 }
@@ -48,6 +50,8 @@ pub struct TestHost {
     pub now: f64,
     /// Every request, in the order answered.
     pub log: Vec<Request>,
+    /// The ids of the requests the core cancelled.
+    pub cancelled: Vec<u64>,
     pub fail_append: bool,
     /// The error a failing append gives (default: EROFS).
     pub fail_with: Option<String>,
@@ -75,6 +79,7 @@ impl Default for TestHost {
             clock: 0,
             now: 1_700_000_000_000.0,
             log: Vec::new(),
+            cancelled: Vec::new(),
             fail_append: false,
             fail_with: None,
             faults: Faults::default(),
@@ -234,7 +239,9 @@ impl TestHost {
                     Some(run) => run(argv),
                     None => super::procs::Proc::Fails(format!("spawn {} ENOENT", argv[0])),
                 };
-                let (ms, reply) = spawn_reply(p, *timeout_ms);
+                let Some((ms, reply)) = spawn_reply(p, *timeout_ms) else {
+                    return Reply::Never;
+                };
                 if ms > 0.0 {
                     return Reply::After(ms, reply);
                 }
@@ -344,7 +351,7 @@ impl TestHost {
             };
         };
         let mtime = self.mtimes.get(&real).copied().unwrap_or(0.0);
-        let mut r = if t.len() as u64 > max_bytes {
+        let mut r = if t.len() as u64 > max_bytes && !self.faults.read_past_limit {
             json!({"error": "too-large"})
         } else if t.starts_with('\u{FFFD}') {
             json!({"error": "not-utf8"})

@@ -9,6 +9,8 @@ pub(crate) enum Proc {
     Exit { ms: f64, stdout: String },
     /// Never exits: the host kills it at the request's timeout (`timedOut`).
     Hang,
+    /// Never answered at all (the core gives up on it first).
+    Never,
     /// Cannot be started (`error`, e.g. `spawn maenifold ENOENT`).
     Fails(String),
 }
@@ -27,9 +29,10 @@ impl Proc {
 /// host that runs nothing (every spawn fails).
 pub(crate) type Procs = Option<Box<dyn FnMut(&[String]) -> Proc>>;
 
-/// The reply to a spawn, and how long after the request it comes.
-pub(crate) fn spawn_reply(p: Proc, timeout_ms: u64) -> (f64, Value) {
-    match p {
+/// The reply to a spawn, and how long after the request it comes (`None`: never).
+pub(crate) fn spawn_reply(p: Proc, timeout_ms: u64) -> Option<(f64, Value)> {
+    Some(match p {
+        Proc::Never => return None,
         Proc::Exit { ms, stdout } => (
             ms,
             json!({"success": true, "stdout": stdout, "stderr": "", "exitCode": 0,
@@ -45,5 +48,5 @@ pub(crate) fn spawn_reply(p: Proc, timeout_ms: u64) -> (f64, Value) {
             json!({"success": false, "stdout": "", "stderr": "", "exitCode": null,
                    "timedOut": false, "durationMs": 0, "error": e}),
         ),
-    }
+    })
 }
