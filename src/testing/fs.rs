@@ -34,6 +34,19 @@ pub struct Faults {
     pub garbage: bool,
 }
 
+/// The vault watcher (js/watch.cjs), answering `VaultChanges`.
+#[derive(Default)]
+pub struct Watcher {
+    /// `None`: a host that does not know the request; `Some(false)`: watching is off.
+    pub watching: Option<bool>,
+    /// The first question was asked (it starts watching and answers `truncated`).
+    pub started: bool,
+    /// Paths (relative to the watched root) written, deleted or renamed since last asked.
+    pub changed: BTreeSet<String>,
+    /// The next answer cannot tell everything (too many changes).
+    pub overflow: bool,
+}
+
 /// The in-memory test host (see the module's docs).
 pub struct TestHost {
     /// Files by absolute path. A text starting with U+FFFD stands for bytes that are not UTF-8.
@@ -52,6 +65,8 @@ pub struct TestHost {
     pub log: Vec<Request>,
     /// The ids of the requests the core cancelled.
     pub cancelled: Vec<u64>,
+    /// Where each round of requests (a batch the core sent together) starts in `log`.
+    pub rounds: Vec<usize>,
     pub fail_append: bool,
     /// The error a failing append gives (default: EROFS).
     pub fail_with: Option<String>,
@@ -66,6 +81,7 @@ pub struct TestHost {
     pub old: bool,
     /// Listings as the JS host packs them: each entry an array of its fields.
     pub packed: bool,
+    pub watcher: Watcher,
 }
 
 impl Default for TestHost {
@@ -80,6 +96,7 @@ impl Default for TestHost {
             now: 1_700_000_000_000.0,
             log: Vec::new(),
             cancelled: Vec::new(),
+            rounds: Vec::new(),
             fail_append: false,
             fail_with: None,
             faults: Faults::default(),
@@ -87,6 +104,10 @@ impl Default for TestHost {
             procs: None,
             old: false,
             packed: true,
+            watcher: Watcher {
+                watching: Some(false),
+                ..Watcher::default()
+            },
         }
     }
 }
@@ -211,6 +232,7 @@ impl TestHost {
 
     /// The order a batch of requests is answered in (shuffled when `shuffle_seed` is set).
     pub(crate) fn order(&mut self, batch: &mut [(u64, Outgoing)]) {
+        self.rounds.push(self.log.len());
         if self.shuffle_seed == 0 {
             return;
         }
@@ -303,10 +325,7 @@ impl TestHost {
                 }
             }
             Request::AppendChained { .. } | Request::WriteHead { .. } => self.chained(req),
-            // this host does not watch folders: the core re-lists instead
-            Request::VaultChanges { .. } => {
-                json!({"entries": [], "truncated": true, "error": "other", "detail": "watching is off"})
-            }
+            Request::VaultChanges { root } => self.vault_changes(root),
             Request::McpStart { .. } => {
                 json!({"ok": false, "error": "this host cannot run an MCP server"})
             }
@@ -316,6 +335,44 @@ impl TestHost {
                 json!({"error": "other", "detail": format!("unsupported request kind {other:?}")})
             }
         })
+    }
+
+    /// What changed below `root` since the last question, as js/watch.cjs tells it.
+    fn vault_changes(&mut self, root: &str) -> Value {
+        let w = &mut self.watcher;
+        match w.watching {
+            None => {
+                json!({"error": "other", "detail": "unsupported request kind vaultChanges"})
+            }
+            Some(false) => {
+                json!({"entries": [], "truncated": true, "error": "other", "detail": "watching is off"})
+            }
+            Some(true) => {
+                let first = !w.started;
+                w.started = true;
+                let paths = std::mem::take(&mut w.changed);
+                let overflow = first || std::mem::take(&mut w.overflow);
+                let entries: Vec<Value> = if first {
+                    Vec::new()
+                } else {
+                    paths.iter().map(|p| self.dir_entry(root, p)).collect()
+                };
+                json!({"entries": entries, "truncated": overflow})
+            }
+        }
+    }
+
+    /// A path below `root` as the JS host describes it now (js/host.cjs dirEntry).
+    fn dir_entry(&self, root: &str, rel: &str) -> Value {
+        let full = format!("{}/{rel}", root.trim_end_matches('/'));
+        if let Some(t) = self.files.get(&full) {
+            let m = self.mtimes.get(&full).copied().unwrap_or(0.0);
+            json!({"path": rel, "isFile": true, "isDir": false, "isSymlink": false, "size": t.len(), "mtimeMs": m})
+        } else if self.dirs.contains(&full) {
+            json!({"path": rel, "isFile": false, "isDir": true, "isSymlink": false, "size": 4096, "mtimeMs": 1.0})
+        } else {
+            json!({"path": rel, "isFile": false, "isDir": false, "isSymlink": false, "size": 0, "mtimeMs": 0})
+        }
     }
 
     fn stat(&self, path: &str) -> Value {
