@@ -60,7 +60,14 @@ fn main() {
     for path in vault.plan(&root.to_string_lossy(), &listing, true) {
         let r = match std::fs::read(root.join(&path)) {
             Ok(bytes) => String::from_utf8(bytes).map_err(|_| ReadError::NotUtf8),
-            Err(e) => Err(ReadError::from_host(&e.to_string())),
+            Err(e) => Err(ReadError::from_host(
+                match e.kind() {
+                    std::io::ErrorKind::NotFound => hookwise::protocol::ReplyError::NotFound,
+                    std::io::ErrorKind::PermissionDenied => hookwise::protocol::ReplyError::Denied,
+                    _ => hookwise::protocol::ReplyError::Other,
+                },
+                Some(&e.to_string()),
+            )),
         };
         vault.ingest(&path, r);
     }

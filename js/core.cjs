@@ -99,8 +99,8 @@ function wrap(e, wasm) {
   const panic = wasm && safe(() => wasm.lastPanic());
   if (panic) return new HookwiseError("Panic", `hookwise core panicked: ${panic}`, e);
   const msg = e && e.message ? e.message : String(e);
-  const m = /^(\w+): ([\s\S]*)$/.exec(msg);
-  if (m && !(e instanceof WebAssembly.RuntimeError)) return new HookwiseError(m[1], m[2], e);
+  // the core's call errors carry their kind as a property (src/wasm_api.rs)
+  if (e && typeof e.kind === "string" && !(e instanceof WebAssembly.RuntimeError)) return new HookwiseError(e.kind, msg, e);
   return new HookwiseError(e instanceof WebAssembly.RuntimeError ? "Trap" : "Internal", msg, e);
 }
 

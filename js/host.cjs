@@ -225,6 +225,15 @@ function failure(started, error) {
   return { success: false, stdout: "", stderr: "", exitCode: null, timedOut: false, durationMs: now() - started, error };
 }
 
+// A failed reply carries a code the core decides on (protocol::ReplyError: not-found,
+// not-utf8, too-large, denied, exists, changed, other) and, for the log, `detail`: Node's words.
+const CODES = { ENOENT: "not-found", ENOTDIR: "not-found", EACCES: "denied", EPERM: "denied", EEXIST: "exists", EFBIG: "too-large", ERR_FS_FILE_TOO_LARGE: "too-large" };
+/** The reply fields `{error, detail}` for a thrown error (`code` overrides the one from errno). */
+function failed(e, code) {
+  const detail = String((e && e.message) || e);
+  return { error: code || CODES[e && e.code] || "other", detail };
+}
+
 async function stat({ path: p }) {
   try {
     const st = await fsp.stat(p);
@@ -239,7 +248,7 @@ async function stat({ path: p }) {
       mtimeMs: st.mtimeMs,
     };
   } catch (e) {
-    return { exists: false, error: e && e.code ? e.code : String(e) };
+    return { exists: false, ...failed(e) };
   }
 }
 
@@ -258,6 +267,7 @@ async function stat({ path: p }) {
 const { O_RDONLY, O_NONBLOCK } = fs.constants;
 const OPEN_FLAGS = O_NONBLOCK === undefined ? O_RDONLY : O_RDONLY | O_NONBLOCK;
 const tooLarge = (st) => ({ error: "too-large", size: st.size, mtimeMs: st.mtimeMs });
+const notFile = (st) => ({ error: "other", detail: st.isDirectory() ? "EISDIR: a folder, not a file" : "not a regular file" });
 async function readFile({ path: p, maxBytes }) {
   return readOne(p, maxBytes, null);
 }
@@ -306,11 +316,11 @@ function readOne(p, maxBytes, arena) {
     if (O_NONBLOCK === undefined) {
       // never open a FIFO or a device synchronously without it: it could block the process
       const st = fs.statSync(p);
-      if (!st.isFile()) return { error: st.isDirectory() ? "EISDIR" : "not a regular file" };
+      if (!st.isFile()) return notFile(st);
     }
     fd = fs.openSync(p, OPEN_FLAGS);
     const st = fs.fstatSync(fd);
-    if (!st.isFile()) return { error: st.isDirectory() ? "EISDIR" : "not a regular file" };
+    if (!st.isFile()) return notFile(st);
     if (st.size > maxBytes) return tooLarge(st);
     // one byte more than the size: a file that grew meanwhile is read on, up to the limit
     let buf = space(arena, st.size + 1);
@@ -334,7 +344,7 @@ function readOne(p, maxBytes, arena) {
     if (arena && buf.buffer === arena.slab?.buffer) arena.at += n; // the slab's space is taken (not a bigger copy)
     return { bytes: buf.subarray(0, n), size: st.size, mtimeMs: st.mtimeMs };
   } catch (e) {
-    return { error: e && e.code === "ENOENT" ? "vanished" : e && e.code ? e.code : String(e) };
+    return failed(e);
   } finally {
     if (fd !== null) fs.closeSync(fd);
   }
@@ -352,7 +362,7 @@ async function appendLine({ path: p, line }) {
     }
     return { ok: true };
   } catch (e) {
-    return { ok: false, error: String(e && e.message) };
+    return { ok: false, ...failed(e) };
   }
 }
 
@@ -381,7 +391,7 @@ function writeFile({ path: p, text }) {
       return { ok: true };
     } catch (e) {
       await fsp.rm(tmp, { force: true }).catch(() => {});
-      return { ok: false, error: String(e && e.message) };
+      return { ok: false, ...failed(e) };
     }
   });
 }
@@ -410,9 +420,9 @@ function dirEntry(full, relPath, isSymlink) {
 // The listing goes to the core with each entry an array of its fields in the core's order
 // (protocol.rs, DirEntry): 10,000 entries as objects cost ~40 ms more in the wasm (a map and
 // seven keys each) and twice the JSON.
-function packListing({ entries, truncated, error }) {
+function packListing({ entries, truncated, error, detail }) {
   const rows = entries.map((e) => [e.path, e.isFile, e.isDir, e.isSymlink, e.realpath ?? null, e.size, e.mtimeMs]);
-  return { entries: rows, truncated, error }; // an undefined error is left out of the JSON
+  return { entries: rows, truncated, error, detail }; // an undefined error is left out of the JSON
 }
 
 /** A folder's entries (relative `/` paths), breadth first; symlinked folders are listed but
@@ -458,19 +468,19 @@ async function listDir({ path: root, recursive, maxEntries, skipHidden, typesOnl
       if (truncated) return { entries, truncated };
     }
   } catch (e) {
-    return { entries, truncated, error: e && e.code ? e.code : String(e) };
+    return { entries, truncated, ...failed(e) };
   }
   return { entries, truncated };
 }
 
-/** Create a file (and its folders); never overwrite: `{ok: false, error: "EEXIST"}`. */
+/** Create a file (and its folders); never overwrite: `{ok: false, error: "exists"}`. */
 async function createFile({ path: p, text }) {
   try {
     await fsp.mkdir(path.dirname(p), { recursive: true });
     await fsp.writeFile(p, text, { flag: "wx" });
     return { ok: true };
   } catch (e) {
-    return { ok: false, error: e && e.code === "EEXIST" ? "EEXIST" : String(e && e.message) };
+    return { ok: false, ...failed(e) };
   }
 }
 
@@ -545,7 +555,7 @@ async function takeLock(lockPath, staleMs, waitMs, breakMs) {
       }
       return { mine };
     } catch (e) {
-      if (!e || e.code !== "EEXIST") return { error: String(e && e.message) };
+      if (!e || e.code !== "EEXIST") return failed(e);
     }
     let st = null;
     let text = "";
@@ -571,7 +581,7 @@ async function takeLock(lockPath, staleMs, waitMs, breakMs) {
         }
       }
     }
-    if (t - started > waitMs) return { error: "lock timeout" };
+    if (t - started > waitMs) return { error: "other", detail: "lock timeout" };
     await new Promise((r) => setTimeout(r, 1 + Math.random() * 4));
   }
 }
@@ -667,10 +677,10 @@ async function appendChained({ path: p, lockPath, before, after, staleMs, waitMs
   try {
     await fsp.mkdir(path.dirname(p), { recursive: true });
   } catch (e) {
-    return { ok: false, error: String(e && e.message) };
+    return { ok: false, ...failed(e) };
   }
   const lock = await takeLock(lockPath, staleMs, waitMs, breakMs);
-  if (lock.error) return { ok: false, error: lock.error };
+  if (lock.error) return { ok: false, error: lock.error, detail: lock.detail };
   // Critical section: synchronous, no await until the lock is released.
   try {
     const fd = fs.openSync(p, "a+");
@@ -680,7 +690,7 @@ async function appendChained({ path: p, lockPath, before, after, staleMs, waitMs
     let line;
     try {
       const st = fs.fstatSync(fd);
-      if (!st.isFile()) return { ok: false, error: `${p} is not a regular file` };
+      if (!st.isFile()) return { ok: false, error: "other", detail: `${p} is not a regular file` };
       size = st.size;
       const { last, torn } = lastLine(fd, size);
       prevHash = sha256(last);
@@ -692,7 +702,7 @@ async function appendChained({ path: p, lockPath, before, after, staleMs, waitMs
     if (!headPath || headParts.length !== 4) return { ok: true, prevHash };
     return { ok: true, prevHash, head: updateHead(headPath, headParts, size, prevHash, newSize, sha256(line)) };
   } catch (e) {
-    return { ok: false, error: String(e && e.message) };
+    return { ok: false, ...failed(e) };
   } finally {
     releaseLock(lockPath, lock.mine);
   }
@@ -702,13 +712,13 @@ async function appendChained({ path: p, lockPath, before, after, staleMs, waitMs
  * long and ends with the line hashing to `expectLast`; else `{ok: false, error: "changed"}`. */
 async function writeHead({ path: p, lockPath, headPath, text, expectBytes, expectLast, staleMs, waitMs, breakMs = 0 }) {
   const lock = await takeLock(lockPath, staleMs, waitMs, breakMs);
-  if (lock.error) return { ok: false, error: lock.error };
+  if (lock.error) return { ok: false, error: lock.error, detail: lock.detail };
   try {
     let fd;
     try {
       fd = fs.openSync(p, OPEN_FLAGS);
     } catch (e) {
-      return { ok: false, error: e && e.code === "ENOENT" ? "changed" : String(e && e.message) };
+      return { ok: false, ...failed(e, e && e.code === "ENOENT" ? "changed" : undefined) };
     }
     try {
       const st = fs.fstatSync(fd);
@@ -719,7 +729,7 @@ async function writeHead({ path: p, lockPath, headPath, text, expectBytes, expec
     replaceSync(headPath, text);
     return { ok: true };
   } catch (e) {
-    return { ok: false, error: String(e && e.message) };
+    return { ok: false, ...failed(e) };
   } finally {
     releaseLock(lockPath, lock.mine);
   }
@@ -731,7 +741,7 @@ async function readTail({ path: p, maxBytes }) {
   try {
     fd = await fsp.open(p, "r");
   } catch (e) {
-    return { error: e && e.code === "ENOENT" ? "vanished" : String((e && e.code) || e) };
+    return failed(e);
   }
   try {
     const { size } = await fd.stat();
@@ -744,7 +754,7 @@ async function readTail({ path: p, maxBytes }) {
     }
     return { text: buf.toString("utf8") };
   } catch (e) {
-    return { error: String((e && e.code) || e) };
+    return failed(e);
   } finally {
     await fd.close();
   }
@@ -833,7 +843,7 @@ function createHost({ runner, extra, env, watch, mcp } = {}) {
           if (extra && typeof extra[req.kind] === "function") {
             return settled(Promise.resolve().then(() => extra[req.kind](req)).catch((e) => ({ error: String(e && e.message) })));
           }
-          return settled(Promise.resolve({ error: `unsupported request kind ${req.kind}` }));
+          return settled(Promise.resolve({ error: "other", detail: `unsupported request kind ${req.kind}` }));
       }
     },
   };

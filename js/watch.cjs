@@ -169,13 +169,13 @@ function settle() {
  * in the shape of a listing: `{entries, truncated}`, an entry per path changed since the last
  * question (`describe(fullPath, relPath, isSymlink)` makes it; a deleted path is neither file
  * nor folder). The first question about a root starts its watcher and answers
- * `truncated: true` (nothing is known from before); `{entries: [], error}` when the folder
+ * `truncated: true` (nothing is known from before); `{entries: [], error: "other", detail}` when the folder
  * cannot be watched (the core re-lists instead, and asks again next time).
  */
 function createWatchers({ enabled = true, describe }) {
   const watches = new Map(); // root -> VaultWatch
   const failed = new Map(); // root -> { error, until }: not watchable, not tried again before `until`
-  const off = (error) => ({ entries: [], truncated: true, error });
+  const off = (detail) => ({ entries: [], truncated: true, error: "other", detail });
   const giveUp = (root, error) => {
     failed.set(root, { error, until: Date.now() + RETRY_MS });
     return off(error);

@@ -116,24 +116,20 @@ pub fn read_reply(
     r: &crate::protocol::ReadResult,
     limit: u64,
 ) -> Result<Option<String>, ReadError> {
-    match (&r.text, r.error.as_deref()) {
+    use crate::protocol::ReplyError;
+    match (&r.text, r.error) {
         (Some(t), None) => {
             check_size(t.len() as u64, limit).map_err(ReadError::Refused)?;
             Ok(Some(t.clone()))
         }
-        (_, Some("too-large")) => Err(ReadError::Refused(Refusal::TooLarge {
+        (_, Some(ReplyError::TooLarge)) => Err(ReadError::Refused(Refusal::TooLarge {
             bytes: r.size.filter(|s| *s > limit),
             limit,
         })),
-        (_, Some(e)) if is_missing(e) => Ok(None),
-        (_, Some(e)) => Err(ReadError::Unreadable(e.to_string())),
+        (_, Some(ReplyError::NotFound)) => Ok(None),
+        (_, Some(_)) => Err(ReadError::Unreadable(r.describe_error())),
         (None, None) => Ok(None),
     }
-}
-
-/// The words hosts use for a file that is not there.
-pub fn is_missing(e: &str) -> bool {
-    matches!(e, "not-found" | "ENOENT" | "vanished")
 }
 
 /// Why a file could not be used.

@@ -62,6 +62,14 @@ impl Default for Config {
     }
 }
 
+/// The knowledge tools' option keys (read by [`crate::tools`]; here so that the option check
+/// needs nothing above it).
+pub const TOOL_OPTION_KEYS: &[&str] = &[
+    "knowledgeTools",
+    "knowledgeRemember",
+    "knowledgeToolsBudget",
+];
+
 /// The keys the options object may have. Unknown keys are reported, not fatal.
 pub(crate) const KNOWN: &[&str] = &[
     "cliPath",
@@ -104,7 +112,7 @@ impl Config {
             if !KNOWN.contains(&k.as_str())
                 && !crate::session::config::OPTION_KEYS.contains(&k.as_str())
                 && !crate::mcp::McpOptions::KEYS.contains(&k.as_str())
-                && !crate::tools::OPTION_KEYS.contains(&k.as_str())
+                && !TOOL_OPTION_KEYS.contains(&k.as_str())
             {
                 logs.push(Log::warn(format!(
                     "hookwise option '{k}' is not known; ignored"
@@ -405,13 +413,16 @@ mod tests {
         assert!(l.is_empty(), "{l:?}");
         assert_eq!(v["tokenBudget"], 7);
         // unreadable, and absent
-        let file = file_from_reply(&json!({"error": "EACCES"}));
+        let file = file_from_reply(&json!({"error": "denied", "detail": "EACCES"}));
         let (_, l) = merge_file_options(&Value::Null, &file, path);
         assert_eq!(
             l[0].message,
-            ".opencode/hookwise.json: could not be read (EACCES); ignored"
+            ".opencode/hookwise.json: could not be read (denied: EACCES); ignored"
         );
-        assert_eq!(file_from_reply(&json!({"error": "vanished"})), Ok(None));
+        assert_eq!(
+            file_from_reply(&json!({"error": "not-found", "detail": "ENOENT"})),
+            Ok(None)
+        );
         assert_eq!(file_from_reply(&json!({"error": "not-found"})), Ok(None));
     }
 
@@ -443,7 +454,7 @@ mod tests {
             .iter()
             .chain(crate::session::config::OPTION_KEYS)
             .chain(crate::mcp::McpOptions::KEYS)
-            .chain(crate::tools::OPTION_KEYS)
+            .chain(TOOL_OPTION_KEYS)
             .copied()
             .collect();
         in_schema.sort_unstable();

@@ -173,7 +173,10 @@ async fn stat(io: &Io, path: &str) -> StatResult {
 
 fn check(st: &StatResult, within: Option<&str>) -> Result<String, String> {
     if !st.exists {
-        return Err(st.error.clone().unwrap_or_else(|| "does not exist".into()));
+        return Err(match st.error {
+            Some(e) => e.describe(st.detail.as_deref()),
+            None => "does not exist".into(),
+        });
     }
     let real = st.realpath.clone().ok_or("could not be resolved")?;
     if real.contains('\0') {

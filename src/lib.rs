@@ -23,7 +23,7 @@ pub mod runtime;
 pub mod session;
 pub mod sort;
 #[cfg(test)]
-mod test_drive;
+mod testing;
 pub mod tools;
 pub mod vault;
 pub mod wire;

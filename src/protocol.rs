@@ -37,6 +37,8 @@ pub enum Request {
         max_bytes: u64,
     },
     /// Append one line (no newline inside) to a file, creating it and its folders. Reply: `{ok, error?}`.
+    /// (Every failed reply to a file-system request carries `error` as a [`ReplyError`] code
+    /// and, optionally, `detail`.)
     AppendLine { path: String, line: String },
     /// The text of a session's messages, oldest first (OpenCode: `client.session.messages`,
     /// each message's text parts joined). Reply: `{messages: [{role, text}], error?}`.
@@ -116,10 +118,10 @@ pub enum Request {
         break_ms: u64,
     },
     /// Read the last `max_bytes` of a file as UTF-8, starting at a line boundary (a cut first
-    /// line is dropped). Reply: `ReadResult` (`error: "vanished"` when it does not exist).
+    /// line is dropped). Reply: `ReadResult` (`error: "not-found"` when it does not exist).
     ReadTail { path: String, max_bytes: u64 },
     /// Create a file with `text`, creating its folders; never overwrite. Reply: `{ok, error?}`
-    /// with `error: "EEXIST"` when the file already exists.
+    /// with `error: "exists"` when the file already exists.
     CreateFile { path: String, text: String },
     /// Replace a file's whole text atomically (write a temporary file beside it, then rename),
     /// creating its folders. Writes to one path are carried out in the order requested.
@@ -149,20 +151,141 @@ pub struct StatResult {
     pub executable: bool,
     pub size: u64,
     pub mtime_ms: f64,
-    pub error: Option<String>,
+    /// Why it could not be looked at (`NotFound` when it does not exist).
+    pub error: Option<ReplyError>,
+    pub detail: Option<String>,
 }
 
-/// The reply to `ReadFile`. On failure `error` is one of these words (any other text counts as
-/// "unreadable"): `not-utf8` (the bytes are not UTF-8), `not-found` (gone; `ENOENT` is
-/// understood too), `too-large` (over `max_bytes`). `size` and `mtimeMs`, when the host
+/// Why a host reply failed. It crosses as a code, `"error": "not-found"`, beside an optional
+/// `"detail"`: the host's own words for the log (`ENOENT: no such file or directory, open …`).
+/// The core decides on the code alone; a code it does not know reads as [`ReplyError::Other`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReplyError {
+    /// `not-found`: the path does not exist (or a folder on the way to it does not).
+    NotFound,
+    /// `not-utf8`: a file read as text whose bytes are not UTF-8.
+    NotUtf8,
+    /// `too-large`: a file over the request's `maxBytes` (not read past it).
+    TooLarge,
+    /// `denied`: the host may not touch the path (permissions).
+    Denied,
+    /// `exists`: `CreateFile` found the file already there (left unchanged).
+    Exists,
+    /// `changed`: `WriteHead` found the log not as expected.
+    Changed,
+    /// `other`: anything else (a folder read as a file, a lock timeout, a full disk…); the
+    /// detail says what.
+    Other,
+}
+
+impl ReplyError {
+    /// Every code, in the order of the enum.
+    pub const ALL: [ReplyError; 7] = [
+        ReplyError::NotFound,
+        ReplyError::NotUtf8,
+        ReplyError::TooLarge,
+        ReplyError::Denied,
+        ReplyError::Exists,
+        ReplyError::Changed,
+        ReplyError::Other,
+    ];
+
+    /// The code on the wire.
+    pub const fn code(self) -> &'static str {
+        match self {
+            ReplyError::NotFound => "not-found",
+            ReplyError::NotUtf8 => "not-utf8",
+            ReplyError::TooLarge => "too-large",
+            ReplyError::Denied => "denied",
+            ReplyError::Exists => "exists",
+            ReplyError::Changed => "changed",
+            ReplyError::Other => "other",
+        }
+    }
+
+    /// A reply's `error` read as a code; anything that is not one is `Other`.
+    pub fn of(code: &str) -> ReplyError {
+        ReplyError::ALL
+            .into_iter()
+            .find(|e| e.code() == code)
+            .unwrap_or(ReplyError::Other)
+    }
+
+    /// The `error` of a reply given as JSON (`{ok, error?, detail?}`), if any.
+    pub fn in_reply(reply: &serde_json::Value) -> Option<ReplyError> {
+        reply
+            .get("error")
+            .map(|e| e.as_str().map_or(ReplyError::Other, ReplyError::of))
+    }
+
+    /// The code with the host's detail, for a log line: `denied: EACCES: permission denied`
+    /// (`other` says nothing: its detail alone, `lock timeout`).
+    pub fn describe(self, detail: Option<&str>) -> String {
+        match detail.filter(|d| !d.is_empty()) {
+            Some(d) if self == ReplyError::Other => d.to_string(),
+            Some(d) => format!("{}: {d}", self.code()),
+            None => self.code().to_string(),
+        }
+    }
+
+    /// [`ReplyError::describe`] of a reply given as JSON: its error and detail, or `missing`
+    /// when it has no error.
+    pub fn describe_reply(reply: &serde_json::Value, missing: &str) -> String {
+        match ReplyError::in_reply(reply) {
+            Some(e) => e.describe(reply.get("detail").and_then(serde_json::Value::as_str)),
+            None => missing.to_string(),
+        }
+    }
+}
+
+impl std::fmt::Display for ReplyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+impl Serialize for ReplyError {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.code())
+    }
+}
+
+impl<'de> Deserialize<'de> for ReplyError {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let code = std::borrow::Cow::<str>::deserialize(d)?;
+        Ok(ReplyError::of(&code))
+    }
+}
+
+/// The reply to `ReadFile`. On failure `error` says why (`not-found`, `not-utf8`, `too-large`,
+/// `denied`, `other`) and `detail` may say more. `size` and `mtimeMs`, when the host
 /// gives them, are the file's as it was opened (what a stat in a listing would say).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ReadResult {
     pub text: Option<String>,
-    pub error: Option<String>,
+    pub error: Option<ReplyError>,
+    pub detail: Option<String>,
     pub size: Option<u64>,
     pub mtime_ms: Option<f64>,
+}
+
+impl ReadResult {
+    /// A failed read, for a reply that could not be decoded.
+    pub fn failed(error: ReplyError, detail: impl Into<String>) -> ReadResult {
+        ReadResult {
+            error: Some(error),
+            detail: Some(detail.into()),
+            ..Default::default()
+        }
+    }
+
+    /// The error with its detail, for a log line; empty when the read did not fail.
+    pub fn describe_error(&self) -> String {
+        self.error
+            .map(|e| e.describe(self.detail.as_deref()))
+            .unwrap_or_default()
+    }
 }
 
 /// Turn a reply that names a range of the bytes sent beside the replies (`{"blob": [offset,
@@ -212,8 +335,11 @@ pub fn resolve_blob(reply: &mut serde_json::Value, bytes: &[u8]) {
 }
 
 /// The text of the bytes `[offset, length, …]` names (a leading byte order mark dropped), or
-/// the read error: `not-utf8`, or unreadable when the range is not within `bytes`.
-fn blob_text(range: &[serde_json::Value], bytes: &[u8]) -> Result<String, &'static str> {
+/// the read error: `not-utf8`, or `other` when the range is not within `bytes`.
+fn blob_text(
+    range: &[serde_json::Value],
+    bytes: &[u8],
+) -> Result<String, (ReplyError, Option<&'static str>)> {
     let at = |i: usize| range.get(i).and_then(serde_json::Value::as_u64);
     let slice = match (at(0), at(1)) {
         (Some(o), Some(l)) => usize::try_from(o)
@@ -222,17 +348,27 @@ fn blob_text(range: &[serde_json::Value], bytes: &[u8]) -> Result<String, &'stat
             .and_then(|(o, l)| bytes.get(o..o.checked_add(l)?)),
         _ => None,
     };
-    let b = slice.ok_or("unreadable: the reply names bytes that were not sent")?;
+    let b = slice.ok_or((
+        ReplyError::Other,
+        Some("the reply names bytes that were not sent"),
+    ))?;
     let b = b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(b);
     std::str::from_utf8(b)
         .map(str::to_owned)
-        .map_err(|_| "not-utf8")
+        .map_err(|_| (ReplyError::NotUtf8, None))
 }
 
-/// A `ReadResult` object with `error`, and the range's size and mtime when it has them.
-fn read_error(e: &str, range: &[serde_json::Value]) -> serde_json::Value {
+/// A `ReadResult` object with `error` (and `detail`), and the range's size and mtime when it
+/// has them.
+fn read_error(
+    (e, detail): (ReplyError, Option<&str>),
+    range: &[serde_json::Value],
+) -> serde_json::Value {
     let mut out = serde_json::Map::new();
-    out.insert("error".into(), serde_json::Value::String(e.to_string()));
+    out.insert("error".into(), serde_json::Value::from(e.code()));
+    if let Some(d) = detail {
+        out.insert("detail".into(), serde_json::Value::from(d));
+    }
     with_meta(out, range)
 }
 
@@ -261,6 +397,7 @@ pub fn file_result(v: serde_json::Value) -> ReadResult {
             ReadResult {
                 text: Some(text),
                 error: None,
+                detail: None,
                 size: a.next().and_then(|v| v.as_u64()),
                 mtime_ms: a.next().and_then(|v| v.as_f64()),
             }
@@ -277,7 +414,8 @@ pub struct ListDirResult {
     /// More entries existed than `max_entries`.
     pub truncated: bool,
     /// The folder could not be listed (entries may still hold what was listed before).
-    pub error: Option<String>,
+    pub error: Option<ReplyError>,
+    pub detail: Option<String>,
 }
 
 /// One entry of a listing. `isFile` / `isDir` describe what the entry leads to (a symlink is
@@ -420,7 +558,7 @@ mod blob_tests {
             json!({"error": "not-utf8"})
         );
         let r = ReadResult::deserialize(resolved(json!({"blob": [7, 1]}), bytes)).unwrap();
-        assert_eq!(r.error.as_deref(), Some("not-utf8"));
+        assert_eq!(r.error, Some(ReplyError::NotUtf8));
         // ranges outside the bytes, overflowing, or malformed: unreadable, no panic
         for bad in [
             json!({"blob": [0, 21]}),
@@ -431,7 +569,8 @@ mod blob_tests {
         ] {
             let r = ReadResult::deserialize(resolved(bad.clone(), bytes)).unwrap();
             assert!(r.text.is_none(), "{bad}");
-            assert!(r.error.unwrap().starts_with("unreadable"), "{bad}");
+            assert_eq!(r.error, Some(ReplyError::Other), "{bad}");
+            assert!(r.detail.unwrap().contains("not sent"), "{bad}");
         }
         // the file's size and mtime as the host opened it are kept, for text and error alike
         let r = resolved(json!({"blob": [3, 4, 4, 1.7e12 + 0.25]}), bytes);
@@ -468,7 +607,7 @@ mod blob_tests {
             json!([]),
         ];
         let mut reply = json!({"files": ranges.iter().cloned().chain([
-            json!({"error": "vanished"}),
+            json!({"error": "not-found", "detail": "ENOENT"}),
             json!({"text": "as json", "size": 7, "mtimeMs": 4.0}),
         ]).collect::<Vec<_>>()});
         resolve_blob(&mut reply, bytes);
@@ -486,9 +625,10 @@ mod blob_tests {
         }
         assert_eq!(got[1].text.as_deref(), Some("# B"));
         assert_eq!((got[1].size, got[1].mtime_ms), (None, None));
-        assert_eq!(got[2].error.as_deref(), Some("not-utf8"));
-        assert!(got[3].error.as_deref().unwrap().starts_with("unreadable"));
-        assert_eq!(got[5].error.as_deref(), Some("vanished"));
+        assert_eq!(got[2].error, Some(ReplyError::NotUtf8));
+        assert_eq!(got[3].error, Some(ReplyError::Other));
+        assert_eq!(got[5].error, Some(ReplyError::NotFound));
+        assert_eq!(got[5].detail.as_deref(), Some("ENOENT"));
         assert_eq!(got[6].text.as_deref(), Some("as json"));
         assert_eq!((got[6].size, got[6].mtime_ms), (Some(7), Some(4.0)));
         // anything else is an empty result, never a panic
@@ -510,18 +650,55 @@ mod tests {
             {"path": "a.md", "isFile": true, "isDir": false, "isSymlink": false, "size": 12, "mtimeMs": 1.5e12},
             {"path": "l.md", "isFile": true, "isDir": false, "isSymlink": true, "realpath": "/x/l.md", "size": 3, "mtimeMs": 2.0},
             {"path": "sub", "isFile": false, "isDir": true, "isSymlink": false, "size": 0, "mtimeMs": 0.0}
-        ], "truncated": true, "error": "EACCES"});
+        ], "truncated": true, "error": "denied"});
         let arrays = json!({"entries": [
             ["a.md", true, false, false, null, 12, 1.5e12],
             ["l.md", true, false, true, "/x/l.md", 3, 2],
             ["sub", false, true]
-        ], "truncated": true, "error": "EACCES"});
+        ], "truncated": true, "error": "denied"});
         let a: ListDirResult = serde_json::from_value(objects).unwrap();
         let b: ListDirResult = serde_json::from_value(arrays).unwrap();
         assert_eq!(a, b);
         assert_eq!(b.entries[1].realpath.as_deref(), Some("/x/l.md"));
+        assert_eq!(b.error, Some(ReplyError::Denied));
         assert!(
             serde_json::from_value::<ListDirResult>(json!({"entries": [["a.md", "yes"]]})).is_err()
         );
+    }
+
+    /// Reply errors cross as codes: each reads back as itself, anything else as `Other`
+    /// (never a failed decode of the whole reply).
+    #[test]
+    fn reply_errors_cross_as_codes() {
+        for e in ReplyError::ALL {
+            assert_eq!(ReplyError::of(e.code()), e);
+            assert_eq!(serde_json::to_value(e).unwrap(), json!(e.code()));
+            let r: ReadResult = serde_json::from_value(json!({"error": e.code()})).unwrap();
+            assert_eq!(r.error, Some(e));
+        }
+        for raw in ["ENOENT", "vanished", "EACCES", "NOT-FOUND", "", "not found"] {
+            assert_eq!(ReplyError::of(raw), ReplyError::Other, "{raw}");
+        }
+        let r: StatResult =
+            serde_json::from_value(json!({"exists": false, "error": "EPERM"})).unwrap();
+        assert_eq!(r.error, Some(ReplyError::Other));
+        assert_eq!(
+            ReplyError::in_reply(&json!({"ok": false, "error": 5})),
+            Some(ReplyError::Other)
+        );
+        assert_eq!(ReplyError::in_reply(&json!({"ok": true})), None);
+        assert_eq!(
+            ReplyError::describe_reply(&json!({"error": "denied", "detail": "EACCES: x"}), "?"),
+            "denied: EACCES: x"
+        );
+        assert_eq!(
+            ReplyError::describe_reply(&json!({}), "no reply"),
+            "no reply"
+        );
+        assert_eq!(
+            ReplyError::Other.describe(Some("lock timeout")),
+            "lock timeout"
+        );
+        assert_eq!(ReplyError::Other.describe(None), "other");
     }
 }

@@ -22,8 +22,22 @@ fn install_panic_hook() {
     });
 }
 
-fn js_error(e: CallError) -> JsError {
-    JsError::new(&format!("{}: {}", e.kind, e.message))
+#[wasm_bindgen]
+extern "C" {
+    /// A JS `Error`, given the call error's kind as a property of its own (`err.kind`): the
+    /// glue reads it, never parses the message.
+    #[wasm_bindgen(js_name = Error)]
+    type KindError;
+    #[wasm_bindgen(constructor, js_class = "Error")]
+    fn new(message: &str) -> KindError;
+    #[wasm_bindgen(method, setter, js_class = "Error")]
+    fn set_kind(this: &KindError, kind: &str);
+}
+
+fn js_error(e: CallError) -> JsValue {
+    let err = KindError::new(&e.message);
+    err.set_kind(e.kind);
+    err.into()
 }
 
 fn step_json<T: serde::Serialize>(t: &T) -> String {
@@ -61,7 +75,7 @@ impl Engine {
 
     /// Start a hook call (UTF-8 JSON bytes: the host encodes natively, no per-character
     /// copy loop) at host time `now_ms` (ms since the epoch). Returns the step (JSON).
-    pub fn start(&mut self, call: &[u8], now_ms: f64) -> Result<String, JsError> {
+    pub fn start(&mut self, call: &[u8], now_ms: f64) -> Result<String, JsValue> {
         self.inner.observe_now(now_ms);
         let step = self.inner.start_json(call).map_err(js_error)?;
         Ok(with_woken(&step, self.inner.take_woken()))
@@ -77,7 +91,7 @@ impl Engine {
         replies: &[u8],
         bytes: &[u8],
         now_ms: f64,
-    ) -> Result<String, JsError> {
+    ) -> Result<String, JsValue> {
         self.inner.observe_now(now_ms);
         let step = self
             .inner

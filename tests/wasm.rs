@@ -39,7 +39,7 @@ fn init_asks_the_host_to_stat_candidates_in_one_step() {
     let op = step["pending"]["op"].as_u64().unwrap() as u32;
     let replies: Vec<String> = probe
         .iter()
-        .map(|r| format!(r#"[{},{{"exists":false,"error":"vanished"}}]"#, r["id"]))
+        .map(|r| format!(r#"[{},{{"exists":false,"error":"not-found"}}]"#, r["id"]))
         .collect();
     let step = parse(
         &e.resume(op, format!("[{}]", replies.join(",")).as_bytes(), &[], 1.0)

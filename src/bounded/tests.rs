@@ -394,7 +394,8 @@ fn read_replies() {
     use crate::protocol::ReadResult;
     let reply = |text: Option<&str>, error: Option<&str>, size: Option<u64>| ReadResult {
         text: text.map(str::to_string),
-        error: error.map(str::to_string),
+        error: error.map(crate::protocol::ReplyError::of),
+        detail: None,
         size,
         mtime_ms: None,
     };
@@ -403,10 +404,11 @@ fn read_replies() {
         Ok(Some("{}".into()))
     );
     assert_eq!(
-        read_reply(&reply(None, Some("vanished"), None), 10),
+        read_reply(&reply(None, Some("not-found"), None), 10),
         Ok(None)
     );
-    assert_eq!(read_reply(&reply(None, Some("ENOENT"), None), 10), Ok(None));
+    // the words hosts used before codes are no longer guessed at: unreadable, not absent
+    assert!(read_reply(&reply(None, Some("ENOENT"), None), 10).is_err());
     let too_large = read_reply(&reply(None, Some("too-large"), Some(52_428_800)), 1 << 20);
     assert_eq!(
         too_large.unwrap_err().to_string(),
@@ -421,10 +423,10 @@ fn read_replies() {
         Err(ReadError::Refused(_))
     ));
     assert_eq!(
-        read_reply(&reply(None, Some("EACCES"), None), 10)
+        read_reply(&reply(None, Some("denied"), None), 10)
             .unwrap_err()
             .to_string(),
-        "could not be read (EACCES)"
+        "could not be read (denied)"
     );
 }
 

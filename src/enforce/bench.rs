@@ -62,7 +62,7 @@ fn run(label: &str, h: &mut Host, e: &Enforcer, n: usize) -> (f64, f64, f64, f64
     let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
     for i in 0..n {
         let cmd = commands[i % commands.len()];
-        h.clock += 37.0;
+        h.now += 37.0;
         let t = Instant::now();
         let (d, _) = h.before(e, "bash", json!({ "command": cmd }));
         core.push(t.elapsed().as_secs_f64() * 1000.0);

@@ -30,6 +30,7 @@ fn hostile_config_files_are_reported() {
     let mut h = Host::new();
     let big = format!("{{\"cliPath\": \"{}\"}}", "x".repeat(2 << 20));
     h.file(".opencode/hookwise.json", &big);
+    h.faults.read_past_limit = true;
     assert_eq!(
         issues_for(&mut h),
         vec![

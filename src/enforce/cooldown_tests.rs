@@ -202,7 +202,7 @@ fn a_version_1_state_file_acknowledges_nothing_and_the_chain_continues() {
     let state = h.text(".opencode/hookwise/state.json").unwrap().to_string();
     let mut v: Value = serde_json::from_str(&state).unwrap();
     v["version"] = json!(1);
-    let at = h.clock;
+    let at = h.now;
     v["cooldowns"] =
         json!({ "block|bash|shop||force-push": {"at": at, "acked": false, "hits": 0} });
     h.file(".opencode/hookwise/state.json", &v.to_string());

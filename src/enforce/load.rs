@@ -5,13 +5,16 @@ use super::*;
 /// `root` + `p`, unless `p` is absolute ([`crate::paths::join`]).
 pub use crate::paths::join;
 
-pub(super) fn not_found(e: &str) -> bool {
-    let l = e.to_ascii_lowercase();
-    l.contains("not-found")
-        || l == "vanished" // the JS host's readFile on ENOENT
-        || l.contains("enoent")
-        || l.contains("no such file")
-        || l.contains("not found")
+use crate::protocol::ReplyError;
+
+/// Why a file could not be read: the host's code, and the text for the log.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct ReadFailed(pub(super) ReplyError, pub(super) String);
+
+impl std::fmt::Display for ReadFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.1)
+    }
 }
 
 pub(super) async fn now(io: &Io) -> f64 {
@@ -27,17 +30,18 @@ pub(super) async fn read_text(
     io: &Io,
     path: &str,
     max_bytes: u64,
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, ReadFailed> {
     let reply = io
         .request(Request::ReadFile {
             path: path.to_string(),
             max_bytes,
         })
         .await;
-    let r: ReadResult = serde_json::from_value(reply).map_err(|e| format!("bad reply: {e}"))?;
+    let r: ReadResult = serde_json::from_value(reply)
+        .map_err(|e| ReadFailed(ReplyError::Other, format!("bad reply: {e}")))?;
     match (r.text, r.error) {
-        (_, Some(e)) if not_found(&e) => Ok(None),
-        (_, Some(e)) => Err(e),
+        (_, Some(ReplyError::NotFound)) => Ok(None),
+        (_, Some(e)) => Err(ReadFailed(e, e.describe(r.detail.as_deref()))),
         (Some(t), None) => Ok(Some(t)),
         (None, None) => Ok(None),
     }
@@ -47,13 +51,10 @@ pub(super) async fn read_text(
 pub(super) fn write_error(reply: &Value) -> Option<String> {
     match reply.get("ok").and_then(Value::as_bool) {
         Some(true) => None,
-        _ => Some(
-            reply
-                .get("error")
-                .and_then(Value::as_str)
-                .unwrap_or("the host did not confirm the write")
-                .to_string(),
-        ),
+        _ => Some(ReplyError::describe_reply(
+            reply,
+            "the host did not confirm the write",
+        )),
     }
 }
 
@@ -94,7 +95,7 @@ pub async fn load_config(io: &Io, root: &str, options: &Value) -> LoadedConfig {
         Err(e) => issues.push(Issue {
             file: CONFIG_FILE.into(),
             key: String::new(),
-            why: if e == "too-large" {
+            why: if e.0 == ReplyError::TooLarge {
                 let r = crate::bounded::Refusal::TooLarge {
                     bytes: None,
                     limit: MAX_CONFIG_BYTES,

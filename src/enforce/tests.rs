@@ -9,7 +9,8 @@ use serde_json::{json, Value};
 use super::*;
 use crate::knowledge::Source;
 use crate::protocol::Request;
-use crate::runtime::{Ops, Step};
+use crate::testing::procs::Proc;
+use crate::testing::TestHost;
 
 pub(crate) const ROOT: &str = "/w/shop";
 
@@ -17,137 +18,44 @@ pub(crate) const FORCE_SOP: &str = "---\nid: git-force-push\ncategory: process\n
 
 pub(crate) const NGINX_SOP: &str = "meta:\n  id: nginx\n  category: technical\n  service: nginx\ngotchas:\n  - reload keeps connections, restart drops them\n";
 
+/// What a scripted maenifold CLI answers an argv with: `(ms, stdout)`, or `None`: never.
 type SpawnFn = Box<dyn Fn(&[String]) -> Option<(f64, String)>>;
 
-#[derive(Default, Clone)]
-pub(crate) struct Faults {
-    pub list_error: Option<String>,
-    pub read_error: Option<String>,
-    pub write_error: Option<String>,
-    /// Every reply (but timers) is a bare string.
-    pub garbage: bool,
-    /// Listings are never answered.
-    pub hang_list: bool,
+/// The test host (`crate::testing`) with a project at [`ROOT`], and the enforcer's calls.
+pub(crate) struct Host {
+    pub host: TestHost,
+    pub spawn: SpawnFn,
 }
 
-pub(crate) struct Host {
-    pub ops: Ops,
-    pub clock: f64,
-    /// path → (text, mtime)
-    pub fs: BTreeMap<String, (String, f64)>,
-    pub spawn: SpawnFn,
-    pub faults: Faults,
-    pub seen: Vec<Request>,
-    pub cancelled: Vec<u64>,
+impl std::ops::Deref for Host {
+    type Target = TestHost;
+    fn deref(&self) -> &TestHost {
+        &self.host
+    }
+}
+
+impl std::ops::DerefMut for Host {
+    fn deref_mut(&mut self) -> &mut TestHost {
+        &mut self.host
+    }
 }
 
 impl Host {
     pub fn new() -> Host {
         Host {
-            ops: Ops::default(),
-            clock: 1_700_000_000_000.0,
-            fs: BTreeMap::new(),
+            host: TestHost::default(),
             spawn: Box::new(|_| None),
-            faults: Faults::default(),
-            seen: Vec::new(),
-            cancelled: Vec::new(),
         }
     }
 
+    /// A file of the project, modified now.
     pub fn file(&mut self, rel: &str, text: &str) {
-        let t = self.clock;
-        self.fs.insert(join(ROOT, rel), (text.to_string(), t));
+        let t = self.host.now;
+        self.host.file_at(&join(ROOT, rel), text, t);
     }
 
     pub fn text(&self, rel: &str) -> Option<&str> {
-        self.fs.get(&join(ROOT, rel)).map(|(t, _)| t.as_str())
-    }
-
-    /// (due time, reply) for a request; `None`: never answered.
-    fn answer(&mut self, req: &Request) -> Option<(f64, Value)> {
-        self.seen.push(req.clone());
-        let now = self.clock;
-        if self.faults.garbage && !matches!(req, Request::Sleep { .. }) {
-            return Some((now, json!("garbage")));
-        }
-        Some(match req {
-            Request::Now => (now, json!({ "ms": now })),
-            Request::Sleep { ms } => (now + *ms as f64, json!({})),
-            Request::ListDir { .. } if self.faults.hang_list => return None,
-            Request::ListDir { path, .. } => {
-                if let Some(e) = &self.faults.list_error {
-                    return Some((now, json!({"entries": [], "truncated": false, "error": e})));
-                }
-                let prefix = format!("{}/", path.trim_end_matches('/'));
-                let entries: Vec<Value> = self
-                    .fs
-                    .iter()
-                    .filter(|(p, _)| p.starts_with(&prefix))
-                    .map(|(p, (t, m))| {
-                        json!({"path": &p[prefix.len()..], "isFile": true, "isDir": false, "isSymlink": false, "size": t.len(), "mtimeMs": m})
-                    })
-                    .collect();
-                if entries.is_empty() {
-                    (
-                        now,
-                        json!({"entries": [], "truncated": false, "error": "ENOENT: no such file or directory"}),
-                    )
-                } else {
-                    (now, json!({ "entries": entries, "truncated": false }))
-                }
-            }
-            Request::ReadFile { path, .. } => (now, self.read(path)),
-            // a batch of reads (the vault's): each path as `ReadFile` reads it
-            Request::ReadFiles { dir, paths, .. } => {
-                let files: Vec<Value> = paths
-                    .iter()
-                    .map(|p| self.read(&format!("{dir}{p}")))
-                    .collect();
-                (now, json!({ "files": files }))
-            }
-            Request::WriteFile { path, text } => {
-                if let Some(e) = &self.faults.write_error {
-                    return Some((now, json!({"ok": false, "error": e})));
-                }
-                self.fs.insert(path.clone(), (text.clone(), now));
-                (now, json!({"ok": true}))
-            }
-            Request::AppendLine { path, line } => {
-                if let Some(e) = &self.faults.write_error {
-                    return Some((now, json!({"ok": false, "error": e})));
-                }
-                let entry = self.fs.entry(path.clone()).or_insert((String::new(), now));
-                entry.0.push_str(line);
-                entry.0.push('\n');
-                (now, json!({"ok": true}))
-            }
-            Request::Spawn { argv, .. } => {
-                let (delay, out) = (self.spawn)(argv)?;
-                (
-                    now + delay,
-                    json!({"success": true, "stdout": out, "exitCode": 0}),
-                )
-            }
-            Request::Stat { path } => {
-                // a folder when some file lies under it (the vault's root)
-                let prefix = format!("{}/", path.trim_end_matches('/'));
-                let dir = self.fs.keys().any(|p| p.starts_with(&prefix));
-                (now, json!({"exists": dir, "isDir": dir, "realpath": path}))
-            }
-            // this host does not watch folders: the vault re-lists instead
-            Request::VaultChanges { .. } => (now, json!({"entries": [], "error": "not watched"})),
-            other => panic!("the enforcement test host does not carry out {other:?}"),
-        })
-    }
-
-    fn read(&self, path: &str) -> Value {
-        if let Some(e) = &self.faults.read_error {
-            return json!({ "error": e });
-        }
-        match self.fs.get(path) {
-            Some((t, _)) => json!({ "text": t }),
-            None => json!({"error": "not-found"}),
-        }
+        self.host.read(&join(ROOT, rel))
     }
 
     /// Run one operation to its end; returns its result and the virtual time it took.
@@ -156,50 +64,19 @@ impl Host {
         F: FnOnce(Io) -> Fut,
         Fut: Future<Output = Value> + 'static,
     {
-        let start = self.clock;
-        let mut queue: Vec<(f64, u64, u64, Value)> = Vec::new();
-        let mut step = self.ops.start(make);
-        loop {
-            match step {
-                Step::Done { result, cancel, .. } => {
-                    self.cancelled.extend(cancel);
-                    return (result, self.clock - start);
-                }
-                Step::Pending {
-                    op,
-                    requests,
-                    cancel,
-                } => {
-                    queue.retain(|(_, _, id, _)| !cancel.contains(id));
-                    self.cancelled.extend(cancel);
-                    for r in requests {
-                        if let Some((due, reply)) = self.answer(&r.req) {
-                            queue.push((due, op, r.id, reply));
-                        }
-                    }
-                    // the earliest due; ties in request order
-                    let k = (0..queue.len())
-                        .min_by(|a, b| {
-                            queue[*a]
-                                .0
-                                .partial_cmp(&queue[*b].0)
-                                .unwrap()
-                                .then(a.cmp(b))
-                        })
-                        .expect("the operation waits with nothing due");
-                    let (due, op, id, reply) = queue.remove(k);
-                    self.clock = self.clock.max(due);
-                    step = match self.ops.resume(op, id, reply) {
-                        Some(s) => s,
-                        None => Step::Pending {
-                            op,
-                            requests: vec![],
-                            cancel: vec![],
-                        },
-                    };
-                }
-            }
-        }
+        let start = self.host.now;
+        let spawn = std::rc::Rc::new(std::mem::replace(&mut self.spawn, Box::new(|_| None)));
+        let cli = spawn.clone();
+        self.host.procs = Some(Box::new(move |argv: &[String]| match cli(argv) {
+            Some((ms, stdout)) => Proc::Exit { ms, stdout },
+            None => Proc::Never,
+        }));
+        let result = crate::testing::run(&mut self.host, make);
+        self.host.procs = None;
+        self.spawn = std::rc::Rc::try_unwrap(spawn)
+            .ok()
+            .expect("the host's only");
+        (result, self.host.now - start)
     }
 
     pub fn load(&mut self, options: Value) -> LoadedConfig {
@@ -349,7 +226,7 @@ fn the_cooldown_survives_a_restart() {
         "block"
     );
     drop(e);
-    h.clock += 60_000.0;
+    h.now += 60_000.0;
     let (e2, _) = h.start(Settings::default(), &[], None);
     let (d, _) = h.before(&e2, "bash", bash("git push -f"));
     assert_eq!(d["decision"], "acknowledged");
@@ -367,7 +244,7 @@ fn the_cooldown_survives_a_restart() {
 fn read_only_calls_take_the_fast_path_without_io() {
     let mut h = with_sops();
     let (e, _) = h.start(Settings::default(), &[], Some(cli()));
-    let before = h.seen.len();
+    let before = h.log.len();
     for cmd in [
         "git status",
         "ls -la && cat README.md",
@@ -380,7 +257,7 @@ fn read_only_calls_take_the_fast_path_without_io() {
     }
     let (d, _) = h.before(&e, "read", json!({"filePath": "/etc/hosts"}));
     assert_eq!(d["decision"], "readOnly");
-    assert_eq!(h.seen.len(), before, "no host request at all");
+    assert_eq!(h.log.len(), before, "no host request at all");
     assert!(h.text(".opencode/hookwise/metrics.jsonl").is_none());
 }
 
@@ -419,14 +296,14 @@ fn the_deadline_is_honoured_against_a_slow_memory_source() {
     let mut h = with_sops();
     h.spawn = Box::new(|_| Some((2000.0, search_reply(json!([])))));
     let (e, _) = h.start(Settings::default(), &[], Some(cli()));
-    h.clock += 5000.0; // the SOP cache is due for a refresh too
+    h.now += 5000.0; // the SOP cache is due for a refresh too
     let (d, took) = h.before(&e, "bash", bash("git push --force"));
     assert!(took <= 150.0 + 1e-9, "took {took} ms");
     assert_eq!(d["timedOut"], true);
     assert_eq!(d["decision"], "block", "decided on the SOPs in hand");
     assert!((d["lookupMs"].as_f64().unwrap() - 150.0).abs() < 1e-9);
     let spawn_ids: Vec<usize> = h
-        .seen
+        .log
         .iter()
         .enumerate()
         .filter(|(_, r)| matches!(r, Request::Spawn { .. }))
@@ -481,10 +358,10 @@ fn memories_found_in_time_take_part() {
     );
     assert!(block.contains("- technical (0.60) Pool sizes"));
     // low-risk calls do not search memories
-    let n = h.seen.len();
+    let n = h.log.len();
     let (d, _) = h.before(&e, "bash", bash("npm test"));
     assert_eq!(d["decision"], "allow");
-    assert!(!h.seen[n..]
+    assert!(!h.log[n..]
         .iter()
         .any(|r| matches!(r, Request::Spawn { .. })));
 }
@@ -554,7 +431,7 @@ fn every_fault_fails_open_with_one_warning() {
     // a hung SOP listing: the deadline holds and the cached SOPs decide
     let mut h = with_sops();
     let (e, _) = h.start(Settings::default(), &[], None);
-    h.clock += 10_000.0;
+    h.now += 10_000.0;
     h.faults.hang_list = true;
     let (d, took) = h.before(&e, "bash", bash("git push -f"));
     assert_eq!(took, 150.0);
@@ -594,7 +471,7 @@ fn the_sop_cache_reparses_only_what_changed() {
     let parsed = e.sop_cache().borrow().parsed;
     assert_eq!(parsed, 2);
     let reads = |h: &Host| {
-        h.seen
+        h.log
             .iter()
             .filter(|r| matches!(r, Request::ReadFile { path, .. } if path.contains("/sops/")))
             .count()
@@ -602,24 +479,24 @@ fn the_sop_cache_reparses_only_what_changed() {
     let r0 = reads(&h);
     // within the refresh interval: not even listed
     let lists = h
-        .seen
+        .log
         .iter()
         .filter(|r| matches!(r, Request::ListDir { .. }))
         .count();
     h.before(&e, "bash", bash("npm run build"));
     assert_eq!(
-        h.seen
+        h.log
             .iter()
             .filter(|r| matches!(r, Request::ListDir { .. }))
             .count(),
         lists
     );
     // later: listed again, nothing re-read
-    h.clock += 2000.0;
+    h.now += 2000.0;
     h.before(&e, "bash", bash("npm run build"));
     assert_eq!(reads(&h), r0);
     // a changed file is re-read and the change applies
-    h.clock += 2000.0;
+    h.now += 2000.0;
     h.file(
         ".opencode/sops/git/force.md",
         &FORCE_SOP.replace("Announce it", "Ask the lead"),
@@ -628,8 +505,8 @@ fn the_sop_cache_reparses_only_what_changed() {
     assert_eq!(reads(&h), r0 + 1);
     assert!(d["block"].as_str().unwrap().contains("Ask the lead"));
     // a deleted file is forgotten
-    h.clock += 2000.0;
-    h.fs.remove(&join(ROOT, ".opencode/sops/git/force.md"));
+    h.now += 2000.0;
+    h.files.remove(&join(ROOT, ".opencode/sops/git/force.md"));
     let (d, _) = h.before(&e, "bash", bash("git push -f origin x"));
     assert_eq!(d["decision"], "allow");
 }
@@ -668,10 +545,10 @@ fn disabled_does_nothing() {
         ..Settings::default()
     };
     let (e, _) = h.start(s, &[], Some(cli()));
-    assert!(h.seen.is_empty(), "no I/O at start");
+    assert!(h.log.is_empty(), "no I/O at start");
     let (d, _) = h.before(&e, "bash", bash("rm -rf /"));
     assert_eq!(d["decision"], "disabled");
-    assert!(h.seen.is_empty());
+    assert!(h.log.is_empty());
 }
 
 #[test]
@@ -720,7 +597,7 @@ fn a_lost_state_file_continues_the_chain_from_the_metrics_file() {
     let mut h = with_sops();
     let (e, _) = h.start(Settings::default(), &[], None);
     h.before(&e, "bash", bash("npm publish"));
-    h.fs.remove(&join(ROOT, ".opencode/hookwise/state.json"));
+    h.files.remove(&join(ROOT, ".opencode/hookwise/state.json"));
     let (e, _) = h.start(Settings::default(), &[], None);
     h.before(&e, "bash", bash("npm publish"));
     let m = h
@@ -766,124 +643,6 @@ fn non_shell_tools_are_matched_on_their_arguments() {
         .contains("Never edit an applied migration"));
 }
 
-#[cfg(feature = "policy")]
-/// A vault of notes (`rel` → text) at `/w/vault`, as a memory source.
-fn vault_source(h: &mut Host, notes: &[(&str, &str)]) -> MemorySource {
-    for (rel, text) in notes {
-        h.fs.insert(format!("/w/vault/{rel}"), (text.to_string(), h.clock));
-    }
-    let clock = std::rc::Rc::new(std::cell::Cell::new(h.clock as u64));
-    MemorySource::Vault(std::rc::Rc::new(crate::knowledge::VaultIndex::new(
-        "/w/vault".into(),
-        clock,
-        2000,
-    )))
-}
-
-#[cfg(feature = "policy")]
-/// Notes a team might keep, so idf has something to weigh against.
-const VAULT_NOTES: &[(&str, &str)] = &[
-    (
-        "process/force-push.md",
-        "---\ntitle: Never force push to main\n---\n# Never force push to main\n\nA `git push --force` to main rewrites history others built on (VAULT-FORCE-MARKER). Use --force-with-lease on your own branches, and announce it first.\n",
-    ),
-    (
-        "notes/git-aliases.md",
-        "# Shell aliases\n\nWe alias st to status and co to checkout in git, and keep the prompt short. Editors: vim or helix, tabs are four spaces. The CI runs on every branch.\n",
-    ),
-    (
-        "ops/docker.md",
-        "# Docker\n\nImages are built by CI; never `docker compose down -v` on a shared host, volumes hold the databases.\n",
-    ),
-    (
-        "security/tokens.md",
-        "---\ntags: [credentials]\n---\n# Deploy tokens\n\nTokens live in the vault under secret/deploy; rotate them monthly.\n",
-    ),
-    ("notes/nginx.md", "# nginx\n\nReload keeps connections; restart drops them.\n"),
-    ("notes/release.md", "# Releases\n\nTag, build, publish the changelog, then deploy the canary.\n"),
-];
-
-#[cfg(feature = "policy")]
-#[test]
-fn vault_memories_are_calibrated_a_strong_match_blocks_a_weak_one_does_not() {
-    let mut h = Host::new();
-    let mem = vault_source(&mut h, VAULT_NOTES);
-    let (e, _) = h.start(Settings::default(), &[], Some(mem));
-
-    // strong: the note about exactly this action, in a process folder (strict by default)
-    let (d, _) = h.before(&e, "bash", bash("git push --force origin main"));
-    assert_eq!(d["decision"], "block", "{d:#}");
-    assert_eq!(d["categories"], json!(["process"]));
-    let block = d["block"].as_str().unwrap();
-    assert!(block.contains("VAULT-FORCE-MARKER"), "{block}");
-    assert!(block.contains("Never force push to main"), "{block}");
-
-    // the memories' confidences, as the engine sees them
-    let strong = vault_search(&mut h, &e, "git push --force origin main");
-    let top = &strong[0];
-    assert_eq!(top.uri, "memory://process/force-push");
-    assert_eq!(top.category, Category::Process);
-    assert!(
-        top.confidence >= Settings::default().thresholds.strict,
-        "{strong:#?}"
-    );
-    // the aliases note mentions git once in passing: weak, far below a block
-    let aliases = strong
-        .iter()
-        .find(|m| m.uri == "memory://notes/git-aliases");
-    assert!(
-        aliases.is_none_or(|m| m.confidence < Settings::default().thresholds.advisory),
-        "{strong:#?}"
-    );
-
-    // weak: a push that is not forced, to another branch — the force-push note shares only
-    // part of the query: below the strict threshold, so no block
-    let weak = vault_search(&mut h, &e, "git push origin feature/login");
-    let note = weak
-        .iter()
-        .find(|m| m.uri == "memory://process/force-push")
-        .expect("still found");
-    assert!(
-        note.confidence < Settings::default().thresholds.strict,
-        "{weak:#?}"
-    );
-    assert!(note.confidence < top.confidence);
-    let (d, _) = h.before(&e, "bash", bash("git push origin feature/login"));
-    assert_ne!(d["decision"], "block", "{d:#}");
-
-    // tags win over folders: security/tokens.md is tagged credentials
-    let t = vault_search(&mut h, &e, "rotate deploy tokens secret");
-    assert_eq!(t[0].category, Category::Credentials, "{t:#?}");
-}
-
-#[cfg(feature = "policy")]
-/// What the engine's memory source returns for a command's keywords.
-fn vault_search(h: &mut Host, e: &Enforcer, cmd: &str) -> Vec<Memory> {
-    let ctx = extract::extract(
-        "bash",
-        &bash(cmd),
-        &extract::Situation {
-            cwd: ROOT,
-            worktree: "shop",
-        },
-        &e.settings().rules,
-    );
-    let src = e.inner.memory.borrow().clone().unwrap();
-    let q = memory::MemoryQuery {
-        keywords: ctx.keywords,
-        mode: "Hybrid".into(),
-        max_results: 6,
-    };
-    let slot = std::rc::Rc::new(RefCell::new(Vec::new()));
-    let s2 = slot.clone();
-    h.run(move |io| async move {
-        *s2.borrow_mut() = src.search(&io, &q).await.unwrap();
-        Value::Null
-    });
-    let out = slot.borrow().clone();
-    out
-}
-
 #[test]
 fn a_dry_run_decides_against_the_real_cooldowns_and_records_nothing() {
     let mut h = with_sops();
@@ -905,7 +664,7 @@ fn a_dry_run_decides_against_the_real_cooldowns_and_records_nothing() {
     assert!(h.text(".opencode/hookwise/metrics.jsonl").is_none());
     assert!(h.text(".opencode/hookwise/state.json").is_none());
     assert!(!h
-        .seen
+        .log
         .iter()
         .any(|r| matches!(r, Request::WriteFile { .. } | Request::AppendLine { .. })));
 
@@ -929,30 +688,6 @@ fn a_dry_run_decides_against_the_real_cooldowns_and_records_nothing() {
         .lines()
         .count();
     assert_eq!(lines, 2, "the real calls only");
-}
-
-#[cfg(feature = "policy")]
-#[test]
-fn a_vault_refresh_cut_off_by_the_deadline_does_not_stop_later_refreshes() {
-    let mut h = Host::new();
-    let mem = vault_source(&mut h, VAULT_NOTES);
-    let s = Settings {
-        sop_refresh_ms: 600_000,
-        ..Settings::default()
-    };
-    let (e, _) = h.start(s, &[], Some(mem));
-    // the vault's listing hangs: the memory search is cut off at the deadline
-    h.faults.hang_list = true;
-    let (d, took) = h.before(&e, "bash", bash("git push --force origin main"));
-    assert_eq!(d["timedOut"], true, "{d:#}");
-    assert_eq!(d["decision"], "allow");
-    assert!(took <= 150.0 + 1e-9);
-    // the folder answers again: the next lookup refreshes the index and finds the note
-    h.faults.hang_list = false;
-    h.clock += 5000.0;
-    let (d, _) = h.before(&e, "bash", bash("git push --force origin main"));
-    assert_eq!(d["decision"], "block", "{d:#}");
-    assert!(d["block"].as_str().unwrap().contains("VAULT-FORCE-MARKER"));
 }
 
 /// Every kind of secret in a command enforcement judges (blocked, bypassed, advised, allowed),
@@ -1000,10 +735,10 @@ fn no_secret_reaches_the_metrics_the_state_or_the_log() {
             for l in &logs {
                 assert!(!l.contains(&secret), "{plant}: log {l}");
             }
-            for (path, (text, _)) in &h.fs {
+            for (path, text) in &h.files {
                 assert!(!text.contains(&secret), "{plant}: {path}: {text}");
             }
-            for r in &h.seen {
+            for r in &h.log {
                 if let Request::WriteFile { text, .. } | Request::AppendLine { line: text, .. } = r
                 {
                     assert!(!text.contains(&secret), "{plant}: {r:?}");
@@ -1016,3 +751,7 @@ fn no_secret_reaches_the_metrics_the_state_or_the_log() {
         }
     }
 }
+
+#[cfg(feature = "policy")]
+#[path = "vault_memory_tests.rs"]
+mod vault_memory;

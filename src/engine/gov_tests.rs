@@ -4,8 +4,7 @@
 use serde_json::{json, Value};
 
 use crate::engine::Engine;
-use crate::governance::testhost::FakeFs;
-use crate::test_drive::Reply;
+use crate::testing::TestHost;
 
 const INTENTS: &str = "\
 active_intents:
@@ -22,19 +21,11 @@ active_intents:
 ";
 
 /// Drive one hook call to its result against `fs`.
-fn drive(e: &mut Engine, fs: &mut FakeFs, call: Value) -> Value {
-    crate::test_drive::drive(e, &call.to_string(), |q| {
-        Reply::Now(match q {
-            // what enforcement asks beyond the governance host
-            crate::protocol::Request::Now => json!({"ms": 1_700_000_000_000u64}),
-            crate::protocol::Request::ListDir { .. } => json!({"entries": []}),
-            crate::protocol::Request::WriteFile { .. } => json!({"ok": true}),
-            q => fs.answer(q).expect("a reply"),
-        })
-    })
+fn drive(e: &mut Engine, fs: &mut TestHost, call: Value) -> Value {
+    crate::testing::drive(e, &call.to_string(), fs)
 }
 
-fn start(fs: &mut FakeFs, options: Value) -> (Engine, Value) {
+fn start(fs: &mut TestHost, options: Value) -> (Engine, Value) {
     let mut e = Engine::new();
     let r = drive(
         &mut e,
@@ -47,18 +38,18 @@ fn start(fs: &mut FakeFs, options: Value) -> (Engine, Value) {
 #[cfg(not(feature = "policy"))]
 #[test]
 fn the_lean_build_asks_for_the_policy_build_when_the_intents_file_exists() {
-    let mut fs = FakeFs::default();
+    let mut fs = TestHost::default();
     fs.file("/w/.orchestration/active_intents.yaml", INTENTS);
     let (_, r) = start(&mut fs, json!({}));
     assert_eq!(r, json!({"needs": "policy"}));
     // one probe batch: the stat is in it
     assert!(fs.log.iter().any(|q| matches!(q, crate::protocol::Request::Stat { path } if path == "/w/.orchestration/active_intents.yaml")));
 
-    let mut fs = FakeFs::default();
+    let mut fs = TestHost::default();
     let (_, r) = start(&mut fs, json!({"governance": true}));
     assert_eq!(r, json!({"needs": "policy"}), "the option turns it on");
 
-    let mut fs = FakeFs::default();
+    let mut fs = TestHost::default();
     fs.file("/w/.orchestration/active_intents.yaml", INTENTS);
     let (mut e, r) = start(&mut fs, json!({"governance": false}));
     assert!(r.get("plan").is_some(), "the option turns it off: {r}");
@@ -75,7 +66,7 @@ fn the_lean_build_asks_for_the_policy_build_when_the_intents_file_exists() {
 #[cfg(not(feature = "policy"))]
 #[test]
 fn without_the_file_the_lean_build_starts_as_before() {
-    let mut fs = FakeFs::default();
+    let mut fs = TestHost::default();
     let (_, r) = start(&mut fs, json!({}));
     assert!(r["plan"].get("toolBeforeTools").is_none(), "{r}");
 }
@@ -84,8 +75,8 @@ fn without_the_file_the_lean_build_starts_as_before() {
 mod policy {
     use super::*;
 
-    fn governed() -> (Engine, FakeFs) {
-        let mut fs = FakeFs::default();
+    fn governed() -> (Engine, TestHost) {
+        let mut fs = TestHost::default();
         fs.file("/w/.orchestration/active_intents.yaml", INTENTS);
         fs.file("/w/src/auth/a.ts", "export function a() {}\n");
         fs.file("/w/README.md", "hi\n");
@@ -113,7 +104,7 @@ mod policy {
 
     fn before(
         e: &mut Engine,
-        fs: &mut FakeFs,
+        fs: &mut TestHost,
         session: &str,
         call: &str,
         tool: &str,
@@ -128,7 +119,7 @@ mod policy {
 
     fn after(
         e: &mut Engine,
-        fs: &mut FakeFs,
+        fs: &mut TestHost,
         session: &str,
         call: &str,
         tool: &str,
@@ -142,7 +133,7 @@ mod policy {
         )
     }
 
-    fn select(e: &mut Engine, fs: &mut FakeFs, session: &str) -> Value {
+    fn select(e: &mut Engine, fs: &mut TestHost, session: &str) -> Value {
         drive(
             e,
             fs,
@@ -150,11 +141,11 @@ mod policy {
         )
     }
 
-    fn scaffold(e: &mut Engine, fs: &mut FakeFs) -> Value {
+    fn scaffold(e: &mut Engine, fs: &mut TestHost) -> Value {
         drive(e, fs, json!({"hook": "governance.scaffold", "cwd": "/w"}))
     }
 
-    fn transform(e: &mut Engine, fs: &mut FakeFs, system: Value) -> Value {
+    fn transform(e: &mut Engine, fs: &mut TestHost, system: Value) -> Value {
         drive(
             e,
             fs,
@@ -324,7 +315,7 @@ mod policy {
 
     #[test]
     fn a_governance_block_skips_enforcement_and_knowledge() {
-        let mut fs = FakeFs::default();
+        let mut fs = TestHost::default();
         fs.file("/w/.orchestration/active_intents.yaml", INTENTS);
         fs.file("/w/.opencode/sops/force.md", "---\nid: force\ncategory: process\nmatch:\n  tools: [bash]\n  patterns: ['rm -rf']\n---\n# Careful\n");
         let (mut e, r) = start(&mut fs, json!({}));
@@ -354,7 +345,7 @@ mod policy {
 
     #[test]
     fn governance_off_changes_nothing_and_creates_nothing() {
-        let mut fs = FakeFs::default();
+        let mut fs = TestHost::default();
         fs.file("/w/src/a.ts", "x\n");
         let (mut e, r) = start(&mut fs, json!({}));
         assert!(r["plan"].get("toolBeforeTools").is_none(), "{r}");
@@ -388,7 +379,7 @@ mod policy {
 
     #[test]
     fn scaffold_creates_the_intents_file_and_never_overwrites_it() {
-        let mut fs = FakeFs::default();
+        let mut fs = TestHost::default();
         let (mut e, _) = start(&mut fs, json!({}));
         let r = scaffold(&mut e, &mut fs);
         assert_names_the_intents_file(&r, "created");
@@ -402,7 +393,7 @@ mod policy {
             INTENTS
         );
         // the configuration scaffold alone never creates it
-        let mut fs = FakeFs::default();
+        let mut fs = TestHost::default();
         let (mut e, _) = start(&mut fs, json!({}));
         drive(
             &mut e,
@@ -413,13 +404,8 @@ mod policy {
     }
 
     /// One call as raw JSON text, as a hostile host or model can shape it.
-    fn raw(e: &mut Engine, fs: &mut FakeFs, text: &str) -> Value {
-        crate::test_drive::drive(e, text, |q| {
-            Reply::Now(match q {
-                crate::protocol::Request::Now => json!({"ms": 1_700_000_000_000u64}),
-                q => fs.answer(q).expect("a reply"),
-            })
-        })
+    fn raw(e: &mut Engine, fs: &mut TestHost, text: &str) -> Value {
+        crate::testing::drive(e, text, fs)
     }
 
     fn deep(levels: usize) -> String {

@@ -48,6 +48,16 @@ impl State {
         }
     }
 
+    /// `select_active_intent` called as a model tool: no governance here.
+    pub(super) fn select_tool(
+        &self,
+        _io: Io,
+        _session_id: String,
+        _intent_id: String,
+    ) -> impl std::future::Future<Output = crate::tools::Answer> {
+        async { crate::tools::no_governance() }
+    }
+
     /// `knowledge_remember` (opt-in) lives in the policy build: the host loads it.
     pub(super) fn tools_need(options: &Value) -> Option<Value> {
         crate::tools::Settings::want_policy(options).then(needs_policy)

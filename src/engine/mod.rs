@@ -63,8 +63,6 @@ pub use call::{
     ToolResult, EXCERPT_WINDOW,
 };
 pub use init::{option_forces, wanted, INTENTS_FILE};
-#[cfg(feature = "policy")]
-pub use policy::GovWiring;
 pub use policy::{
     GovScaffoldCall, IntentContextCall, IntentSelectCall, TraceHeadCall, TraceVerifyCall,
 };

@@ -5,6 +5,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use crate::protocol::ReplyError;
 use serde_json::{json, Value};
 
 use super::{policy, snapshot, to_value, Shared};
@@ -142,11 +143,14 @@ pub(super) async fn scaffold(io: Io, cwd: String) -> Value {
     for ((rel, _), r) in files.iter().zip(replies) {
         match (
             r.get("ok").and_then(Value::as_bool),
-            r.get("error").and_then(Value::as_str),
+            ReplyError::in_reply(&r),
         ) {
             (Some(true), _) => created.push(*rel),
-            (_, Some("EEXIST")) => kept.push(*rel),
-            (_, e) => failed.push(format!("{rel}: {}", e.unwrap_or("failed"))),
+            (_, Some(ReplyError::Exists)) => kept.push(*rel),
+            _ => failed.push(format!(
+                "{rel}: {}",
+                ReplyError::describe_reply(&r, "failed")
+            )),
         }
     }
     json!({"created": created, "kept": kept, "failed": failed})

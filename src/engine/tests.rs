@@ -1,22 +1,29 @@
 use super::*;
 use crate::protocol::Request;
-use crate::test_drive::Reply;
+use crate::testing::procs::Proc;
+use crate::testing::TestHost;
 
 const AUTH: &str = "Context for CONCEPT: auth\n\nDirect relations (1 CONCEPTS):\n  • jwt (co-occurs in 2 files)\n    Files: memory://notes/auth-design\n    Content preview:\n      memory://notes/auth-design: Tokens are RS256-signed.\n";
 
-/// A scripted host: answers stats from `fs`, spawns with `cli`, sleeps never end unless
-/// `fire_timers`.
-struct Host<'a> {
+/// The test host with maenifold at `/bin/maenifold`, run by `cli` (`None`: it hangs until the
+/// host kills it at its timeout).
+struct Host {
     engine: Engine,
-    cli: &'a dyn Fn(&[String]) -> Option<String>,
+    host: TestHost,
     spawned: Vec<Vec<String>>,
 }
 
-impl<'a> Host<'a> {
-    fn new(cli: &'a dyn Fn(&[String]) -> Option<String>) -> Self {
+impl Host {
+    fn new(cli: &'static dyn Fn(&[String]) -> Option<String>) -> Self {
+        let mut host = TestHost::default();
+        host.program("/bin/maenifold");
+        host.procs = Some(Box::new(move |argv: &[String]| match cli(argv) {
+            Some(out) => Proc::out(out),
+            None => Proc::Hang,
+        }));
         let mut h = Host {
             engine: Engine::new(),
-            cli,
+            host,
             spawned: vec![],
         };
         // This host runs maenifold per call only (the MCP path has its own tests).
@@ -28,24 +35,14 @@ impl<'a> Host<'a> {
     }
 
     fn drive(&mut self, call: &str) -> Value {
-        let (cli, spawned) = (self.cli, &mut self.spawned);
-        crate::test_drive::drive(&mut self.engine, call, |req| match req {
-            Request::Stat { path } if path == "/bin/maenifold" => Reply::Now(
-                json!({"exists": true, "realpath": path, "isFile": true, "executable": true}),
-            ),
-            Request::Stat { .. } => Reply::Now(json!({"exists": false})),
-            Request::ReadFile { .. } => Reply::Now(json!({"error": "vanished"})),
-            Request::Spawn { argv, .. } => {
-                spawned.push(argv.clone());
-                match cli(argv) {
-                    Some(out) => Reply::Now(json!({"success": true, "stdout": out, "exitCode": 0})),
-                    // hangs: the host kills it at its timeout
-                    None => Reply::Later(json!({"timedOut": true})),
-                }
-            }
-            Request::Sleep { .. } => Reply::Later(json!({})),
-            other => panic!("unexpected {other:?}"),
-        })
+        let seen = self.host.log.len();
+        let r = crate::testing::drive(&mut self.engine, call, &mut self.host);
+        self.spawned
+            .extend(self.host.log[seen..].iter().filter_map(|q| match q {
+                Request::Spawn { argv, .. } => Some(argv.clone()),
+                _ => None,
+            }));
+        r
     }
 }
 

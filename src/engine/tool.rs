@@ -263,5 +263,17 @@ pub(super) async fn model_call(
             s.config.include_content,
         )
     };
-    to_value(crate::tools::call(&io, &env, &name, &input, &session_id).await)
+    let select = match crate::tools::check(&env, &name, &input) {
+        Err(answer) => return to_value(answer),
+        Ok(crate::tools::Checked::Knowledge) => None,
+        Ok(crate::tools::Checked::SelectIntent(id)) => Some(shared.borrow().policy.select_tool(
+            io.clone(),
+            session_id,
+            id,
+        )),
+    };
+    match select {
+        Some(selecting) => to_value(selecting.await),
+        None => to_value(crate::tools::call(&io, &env, &name, &input).await),
+    }
 }

@@ -2,91 +2,47 @@
 //! `--features policy`: decisions), driven with a scripted host that has a small file system
 //! and a clock. `cargo test --all-features` runs the policy half.
 
-use std::collections::BTreeMap;
-
 use serde_json::{json, Value};
 
 use crate::engine::Engine;
-use crate::protocol::Request;
-use crate::test_drive::Reply;
+use crate::testing::TestHost;
 
 const FORCE_SOP: &str = "---\nid: git-force-push\ncategory: process\nmatch:\n  tools: [bash]\n  patterns: ['git\\s+push\\s.*--force']\n---\n# Force-pushing\n\n## Preflight\nAnnounce it (WIRING-MARKER).\n";
 
+/// The test host with a project at `/p`.
 struct Fs {
     engine: Engine,
-    files: BTreeMap<String, String>,
-    seen: Vec<Request>,
+    host: TestHost,
+}
+
+impl std::ops::Deref for Fs {
+    type Target = TestHost;
+    fn deref(&self) -> &TestHost {
+        &self.host
+    }
+}
+
+impl std::ops::DerefMut for Fs {
+    fn deref_mut(&mut self) -> &mut TestHost {
+        &mut self.host
+    }
 }
 
 impl Fs {
     fn new(files: &[(&str, &str)]) -> Fs {
+        let mut host = TestHost::default();
+        host.dir("/p");
+        for (p, t) in files {
+            host.file(&format!("/p/{p}"), t);
+        }
         Fs {
             engine: Engine::new(),
-            files: files
-                .iter()
-                .map(|(p, t)| (format!("/p/{p}"), t.to_string()))
-                .collect(),
-            seen: Vec::new(),
+            host,
         }
     }
 
-    fn answer(&mut self, req: &Request) -> Option<Value> {
-        self.seen.push(req.clone());
-        Some(match req {
-            Request::Now => json!({"ms": 1_700_000_000_000.0}),
-            Request::Sleep { .. } => return None,
-            Request::Stat { path } => {
-                let dir = format!("{}/", path.trim_end_matches('/'));
-                if self.files.contains_key(path) {
-                    json!({"exists": true, "isFile": true, "realpath": path})
-                } else if self.files.keys().any(|k| k.starts_with(&dir)) {
-                    json!({"exists": true, "isDir": true, "realpath": path})
-                } else {
-                    json!({"exists": false})
-                }
-            }
-            Request::ReadFile { path, .. } => match self.files.get(path) {
-                Some(t) => json!({ "text": t }),
-                None => json!({"error": "vanished"}),
-            },
-            Request::ListDir { path, .. } => {
-                let prefix = format!("{}/", path.trim_end_matches('/'));
-                let entries: Vec<Value> = self
-                    .files
-                    .iter()
-                    .filter(|(p, _)| p.starts_with(&prefix))
-                    .map(|(p, t)| json!({"path": &p[prefix.len()..], "isFile": true, "isDir": false, "isSymlink": false, "size": t.len(), "mtimeMs": 1.0}))
-                    .collect();
-                if entries.is_empty() {
-                    json!({"entries": [], "truncated": false, "error": "ENOENT"})
-                } else {
-                    json!({"entries": entries, "truncated": false})
-                }
-            }
-            Request::WriteFile { path, text } => {
-                self.files.insert(path.clone(), text.clone());
-                json!({"ok": true})
-            }
-            Request::AppendLine { path, line } => {
-                self.files
-                    .entry(path.clone())
-                    .or_default()
-                    .push_str(&format!("{line}\n"));
-                json!({"ok": true})
-            }
-            _ => json!({"error": "unsupported"}),
-        })
-    }
-
     fn drive(&mut self, call: Value) -> Value {
-        let mut engine = std::mem::take(&mut self.engine);
-        let r =
-            crate::test_drive::drive(&mut engine, &call.to_string(), |q| match self.answer(q) {
-                Some(reply) => Reply::Now(reply),
-                None => Reply::Later(json!({})),
-            });
-        self.engine = engine;
-        r
+        crate::testing::drive(&mut self.engine, &call.to_string(), &mut self.host)
     }
 
     fn init(&mut self, options: Value) -> Value {
@@ -151,10 +107,10 @@ fn policy_blocks_then_acknowledges_and_read_only_is_untouched() {
     let again = h.drive(bash("git push --force origin main"));
     assert!(again.get("block").is_none(), "{again}");
     assert_eq!(again["enforcement"]["decision"], "acknowledged");
-    let before = h.seen.len();
+    let before = h.log.len();
     let ro = h.drive(bash("git status"));
     assert_eq!(ro["enforcement"]["decision"], "readOnly");
-    assert_eq!(h.seen.len(), before, "no I/O for a read-only command");
+    assert_eq!(h.log.len(), before, "no I/O for a read-only command");
     let m = h.drive(json!({"hook": "metrics", "verify": true}));
     assert_eq!(m["ok"], true, "{m}");
     assert_eq!(

@@ -99,7 +99,7 @@ pub async fn head(io: &Io, worktree: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::governance::testhost::FakeFs;
+    use crate::testing::TestHost;
 
     const A: &str = "0123456789abcdef0123456789abcdef01234567";
     const B: &str = "89abcdef0123456789abcdef0123456789abcdef";
@@ -127,7 +127,7 @@ mod tests {
 
     #[test]
     fn loose_packed_detached_and_linked_worktrees() {
-        let mut fs = FakeFs::default();
+        let mut fs = TestHost::default();
         fs.file("/r/.git/HEAD", "ref: refs/heads/main\n");
         fs.file("/r/.git/refs/heads/main", &format!("{A}\n"));
         assert_eq!(
@@ -135,7 +135,7 @@ mod tests {
             Some(A.into())
         );
 
-        let mut fs = FakeFs::default();
+        let mut fs = TestHost::default();
         fs.file("/r/.git/HEAD", "ref: refs/heads/main\n");
         fs.file("/r/.git/packed-refs", &format!("{B} refs/heads/main\n"));
         assert_eq!(
@@ -143,7 +143,7 @@ mod tests {
             Some(B.into())
         );
 
-        let mut fs = FakeFs::default();
+        let mut fs = TestHost::default();
         fs.file("/r/.git/HEAD", A);
         assert_eq!(
             fs.run(|io| async move { head(&io, "/r").await }),
@@ -151,7 +151,7 @@ mod tests {
         );
 
         // linked worktree: .git file, own HEAD, refs in the common dir
-        let mut fs = FakeFs::default();
+        let mut fs = TestHost::default();
         fs.file("/wt/.git", "gitdir: /r/.git/worktrees/wt\n");
         fs.file("/r/.git/worktrees/wt/HEAD", "ref: refs/heads/feature\n");
         fs.file("/r/.git/worktrees/wt/commondir", "../..\n");
@@ -161,7 +161,7 @@ mod tests {
             Some(B.into())
         );
 
-        let mut fs = FakeFs::default();
+        let mut fs = TestHost::default();
         assert_eq!(fs.run(|io| async move { head(&io, "/none").await }), None);
     }
 }

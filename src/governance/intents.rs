@@ -47,10 +47,10 @@ pub const MAX_PROBLEMS: usize = 50;
 /// Unknown fields warned about per entry; the rest are counted.
 pub const MAX_UNKNOWN_FIELDS: usize = 10;
 
-/// What to report when the host could not read the file: `error` is its word (`too-large`:
-/// over [`MAX_BYTES`], and `size` what it said the file's size is).
+/// What to report when the host could not read the file: `error` is its code with the detail
+/// (`too-large`: over [`MAX_BYTES`], and `size` what it said the file's size is).
 pub fn unreadable(error: &str, size: Option<u64>) -> String {
-    if error == "too-large" {
+    if error == crate::protocol::ReplyError::TooLarge.code() {
         let r = Refusal::TooLarge {
             bytes: size.filter(|s| *s > MAX_BYTES),
             limit: MAX_BYTES,

@@ -268,15 +268,15 @@ fn bench_hostile_intents() {
 mod through_the_gate {
     use serde_json::json;
 
-    use crate::governance::testhost::FakeFs;
     use crate::governance::{
         select_intent, tool_before, GateOutput, Governance, SelectInput, ToolCallInput,
     };
+    use crate::testing::TestHost;
 
     const GOOD: &str = "active_intents:\n  - id: A\n    name: a\n    status: IN_PROGRESS\n    owned_scope: [src/**]\n";
     const PATH: &str = "/w/.orchestration/active_intents.yaml";
 
-    fn write(fs: &mut FakeFs, gov: &Governance, n: u32) -> GateOutput {
+    fn write(fs: &mut TestHost, gov: &Governance, n: u32) -> GateOutput {
         let input = ToolCallInput {
             tool: "write".into(),
             session_id: "s".into(),
@@ -291,7 +291,7 @@ mod through_the_gate {
 
     #[test]
     fn hostile_files_fail_closed() {
-        let mut fs = FakeFs::default();
+        let mut fs = TestHost::default();
         fs.file(PATH, GOOD);
         fs.dir("/w/src");
         let gov = Governance::default();

@@ -212,6 +212,4 @@ pub use ops::{
 };
 
 #[cfg(test)]
-pub(crate) mod testhost;
-#[cfg(test)]
 mod tests;

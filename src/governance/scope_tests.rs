@@ -4,12 +4,12 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::super::testhost::FakeFs;
 use super::*;
+use crate::testing::TestHost;
 
 /// The host's realpath over a fake file system, counting the questions and their bytes.
 struct Counting<'a> {
-    fs: &'a FakeFs,
+    fs: &'a TestHost,
     calls: usize,
     bytes: usize,
 }
@@ -22,8 +22,8 @@ impl Counting<'_> {
     }
 }
 
-fn worktree() -> FakeFs {
-    let mut fs = FakeFs::default();
+fn worktree() -> TestHost {
+    let mut fs = TestHost::default();
     fs.file("/w/src/a.ts", "a");
     fs.dir("/w/secrets");
     fs.dir("/outside");
@@ -42,7 +42,7 @@ fn worktree() -> FakeFs {
     fs
 }
 
-fn run(fs: &FakeFs, path: &str) -> (Resolved, usize, usize) {
+fn run(fs: &TestHost, path: &str) -> (Resolved, usize, usize) {
     let mut c = Counting {
         fs,
         calls: 0,
@@ -177,7 +177,7 @@ fn the_walk_is_linear_beyond_the_limits_too() {
 
 /// `ops::resolve_paths`' loop (a batch of stats per round until nothing new is asked),
 /// counting the distinct requests the host gets and the rounds.
-fn host_rounds(fs: &FakeFs, path: &str) -> (Resolved, usize, usize) {
+fn host_rounds(fs: &TestHost, path: &str) -> (Resolved, usize, usize) {
     let mut known: HashMap<String, Option<String>> = HashMap::new();
     for round in 1..=8 {
         let mut misses: Vec<String> = Vec::new();

@@ -6,9 +6,9 @@ use serde_json::{json, Value};
 use super::chain;
 use super::ops::*;
 use super::ranges::{content_hash, sha256_hex};
-use super::testhost::FakeFs;
 use super::trace::GENESIS;
 use crate::protocol::Request;
+use crate::testing::TestHost;
 
 const WT: &str = "/w";
 const YAML: &str = "\
@@ -32,15 +32,15 @@ active_intents:
 /// The shared schema, vendored (CC BY 4.0, agent-trace.dev).
 const SCHEMA: &str = include_str!("agent-trace-record-v0.1.0.schema.json");
 
-fn project() -> FakeFs {
-    let mut fs = FakeFs::default();
+fn project() -> TestHost {
+    let mut fs = TestHost::default();
     fs.file("/w/.orchestration/active_intents.yaml", YAML);
     fs.dir("/w/src");
     fs
 }
 
 struct T {
-    fs: FakeFs,
+    fs: TestHost,
     gov: Governance,
     calls: u32,
     /// Where relative paths start (empty: the worktree).
@@ -48,7 +48,7 @@ struct T {
 }
 
 impl T {
-    fn new(fs: FakeFs) -> T {
+    fn new(fs: TestHost) -> T {
         T {
             fs,
             gov: Governance::default(),
@@ -100,7 +100,7 @@ impl T {
         session: &str,
         tool: &str,
         args: Value,
-        apply: impl FnOnce(&mut FakeFs),
+        apply: impl FnOnce(&mut TestHost),
     ) -> Result<AfterOutput, String> {
         let b = self.before(session, tool, args.clone());
         if let Some(m) = b.block {
@@ -366,7 +366,7 @@ fn the_checker_catches_bad_records() {
 
 #[test]
 fn governance_off_changes_nothing() {
-    let mut fs = FakeFs::default();
+    let mut fs = TestHost::default();
     fs.dir("/w/src");
     let mut t = T::new(fs);
     let r = t
@@ -908,7 +908,7 @@ fn problems_are_logged_when_the_file_changes() {
 
 #[test]
 fn init_scaffolds_once_and_never_overwrites() {
-    let mut t = T::new(FakeFs::default());
+    let mut t = T::new(TestHost::default());
     let r = t.fs.run(|io| async move {
         init_scaffold(
             &io,
@@ -951,7 +951,7 @@ fn init_scaffolds_once_and_never_overwrites() {
 
 #[test]
 fn forced_on_without_a_file_blocks_with_a_reason() {
-    let mut fs = FakeFs::default();
+    let mut fs = TestHost::default();
     fs.dir("/w");
     let mut t = T::new(fs);
     t.gov.set_config(GovConfig {

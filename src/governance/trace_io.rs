@@ -10,7 +10,7 @@ use crate::governance::chain::{self, ChainProblem, Report};
 use crate::governance::head::{self, Head, HEAD_FILE};
 use crate::governance::ranges::sha256_hex;
 use crate::governance::trace::Chained;
-use crate::protocol::{Log, ReadResult, Request};
+use crate::protocol::{Log, ReadResult, ReplyError, Request};
 use crate::runtime::Io;
 
 use super::{is_missing, join, read_text, stat, Governance, MAX_TRACE_BYTES, TRACE_FILE};
@@ -86,11 +86,10 @@ async fn append_one(
         .and_then(Value::as_str)
         .filter(|h| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()));
     let (true, Some(prev)) = (ok, prev) else {
-        return Err(reply
-            .get("error")
-            .and_then(Value::as_str)
-            .unwrap_or("the host gave no prevHash")
-            .to_string());
+        return Err(ReplyError::describe_reply(
+            &reply,
+            "the host gave no prevHash",
+        ));
     };
     let line = u.chained.line(prev);
     let status = reply
@@ -338,8 +337,9 @@ impl Seen {
     fn from(r: ReadResult) -> Seen {
         match (r.text, r.error) {
             (Some(text), _) => Seen::Text { text, size: r.size },
-            (None, Some(e)) if is_missing(&e) => Seen::Absent,
-            (None, e) => Seen::Unreadable(e.unwrap_or_else(|| "no reply".into())),
+            (None, e) if is_missing(e) => Seen::Absent,
+            (None, Some(e)) => Seen::Unreadable(e.describe(r.detail.as_deref())),
+            (None, None) => Seen::Unreadable("no reply".into()),
         }
     }
 }
@@ -670,11 +670,8 @@ pub async fn trace_head(io: &Io, gov: &Governance, input: &HeadInput) -> HeadOut
         );
         return out(true, true, Some(text), m, v);
     }
-    let err = reply
-        .get("error")
-        .and_then(Value::as_str)
-        .unwrap_or("no reply");
-    let m = if err == "changed" {
+    let err = ReplyError::describe_reply(&reply, "no reply");
+    let m = if ReplyError::in_reply(&reply) == Some(ReplyError::Changed) {
         "no head written: the log changed meanwhile; run the command again".to_string()
     } else {
         format!("could not write {}: {err}", v.head_path)

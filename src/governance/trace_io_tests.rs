@@ -9,8 +9,8 @@ use crate::governance::ops::{
     tool_after, tool_before, AfterInput, AfterOutput, GateOutput, Governance, ToolCallInput,
 };
 use crate::governance::ranges::sha256_hex;
-use crate::governance::testhost::FakeFs;
 use crate::protocol::Request;
+use crate::testing::TestHost;
 
 use super::{trace_head, trace_verify, HeadInput, HeadOutput, VerifyInput, VerifyOutput};
 
@@ -26,7 +26,7 @@ active_intents:
 ";
 
 struct P {
-    fs: FakeFs,
+    fs: TestHost,
     gov: Governance,
     calls: u32,
     /// Files written by `writes` so far (`src/f0.ts`, `src/f1.ts`, …).
@@ -35,7 +35,7 @@ struct P {
 
 impl P {
     fn new() -> P {
-        let mut fs = FakeFs::default();
+        let mut fs = TestHost::default();
         fs.file("/w/.orchestration/active_intents.yaml", YAML);
         fs.dir("/w/src");
         let p = P {
@@ -199,7 +199,7 @@ fn a_project_that_never_used_governance_is_fine_and_a_missing_one_is_not() {
         "{v:#?}"
     );
     // no .orchestration at all
-    let mut fs = FakeFs::default();
+    let mut fs = TestHost::default();
     fs.dir("/w");
     let v = fs.run(|io| async move {
         trace_verify(

@@ -3,8 +3,7 @@
 use serde_json::{json, Value};
 
 use crate::engine::Engine;
-use crate::governance::testhost::FakeFs;
-use crate::test_drive::Reply;
+use crate::testing::TestHost;
 
 const INTENTS: &str = "\
 active_intents:
@@ -17,35 +16,13 @@ const FORCE_SOP: &str = "---\nid: git-force-push\ncategory: process\nmatch:\n  p
 const OURS: &str = "*** Begin Patch\n*** Add File: src/billing/ok.ts\n+x\n*** End Patch";
 const EVIL: &str = "*** Begin Patch\n*** Add File: docs/evil.md\n+x\n*** End Patch";
 
-fn drive(e: &mut Engine, fs: &mut FakeFs, call: Value) -> Value {
-    crate::test_drive::drive(e, &call.to_string(), |q| {
-        if let crate::protocol::Request::Sleep { .. } = q {
-            return Reply::Later(json!({})); // a timer fires when nothing else is pending
-        }
-        Reply::Now(match q {
-            crate::protocol::Request::Now => json!({"ms": 1_700_000_000_000u64}),
-            crate::protocol::Request::ListDir { path, .. } => {
-                let prefix = format!("{}/", path.trim_end_matches('/'));
-                let entries: Vec<Value> = fs
-                    .files
-                    .iter()
-                    .filter(|(p, _)| p.starts_with(&prefix))
-                    .map(|(p, t)| {
-                        json!({"path": &p[prefix.len()..], "isFile": true, "isDir": false,
-                        "isSymlink": false, "size": t.len(), "mtimeMs": 1.0})
-                    })
-                    .collect();
-                json!({"entries": entries, "truncated": false})
-            }
-            crate::protocol::Request::WriteFile { .. } => json!({"ok": true}),
-            q => fs.answer(q).expect("a reply"),
-        })
-    })
+fn drive(e: &mut Engine, fs: &mut TestHost, call: Value) -> Value {
+    crate::testing::drive(e, &call.to_string(), fs)
 }
 
 /// A governed project on `host` (`None`: the init call names none), with BILL selected.
-fn governed(host: Option<Value>) -> (Engine, FakeFs, Value) {
-    let mut fs = FakeFs::default();
+fn governed(host: Option<Value>) -> (Engine, TestHost, Value) {
+    let mut fs = TestHost::default();
     fs.file("/w/.orchestration/active_intents.yaml", INTENTS);
     fs.file("/w/src/billing/a.ts", "a\n");
     let mut e = Engine::new();
@@ -63,7 +40,7 @@ fn governed(host: Option<Value>) -> (Engine, FakeFs, Value) {
     (e, fs, r)
 }
 
-fn before(e: &mut Engine, fs: &mut FakeFs, tool: &str, args: Value) -> Value {
+fn before(e: &mut Engine, fs: &mut TestHost, tool: &str, args: Value) -> Value {
     drive(
         e,
         fs,
@@ -246,7 +223,7 @@ fn enforcement_reads_the_command_from_the_hosts_shell_tool() {
         ("openclaw", "exec"),
         ("opencode", "bash"),
     ] {
-        let mut fs = FakeFs::default();
+        let mut fs = TestHost::default();
         fs.file("/w/.opencode/sops/force.md", FORCE_SOP);
         let mut e = Engine::new();
         drive(

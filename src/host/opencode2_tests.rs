@@ -85,41 +85,18 @@ mod engine {
     use serde_json::{json, Value};
 
     use crate::engine::Engine;
-    use crate::governance::testhost::FakeFs;
-    use crate::test_drive::Reply;
+    use crate::testing::TestHost;
 
     const INTENTS: &str = "active_intents:\n  - id: BILL\n    name: Billing\n    status: IN_PROGRESS\n    owned_scope: [src/billing/**]\n";
     const FORCE_SOP: &str = "---\nid: git-force-push\ncategory: process\nmatch:\n  patterns: ['git\\s+push\\s.*--force']\n---\n# Force-pushing\n\n## Preflight\nAnnounce it (HOST-SOP).\n";
     const EVIL: &str = "*** Begin Patch\n*** Add File: docs/evil.md\n+x\n*** End Patch";
     const OURS: &str = "*** Begin Patch\n*** Add File: src/billing/ok.ts\n+x\n*** End Patch";
 
-    fn drive(e: &mut Engine, fs: &mut FakeFs, call: Value) -> Value {
-        crate::test_drive::drive(e, &call.to_string(), |q| {
-            if let crate::protocol::Request::Sleep { .. } = q {
-                return Reply::Later(json!({}));
-            }
-            Reply::Now(match q {
-                crate::protocol::Request::Now => json!({"ms": 1_700_000_000_000u64}),
-                crate::protocol::Request::ListDir { path, .. } => {
-                    let prefix = format!("{}/", path.trim_end_matches('/'));
-                    let entries: Vec<Value> = fs
-                        .files
-                        .iter()
-                        .filter(|(p, _)| p.starts_with(&prefix))
-                        .map(|(p, t)| {
-                            json!({"path": &p[prefix.len()..], "isFile": true, "isDir": false,
-                            "isSymlink": false, "size": t.len(), "mtimeMs": 1.0})
-                        })
-                        .collect();
-                    json!({"entries": entries, "truncated": false})
-                }
-                crate::protocol::Request::WriteFile { .. } => json!({"ok": true}),
-                q => fs.answer(q).expect("a reply"),
-            })
-        })
+    fn drive(e: &mut Engine, fs: &mut TestHost, call: Value) -> Value {
+        crate::testing::drive(e, &call.to_string(), fs)
     }
 
-    fn init(fs: &mut FakeFs) -> (Engine, Value) {
+    fn init(fs: &mut TestHost) -> (Engine, Value) {
         let mut e = Engine::new();
         let r = drive(
             &mut e,
@@ -129,7 +106,7 @@ mod engine {
         (e, r)
     }
 
-    fn before(e: &mut Engine, fs: &mut FakeFs, tool: &str, args: Value) -> Value {
+    fn before(e: &mut Engine, fs: &mut TestHost, tool: &str, args: Value) -> Value {
         drive(
             e,
             fs,
@@ -139,7 +116,7 @@ mod engine {
 
     #[test]
     fn the_gate_reads_the_2x_tools_and_keys() {
-        let mut fs = FakeFs::default();
+        let mut fs = TestHost::default();
         fs.file("/w/.orchestration/active_intents.yaml", INTENTS);
         let (mut e, r) = init(&mut fs);
         let mut watched: Vec<&str> = r["plan"]["toolBeforeTools"]
@@ -210,7 +187,7 @@ mod engine {
 
     #[test]
     fn enforcement_reads_the_command_of_shell() {
-        let mut fs = FakeFs::default();
+        let mut fs = TestHost::default();
         fs.file("/w/.opencode/sops/force.md", FORCE_SOP);
         let (mut e, _) = init(&mut fs);
         let r = drive(

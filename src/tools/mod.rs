@@ -118,57 +118,60 @@ pub struct Env {
     /// BuildContext parameters of tool-call context (`knowledge_context` uses them too).
     pub max_entities: u32,
     pub include_content: bool,
-    #[cfg(feature = "policy")]
-    pub gov: crate::engine::GovWiring,
 }
 
-/// Answer one model call. Never fails: everything the model did wrong is an `isError` text.
-pub async fn call(io: &Io, env: &Env, name: &str, input: &Value, session_id: &str) -> Answer {
+/// What a model call asks for once its name and input are checked: an intent selection
+/// (governance's: the engine holds it) or a knowledge tool ([`call`]).
+#[derive(Debug, PartialEq)]
+pub enum Checked {
+    SelectIntent(String),
+    Knowledge,
+}
+
+/// Check a model call before it runs. `Err`: the answer the model reads (an unknown tool, bad
+/// input).
+pub fn check(env: &Env, name: &str, input: &Value) -> Result<Checked, Answer> {
     if !env.registry.offers(name) {
         let offered = env.registry.offered.join(", ");
-        return Answer::error(format!(
+        return Err(Answer::error(format!(
             "hookwise has no tool `{}` in this session (offered: {}).",
             clip(name, 80),
             if offered.is_empty() { "none" } else { &offered }
-        ));
+        )));
     }
-    let input = match input {
-        Value::Object(m) => m,
-        Value::Null => &serde_json::Map::new(),
-        _ => return Answer::error(format!("`{name}` takes an object of arguments.")),
-    };
+    if !matches!(input, Value::Object(_) | Value::Null) {
+        return Err(Answer::error(format!(
+            "`{name}` takes an object of arguments."
+        )));
+    }
     if name == SELECT_INTENT {
-        return select_intent(io, env, input, session_id).await;
+        return match input.get("intent_id") {
+            Some(Value::String(s)) => Ok(Checked::SelectIntent(s.clone())),
+            _ => Err(Answer::error("select_active_intent needs `intent_id`: the id of an IN_PROGRESS intent, e.g. INT-001.")),
+        };
     }
+    Ok(Checked::Knowledge)
+}
+
+/// Answer a knowledge tool's call ([`check`] first). Never fails: everything the model did
+/// wrong is an `isError` text.
+pub async fn call(io: &Io, env: &Env, name: &str, input: &Value) -> Answer {
+    let empty = serde_json::Map::new();
+    let input = input.as_object().unwrap_or(&empty);
     knowledge::call(io, env, name, input).await
 }
 
-#[cfg(feature = "policy")]
-async fn select_intent(
-    io: &Io,
-    env: &Env,
-    input: &serde_json::Map<String, Value>,
-    session_id: &str,
-) -> Answer {
-    let id = match input.get("intent_id") {
-        Some(Value::String(s)) => s.as_str(),
-        _ => return Answer::error("select_active_intent needs `intent_id`: the id of an IN_PROGRESS intent, e.g. INT-001."),
-    };
-    let r = env.gov.select(io, session_id, id).await;
+/// The answer to an intent selection: governance's text, an error when it refused.
+pub fn selected(ok: bool, text: String) -> Answer {
     Answer {
-        text: r.text,
-        is_error: !r.ok,
+        text,
+        is_error: !ok,
         cut: false,
     }
 }
 
-#[cfg(not(feature = "policy"))]
-async fn select_intent(
-    _io: &Io,
-    _env: &Env,
-    _input: &serde_json::Map<String, Value>,
-    _session_id: &str,
-) -> Answer {
+/// The answer when a session has no intent governance (the lean build).
+pub fn no_governance() -> Answer {
     Answer::error("intent governance is not on in this session")
 }
 

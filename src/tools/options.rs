@@ -10,11 +10,7 @@ use serde_json::Value;
 use super::knowledge::{NAMES, REMEMBER};
 use crate::protocol::Log;
 
-pub const OPTION_KEYS: &[&str] = &[
-    "knowledgeTools",
-    "knowledgeRemember",
-    "knowledgeToolsBudget",
-];
+pub use crate::config::TOOL_OPTION_KEYS as OPTION_KEYS;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {

@@ -47,7 +47,8 @@ pub async fn refresh_watched(
         root: root.to_string(),
     });
     let changes: ListDirResult = serde_json::from_value(reply.await).unwrap_or(ListDirResult {
-        error: Some("bad reply".into()),
+        error: Some(crate::protocol::ReplyError::Other),
+        detail: Some("bad reply".into()),
         ..Default::default()
     });
     let watching = changes.error.is_none();

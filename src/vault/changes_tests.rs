@@ -3,86 +3,106 @@
 //! the path of every entry written, deleted or renamed (a folder's own path for a folder), and
 //! answers the first question with `overflow`.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::*;
+use crate::protocol::Request;
 use crate::runtime::{Ops, Step};
-use crate::vault::tests::{listing, read_reply};
+use crate::testing::TestHost;
 
 const ROOT: &str = "/home/u/vault";
 
-#[derive(Default)]
+/// The test host with a vault at [`ROOT`] and its watcher; paths here are relative to it.
 struct WatchHost {
-    files: BTreeMap<String, (String, f64)>,
-    /// `None`: the host does not know the request (an older host).
-    watching: Option<bool>,
-    started: bool,
-    changed: BTreeSet<String>,
-    overflow: bool,
-    /// Requests by kind, in order.
+    host: TestHost,
+    /// Requests by kind, in order (of the last run).
     log: Vec<String>,
+    /// Files read (of the last run).
     reads: Vec<String>,
     clock: f64,
 }
 
 impl WatchHost {
     fn new(watching: Option<bool>) -> WatchHost {
+        let mut host = TestHost::default();
+        host.watcher.watching = watching;
+        host.packed = false;
         let mut h = WatchHost {
-            watching,
-            ..Default::default()
+            host,
+            log: Vec::new(),
+            reads: Vec::new(),
+            clock: 0.0,
         };
         for i in 0..40 {
-            h.files.insert(
-                format!("notes/n{i:02}.md"),
-                (format!("# Note {i}\n\n[[hub]] and [[c{i}]]"), 1.0),
+            h.put(
+                &format!("notes/n{i:02}.md"),
+                &format!("# Note {i}\n\n[[hub]] and [[c{i}]]"),
+                1.0,
             );
         }
-        h.files
-            .insert("ops/deploy.md".into(), ("[[hub]] [[deploy]]".into(), 1.0));
+        h.put("ops/deploy.md", "[[hub]] [[deploy]]", 1.0);
         h
+    }
+
+    /// A file as it is, the watcher told nothing.
+    fn put(&mut self, path: &str, text: &str, mtime: f64) {
+        self.host.file_at(&format!("{ROOT}/{path}"), text, mtime);
+    }
+
+    /// The file's text, taken away (the watcher told nothing).
+    fn take(&mut self, path: &str) -> String {
+        self.host.files.remove(&format!("{ROOT}/{path}")).unwrap()
+    }
+
+    /// The whole vault folder gone.
+    fn clear(&mut self) {
+        let under = format!("{ROOT}/");
+        self.host.files.retain(|p, _| !p.starts_with(&under));
+        self.host
+            .dirs
+            .retain(|d| d != ROOT && !d.starts_with(&under));
+    }
+
+    fn changed(&mut self, path: &str) {
+        self.host.watcher.changed.insert(path.into());
     }
 
     fn write(&mut self, path: &str, text: &str) {
         self.clock += 1.0;
-        self.files
-            .insert(path.into(), (text.into(), 10.0 + self.clock));
-        self.changed.insert(path.into());
+        let t = 10.0 + self.clock;
+        self.put(path, text, t);
+        self.changed(path);
     }
 
     fn delete(&mut self, path: &str) {
-        self.files.remove(path);
-        self.changed.insert(path.into());
+        self.take(path);
+        self.changed(path);
     }
 
     /// Rename a folder: the watcher sees only the folder's two names.
     fn rename_dir(&mut self, from: &str, to: &str) {
+        let (from_abs, to_abs) = (format!("{ROOT}/{from}"), format!("{ROOT}/{to}"));
         let moved: Vec<String> = self
+            .host
             .files
             .keys()
-            .filter(|p| p.starts_with(&format!("{from}/")))
+            .filter(|p| p.starts_with(&format!("{from_abs}/")))
             .cloned()
             .collect();
         for p in moved {
-            let f = self.files.remove(&p).unwrap();
-            self.files.insert(format!("{to}{}", &p[from.len()..]), f);
+            let t = self.host.files.remove(&p).unwrap();
+            let m = self.host.mtimes.remove(&p).unwrap_or(0.0);
+            let to_path = format!("{to_abs}{}", &p[from_abs.len()..]);
+            self.host.file_at(&to_path, &t, m);
         }
-        self.changed.insert(from.into());
-        self.changed.insert(to.into());
-    }
-
-    /// A path as the host describes it now (js/host.cjs dirEntry).
-    fn entry(&self, p: &str) -> Value {
-        let dir = format!("{p}/");
-        if let Some((t, m)) = self.files.get(p) {
-            json!({"path": p, "isFile": true, "isDir": false, "isSymlink": false, "size": t.len(), "mtimeMs": m})
-        } else if self.files.keys().any(|k| k.starts_with(&dir)) {
-            json!({"path": p, "isFile": false, "isDir": true, "isSymlink": false, "size": 4096, "mtimeMs": 1.0})
-        } else {
-            json!({"path": p, "isFile": false, "isDir": false, "isSymlink": false, "size": 0, "mtimeMs": 0})
-        }
+        let prefix = format!("{from_abs}/");
+        self.host
+            .dirs
+            .retain(|d| *d != from_abs && !d.starts_with(&prefix));
+        self.changed(from);
+        self.changed(to);
     }
 
     fn kinds(&self) -> Vec<&str> {
@@ -90,100 +110,31 @@ impl WatchHost {
     }
 
     fn run(&mut self, vault: &Rc<RefCell<Vault>>, state: &Rc<WatchState>) -> RefreshStats {
+        let seen = self.host.log.len();
+        let (vault, state) = (vault.clone(), state.clone());
+        let s = crate::testing::run(&mut self.host, move |io| async move {
+            refresh_watched(&io, &vault, ROOT, &state).await
+        });
         self.log.clear();
         self.reads.clear();
-        let mut ops = Ops::default();
-        let (vault, state) = (vault.clone(), state.clone());
-        let mut step = ops.start(move |io| async move {
-            let s = refresh_watched(&io, &vault, ROOT, &state).await;
-            serde_json::to_value(s).unwrap()
-        });
-        loop {
-            match step {
-                Step::Done { result, .. } => return serde_json::from_value(result).unwrap(),
-                Step::Pending { op, requests, .. } => {
-                    let mut next = None;
-                    for r in requests {
-                        let reply = self.answer(&r.req);
-                        next = ops.resume(op, r.id, reply).or(next);
-                    }
-                    step = next.expect("progress");
+        for q in &self.host.log[seen..] {
+            let kind = serde_json::to_value(q).unwrap()["kind"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            self.log.push(kind);
+            match q {
+                Request::ReadFile { path, .. } => {
+                    self.reads.push(path[ROOT.len() + 1..].to_string())
                 }
+                Request::ReadFiles { dir, paths, .. } => {
+                    assert_eq!(dir, &format!("{ROOT}/"));
+                    self.reads.extend(paths.iter().cloned());
+                }
+                _ => {}
             }
         }
-    }
-
-    fn rel<'a>(&self, path: &'a str) -> &'a str {
-        if path == ROOT {
-            return "";
-        }
-        path.strip_prefix(&format!("{ROOT}/"))
-            .expect("under the root")
-    }
-
-    fn answer(&mut self, req: &Request) -> Value {
-        let kind = serde_json::to_value(req).unwrap()["kind"]
-            .as_str()
-            .unwrap()
-            .to_string();
-        self.log.push(kind);
-        match req {
-            Request::VaultChanges { root } => {
-                assert_eq!(root, ROOT);
-                match self.watching {
-                    None => json!({"error": "unsupported request kind vaultChanges"}),
-                    Some(false) => {
-                        json!({"entries": [], "truncated": true, "error": "watching is off"})
-                    }
-                    Some(true) => {
-                        let first = !self.started;
-                        self.started = true;
-                        let paths = std::mem::take(&mut self.changed);
-                        let overflow = first || std::mem::take(&mut self.overflow);
-                        let entries: Vec<Value> = if first {
-                            Vec::new()
-                        } else {
-                            paths.iter().map(|p| self.entry(p)).collect()
-                        };
-                        json!({"entries": entries, "truncated": overflow})
-                    }
-                }
-            }
-            Request::Stat { path } => {
-                let rel = self.rel(path);
-                let dir = format!("{rel}/");
-                if rel.is_empty() && self.files.is_empty() {
-                    json!({"exists": false, "error": "ENOENT"})
-                } else if rel.is_empty() {
-                    json!({"exists": true, "isDir": true, "realpath": ROOT})
-                } else if let Some((t, m)) = self.files.get(rel) {
-                    json!({"exists": true, "isFile": true, "realpath": path, "size": t.len(), "mtimeMs": m})
-                } else if self.files.keys().any(|k| k.starts_with(&dir)) {
-                    json!({"exists": true, "isDir": true, "realpath": path})
-                } else {
-                    json!({"exists": false, "error": "ENOENT"})
-                }
-            }
-            Request::ListDir { path, .. } => {
-                assert_eq!(path, ROOT);
-                listing(&self.files)
-            }
-            Request::ReadFile { path, .. } => {
-                let rel = self.rel(path).to_string();
-                self.reads.push(rel.clone());
-                read_reply(&self.files, &rel, "vanished")
-            }
-            Request::ReadFiles { dir, paths, .. } => {
-                assert_eq!(dir, &format!("{ROOT}/"));
-                self.reads.extend(paths.iter().cloned());
-                let files: Vec<Value> = paths
-                    .iter()
-                    .map(|p| read_reply(&self.files, p, "vanished"))
-                    .collect();
-                json!({ "files": files })
-            }
-            other => panic!("unexpected request {other:?}"),
-        }
+        s
     }
 }
 
@@ -225,9 +176,9 @@ fn the_first_refresh_lists_then_only_changed_paths_are_looked_at() {
     host.write("notes/n00.md", "[[hub]] [[fresh]]");
     host.write("notes/added.md", "[[hub]] [[c1]]");
     host.delete("notes/n02.md");
-    let t = host.files.remove("notes/n03.md").unwrap();
-    host.write("ops/n03-renamed.md", &t.0);
-    host.changed.insert("notes/n03.md".into());
+    let t = host.take("notes/n03.md");
+    host.write("ops/n03-renamed.md", &t);
+    host.changed("notes/n03.md");
     let s = host.run(&vault, &state);
     assert_eq!(host.kinds()[0], "vaultChanges");
     assert!(host.kinds()[1..] == ["readFiles"], "{:?}", host.kinds());
@@ -256,10 +207,10 @@ fn an_unchanged_mtime_is_not_read_again_and_hidden_or_other_files_are_ignored() 
     let (mut host, vault, state) = setup(Some(true));
     host.run(&vault, &state);
     // The watcher reports a touch that changed nothing, an editor's swap file, a picture.
-    host.changed.insert("notes/n05.md".into());
-    host.changed.insert("notes/.n05.md.swp".into());
-    host.changed.insert(".obsidian/workspace.json".into());
-    host.changed.insert("notes/diagram.png".into());
+    host.changed("notes/n05.md");
+    host.changed("notes/.n05.md.swp");
+    host.changed(".obsidian/workspace.json");
+    host.changed("notes/diagram.png");
     let s = host.run(&vault, &state);
     assert!(host.reads.is_empty());
     assert_eq!(host.kinds(), ["vaultChanges"]);
@@ -280,11 +231,9 @@ fn folders_overflow_and_failed_listings_fall_back_to_a_listing() {
     assert_eq!(files_of(&vault.borrow(), "c7"), ["memory://archive/n07"]);
 
     // A new folder with notes in it (moved in): its notes were never reported one by one.
-    host.files
-        .insert("new/a.md".into(), ("[[moved-in]]".into(), 5.0));
-    host.files
-        .insert("new/b.md".into(), ("[[moved-in]]".into(), 5.0));
-    host.changed.insert("new".into());
+    host.put("new/a.md", "[[moved-in]]", 5.0);
+    host.put("new/b.md", "[[moved-in]]", 5.0);
+    host.changed("new");
     let s = host.run(&vault, &state);
     assert!(!s.incremental && s.read == 2);
     assert_eq!(
@@ -298,7 +247,7 @@ fn folders_overflow_and_failed_listings_fall_back_to_a_listing() {
 
     // The host lost track (too many changes, a folder it could not watch).
     host.write("ops/deploy.md", "[[hub]] [[rollback]]");
-    host.overflow = true;
+    host.host.watcher.overflow = true;
     let s = host.run(&vault, &state);
     assert!(host.kinds().contains(&"listDir") && !s.incremental);
     assert_eq!(host.reads, ["ops/deploy.md"]);
@@ -309,7 +258,7 @@ fn folders_overflow_and_failed_listings_fall_back_to_a_listing() {
 
     // More changed paths than are worth looking at one by one.
     for i in 0..=MAX_CHANGED {
-        host.changed.insert(format!("notes/x{i}.md"));
+        host.changed(&format!("notes/x{i}.md"));
     }
     let s = host.run(&vault, &state);
     assert!(!s.incremental && host.kinds().contains(&"listDir"));
@@ -337,15 +286,15 @@ fn a_vanished_vault_root_clears_the_index_and_stops_trusting_the_watcher() {
     let (mut host, vault, state) = setup(Some(true));
     host.run(&vault, &state);
     // The host's watcher breaks (the folder was deleted): it answers with an error.
-    host.files.clear();
-    host.watching = Some(false);
+    host.clear();
+    host.host.watcher.watching = Some(false);
     let s = host.run(&vault, &state);
     assert!(s.error.is_some());
     assert_eq!(vault.borrow().stats().files, 0);
     // Watching again later: the first answer is an overflow, so the vault is listed once more.
-    host.watching = Some(true);
-    host.started = false;
-    host.files.insert("a.md".into(), ("[[back]]".into(), 1.0));
+    host.host.watcher.watching = Some(true);
+    host.host.watcher.started = false;
+    host.put("a.md", "[[back]]", 1.0);
     let s = host.run(&vault, &state);
     assert!(!s.incremental && s.watching && s.stats.files == 1);
 }
@@ -388,8 +337,7 @@ fn a_symlink_changed_to_point_outside_is_dropped() {
 #[test]
 fn skips_are_counted_as_the_files_are_now() {
     let (mut host, vault, state) = setup(Some(true));
-    host.files
-        .insert("bad.md".into(), ("\u{FFFD}latin1".into(), 1.0));
+    host.put("bad.md", "\u{FFFD}latin1", 1.0);
     let s = host.run(&vault, &state);
     assert_eq!(s.stats.skipped.not_utf8, 1);
     // Touched but still broken: counted once, not twice.

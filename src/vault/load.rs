@@ -59,20 +59,22 @@ pub async fn refresh(io: &Io, vault: &RefCell<Vault>, root: &str) -> RefreshStat
     };
     let list: ListDirResult = serde_json::from_value(replies.next().unwrap_or_default())
         .unwrap_or_else(|e| ListDirResult {
-            error: Some(format!("the host's reply is malformed: {e}")),
+            error: Some(ReplyError::Other),
+            detail: Some(format!("the host's reply is malformed: {e}")),
             ..Default::default()
         });
     if !st.exists || !st.is_dir {
         vault.borrow_mut().clear();
         out.stats = vault.borrow().stats();
         out.error = Some(match st.error {
-            Some(e) => format!("vault {root}: {e}"),
+            Some(e) => format!("vault {root}: {}", e.describe(st.detail.as_deref())),
             None if st.exists => format!("vault {root} is not a folder"),
             None => format!("vault {root} does not exist"),
         });
         return out;
     }
-    if let Some(e) = &list.error {
+    if let Some(e) = list.error {
+        let e = e.describe(list.detail.as_deref());
         if list.entries.is_empty() {
             out.stats = vault.borrow().stats();
             out.error = Some(format!("listing {root}: {e}"));
@@ -123,7 +125,7 @@ pub(super) async fn read_planned(
                 sizes.push(r.text.as_ref().map_or(0, |t| t.len() as u64));
             }
             let result = match (r.text, r.error) {
-                (_, Some(e)) => Err(ReadError::from_host(&e)),
+                (_, Some(e)) => Err(ReadError::from_host(e, r.detail.as_deref())),
                 (Some(t), None) => Ok(t),
                 (None, None) => Err(ReadError::Unreadable("no text in the reply".into())),
             };

@@ -30,7 +30,7 @@ use serde_json::Value;
 
 use crate::maenifold::{BuildContext, Relation};
 use crate::paths::inside;
-use crate::protocol::{DirEntry, ListDirResult, ReadResult, Request, StatResult};
+use crate::protocol::{DirEntry, ListDirResult, ReadResult, ReplyError, Request, StatResult};
 use crate::runtime::{join_all, Io};
 use crate::sort::top_k;
 use crate::wikilink::normalize;
@@ -71,17 +71,13 @@ pub enum ReadError {
 }
 
 impl ReadError {
-    /// Classify the host's error text (see [`ReadResult`]).
-    pub fn from_host(e: &str) -> ReadError {
-        let l = e.to_ascii_lowercase();
-        if l.contains("not-utf8") || l.contains("utf-8") || l.contains("utf8") {
-            ReadError::NotUtf8
-        } else if l.contains("not-found") || l.contains("enoent") || l.contains("vanished") {
-            ReadError::Vanished
-        } else if l.contains("too-large") || l.contains("too large") || l.contains("e2big") {
-            ReadError::TooLarge
-        } else {
-            ReadError::Unreadable(e.to_string())
+    /// What the host's read error (see [`ReadResult`]) means for the note.
+    pub fn from_host(e: ReplyError, detail: Option<&str>) -> ReadError {
+        match e {
+            ReplyError::NotUtf8 => ReadError::NotUtf8,
+            ReplyError::NotFound => ReadError::Vanished,
+            ReplyError::TooLarge => ReadError::TooLarge,
+            e => ReadError::Unreadable(e.describe(detail)),
         }
     }
 }

@@ -1,11 +1,12 @@
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::*;
+use crate::protocol::Request;
 use crate::runtime::{Ops, Step};
+use crate::testing::TestHost;
 
 fn entry(path: &str, mtime: f64, size: u64) -> DirEntry {
     DirEntry {
@@ -316,11 +317,21 @@ fn skips_are_counted_never_fatal() {
     let want = v.plan("/v", &listing, true);
     assert_eq!(want, vec!["ok.md", "binary.md", "gone.md", "locked.md"]);
     v.ingest("ok.md", Ok("[[a]]".into()));
-    v.ingest("binary.md", Err(ReadError::from_host("not-utf8")));
-    v.ingest("gone.md", Err(ReadError::from_host("ENOENT: no such file")));
+    use crate::protocol::ReplyError;
+    v.ingest(
+        "binary.md",
+        Err(ReadError::from_host(ReplyError::NotUtf8, None)),
+    );
+    v.ingest(
+        "gone.md",
+        Err(ReadError::from_host(ReplyError::NotFound, Some("ENOENT"))),
+    );
     v.ingest(
         "locked.md",
-        Err(ReadError::from_host("EACCES: permission denied")),
+        Err(ReadError::from_host(
+            ReplyError::Denied,
+            Some("EACCES: permission denied"),
+        )),
     );
     let s = v.stats();
     assert_eq!(s.files, 1);
@@ -398,144 +409,83 @@ fn code_examples_do_not_make_concepts() {
     assert_eq!(v.search("not-a-link", 10).len(), 1);
 }
 
-/// An in-memory folder's recursive listing (relative path -> text and mtime).
-pub(super) fn listing(files: &BTreeMap<String, (String, f64)>) -> Value {
-    let entries: Vec<Value> = files
-        .iter()
-        .map(|(p, (t, m))| {
-            json!({"path": p, "isFile": true, "isDir": false, "isSymlink": false,
-                   "size": t.len(), "mtimeMs": m})
-        })
-        .collect();
-    json!({"entries": entries, "truncated": false})
-}
-
-/// [`listing`] as the JS host sends it: each entry an array of the fields in `DirEntry`'s order.
-pub(super) fn packed_listing(files: &BTreeMap<String, (String, f64)>) -> Value {
-    let entries: Vec<Value> = files
-        .iter()
-        .map(|(p, (t, m))| json!([p, true, false, false, null, t.len(), m]))
-        .collect();
-    json!({"entries": entries, "truncated": false})
-}
-
-/// The reply to reading `rel` from an in-memory folder (a text starting with U+FFFD stands for
-/// one that is not UTF-8); `missing` is the error for a file that is not there.
-pub(super) fn read_reply(
-    files: &BTreeMap<String, (String, f64)>,
-    rel: &str,
-    missing: &str,
-) -> Value {
-    match files.get(rel) {
-        Some((t, _)) if t.starts_with('\u{FFFD}') => json!({"error": "not-utf8"}),
-        Some((t, _)) => json!({"text": t}),
-        None => json!({"error": missing}),
-    }
-}
-
-/// A host over an in-memory folder: answers Stat, ListDir, ReadFile and ReadFiles. Like the JS host, a
-/// listing of `types_only` leaves sizes and mtimes 0 and reads report the file's size and
-/// mtime — unless `old` (a host from before either: full listings, bare reads).
+/// The test host with a vault at `root`, and what each refresh asked of it.
 struct FakeHost {
+    host: TestHost,
     root: String,
-    files: BTreeMap<String, (String, f64)>,
+    /// Files read (relative to the root), by `ReadFile` or `ReadFiles`.
     reads: Vec<String>,
     /// The most files read in one round of requests.
     max_batch: usize,
     /// `ReadFiles` requests answered, and refused (an `old` host).
     batches: usize,
     refused: usize,
-    /// List as the JS host does ([`packed_listing`]).
-    packed: bool,
-    old: bool,
     /// `types_only` of each listing asked for.
     listings: Vec<bool>,
 }
 
 impl FakeHost {
+    fn new(root: &str, old: bool) -> FakeHost {
+        let mut host = TestHost::default();
+        host.dir(root);
+        host.old = old;
+        FakeHost {
+            host,
+            root: root.into(),
+            reads: Vec::new(),
+            max_batch: 0,
+            batches: 0,
+            refused: 0,
+            listings: Vec::new(),
+        }
+    }
+
+    /// A note (relative to the root) with this mtime.
+    fn put(&mut self, rel: &str, text: &str, mtime: f64) {
+        let path = format!("{}/{rel}", self.root);
+        self.host.file_at(&path, text, mtime);
+    }
+
+    fn remove(&mut self, rel: &str) {
+        self.host.files.remove(&format!("{}/{rel}", self.root));
+    }
+
     fn run(&mut self, vault: Rc<RefCell<Vault>>) -> RefreshStats {
-        let mut ops = Ops::default();
         let root = self.root.clone();
-        let mut step = ops.start(move |io| async move {
-            let s = refresh(&io, &vault, &root).await;
-            serde_json::to_value(s).unwrap()
+        let (seen, round) = (self.host.log.len(), self.host.rounds.len());
+        let s = crate::testing::run(&mut self.host, move |io| async move {
+            refresh(&io, &vault, &root).await
         });
-        loop {
-            match step {
-                Step::Done { result, .. } => return serde_json::from_value(result).unwrap(),
-                Step::Pending { op, requests, .. } => {
-                    let before = self.reads.len();
-                    let mut next = None;
-                    for r in requests {
-                        let reply = self.answer(&r.req);
-                        next = ops.resume(op, r.id, reply).or(next);
-                    }
-                    self.max_batch = self.max_batch.max(self.reads.len() - before);
-                    step = next.expect("progress");
+        let under = format!("{}/", self.root);
+        let log = &self.host.log;
+        let reads = |q: &Request| -> Vec<String> {
+            match q {
+                Request::ReadFile { path, .. } => {
+                    vec![path.strip_prefix(&under).expect("under the root").into()]
                 }
-            }
-        }
-    }
-
-    fn answer(&mut self, req: &Request) -> Value {
-        match req {
-            Request::Stat { path } => {
-                assert_eq!(path, &self.root);
-                json!({"exists": true, "isDir": true, "realpath": self.root})
-            }
-            Request::ListDir {
-                path,
-                recursive,
-                types_only,
-                ..
-            } => {
-                assert_eq!(path, &self.root);
-                assert!(*recursive);
-                self.listings.push(*types_only);
-                let mut l = if self.packed {
-                    packed_listing(&self.files)
-                } else {
-                    listing(&self.files)
-                };
-                if *types_only && !self.old {
-                    for e in l["entries"].as_array_mut().unwrap() {
-                        match e {
-                            Value::Array(a) => (a[5], a[6]) = (json!(0), json!(0)),
-                            e => (e["size"], e["mtimeMs"]) = (json!(0), json!(0)),
-                        }
-                    }
+                Request::ReadFiles { dir, paths, .. } if !self.host.old => {
+                    assert_eq!(dir, &under);
+                    paths.clone()
                 }
-                l
+                _ => vec![],
             }
-            Request::ReadFile { path, .. } => {
-                let rel = path
-                    .strip_prefix(&format!("{}/", self.root))
-                    .expect("under the root");
-                self.read_one(rel)
+        };
+        for q in &log[seen..] {
+            self.reads.extend(reads(q));
+            match q {
+                Request::ReadFiles { .. } if self.host.old => self.refused += 1,
+                Request::ReadFiles { .. } => self.batches += 1,
+                Request::ListDir { types_only, .. } => self.listings.push(*types_only),
+                _ => {}
             }
-            // An old host knows only `ReadFile`: it answers as the JS host answers a kind
-            // it does not know.
-            Request::ReadFiles { .. } if self.old => {
-                self.refused += 1;
-                json!({"error": "unsupported request kind readFiles"})
-            }
-            Request::ReadFiles { dir, paths, .. } => {
-                assert_eq!(dir, &format!("{}/", self.root));
-                self.batches += 1;
-                let files: Vec<Value> = paths.iter().map(|p| self.read_one(p)).collect();
-                json!({ "files": files })
-            }
-            other => panic!("unexpected request {other:?}"),
         }
-    }
-
-    fn read_one(&mut self, rel: &str) -> Value {
-        self.reads.push(rel.to_string());
-        let mut r = read_reply(&self.files, rel, "not-found");
-        if let (Some((t, m)), false) = (self.files.get(rel), self.old) {
-            (r["size"], r["mtimeMs"]) = (json!(t.len()), json!(m));
+        let mut starts: Vec<usize> = self.host.rounds[round..].to_vec();
+        starts.push(log.len());
+        for w in starts.windows(2) {
+            let n: usize = log[w[0]..w[1]].iter().map(|q| reads(q).len()).sum();
+            self.max_batch = self.max_batch.max(n);
         }
-        r
+        s
     }
 }
 
@@ -550,27 +500,17 @@ fn refresh_drives_the_host_incrementally() {
 }
 
 fn refresh_incrementally(old: bool) {
-    let mut host = FakeHost {
-        root: "/home/u/vault".into(),
-        files: BTreeMap::new(),
-        reads: Vec::new(),
-        max_batch: 0,
-        batches: 0,
-        refused: 0,
-        packed: false,
-        old,
-        listings: Vec::new(),
-    };
+    let mut host = FakeHost::new("/home/u/vault", old);
+    host.host.packed = false;
     for i in 0..150 {
-        host.files.insert(
-            format!("notes/n{i:03}.md"),
-            (format!("# Note {i}\n\n[[hub]] and [[c{i}]]"), 1.0),
+        host.put(
+            &format!("notes/n{i:03}.md"),
+            &format!("# Note {i}\n\n[[hub]] and [[c{i}]]"),
+            1.0,
         );
     }
-    host.files
-        .insert("bad.md".into(), ("\u{FFFD}binary".into(), 1.0));
-    host.files
-        .insert("readme.txt".into(), ("[[ignored]]".into(), 1.0));
+    host.put("bad.md", "\u{FFFD}binary", 1.0);
+    host.put("readme.txt", "[[ignored]]", 1.0);
     let vault = Rc::new(RefCell::new(Vault::new()));
     let s = host.run(vault.clone());
     assert_eq!(s.stats.files, 150);
@@ -590,13 +530,11 @@ fn refresh_incrementally(old: bool) {
 
     // Second run, the listing packed as the JS host sends it: one change, one delete, one add,
     // nothing else read.
-    host.packed = true;
+    host.host.packed = true;
     host.reads.clear();
-    host.files.get_mut("notes/n000.md").unwrap().1 = 2.0;
-    host.files.get_mut("notes/n000.md").unwrap().0 = "[[hub]] [[fresh]]".into();
-    host.files.remove("notes/n001.md");
-    host.files
-        .insert("notes/new.md".into(), ("[[hub]] [[c1]]".into(), 3.0));
+    host.put("notes/n000.md", "[[hub]] [[fresh]]", 2.0);
+    host.remove("notes/n001.md");
+    host.put("notes/new.md", "[[hub]] [[c1]]", 3.0);
     let s = host.run(vault.clone());
     assert_eq!(
         host.listings,
@@ -634,7 +572,7 @@ fn refresh_reports_a_missing_vault() {
     let Some(Step::Done { result, .. }) = ops.resume(
         op,
         requests[1].id,
-        json!({"entries": [], "error": "ENOENT"}),
+        json!({"entries": [], "error": "not-found"}),
     ) else {
         panic!()
     };

@@ -93,7 +93,7 @@ impl Fs {
         match self.realpath(path).and_then(|r| self.files.get(&r)) {
             Some(t) if t.len() as u64 > max => json!({"error": "too-large"}),
             Some(t) => json!({ "text": t, "size": t.len(), "mtimeMs": 1.0 }),
-            None if self.realpath(path).is_some() => json!({"error": "EISDIR"}),
+            None if self.realpath(path).is_some() => json!({"error": "other", "detail": "EISDIR"}),
             None => json!({"error": "not-found"}),
         }
     }
@@ -125,7 +125,7 @@ impl Fs {
             );
         }
         if entries.is_empty() && !self.is_dir(path.trim_end_matches('/')) {
-            return json!({"entries": [], "truncated": false, "error": "ENOENT"});
+            return json!({"entries": [], "truncated": false, "error": "not-found"});
         }
         json!({"entries": entries, "truncated": false})
     }
@@ -142,7 +142,7 @@ impl Fs {
                            "isDir": t.is_none(), "size": t.map_or(0, |t| t.len()), "mtimeMs": 1.0,
                            "executable": real.starts_with("/bin/")})
                 }
-                None => json!({"exists": false, "error": "ENOENT"}),
+                None => json!({"exists": false, "error": "not-found"}),
             },
             Request::ReadFile { path, max_bytes } => self.read(path, *max_bytes),
             Request::ReadFiles {
@@ -172,7 +172,7 @@ impl Fs {
                             json!({ "text": tail })
                         }
                     }
-                    None => json!({"error": "vanished"}),
+                    None => json!({"error": "not-found"}),
                 }
             }
             Request::ListDir {
@@ -184,7 +184,7 @@ impl Fs {
             }
             Request::CreateFile { path, text } => {
                 if self.exists(path) {
-                    json!({"ok": false, "error": "EEXIST"})
+                    json!({"ok": false, "error": "exists"})
                 } else {
                     self.files.insert(path.clone(), text.clone());
                     json!({"ok": true})
@@ -226,8 +226,8 @@ impl Fs {
             Request::McpWrite { .. } if self.mcp_runs => json!({"ok": true}),
             Request::McpWrite { .. } => json!({"ok": false, "error": "EPIPE"}),
             Request::McpStop { .. } => json!({}),
-            Request::VaultChanges { .. } => json!({"error": "not watching"}),
-            _ => json!({"error": "unsupported"}),
+            Request::VaultChanges { .. } => json!({"error": "other", "detail": "not watching"}),
+            _ => json!({"error": "other", "detail": "unsupported"}),
         })
     }
 }

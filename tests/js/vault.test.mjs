@@ -213,13 +213,15 @@ test("the host reads a file as bytes, refuses FIFOs and folders without blocking
   const listed = dirEntry(path.join(dir, "a.md"), "a.md", false);
   assert.deepEqual([r.size, r.mtimeMs], [listed.size, listed.mtimeMs]);
   assert.deepEqual(await readFile({ path: path.join(dir, "a.md"), maxBytes: 2 }), { error: "too-large", size: 3, mtimeMs: st.mtimeMs });
-  assert.deepEqual(await readFile({ path: path.join(dir, "gone.md"), maxBytes: 2 }), { error: "vanished" });
-  assert.deepEqual(await readFile({ path: dir, maxBytes: 2 }), { error: "EISDIR" });
+  const gone = await readFile({ path: path.join(dir, "gone.md"), maxBytes: 2 });
+  assert.equal(gone.error, "not-found");
+  assert.match(gone.detail, /ENOENT/);
+  assert.deepEqual(await readFile({ path: dir, maxBytes: 2 }), { error: "other", detail: "EISDIR: a folder, not a file" });
   if (process.platform !== "win32") {
     const fifo = path.join(dir, "pipe.md");
     const { spawnSync } = await import("node:child_process");
     if (spawnSync("mkfifo", [fifo]).status === 0) {
-      assert.deepEqual(await readFile({ path: fifo, maxBytes: 100 }), { error: "not a regular file" }, "no writer: must not hang");
+      assert.deepEqual(await readFile({ path: fifo, maxBytes: 100 }), { error: "other", detail: "not a regular file" }, "no writer: must not hang");
     } else t.diagnostic("mkfifo unavailable");
   }
 });
@@ -268,10 +270,10 @@ test("the files of a batched read lie back to back and cross without a copy; oth
   const seen = texts.map((_, i) => fs.statSync(path.join(dir, `${i}.md`)));
   assert.deepEqual(batch.map(([, r]) => r.blob.slice(2)), seen.map((st) => [st.size, st.mtimeMs]), "each file's size and mtime as read");
   // not back to back (a big file between, an error, the same slab out of order): copied together
-  const mixed = [[0, { bytes: replies[2].bytes }], [1, big], [2, { error: "vanished" }], [3, { bytes: replies[0].bytes }]];
+  const mixed = [[0, { bytes: replies[2].bytes }], [1, big], [2, { error: "not-found" }], [3, { bytes: replies[0].bytes }]];
   const all = takeBytes(mixed);
   assert.notEqual(all.buffer, replies[0].bytes.buffer);
-  assert.deepEqual(mixed[2][1], { error: "vanished" });
+  assert.deepEqual(mixed[2][1], { error: "not-found" });
   const at = (k) => Buffer.from(all.subarray(mixed[k][1].blob[0], mixed[k][1].blob[0] + mixed[k][1].blob[1])).toString();
   assert.deepEqual([at(0), at(1).length, at(3)], [texts[2], 600_000, texts[0]]);
   assert.equal(mixed[0][1].blob.length, 2, "no size or mtime given: none sent");
@@ -303,7 +305,8 @@ test("a batched read answers each path as readFile would, in order, and its file
   const text = (r) => Buffer.from(joined.subarray(r[0], r[0] + r[1])).toString();
   assert.deepEqual([text(files[0]), text(files[2])], ["second — ü\n", "first\n"]);
   assert.deepEqual(files[0].slice(2), [fs.statSync(path.join(dir, "sub/b.md")).size, fs.statSync(path.join(dir, "sub/b.md")).mtimeMs]);
-  assert.deepEqual([files[1], files[3]], [{ error: "vanished" }, { error: "EISDIR" }]);
+  assert.deepEqual([files[1].error, files[3]], ["not-found", { error: "other", detail: "EISDIR: a folder, not a file" }]);
+  assert.match(files[1].detail, /ENOENT/);
   assert.equal(files[4].error, "too-large");
 });
 

@@ -30,6 +30,8 @@ test("a malformed call is a typed error, not a crash", async () => {
   const core = new Core(createHost());
   await assert.rejects(core.call({ hook: "no-such-hook" }), (e) => e instanceof HookwiseError && e.kind === "BadCall");
   await assert.rejects(core.call({ hook: "tool.before" }), (e) => e.kind === "BadCall" && /tool/.test(e.message));
+  // the kind crosses from the wasm as a property of the thrown Error, not as text in its message
+  await assert.rejects(core.call({ hook: "no-such-hook" }), (e) => e.cause instanceof Error && e.cause.kind === "BadCall" && !/^BadCall/.test(e.message));
 });
 
 test("the engine API never throws for a tool call, even with odd arguments", async () => {

@@ -1,6 +1,7 @@
 //! The SOP cache: the folder listing, files re-read only when their size or mtime changed.
 
 use super::*;
+use crate::protocol::ReplyError;
 
 #[derive(Debug, Clone)]
 pub(super) struct Cached {
@@ -84,14 +85,6 @@ pub struct Folder {
     pub shown: String,
 }
 
-pub(super) fn not_found(e: &str) -> bool {
-    let l = e.to_ascii_lowercase();
-    l.contains("not-found")
-        || l.contains("enoent")
-        || l.contains("no such file")
-        || l.contains("not found")
-}
-
 /// List the folders and read the files that changed, updating `cache` as each answer comes
 /// in (so a refresh cut short by the deadline keeps what it finished).
 pub async fn refresh(
@@ -129,12 +122,13 @@ pub async fn refresh(
                 continue;
             }
         };
-        if let Some(e) = &listing.error {
+        if let Some(code) = listing.error {
             if listing.entries.is_empty() {
                 let mut c = cache.borrow_mut();
                 let prefix = format!("{}/", f.shown);
                 c.files.retain(|k, _| !k.starts_with(&prefix));
-                if !not_found(e) {
+                if code != ReplyError::NotFound {
+                    let e = code.describe(listing.detail.as_deref());
                     c.logs.push(Log::warn(format!(
                         "SOP folder {} could not be listed: {e}",
                         f.shown
@@ -202,8 +196,11 @@ pub async fn refresh(
                     let r: ReadResult = serde_json::from_value(reply).unwrap_or_default();
                     let text = match (r.text, r.error) {
                         (Some(t), None) => Ok(t),
-                        (_, Some(e)) if e == "too-large" => Err(too_large(r.size)),
-                        (_, Some(e)) => Err(format!("could not be read: {e}")),
+                        (_, Some(ReplyError::TooLarge)) => Err(too_large(r.size)),
+                        (_, Some(e)) => Err(format!(
+                            "could not be read: {}",
+                            e.describe(r.detail.as_deref())
+                        )),
                         (None, None) => Err("could not be read: empty reply".to_string()),
                     };
                     cache

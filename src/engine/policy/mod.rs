@@ -28,7 +28,6 @@ pub(super) use governance::{
     extend_system, governance_scaffold, intent_context, intent_select, session_created, trace_head,
     trace_verify,
 };
-pub use governance::Wiring as GovWiring;
 pub use governance::{
     GovScaffoldCall, IntentContextCall, IntentSelectCall, TraceHeadCall, TraceVerifyCall,
 };
@@ -64,7 +63,20 @@ impl State {
             source,
             max_entities,
             include_content,
-            gov: self.gov.clone(),
+        }
+    }
+
+    /// `select_active_intent` called as a model tool.
+    pub(super) fn select_tool(
+        &self,
+        io: Io,
+        session_id: String,
+        intent_id: String,
+    ) -> impl std::future::Future<Output = crate::tools::Answer> {
+        let gov = self.gov.clone();
+        async move {
+            let r = gov.select(&io, &session_id, &intent_id).await;
+            crate::tools::selected(r.ok, r.text)
         }
     }
 

@@ -197,9 +197,9 @@ impl Written {
     /// The session's known reads: each file's fingerprint now (`absent` when it is gone).
     fn remember(&self, gov: &Governance, session: &str, wt: &str) {
         for (rel, r) in self.rels.iter().zip(self.afters.iter()) {
-            let fp = match (&r.text, r.error.as_deref()) {
+            let fp = match (&r.text, r.error) {
                 (Some(t), _) => Some(format!("sha256:{}", sha256_hex(t.as_bytes()))),
-                (None, Some(e)) if is_missing(e) => Some("absent".to_string()),
+                (None, e) if is_missing(e) => Some("absent".to_string()),
                 _ => None,
             };
             if let Some(fp) = fp {

@@ -2,6 +2,7 @@
 //! realpath-resolved paths.
 
 use super::*;
+use crate::protocol::ReplyError;
 
 pub(super) use crate::paths::join;
 
@@ -27,11 +28,8 @@ pub(super) async fn read_text(io: &Io, path: &str, max: u64) -> ReadResult {
             max_bytes: max,
         })
         .await;
-    serde_json::from_value(v).unwrap_or_else(|e| ReadResult {
-        text: None,
-        error: Some(format!("bad reply: {e}")),
-        ..Default::default()
-    })
+    serde_json::from_value(v)
+        .unwrap_or_else(|e| ReadResult::failed(ReplyError::Other, format!("bad reply: {e}")))
 }
 
 pub(super) async fn stat(io: &Io, path: &str) -> StatResult {
@@ -43,8 +41,8 @@ pub(super) async fn stat(io: &Io, path: &str) -> StatResult {
     serde_json::from_value(v).unwrap_or_default()
 }
 
-pub(super) fn is_missing(err: &str) -> bool {
-    matches!(err, "vanished" | "ENOENT")
+pub(super) fn is_missing(err: Option<ReplyError>) -> bool {
+    err == Some(ReplyError::NotFound)
 }
 
 /// Load (or reuse) the intents of `worktree`. `None`: governance is off there.
@@ -69,21 +67,20 @@ pub(super) async fn refresh(
             }
         }
     }
-    let r = if st.exists || st.error.as_deref().is_some_and(|e| !is_missing(e)) {
+    let r = if st.exists || st.error.is_some_and(|e| e != ReplyError::NotFound) {
         read_text(io, &path, MAX_INTENTS_BYTES).await
     } else {
         ReadResult {
-            text: None,
-            error: Some("vanished".into()),
+            error: Some(ReplyError::NotFound),
             ..Default::default()
         }
     };
     let size = r.size;
     let (key, text, failed) = match (r.text, r.error) {
         (Some(text), _) => (sha256_hex(text.as_bytes()), Some(text), None),
-        (None, err) => {
-            let err = err.unwrap_or_else(|| "no reply".into());
-            if is_missing(&err) && enabled == Enabled::Auto {
+        (None, code) => {
+            let err = code.map_or_else(|| "no reply".into(), |e| e.describe(r.detail.as_deref()));
+            if is_missing(code) && enabled == Enabled::Auto {
                 let mut st = gov.inner.borrow_mut();
                 if let Some(p) = st.projects.get_mut(worktree) {
                     p.file = None;
@@ -92,7 +89,7 @@ pub(super) async fn refresh(
                 }
                 return None;
             }
-            let message = if is_missing(&err) {
+            let message = if is_missing(code) {
                 "the file does not exist; governance is on by option, so changes are blocked until intents are added (hookwise init creates the file)".to_string()
             } else {
                 intents::unreadable(&err, size)
@@ -179,7 +176,7 @@ pub(super) async fn fingerprint(io: &Io, path: &str) -> Option<(String, Before)>
             };
             Some((fp, before))
         }
-        (None, Some(e)) if is_missing(&e) => Some(("absent".into(), Before::Absent)),
+        (None, e) if is_missing(e) => Some(("absent".into(), Before::Absent)),
         (None, _) => {
             let s = stat(io, path).await;
             if !s.exists {

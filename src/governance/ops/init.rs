@@ -1,6 +1,7 @@
 //! `hookwise init`: scaffold the intents file.
 
 use super::*;
+use crate::protocol::ReplyError;
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -33,13 +34,10 @@ pub async fn init_scaffold(io: &Io, input: &InitInput) -> InitOutput {
         })
         .await;
     let ok = reply.get("ok").and_then(Value::as_bool).unwrap_or(false);
-    let err = reply
-        .get("error")
-        .and_then(Value::as_str)
-        .unwrap_or("no reply");
+    let err = ReplyError::describe_reply(&reply, "no reply");
     let message = if ok {
         format!("created {path}: intent governance is now on; add intents to it")
-    } else if err == "EEXIST" {
+    } else if ReplyError::in_reply(&reply) == Some(ReplyError::Exists) {
         format!("{path} already exists; left unchanged")
     } else {
         format!("could not create {path}: {err}")
