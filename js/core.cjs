@@ -24,11 +24,23 @@ function loadWasm(opts = {}) {
   const flavor = opts.flavor === "policy" ? "policy" : "lean";
   if (loaded[flavor]) return loaded[flavor];
   const mod = flavor === "policy" ? require("./policy/wasm.cjs") : require("./wasm.cjs");
-  let bytes;
-  if (flavor === "policy") {
-    bytes = opts.policyWasmBytes || fs.readFileSync(opts.wasmPath ? path.join(path.dirname(opts.wasmPath), "policy", "hookwise_bg.wasm") : path.join(__dirname, "policy", "hookwise_bg.wasm"));
-  } else {
-    bytes = opts.wasmBytes || fs.readFileSync(opts.wasmPath || path.join(__dirname, "hookwise_bg.wasm"));
+  let bytes = flavor === "policy" ? opts.policyWasmBytes : opts.wasmBytes;
+  if (!bytes) {
+    const file =
+      flavor === "policy"
+        ? path.join(opts.wasmPath ? path.dirname(opts.wasmPath) : __dirname, "policy", "hookwise_bg.wasm")
+        : opts.wasmPath || path.join(__dirname, "hookwise_bg.wasm");
+    try {
+      bytes = fs.readFileSync(file);
+    } catch (e) {
+      // Typically a bundle (esbuild, webpack) that took the JS and left the .wasm behind.
+      const fix = opts.wasmPath
+        ? "the wasmPath option points at it"
+        : "copy hookwise's dist/hookwise_bg.wasm (and dist/policy/hookwise_bg.wasm) beside the bundle, or pass the wasmPath option";
+      const err = new HookwiseError("WasmMissing", `hookwise cannot read its WebAssembly file ${file} (${(e && e.code) || e}); ${fix}`, e);
+      err.path = file;
+      throw err;
+    }
   }
   mod.initSync({ module: bytes });
   loaded[flavor] = mod;

@@ -265,6 +265,12 @@ class Engine {
 async function createEngine(opts = {}) {
   const hw = new Hookwise(opts);
   await hw.init();
+  // Without its WebAssembly the engine could only pass every call through unchanged: the
+  // caller learns it now, not from a silent no-op (a plugin host instead logs and runs on).
+  if (hw.startError && hw.startError.kind === "WasmMissing") {
+    await hw.dispose();
+    throw hw.startError;
+  }
   return new Engine(hw);
 }
 

@@ -150,7 +150,15 @@ export declare class Engine {
 }
 
 export declare class HookwiseError extends Error {
+  /** What went wrong, as a name to test against (e.g. "WasmMissing"; "Panic", "Trap", "Internal"). */
   kind: string;
+  /** With kind "WasmMissing": the .wasm file that could not be read. */
+  path?: string;
 }
 
+/**
+ * Create an engine. Rejects with a HookwiseError of kind "WasmMissing" (its message names the
+ * file and the `wasmPath` option) when the WebAssembly cannot be read — e.g. a bundle that left
+ * `hookwise_bg.wasm` behind; every other start-up problem is logged and the engine runs.
+ */
 export declare function createEngine(opts?: EngineOptions): Promise<Engine>;

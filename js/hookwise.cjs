@@ -78,6 +78,7 @@ class Hookwise {
           // the first session is answered by a warm process.
           if (r.warmMcp) this.warmup = this.run({ hook: "mcp.warmup" });
         } catch (e) {
+          this.startError = e;
           this.setPlan({});
           this.log("error", `hookwise could not start; every hook is off: ${e && e.message}`);
         }

@@ -6,6 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import zlib from "node:zlib";
+import { optionsTypes } from "./options-types.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const run = (cmd, args, opts = {}) => execFileSync(cmd, args, { cwd: root, stdio: "inherit", ...opts });
@@ -95,6 +96,8 @@ esbuild.buildSync({
   legalComments: "inline",
   logLevel: "warning",
 });
+// The option types, generated from the schema (the options' one source of truth).
+fs.writeFileSync(path.join(dist, "options.d.cts"), await optionsTypes());
 // The same declarations for the require condition: TypeScript reads a .d.ts in a
 // "type": "module" package as ESM, so CommonJS consumers get their own .d.cts.
 fs.copyFileSync(path.join(dist, "engine.d.ts"), path.join(dist, "engine.d.cts"));

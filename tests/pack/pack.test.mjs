@@ -445,3 +445,159 @@ test("types: CommonJS consumer of ./engine (module nodenext)", { timeout: 60_000
 // require() of it works at run time: the require condition needs its own .d.cts.
 test("types: CommonJS consumer of ./engine (module node16, the VS Code template)", { timeout: 60_000 }, (t) =>
   typecheck(t, "cjs", { "ext.ts": TS_CJS }, { module: "node16", moduleResolution: "node16" }));
+
+// ---------------------------------------------------------------------------------------------
+// Options: the published types are generated from the schema, the options' one source of truth.
+// A TypeScript extension using every option the schema documents compiles; an unknown key does
+// not; and the same object given to the installed engine starts it without a warning.
+
+const EVERY_OPTION = {
+  $schema: "./node_modules/hookwise/dist/hookwise.schema.json",
+  cliPath: "/opt/maenifold/bin/maenifold",
+  timeoutMs: 4000,
+  deadlineMs: 3000,
+  transport: "auto",
+  mcpStartTimeoutMs: 15000,
+  mcpMaxRestarts: 3,
+  cacheTtlMs: 300000,
+  cacheMaxEntries: 512,
+  tokenBudget: 1500,
+  maxConcepts: 8,
+  depth: 1,
+  maxEntities: 5,
+  includeContent: true,
+  promptFields: ["prompt", "instructions"],
+  knowledge: "vault",
+  vault: "notes",
+  vaultRefreshMs: 2000,
+  sessionStartEnabled: true,
+  tokenLimit: 4000,
+  sessionStartTimeoutMs: 8000,
+  sessionContextChannel: "system",
+  compactionTimeoutMs: 2500,
+  enforcement: {
+    level: "category",
+    categories: { process: "advisory", security: "strict", credentials: "strict", gotchas: "advisory", technical: "advisory", general: "advisory" },
+    thresholds: { strict: 0.8, category: 0.6, advisory: 0.4 },
+    categoryMinRisk: "high",
+    deadlineMs: 300,
+    cooldownMs: 600000,
+    bypass: false,
+    sopFolders: [".hookwise/sops"],
+    sopRefreshMs: 2000,
+    maxMessageChars: 2000,
+    maxAdviceChars: 1200,
+    memory: { enabled: false, minRisk: "high", maxResults: 3, mode: "Hybrid" },
+    riskPatterns: [],
+    prodHosts: ["db.prod.example.com"],
+    readOnlyCommands: ["git status"],
+    metrics: false,
+  },
+  governance: { enabled: "auto", mutatingTools: ["write"], readTools: ["read"], staleWrites: true },
+};
+
+function schemaKeys() {
+  const schema = JSON.parse(fs.readFileSync(path.join(repo, "schema/hookwise.schema.json"), "utf8"));
+  return Object.keys(schema.properties).sort();
+}
+
+test("options: the type check below uses every option the schema has", () => {
+  const known = new Set(schemaKeys());
+  // the keys this test knows of; a new option in the schema must be added here
+  for (const k of Object.keys(EVERY_OPTION)) assert.ok(known.has(k), `${k} is not in the schema`);
+  assert.deepEqual(
+    schemaKeys().filter((k) => !(k in EVERY_OPTION)),
+    [],
+    "options the schema has and this test does not use (add them to EVERY_OPTION)",
+  );
+});
+
+const TS_OPTIONS = `
+import plugin, { type HookwisePluginOptions } from "hookwise";
+import { createEngine } from "hookwise/engine";
+// every option the schema documents, as an extension would write them
+const every: HookwisePluginOptions = ${JSON.stringify(EVERY_OPTION, null, 2)};
+// the case that failed with TS2353 before the types came from the schema
+const vault: HookwisePluginOptions = { knowledge: "vault" };
+// @ts-expect-error an unknown key is a type error, as the schema forbids it
+const typo: HookwisePluginOptions = { knowledge: "vault", tokenBudgt: 5 };
+// @ts-expect-error a value outside the schema's enum is a type error
+const wrong: HookwisePluginOptions = { knowledge: "both" };
+await plugin.server({}, every);
+await createEngine({ options: every });
+export { vault, typo, wrong };
+`;
+
+test("types: every documented option compiles against the published types; an unknown key does not", { timeout: 60_000 }, (t) =>
+  typecheck(t, "esm", { "options.ts": TS_OPTIONS }, { module: "nodenext", moduleResolution: "nodenext" }));
+
+test("options: the installed engine takes every documented option without a warning", async () => {
+  const dir = projects.esm;
+  fs.mkdirSync(path.join(dir, "notes"), { recursive: true });
+  fs.writeFileSync(path.join(dir, "notes/auth.md"), "# Auth\n\nUses [[jwt]].\n");
+  const script = `
+import { createEngine } from "hookwise/engine";
+import fs from "node:fs";
+const cfg = JSON.parse(process.argv[2]);
+const logs = [];
+const options = ${JSON.stringify({ ...EVERY_OPTION, cliPath: undefined })};
+const engine = await createEngine({ options, cwd: process.cwd(), watch: false, log: (level, message) => logs.push({ level, message }) });
+await engine.dispose();
+fs.writeFileSync(cfg.out, JSON.stringify({ logs }));
+`;
+  const r = await consume(dir, "every-option.mjs", script, process.execPath);
+  const bad = r.logs.filter((l) => l.level === "warn" || l.level === "error");
+  assert.deepEqual(bad, []);
+});
+
+// ---------------------------------------------------------------------------------------------
+// A bundle of hookwise/engine that left the .wasm behind: createEngine rejects, naming the file
+// and the wasmPath option (it used to start and pass every call through unchanged, silently).
+
+test("bundled engine without its wasm: createEngine rejects naming the file and wasmPath; with wasmPath it runs", async () => {
+  const dir = projects.cjs;
+  const out = path.join(dir, "bundled");
+  fs.mkdirSync(out, { recursive: true });
+  fs.writeFileSync(
+    path.join(dir, "bundle-entry.cjs"),
+    `
+const { createEngine } = require("hookwise/engine");
+const fs = require("node:fs");
+const cfg = JSON.parse(process.argv[2]);
+createEngine({ wasmPath: process.env.WASM_PATH || undefined, options: { knowledge: "vault", vault: "notes" }, watch: false, log: (l, m) => void [l, m] }).then(
+  async (engine) => {
+    const r = await engine.augmentToolCall({ tool: "bash", args: { command: "echo [[auth]]" } });
+    await engine.dispose();
+    fs.writeFileSync(cfg.out, JSON.stringify({ ok: true, r }));
+  },
+  (e) => fs.writeFileSync(cfg.out, JSON.stringify({ ok: false, name: e.name, kind: e.kind, path: e.path, message: e.message })),
+);
+`,
+  );
+  const esbuild = path.join(repo, "node_modules/.bin/esbuild");
+  execFileSync(esbuild, [path.join(dir, "bundle-entry.cjs"), "--bundle", "--platform=node", "--format=cjs", `--outfile=${path.join(out, "app.cjs")}`, "--log-level=warning"], { cwd: dir });
+  fs.mkdirSync(path.join(out, "notes"), { recursive: true });
+  fs.writeFileSync(path.join(out, "notes/jwt.md"), "# JWT\n\nSigned tokens for [[auth]] and [[sessions]].\n");
+  const runBundle = async (wasmPath) => {
+    const outFile = path.join(out, "result.json");
+    fs.rmSync(outFile, { force: true });
+    await run(process.execPath, [path.join(out, "app.cjs"), JSON.stringify({ out: outFile })], {
+      cwd: out,
+      env: { ...childEnv, WASM_PATH: wasmPath || "", HOME: dir },
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    return JSON.parse(fs.readFileSync(outFile, "utf8"));
+  };
+  const missing = await runBundle(null);
+  assert.equal(missing.ok, false);
+  assert.equal(missing.name, "HookwiseError");
+  assert.equal(missing.kind, "WasmMissing");
+  assert.equal(missing.path, path.join(out, "hookwise_bg.wasm"));
+  assert.match(missing.message, /hookwise_bg\.wasm/);
+  assert.match(missing.message, /wasmPath/);
+  const given = await runBundle(path.join(dir, "node_modules/hookwise/dist/hookwise_bg.wasm"));
+  assert.equal(given.ok, true, JSON.stringify(given));
+  // the vault's note reached the call (the context block, wherever the host profile puts it)
+  assert.match(JSON.stringify(given.r), /Signed tokens/);
+});
