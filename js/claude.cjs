@@ -65,7 +65,7 @@ function createClaude(o = {}) {
       return lastSession;
     },
 
-    /** The hook tools, events and settings entries: `{tools, events, hooks, intentTool}`. */
+    /** The hook tools, events and settings entries: `{server, tools, events, hooks, permissions}`. */
     async setup(input = {}) {
       if (!input.failClosed && !input.command && setup) return setup;
       const r = await hw.run({ hook: "claude.hook", event: "setup", input });
@@ -102,28 +102,19 @@ function createClaude(o = {}) {
       return { ok: true, text: event === "PreCompact" ? "" : "{}" };
     },
 
-    /** The tools the model is offered now: the core's `plan.tools`, or (a core without the
-     * model-tool registry) `select_active_intent` while governance is on. */
+    /** The tools the model is offered now: the core's `plan.tools` (select_active_intent while
+     * governance is on, the knowledge tools with a knowledge source). */
     async modelTools() {
       await hw.init();
-      if (Array.isArray(hw.plan.tools)) return hw.plan.tools;
-      if (!hw.governanceOn) return [];
-      return [(await this.setup()).intentTool];
+      return hw.tools;
     },
 
-    /** A model's call of one of `modelTools()`: `{text, isError}` (never throws). */
+    /** A model's call of one of `modelTools()`: `{text, isError}` (never throws). The session is
+     * the one Claude Code names, else the latest one a hook saw (one claude process, one
+     * session). */
     async callModelTool(name, input, sessionId) {
-      const sid = sessionId || lastSession;
       await hw.init();
-      if (Array.isArray(hw.plan.tools)) {
-        const r = await hw.run({ hook: "tool.call", name, input: input ?? {}, sessionId: sid });
-        return r && typeof r.text === "string" ? { text: r.text, isError: !!r.isError } : { text: "hookwise could not answer this call", isError: true };
-      }
-      if (name === "select_active_intent") {
-        const r = await hw.selectIntent(sid, input && input.intent_id);
-        return { text: r.text, isError: !r.ok };
-      }
-      return { text: `unknown tool ${name}`, isError: true };
+      return hw.callTool(name, input, sessionId || lastSession);
     },
 
     dispose() {

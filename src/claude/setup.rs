@@ -159,21 +159,6 @@ pub fn answer(input: &Value) -> Value {
         "events": EVENTS.iter().map(|e| json!({"event": e.0, "tool": e.1})).collect::<Vec<_>>(),
         "hooks": settings_hooks(fail_closed, command, server),
         "permissions": permissions(&model_tools),
-        "intentTool": intent_tool(),
         "logs": [],
-    })
-}
-
-/// `select_active_intent` as an MCP tool, for a core without the model-tool registry's
-/// `plan.tools` (the same words as the OpenCode and OpenClaw tools).
-pub fn intent_tool() -> Value {
-    json!({
-        "name": "select_active_intent",
-        "description": "Select the intent (from .orchestration/active_intents.yaml) that the current task belongs to. Intent governance is on in this project: file changes and shell commands are blocked until the session has an active intent, and file changes must stay inside its owned_scope. Returns the intent's scope, constraints and acceptance criteria.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {"intent_id": {"type": "string", "description": "The id of an IN_PROGRESS intent, e.g. INT-001"}},
-            "required": ["intent_id"],
-        },
     })
 }
