@@ -106,6 +106,11 @@ pub enum Call {
     /// `{needs: "policy"}`.
     #[serde(rename = "trace.head")]
     TraceHead(policy::TraceHeadCall),
+    /// A Claude Code hook event with its payload's fields: answered with Claude Code's hook
+    /// JSON (`engine/policy/claude`). Policy build (the lean one answers `{needs: "policy"}`: the
+    /// lean wasm stays within its size budget).
+    #[serde(rename = "claude.hook")]
+    Claude(policy::ClaudeHook),
     /// A model called one of the plan's `tools` ([`crate::tools`]). Result: `{text, isError}`
     /// (`text` is the tool result the model reads; bad input is an `isError` text).
     #[serde(rename = "tool.call")]

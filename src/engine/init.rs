@@ -63,7 +63,7 @@ pub(super) async fn init(io: Io, shared: Rc<RefCell<Shared>>, call: InitCall) ->
         cwd
     };
     // One step: does the project want enforcement or governance, and its .opencode/hookwise.json.
-    let (wanted, file, governance) = wants_policy(&io, &options, &cwd).await;
+    let (wanted, (file, file_path), governance) = wants_policy(&io, &options, &cwd).await;
     // The lean build has neither: the host loads the policy build and starts again.
     let mut setup = match policy::Setup::load(&io, &options, &cwd, wanted, governance).await {
         Ok(s) => s,
@@ -73,7 +73,7 @@ pub(super) async fn init(io: Io, shared: Rc<RefCell<Shared>>, call: InitCall) ->
         // Enforcement's loader already merged .opencode/hookwise.json under the options.
         Some(o) => (o, Vec::new()),
         // The project's .opencode/hookwise.json, under the plugin's own options.
-        None => crate::config::merge_file_options(&options, &file, crate::config::CONFIG_FILE),
+        None => crate::config::merge_file_options(&options, &file, file_path),
     };
     logs.extend(host_log);
     if let Some(needs_policy) = policy::State::tools_need(&options) {
@@ -176,32 +176,43 @@ async fn wants_policy(
     io: &Io,
     options: &Value,
     cwd: &str,
-) -> (bool, crate::config::ProjectFile, bool) {
+) -> (bool, (crate::config::ProjectFile, &'static str), bool) {
     if cwd.is_empty() {
         return (
             options.get("enforcement").is_some(),
-            Ok(None),
+            (Ok(None), crate::config::CONFIG_FILE),
             wanted(options, None, false),
         );
     }
     let root = cwd.trim_end_matches('/');
+    let [neutral, opencode] = crate::config::CONFIG_FILES;
     let replies = join_all(vec![
         io.request(crate::protocol::Request::Stat {
             path: format!("{root}/.opencode/sops"),
         }),
         io.request(crate::protocol::Request::ReadFile {
-            path: format!("{root}/{}", crate::config::CONFIG_FILE),
+            path: format!("{root}/{opencode}"),
             max_bytes: crate::config::MAX_FILE_BYTES,
         }),
         io.request(crate::protocol::Request::Stat {
             path: format!("{root}/{}", INTENTS_FILE),
         }),
+        // the host-neutral places (`.hookwise/`) beside OpenCode's
+        io.request(crate::protocol::Request::Stat {
+            path: format!("{root}/.hookwise/sops"),
+        }),
+        io.request(crate::protocol::Request::ReadFile {
+            path: format!("{root}/{neutral}"),
+            max_bytes: crate::config::MAX_FILE_BYTES,
+        }),
     ])
     .await;
     let st: crate::protocol::StatResult =
         serde_json::from_value(replies[0].clone()).unwrap_or_default();
+    let st2: crate::protocol::StatResult =
+        serde_json::from_value(replies[3].clone()).unwrap_or_default();
     // unreadable or over a limit: reported (a warning) where it is merged
-    let file = crate::config::file_from_reply(&replies[1]);
+    let (file, file_path) = crate::config::pick_file(&[replies[4].clone(), replies[1].clone()]);
     let parsed = file
         .as_ref()
         .ok()
@@ -212,8 +223,11 @@ async fn wants_policy(
         .is_some_and(|v| v.get("enforcement").is_some());
     let intents = replies[2].get("exists").and_then(Value::as_bool) == Some(true);
     (
-        options.get("enforcement").is_some() || (st.exists && st.is_dir) || in_file,
-        file,
+        options.get("enforcement").is_some()
+            || (st.exists && st.is_dir)
+            || (st2.exists && st2.is_dir)
+            || in_file,
+        (file, file_path),
         wanted(options, parsed.as_ref(), intents),
     )
 }
@@ -305,6 +319,7 @@ async fn choose_source(
             candidates.push((join(&r, "memory"), "maenifold memory"));
         }
         if !cwd.is_empty() {
+            candidates.push((join(cwd, ".hookwise/knowledge"), "project"));
             candidates.push((join(cwd, ".opencode/knowledge"), "project"));
         }
     }

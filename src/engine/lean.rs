@@ -271,12 +271,18 @@ macro_rules! unread {
     )*};
 }
 unread!(
+    ClaudeHook,
     GovScaffoldCall,
     IntentSelectCall,
     IntentContextCall,
     TraceVerifyCall,
     TraceHeadCall
 );
+
+/// `claude.hook` lives in the policy build.
+pub(super) fn claude_hook(engine: &mut super::Engine, _hook: ClaudeHook) -> Step {
+    engine.ops.start(|_| async { needs_policy() })
+}
 
 pub(super) async fn governance_scaffold(_io: Io, _call: GovScaffoldCall) -> Value {
     needs_policy()

@@ -329,7 +329,9 @@ test("tarball: ships the wasm and every file package.json names; no install scri
   // No sources, build trees or dev files.
   const bad = tarFiles.filter((f) => /(^|\/)(node_modules|src|target|tests?|build)\//.test(f) || /\.(rs|toml|lock|map)$/.test(f) || /(^|\/)\.(git|ci|npmrc)/.test(f));
   assert.deepEqual(bad, []);
-  assert.ok(tarFiles.every((f) => f === "package.json" || f === "README.md" || f === "LICENSE" || f === "openclaw.plugin.json" || f.startsWith("dist/")), tarFiles.join("\n"));
+  assert.ok(tarFiles.every((f) => f === "package.json" || f === "README.md" || f === "LICENSE" || f === "openclaw.plugin.json" || f === ".claude-plugin/plugin.json" || f === "hooks/hooks.json" || f.startsWith("dist/")), tarFiles.join("\n"));
+  // the Claude Code plugin: its manifest, and its hooks at the plugin's default place
+  assert.ok(tarFiles.includes(".claude-plugin/plugin.json") && tarFiles.includes("hooks/hooks.json"), tarFiles.join("\n"));
   // the OpenClaw manifest sits at the package root, beside the extension it names
   assert.ok(tarFiles.includes("openclaw.plugin.json") && tarFiles.includes(manifest.openclaw.extensions[0].replace(/^\.\//, "")), tarFiles.join("\n"));
   assert.ok(size < 1_000_000, `tarball is ${size} bytes`);

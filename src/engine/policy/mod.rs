@@ -546,3 +546,30 @@ pub(super) async fn tool_after(
     }
     to_value(r)
 }
+
+/// Claude Code's hook events: a host adapter over the engine's own hooks.
+pub(crate) mod claude;
+
+/// `claude.hook`'s payload ([`claude`]).
+pub use claude::Hook as ClaudeHook;
+
+/// `claude.hook`: a Claude Code hook event, answered with Claude Code's hook JSON.
+pub(super) fn claude_hook(engine: &mut super::Engine, hook: ClaudeHook) -> Step {
+    claude::start(engine, hook)
+}
+
+impl super::Engine {
+    /// Run `calls` one after another as one operation; `then` gets their results in order
+    /// (a host adapter answering one host event with several hook calls: [`claude`]).
+    pub(crate) fn start_seq(
+        &mut self,
+        calls: Vec<super::Call>,
+        then: impl FnOnce(Vec<Value>) -> Value + 'static,
+    ) -> Step {
+        self.ops.begin_capture();
+        for c in calls {
+            self.start_raw(c);
+        }
+        self.ops.end_capture(then)
+    }
+}
