@@ -77,8 +77,8 @@ export function sandboxProcesses(root) {
   return out;
 }
 
-/** Is this process a hookwise MCP server (`… hookwise … mcp`)? */
-export const isHookwiseMcp = (p) => p.cmdline.some((a) => /hookwise/.test(a)) && p.cmdline.includes("mcp");
+/** Is this process a hookwise MCP server (`[node] …/hookwise mcp` or `node …/hookwise/dist/cli.mjs mcp`)? */
+export const isHookwiseMcp = (p) => p.cmdline.some((a) => /(?:^|\/)hookwise$|\/hookwise\/dist\/cli\.mjs$/.test(a)) && p.cmdline.includes("mcp");
 
 // ---------------------------------------------------------------------------------------------
 
@@ -276,4 +276,9 @@ export function assertRunOk(assert, r) {
   assert.equal(r.code, 0, `claude failed\n${r.describe()}`);
   assert.ok(r.json, `no JSON result on stdout\n${r.describe()}`);
   assert.deepEqual(r.api.errors(), [], `the scripted API saw errors\n${r.describe()}`);
+}
+
+export function processAlive(pid) {
+  const p = readProc(pid);
+  return !!p && p.state !== "Z";
 }
