@@ -7,7 +7,11 @@ import { test, describe, after } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
 import { startApi, describeBody, SUMMARY_MARKER } from "./lib/api.mjs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { e2eGate, makeSandbox, assertRunOk } from "./lib/claude.mjs";
+
+const REF_MCP = path.join(path.dirname(fileURLToPath(import.meta.url)), "lib", "ref-mcp.mjs");
 
 const gate = e2eGate();
 if (gate.skip) console.log(`# e2e-claude harness ${gate.skip}`);
@@ -130,12 +134,12 @@ describe("the real Claude Code against the scripted API (command hooks)", { skip
     assert.equal(sb.exists("ran.txt"), false, "the denied call did not run");
   });
 
-  test("an overflow starts an auto-compaction: PreCompact, one summary request, SessionStart(compact) context in the next request", async () => {
+  test("an overflow starts an auto-compaction: PreCompact (its output in the summary instructions), one summary request, SessionStart(compact) context in the next request", async () => {
     const sb = makeSandbox({
       files: {
         ".claude/settings.json": {
           hooks: {
-            PreCompact: [{ hooks: [{ type: "command", command: "cat > \"$CLAUDE_PROJECT_DIR/precompact.json\"" }] }],
+            PreCompact: [{ hooks: [{ type: "command", command: "cat > \"$CLAUDE_PROJECT_DIR/precompact.json\"; printf 'PRECOMPACT-GUIDANCE'" }] }],
             ...hook("SessionStart", "compact", { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "CTX-AFTER-COMPACT" } }),
           },
         },
@@ -157,8 +161,54 @@ describe("the real Claude Code against the scripted API (command hooks)", { skip
     const pre = JSON.parse(sb.read("precompact.json"));
     assert.equal(pre.hook_event_name, "PreCompact");
     assert.equal(pre.trigger, "auto");
+    // A PreCompact hook's plain output joins the summary request's instructions.
+    assert.ok(r.summaryRequests()[0].lastUserText().includes("Additional Instructions:\nPRECOMPACT-GUIDANCE\n"), r.describe());
     const last = r.mainRequests().at(-1);
     assert.ok(last.findText("SCRIPTED SUMMARY"), r.describe());
     assert.ok(last.systemMessages().some((s) => s.includes("CTX-AFTER-COMPACT")), r.describe());
+  });
+});
+
+// What hookwise's Claude Code set-up relies on about MCP tools, with a reference server.
+describe("the real Claude Code and an MCP server's tools (reference server)", { skip: suiteSkip }, () => {
+  const mcpJson = { mcpServers: { ref: { type: "stdio", command: process.execPath, args: [REF_MCP] } } };
+  const hooks = { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "mcp_tool", server: "ref", tool: "pre_tool_use", input: { command: "${tool_input.command}" } }] }] };
+  const deferred = (req) => /select:<name>[\s\S]*/.exec(req.systemMessages().join("\n"))?.[0] ?? "";
+  const bash = { tool: "Bash", id: "toolu_b", input: { command: "echo hi", description: "x" } };
+
+  test("a permissions deny rule hides a hook tool from the model, and the mcp_tool hook still runs", async () => {
+    const sb = makeSandbox({ files: { ".mcp.json": mcpJson, ".claude/settings.json": { hooks, permissions: { deny: ["mcp__ref__pre_tool_use"] } } } });
+    after(() => sb.cleanup());
+    const r = await sb.run({ prompt: "go", script: [bash, "done"] });
+    assertRunOk(assert, r);
+    const list = deferred(r.requests()[0]);
+    assert.ok(list.includes("mcp__ref__model_tool"), `the model is offered the other tool (deferred)\n${list}`);
+    assert.ok(!list.includes("mcp__ref__pre_tool_use") && !r.requests()[0].findText("mcp__ref__pre_tool_use"), "the denied tool is nowhere in the request");
+    const { req } = r.afterTool("toolu_b");
+    assert.ok(req.systemMessages().includes("PreToolUse:Bash hook additional context: REF-CTX echo hi"), r.describe());
+
+    const plain = makeSandbox({ files: { ".mcp.json": mcpJson, ".claude/settings.json": { hooks } } });
+    after(() => plain.cleanup());
+    const p = await plain.run({ prompt: "go", script: ["done"] });
+    assert.ok(deferred(p.requests()[0]).includes("mcp__ref__pre_tool_use"), "without the rule the hook tool is offered");
+  });
+
+  test("-p refuses a model's MCP tool call unless allowed in settings.local.json or --allowedTools (settings.json allow does not count)", async () => {
+    const call = [{ tool: "mcp__ref__model_tool", id: "toolu_m", input: {} }, "done"];
+    const refused = "Claude requested permissions to use mcp__ref__model_tool, but you haven't granted it yet.";
+    const cases = [
+      ["project settings.json allow", { ".claude/settings.json": { permissions: { allow: ["mcp__ref__model_tool"] } } }, undefined, refused],
+      ["settings.local.json allow", { ".claude/settings.local.json": { permissions: { allow: ["mcp__ref__model_tool"] } } }, undefined, "model tool ran"],
+      ["--allowedTools", {}, "Bash mcp__ref__model_tool", "model tool ran"],
+    ];
+    await Promise.all(
+      cases.map(async ([label, files, allowedTools, want]) => {
+        const sb = makeSandbox({ files: { ".mcp.json": mcpJson, ...files } });
+        after(() => sb.cleanup());
+        const r = await sb.run({ prompt: "go", script: call, ...(allowedTools ? { allowedTools } : {}) });
+        assertRunOk(assert, r);
+        assert.equal(r.afterTool("toolu_m")?.result.content, want, `${label}\n${r.describe()}`);
+      }),
+    );
   });
 });
