@@ -212,6 +212,10 @@ pub enum Call {
         #[serde(default)]
         verify: bool,
     },
+    /// A Claude Code hook event with its payload's fields: answered with Claude Code's hook
+    /// JSON ([`crate::claude`]).
+    #[serde(rename = "claude.hook")]
+    Claude(crate::claude::Hook),
 }
 
 impl Call {
@@ -974,7 +978,22 @@ impl Engine {
             }
             #[cfg(not(feature = "policy"))]
             Call::Metrics { .. } => self.needs_policy(),
+            Call::Claude(hook) => crate::claude::start(self, hook),
         }
+    }
+
+    /// Run `calls` one after another as one operation; `then` gets their results in order
+    /// (a host adapter answering one host event with several hook calls: [`crate::claude`]).
+    pub(crate) fn start_seq(
+        &mut self,
+        calls: Vec<Call>,
+        then: impl FnOnce(Vec<Value>) -> Value + 'static,
+    ) -> Step {
+        self.ops.begin_capture();
+        for c in calls {
+            self.start_raw(c);
+        }
+        self.ops.end_capture(then)
     }
 }
 

@@ -4,6 +4,7 @@
 //! either requests to carry out (spawn, stat, read, append, sleep) or the hook's result.
 
 pub mod bounded;
+pub mod claude;
 pub mod config;
 pub mod context;
 pub mod decimal;

@@ -141,6 +141,9 @@ pub struct Ops {
     ops: HashMap<u64, Op>,
     next_op: u64,
     ids: Rc<std::cell::Cell<u64>>,
+    /// While set, [`Ops::start`] does not start an operation: it builds the future on this
+    /// [`Io`] and keeps it here ([`Ops::capture`]).
+    captured: Option<(Io, Vec<OpFuture>)>,
 }
 
 impl Ops {
@@ -150,10 +153,48 @@ impl Ops {
         F: FnOnce(Io) -> Fut,
         Fut: Future<Output = Value> + 'static,
     {
+        if let Some((io, futs)) = &mut self.captured {
+            futs.push(Box::pin(make(io.clone())));
+            // nobody reads it: [`Ops::capture`] starts the one operation
+            return Step::Done {
+                op: 0,
+                result: Value::Null,
+                cancel: Vec::new(),
+            };
+        }
         self.next_op += 1;
         let op_id = self.next_op;
         let io = Io::new(self.ids.clone());
         let fut: OpFuture = Box::pin(make(io.clone()));
+        self.ops.insert(op_id, Op { fut, io });
+        self.poll(op_id)
+    }
+
+    /// Several calls as ONE operation: after `begin_capture`, [`Ops::start`] does not start
+    /// an operation but builds it on one shared [`Io`]; `end_capture` starts them as one
+    /// operation that runs them one after another and hands their results, in order, to
+    /// `then`. A host adapter answering one host event with several of the engine's hook calls
+    /// uses it (`src/claude`). Captures do not nest.
+    pub fn begin_capture(&mut self) {
+        let io = Io::new(self.ids.clone());
+        self.captured = Some((io, Vec::new()));
+    }
+
+    /// See [`Ops::begin_capture`].
+    pub fn end_capture<T>(&mut self, then: T) -> Step
+    where
+        T: FnOnce(Vec<Value>) -> Value + 'static,
+    {
+        let (io, futs) = self.captured.take().expect("begin_capture came first");
+        self.next_op += 1;
+        let op_id = self.next_op;
+        let fut: OpFuture = Box::pin(async move {
+            let mut out = Vec::with_capacity(futs.len());
+            for f in futs {
+                out.push(f.await);
+            }
+            then(out)
+        });
         self.ops.insert(op_id, Op { fut, io });
         self.poll(op_id)
     }
@@ -346,6 +387,34 @@ mod tests {
             ops.resume(1, 1, json!("late")).is_none(),
             "a late reply is ignored"
         );
+    }
+
+    #[test]
+    fn captured_starts_run_one_after_another_as_one_operation() {
+        let mut ops = Ops::default();
+        ops.begin_capture();
+        ops.start(|io| async move { io.request(spawn("a")).await });
+        ops.start(|io| async move { io.request(spawn("b")).await });
+        let step = ops.end_capture(|v| json!({ "all": v }));
+        // one operation; the second call starts only when the first is done
+        let op = match &step {
+            Step::Pending { op, requests, .. } => {
+                assert_eq!(requests.len(), 1);
+                *op
+            }
+            s => panic!("{s:?}"),
+        };
+        let id = pending(&step)[0];
+        let next = ops.resume(op, id, json!("A")).unwrap();
+        let id2 = pending(&next)[0];
+        assert_ne!(id, id2);
+        match ops.resume(op, id2, json!("B")).unwrap() {
+            Step::Done { result, .. } => assert_eq!(result, json!({"all": ["A", "B"]})),
+            s => panic!("{s:?}"),
+        }
+        assert_eq!(ops.in_flight(), 0);
+        // starting works as before afterwards
+        assert!(matches!(ops.start(|_| async { json!(1) }), Step::Done { op, .. } if op > 0));
     }
 
     #[test]

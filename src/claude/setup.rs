@@ -1,0 +1,139 @@
+//! What `hookwise init --claude`, the plugin and `hookwise mcp` need to know about the hooks:
+//! the MCP server's hook tools (names, descriptions, input schema) and the `hooks` entries of
+//! `.claude/settings.json` (the `claude.hook` event `setup`).
+//!
+//! - `mcp_tool` hooks (the default): Claude Code templates each string of `input` from the
+//!   payload (`${tool_input}` arrives as JSON text; a missing field as `""`; the whole payload
+//!   cannot be passed), so each entry lists the fields its event needs. `mcp_tool` hooks do not
+//!   run for SessionStart at start-up or resume: the SessionStart entry is for `compact` only,
+//!   and UserPromptSubmit brings the session-start context.
+//! - `command` hooks (`{"command": "<how to run hookwise>"}` in the input): `<command> hook
+//!   <Event>` reads the whole payload on stdin; SessionStart runs at start-up too.
+//! - PreToolUse is where governance and enforcement decide: when either is on
+//!   (`failClosed`), its entry has `"onFailure": "block"` (an absent or broken server blocks
+//!   the call instead of waving it through). The other entries fail open (Claude Code's
+//!   default): knowledge context is never worth a failed tool call.
+
+use serde_json::{json, Map, Value};
+
+/// The MCP server's name in `.mcp.json` (tools reach the model as `mcp__hookwise__<tool>`).
+pub const SERVER: &str = "hookwise";
+
+/// The events hookwise answers, their hook tool and the payload fields they read.
+pub const EVENTS: &[(&str, &str, &[&str])] = &[
+    (
+        "PreToolUse",
+        "hook_pre_tool_use",
+        &["tool_name", "tool_input", "tool_use_id"],
+    ),
+    (
+        "PostToolUse",
+        "hook_post_tool_use",
+        &["tool_name", "tool_input", "tool_use_id"],
+    ),
+    ("UserPromptSubmit", "hook_user_prompt_submit", &["model"]),
+    ("PreCompact", "hook_pre_compact", &["trigger"]),
+    ("SessionStart", "hook_session_start", &["source", "model"]),
+];
+
+const COMMON: &[&str] = &["hook_event_name", "session_id", "transcript_path", "cwd"];
+
+/// The `input` template of an event's `mcp_tool` hook.
+pub fn template(fields: &[&str]) -> Value {
+    let mut m = Map::new();
+    for f in COMMON.iter().chain(fields) {
+        m.insert(f.to_string(), json!(format!("${{{f}}}")));
+    }
+    Value::Object(m)
+}
+
+/// A hook tool's description: it says it is an endpoint for Claude Code's hooks (the model is
+/// offered every tool of the server, deferred, and should leave these alone).
+pub fn description(event: &str) -> String {
+    format!(
+        "Internal endpoint of hookwise's Claude Code {event} hook: Claude Code calls it itself for every {event} event. Never call it yourself; it does nothing for you."
+    )
+}
+
+/// The hook tools of `hookwise mcp`.
+pub fn tools() -> Vec<Value> {
+    EVENTS
+        .iter()
+        .map(|(event, tool, fields)| {
+            let props: Map<String, Value> = COMMON
+                .iter()
+                .chain(fields.iter())
+                .map(|f| (f.to_string(), json!({"type": "string"})))
+                .collect();
+            json!({
+                "name": tool,
+                "description": description(event),
+                "inputSchema": {"type": "object", "properties": props, "additionalProperties": true},
+            })
+        })
+        .collect()
+}
+
+/// The hook tool's event (`None`: not a hook tool).
+pub fn event_of(tool: &str) -> Option<&'static str> {
+    EVENTS.iter().find(|e| e.1 == tool).map(|e| e.0)
+}
+
+/// The `hooks` object of `.claude/settings.json`. `command`: run `<command> hook <Event>`
+/// instead of calling the MCP server.
+pub fn settings_hooks(fail_closed: bool, command: Option<&str>) -> Value {
+    let mut hooks = Map::new();
+    for (event, tool, fields) in EVENTS {
+        let mut h = match command {
+            Some(c) => json!({"type": "command", "command": format!("{c} hook {event}")}),
+            None => json!({
+                "type": "mcp_tool",
+                "server": SERVER,
+                "tool": tool,
+                "input": template(fields),
+            }),
+        };
+        if *event == "PreToolUse" && fail_closed {
+            h["onFailure"] = json!("block");
+        }
+        let mut entry = json!({ "hooks": [h] });
+        match (*event, command) {
+            ("PreToolUse" | "PostToolUse", _) => entry["matcher"] = json!("*"),
+            ("SessionStart", None) => entry["matcher"] = json!("compact"),
+            _ => {}
+        }
+        hooks.insert(event.to_string(), json!([entry]));
+    }
+    Value::Object(hooks)
+}
+
+/// The `setup` answer. Input: `{failClosed?: bool, command?: string}`.
+pub fn answer(input: &Value) -> Value {
+    let fail_closed = input.get("failClosed").and_then(Value::as_bool) == Some(true);
+    let command = input
+        .get("command")
+        .and_then(Value::as_str)
+        .filter(|c| !c.trim().is_empty());
+    json!({
+        "server": SERVER,
+        "tools": tools(),
+        "events": EVENTS.iter().map(|e| json!({"event": e.0, "tool": e.1})).collect::<Vec<_>>(),
+        "hooks": settings_hooks(fail_closed, command),
+        "intentTool": intent_tool(),
+        "logs": [],
+    })
+}
+
+/// `select_active_intent` as an MCP tool, for a core without the model-tool registry's
+/// `plan.tools` (the same words as the OpenCode and OpenClaw tools).
+pub fn intent_tool() -> Value {
+    json!({
+        "name": "select_active_intent",
+        "description": "Select the intent (from .orchestration/active_intents.yaml) that the current task belongs to. Intent governance is on in this project: file changes and shell commands are blocked until the session has an active intent, and file changes must stay inside its owned_scope. Returns the intent's scope, constraints and acceptance criteria.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"intent_id": {"type": "string", "description": "The id of an IN_PROGRESS intent, e.g. INT-001"}},
+            "required": ["intent_id"],
+        },
+    })
+}
