@@ -2,7 +2,11 @@
 // The `hookwise` command: what the hooks would do, from a terminal. Works under Node and Bun.
 import fs from "node:fs";
 import path from "node:path";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import { createEngine } from "./engine.mjs";
+
+const require = createRequire(import.meta.url);
 
 const HELP = {
   main: `hookwise — knowledge context, governance and enforcement for AI coding agents
@@ -19,6 +23,10 @@ commands:
   trace head [--init]           print the trace's head to anchor (a commit message, a CI log)
   init [--governance]           scaffold hookwise's configuration in this project (never overwrites);
                                 --governance also creates .orchestration/active_intents.yaml
+  init --claude [--command]     set hookwise up for Claude Code: hooks in .claude/settings.json and
+                                the server in .mcp.json (merged into what is there)
+  mcp                           the stdio MCP server Claude Code runs (hook tools, model tools)
+  hook <Event>                  a Claude Code command hook: the payload on stdin, the answer on stdout
 
 options (every command):
   --vault DIR    read knowledge from this markdown vault
@@ -67,12 +75,33 @@ it finds problems.`,
 
 Which knowledge source is active and why, how the maenifold CLI was found, configuration
 warnings, and a timing of each hook.`,
+  mcp: `usage: hookwise mcp [--cwd DIR]
+
+The stdio MCP server (newline-delimited JSON-RPC) that Claude Code starts from the project's
+.mcp.json, once per claude process: one warm engine answers every mcp_tool hook (hook_* tools)
+and offers the model hookwise's tools (select_active_intent while intent governance is on).
+Exits when stdin closes or on SIGINT/SIGTERM, killing every process it started.`,
+  hook: `usage: hookwise hook <Event>
+
+A Claude Code command hook (PreToolUse, PostToolUse, UserPromptSubmit, PreCompact,
+SessionStart): reads the hook's JSON payload on stdin and prints the answer on stdout (exit 0).
+A fallback for hosts without mcp_tool hooks: it starts a process per event (init --claude
+--command writes these entries).`,
   init: `usage: hookwise init [--governance] [--cwd DIR] [--json]
+       hookwise init --claude [--command] [--cwd DIR] [--json]
 
 Creates hookwise's configuration files in the project when they do not exist yet. With
 --governance also .orchestration/active_intents.yaml (active_intents: []): intent governance
 is then on — file changes and shell commands need an active intent — so it is never created
-without the flag.`,
+without the flag.
+
+--claude: sets hookwise up for Claude Code in the project, merging into the files there (never
+overwriting them, reporting each change): .claude/settings.json gets mcp_tool hooks
+(PreToolUse, PostToolUse, UserPromptSubmit, PreCompact, SessionStart after compaction) and
+.mcp.json the hookwise server, run by this installed hookwise (no network install). With
+intent governance or enforcement on, the PreToolUse hook blocks when hookwise cannot answer
+("onFailure": "block"); run it again after turning either on. --command writes command hooks
+(hookwise hook <Event>, a process per event) and no server.`,
 };
 
 class UsageError extends Error {}
@@ -94,7 +123,7 @@ function parseArgs(argv) {
         const v = inline ?? argv[++i];
         if (v === undefined) throw new UsageError(`--${k} needs a value`);
         out.flags[k] = v;
-      } else if (["json", "help", "governance", "init"].includes(k)) out.flags[k] = true;
+      } else if (["json", "help", "governance", "init", "claude", "command"].includes(k)) out.flags[k] = true;
       else throw new UsageError(`unknown option --${k}`);
     } else out._.push(a);
   }
@@ -250,7 +279,41 @@ const commands = {
     if (!r.ok) throw new ExitCode(1);
   },
 
+  async mcp({ flags }) {
+    const { serve } = require("./mcp-server.cjs");
+    const cwd = flags.cwd ? path.resolve(flags.cwd) : undefined;
+    const { closed } = serve({ cwd, version: packageVersion() });
+    await closed;
+    // a watcher or a timer left behind must not keep a server Claude Code has left
+    process.exit(0);
+  },
+
+  async hook({ _, flags }) {
+    const event = _[1];
+    if (!event) throw new UsageError("hook needs the event name, e.g. hookwise hook PreToolUse");
+    const { createClaude } = require("./claude.cjs");
+    const raw = await readStdin(64 * 1024 * 1024);
+    let payload = null;
+    try {
+      payload = JSON.parse(raw);
+    } catch {
+      /* read as nothing: the core answers what it can */
+    }
+    const cwd = flags.cwd ? path.resolve(flags.cwd) : payload && typeof payload.cwd === "string" && path.isAbsolute(payload.cwd) ? payload.cwd : undefined;
+    const claude = createClaude({ cwd, log: (level, message) => level === "error" && process.stderr.write(`hookwise ${level}: ${message}\n`) });
+    const r = await claude.hook(event, payload);
+    await claude.dispose();
+    if (!r.ok) {
+      // non-blocking: Claude Code goes on without hookwise
+      process.stderr.write(`hookwise: ${r.text}\n`);
+      throw new ExitCode(1);
+    }
+    process.stdout.write(r.text);
+  },
+
   async init({ flags }) {
+    if (flags.claude) return initClaude(flags);
+    if (flags.command) throw new UsageError("--command goes with --claude");
     const cwd = path.resolve(flags.cwd || process.cwd());
     const { engine } = await engineFor(flags, { quiet: true });
     const r = await engine.scaffold({ governance: !!flags.governance });
@@ -258,6 +321,51 @@ const commands = {
     if (r.failed.length) throw new Error(`could not create: ${r.failed.join("; ")} (in ${cwd})`);
   },
 };
+
+function packageVersion() {
+  try {
+    return JSON.parse(fs.readFileSync(new URL("../package.json", import.meta.url), "utf8")).version;
+  } catch {
+    return "0.0.0";
+  }
+}
+
+function readStdin(max) {
+  return new Promise((resolve) => {
+    const parts = [];
+    let n = 0;
+    process.stdin.on("data", (c) => {
+      n += c.length;
+      if (n <= max) parts.push(c);
+    });
+    process.stdin.on("end", () => resolve(Buffer.concat(parts).toString("utf8")));
+    process.stdin.on("error", () => resolve(""));
+  });
+}
+
+/** `hookwise init --claude`: hooks in .claude/settings.json, the server in .mcp.json. */
+async function initClaude(flags) {
+  const cwd = path.resolve(flags.cwd || process.cwd());
+  const { createClaude } = require("./claude.cjs");
+  const { mergeClaudeSettings, mergeMcpJson, serverEntry } = require("./claude-init.cjs");
+  const claude = createClaude({ cwd, log: () => {} });
+  await claude.hw.init();
+  const failClosed = !!claude.hw.plan.failClosed;
+  const cli = fileURLToPath(import.meta.url);
+  const command = flags.command ? `${shellQuote(process.execPath)} ${shellQuote(cli)}` : undefined;
+  const setup = await claude.setup({ failClosed, ...(command ? { command } : {}) });
+  await claude.dispose();
+  const changes = [];
+  const settingsPath = path.join(cwd, ".claude", "settings.json");
+  changes.push(...mergeClaudeSettings(settingsPath, setup.hooks, { server: setup.server, cli }));
+  if (!flags.command) changes.push(...mergeMcpJson(path.join(cwd, ".mcp.json"), setup.server, serverEntry(process.execPath, cli)));
+  const json = { cwd, failClosed, mode: flags.command ? "command" : "mcp_tool", changes };
+  print(flags, json, [...changes.map((c) => `${c.action} ${c.file}: ${c.what}`), failClosed ? "intent governance or enforcement is on: the PreToolUse hook blocks calls when hookwise cannot answer" : "", ].filter(Boolean).join("\n"));
+}
+
+function shellQuote(s) {
+  return /^[A-Za-z0-9_\/.:@%+=-]+$/.test(s) ? s : `'${s.split("'").join(`'\\''`)}'`;
+}
 
 async function main(argv) {
   let parsed;

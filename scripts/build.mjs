@@ -3,6 +3,7 @@
 // from pkg-template/, js/ and the wasm-bindgen output.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import zlib from "node:zlib";
@@ -121,5 +122,28 @@ const manifest = {
   configSchema: schema,
 };
 fs.writeFileSync(path.join(pkg, "openclaw.plugin.json"), JSON.stringify(manifest, null, 2) + "\n");
+
+// The Claude Code plugin (.claude-plugin/plugin.json): the MCP server run from the plugin's
+// folder and its mcp_tool hooks; the hook tools, their inputs and the entries come from the
+// core just built (a plugin's server is known to Claude Code as plugin:<plugin>:<server>).
+{
+  const { createRequire } = await import("node:module");
+  const req = createRequire(import.meta.url);
+  const { createClaude } = req(path.join(dist, "claude.cjs"));
+  const claude = createClaude({ cwd: fs.mkdtempSync(path.join(os.tmpdir(), "hookwise-build-")), env: { PATH: "" }, log: () => {} });
+  const setup = await claude.setup({ server: "plugin:hookwise:hookwise" });
+  await claude.dispose();
+  const plugin = {
+    name: "hookwise",
+    version,
+    description: tpl.description,
+    mcpServers: { [setup.server]: { type: "stdio", command: "node", args: ["${CLAUDE_PLUGIN_ROOT}/dist/cli.mjs", "mcp"] } },
+  };
+  fs.mkdirSync(path.join(pkg, ".claude-plugin"), { recursive: true });
+  fs.writeFileSync(path.join(pkg, ".claude-plugin", "plugin.json"), JSON.stringify(plugin, null, 2) + "\n");
+  // the hooks at the plugin's default place (hooks/hooks.json)
+  fs.mkdirSync(path.join(pkg, "hooks"), { recursive: true });
+  fs.writeFileSync(path.join(pkg, "hooks", "hooks.json"), JSON.stringify({ description: "hookwise: knowledge context, intent governance and pre-action enforcement", hooks: setup.hooks }, null, 2) + "\n");
+}
 
 console.log(`hookwise ${version}: pkg/ assembled; ${sizes.join("; ")}`);

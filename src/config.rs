@@ -200,8 +200,28 @@ impl Config {
     }
 }
 
-/// The project's configuration file, relative to the worktree.
+/// The project's configuration file, relative to the worktree (OpenCode's place).
 pub const CONFIG_FILE: &str = ".opencode/hookwise.json";
+
+/// The host-neutral place of the configuration file (Claude Code projects and any other host):
+/// read first; `.opencode/hookwise.json` when it does not exist.
+pub const NEUTRAL_CONFIG_FILE: &str = ".hookwise/hookwise.json";
+
+/// The configuration files in the order they are looked for: the first that exists is the
+/// project's (see [`pick_file`]).
+pub const CONFIG_FILES: [&str; 2] = [NEUTRAL_CONFIG_FILE, CONFIG_FILE];
+
+/// The project's configuration file from the host's replies to reading each of
+/// [`CONFIG_FILES`] (in that order): the first that exists, and its path.
+pub fn pick_file(replies: &[Value]) -> (ProjectFile, &'static str) {
+    for (reply, path) in replies.iter().zip(CONFIG_FILES) {
+        match file_from_reply(reply) {
+            Ok(None) => continue,
+            other => return (other, path),
+        }
+    }
+    (Ok(None), CONFIG_FILE)
+}
 
 /// The largest configuration file read (the host is asked for no more: `maxBytes`). It may
 /// nest at most [`bounded::MAX_DEPTH`] levels. Over a limit it is ignored with a warning.

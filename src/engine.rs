@@ -213,7 +213,9 @@ pub enum Call {
         verify: bool,
     },
     /// A Claude Code hook event with its payload's fields: answered with Claude Code's hook
-    /// JSON ([`crate::claude`]).
+    /// JSON ([`crate::claude`]). Policy build (the lean one answers `{needs: "policy"}`: the
+    /// lean wasm stays within its size budget).
+    #[cfg(feature = "policy")]
     #[serde(rename = "claude.hook")]
     Claude(crate::claude::Hook),
 }
@@ -978,12 +980,14 @@ impl Engine {
             }
             #[cfg(not(feature = "policy"))]
             Call::Metrics { .. } => self.needs_policy(),
+            #[cfg(feature = "policy")]
             Call::Claude(hook) => crate::claude::start(self, hook),
         }
     }
 
     /// Run `calls` one after another as one operation; `then` gets their results in order
     /// (a host adapter answering one host event with several hook calls: [`crate::claude`]).
+    #[cfg(feature = "policy")]
     pub(crate) fn start_seq(
         &mut self,
         calls: Vec<Call>,
@@ -1008,6 +1012,7 @@ fn policy_only(e: &serde_json::Error) -> bool {
         "`trace.verify`",
         "`trace.head`",
         "`governance.scaffold`",
+        "`claude.hook`",
     ]
     .iter()
     .any(|h| m.starts_with(&format!("unknown variant {h}")))
@@ -1118,6 +1123,7 @@ async fn choose_source(
             candidates.push((join(&r, "memory"), "maenifold memory"));
         }
         if !cwd.is_empty() {
+            candidates.push((join(cwd, ".hookwise/knowledge"), "project"));
             candidates.push((join(cwd, ".opencode/knowledge"), "project"));
         }
     }
@@ -1198,7 +1204,7 @@ async fn init(
         cwd
     };
     // One step: does the project want enforcement or governance, and its .opencode/hookwise.json.
-    let (wanted, file, governance) = wants_policy(&io, &options, &cwd).await;
+    let (wanted, (file, file_path), governance) = wants_policy(&io, &options, &cwd).await;
     #[cfg(not(feature = "policy"))]
     if wanted || governance {
         // The lean build has no enforcement: the host loads the policy build and starts again.
@@ -1218,7 +1224,7 @@ async fn init(
         // Enforcement's loader already merged .opencode/hookwise.json under the options.
         Some(o) => (o, Vec::new()),
         // The project's .opencode/hookwise.json, under the plugin's own options.
-        None => crate::config::merge_file_options(&options, &file, crate::config::CONFIG_FILE),
+        None => crate::config::merge_file_options(&options, &file, file_path),
     };
     logs.extend(host_log);
     let (config, config_logs) = Config::from_sources(&options, &env);
@@ -1397,32 +1403,43 @@ async fn wants_policy(
     io: &Io,
     options: &Value,
     cwd: &str,
-) -> (bool, crate::config::ProjectFile, bool) {
+) -> (bool, (crate::config::ProjectFile, &'static str), bool) {
     if cwd.is_empty() {
         return (
             options.get("enforcement").is_some(),
-            Ok(None),
+            (Ok(None), crate::config::CONFIG_FILE),
             crate::engine_gov::wanted(options, None, false),
         );
     }
     let root = cwd.trim_end_matches('/');
+    let [neutral, opencode] = crate::config::CONFIG_FILES;
     let replies = join_all(vec![
         io.request(crate::protocol::Request::Stat {
             path: format!("{root}/.opencode/sops"),
         }),
         io.request(crate::protocol::Request::ReadFile {
-            path: format!("{root}/{}", crate::config::CONFIG_FILE),
+            path: format!("{root}/{opencode}"),
             max_bytes: crate::config::MAX_FILE_BYTES,
         }),
         io.request(crate::protocol::Request::Stat {
             path: format!("{root}/{}", crate::engine_gov::INTENTS_FILE),
         }),
+        // the host-neutral places (`.hookwise/`) beside OpenCode's
+        io.request(crate::protocol::Request::Stat {
+            path: format!("{root}/.hookwise/sops"),
+        }),
+        io.request(crate::protocol::Request::ReadFile {
+            path: format!("{root}/{neutral}"),
+            max_bytes: crate::config::MAX_FILE_BYTES,
+        }),
     ])
     .await;
     let st: crate::protocol::StatResult =
         serde_json::from_value(replies[0].clone()).unwrap_or_default();
+    let st2: crate::protocol::StatResult =
+        serde_json::from_value(replies[3].clone()).unwrap_or_default();
     // unreadable or over a limit: reported (a warning) where it is merged
-    let file = crate::config::file_from_reply(&replies[1]);
+    let (file, file_path) = crate::config::pick_file(&[replies[4].clone(), replies[1].clone()]);
     let parsed = file
         .as_ref()
         .ok()
@@ -1433,8 +1450,11 @@ async fn wants_policy(
         .is_some_and(|v| v.get("enforcement").is_some());
     let intents = replies[2].get("exists").and_then(Value::as_bool) == Some(true);
     (
-        options.get("enforcement").is_some() || (st.exists && st.is_dir) || in_file,
-        file,
+        options.get("enforcement").is_some()
+            || (st.exists && st.is_dir)
+            || (st2.exists && st2.is_dir)
+            || in_file,
+        (file, file_path),
         crate::engine_gov::wanted(options, parsed.as_ref(), intents),
     )
 }

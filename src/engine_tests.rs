@@ -20,8 +20,8 @@ impl<'a> Host<'a> {
             spawned: vec![],
         };
         // This host runs maenifold per call only (the MCP path has its own tests).
-        let init = json!({"hook": "init", "env": {"PATH": "/bin"}, "cwd": "/w", "mcp": false})
-            .to_string();
+        let init =
+            json!({"hook": "init", "env": {"PATH": "/bin"}, "cwd": "/w", "mcp": false}).to_string();
         let r = h.drive(&init);
         assert_eq!(r["discovery"]["path"], "/bin/maenifold");
         h
@@ -38,9 +38,7 @@ impl<'a> Host<'a> {
             Request::Spawn { argv, .. } => {
                 spawned.push(argv.clone());
                 match cli(argv) {
-                    Some(out) => {
-                        Reply::Now(json!({"success": true, "stdout": out, "exitCode": 0}))
-                    }
+                    Some(out) => Reply::Now(json!({"success": true, "stdout": out, "exitCode": 0})),
                     // hangs: the host kills it at its timeout
                     None => Reply::Later(json!({"timedOut": true})),
                 }
@@ -87,8 +85,7 @@ fn write_content_is_never_altered_and_context_comes_with_the_result() {
     let r = h.drive(&json!({"hook": "tool.before", "tool": "write", "callId": "w1", "args": {"filePath": "a.md", "content": "see [[auth]]"}}).to_string());
     assert!(r.get("mutations").is_none());
     assert_eq!(r["followUp"], true);
-    let a =
-        h.drive(&json!({"hook": "tool.after", "tool": "write", "callId": "w1"}).to_string());
+    let a = h.drive(&json!({"hook": "tool.after", "tool": "write", "callId": "w1"}).to_string());
     assert_eq!(a["mutations"][0]["path"], json!(["output"]));
     assert!(a["mutations"][0]["append"]
         .as_str()
@@ -112,9 +109,7 @@ fn result_only_hosts_get_the_markdown_block_with_the_result_and_unchanged_argume
     let a = h.drive(&json!({"hook": "tool.after", "tool": "exec", "callId": "e1"}).to_string());
     let text = a["mutations"][0]["append"].as_str().unwrap();
     assert!(
-        text.starts_with("\n\n")
-            && text.contains(context::OPEN)
-            && text.contains("## [[auth]]"),
+        text.starts_with("\n\n") && text.contains(context::OPEN) && text.contains("## [[auth]]"),
         "{text}"
     );
     assert!(
@@ -151,8 +146,7 @@ fn knowledge_alone_reads_what_it_can_of_hostile_arguments() {
         .unwrap()
         .contains("## [[auth]]"));
     // the host could not encode the arguments: nothing to read, nothing blocked
-    let r =
-        h.drive(r#"{"hook":"tool.before","tool":"bash","callId":"u","unreadable":"cycle"}"#);
+    let r = h.drive(r#"{"hook":"tool.before","tool":"bash","callId":"u","unreadable":"cycle"}"#);
     assert_eq!(r, json!({}));
 }
 

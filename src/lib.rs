@@ -4,6 +4,8 @@
 //! either requests to carry out (spawn, stat, read, append, sleep) or the hook's result.
 
 pub mod bounded;
+/// Claude Code's hook events (policy build).
+#[cfg(feature = "policy")]
 pub mod claude;
 pub mod config;
 pub mod context;

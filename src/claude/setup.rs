@@ -80,15 +80,16 @@ pub fn event_of(tool: &str) -> Option<&'static str> {
 }
 
 /// The `hooks` object of `.claude/settings.json`. `command`: run `<command> hook <Event>`
-/// instead of calling the MCP server.
-pub fn settings_hooks(fail_closed: bool, command: Option<&str>) -> Value {
+/// instead of calling the MCP server; `server`: the server's name as Claude Code knows it (a
+/// plugin's server is `plugin:<plugin>:<server>`).
+pub fn settings_hooks(fail_closed: bool, command: Option<&str>, server: &str) -> Value {
     let mut hooks = Map::new();
     for (event, tool, fields) in EVENTS {
         let mut h = match command {
             Some(c) => json!({"type": "command", "command": format!("{c} hook {event}")}),
             None => json!({
                 "type": "mcp_tool",
-                "server": SERVER,
+                "server": server,
                 "tool": tool,
                 "input": template(fields),
             }),
@@ -107,18 +108,23 @@ pub fn settings_hooks(fail_closed: bool, command: Option<&str>) -> Value {
     Value::Object(hooks)
 }
 
-/// The `setup` answer. Input: `{failClosed?: bool, command?: string}`.
+/// The `setup` answer. Input: `{failClosed?: bool, command?: string, server?: string}`.
 pub fn answer(input: &Value) -> Value {
     let fail_closed = input.get("failClosed").and_then(Value::as_bool) == Some(true);
     let command = input
         .get("command")
         .and_then(Value::as_str)
         .filter(|c| !c.trim().is_empty());
+    let server = input
+        .get("server")
+        .and_then(Value::as_str)
+        .filter(|s| !s.trim().is_empty())
+        .unwrap_or(SERVER);
     json!({
         "server": SERVER,
         "tools": tools(),
         "events": EVENTS.iter().map(|e| json!({"event": e.0, "tool": e.1})).collect::<Vec<_>>(),
-        "hooks": settings_hooks(fail_closed, command),
+        "hooks": settings_hooks(fail_closed, command, server),
         "intentTool": intent_tool(),
         "logs": [],
     })

@@ -299,6 +299,15 @@ fn setup_lists_the_hook_tools_and_the_settings_entries() {
         cmd["hooks"]["SessionStart"][0].get("matcher").is_none(),
         "start-up too"
     );
+    let plugin = hook(
+        &mut e,
+        "setup",
+        json!({"server": "plugin:hookwise:hookwise"}),
+    );
+    assert_eq!(
+        plugin["hooks"]["PostToolUse"][0]["hooks"][0]["server"],
+        "plugin:hookwise:hookwise"
+    );
     assert_eq!(setup::event_of("hook_post_tool_use"), Some("PostToolUse"));
     assert_eq!(setup::event_of("select_active_intent"), None);
 }

@@ -422,7 +422,8 @@ impl Default for Settings {
             deadline_ms: 150,
             cooldown_ms: 600_000,
             bypass: false,
-            sop_folders: vec![".opencode/sops".into()],
+            // the host-neutral folder and OpenCode's (a missing folder is no SOPs)
+            sop_folders: vec![".hookwise/sops".into(), ".opencode/sops".into()],
             sop_refresh_ms: 1000,
             sections: DEFAULT_SECTIONS.iter().map(|s| s.to_string()).collect(),
             max_message_chars: 4000,

@@ -192,31 +192,43 @@ pub struct LoadedConfig {
     pub issues: Vec<Issue>,
 }
 
-/// Read `.opencode/hookwise.json` (if any) and validate it and the plugin options.
+/// Read `.hookwise/hookwise.json` or else `.opencode/hookwise.json` (if any) and validate it
+/// and the plugin options.
 pub async fn load_config(io: &Io, root: &str, options: &Value) -> LoadedConfig {
     let mut issues = Vec::new();
     let mut merged = Value::Object(Default::default());
-    match read_text(io, &join(root, CONFIG_FILE), MAX_CONFIG_BYTES).await {
+    // `.hookwise/hookwise.json` (the host-neutral place) first, else `.opencode/hookwise.json`
+    let neutral = io
+        .request(crate::protocol::Request::Stat {
+            path: join(root, crate::config::NEUTRAL_CONFIG_FILE),
+        })
+        .await;
+    let which = if neutral.get("exists").and_then(Value::as_bool) == Some(true) {
+        crate::config::NEUTRAL_CONFIG_FILE
+    } else {
+        CONFIG_FILE
+    };
+    match read_text(io, &join(root, which), MAX_CONFIG_BYTES).await {
         Ok(None) => {}
         Ok(Some(text)) => match crate::config::parse_file(&text) {
             Ok(v) => {
-                let (valid, mut found) = schema::validate(&v, CONFIG_FILE);
+                let (valid, mut found) = schema::validate(&v, which);
                 issues.append(&mut found);
                 merged = valid;
             }
             Err(crate::bounded::JsonError::Syntax(e)) => issues.push(Issue {
-                file: CONFIG_FILE.into(),
+                file: which.into(),
                 key: String::new(),
                 why: format!("is not valid JSON ({e}); the whole file is ignored"),
             }),
             Err(crate::bounded::JsonError::Refused(r)) => issues.push(Issue {
-                file: CONFIG_FILE.into(),
+                file: which.into(),
                 key: String::new(),
                 why: format!("{r}; the whole file is ignored"),
             }),
         },
         Err(e) => issues.push(Issue {
-            file: CONFIG_FILE.into(),
+            file: which.into(),
             key: String::new(),
             why: if e == "too-large" {
                 let r = crate::bounded::Refusal::TooLarge {

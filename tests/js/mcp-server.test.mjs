@@ -1,0 +1,213 @@
+// `hookwise mcp` (js/mcp-server.cjs) and `hookwise hook` / `init --claude` through the built
+// package (pkg/dist), driven the way Claude Code 2.1.330 drives them (checked against the real
+// program): newline-delimited JSON-RPC; `server/discover` (id `server-discover-probe-1`) first,
+// then `initialize` (2025-11-25), `notifications/initialized`, `tools/list`; each mcp_tool hook
+// a `tools/call` whose arguments are the hook's templated input (every value a string,
+// `tool_input` as JSON text); on exit SIGINT and stdin closed. The real-CLI suite is
+// tests/e2e-claude/.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { dist, tmpdir, writeFiles, noCliEnv, nodeBinary, alive } from "./helpers.mjs";
+
+const T = { timeout: 120_000 };
+const NODE = nodeBinary();
+const CLI = path.join(dist, "cli.mjs");
+
+/** A running `hookwise mcp`: `ask(method, params)` resolves with the response. */
+function server(cwd, env = {}) {
+  const child = spawn(NODE, [CLI, "mcp"], { cwd, env: { ...noCliEnv(), ...env }, stdio: ["pipe", "pipe", "pipe"] });
+  let buf = "";
+  let next = 1;
+  const waiting = new Map();
+  const lines = [];
+  let stderr = "";
+  child.stderr.on("data", (d) => (stderr += d));
+  child.stdout.on("data", (d) => {
+    buf += d;
+    let i;
+    while ((i = buf.indexOf("\n")) !== -1) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      const msg = JSON.parse(line); // every line is one JSON message
+      lines.push(msg);
+      const w = waiting.get(msg.id);
+      if (w) {
+        waiting.delete(msg.id);
+        w(msg);
+      }
+    }
+  });
+  const exited = new Promise((r) => child.on("exit", (code, signal) => r({ code, signal })));
+  return {
+    child,
+    lines,
+    exited,
+    get stderr() {
+      return stderr;
+    },
+    send(obj) {
+      child.stdin.write(JSON.stringify(obj) + "\n");
+    },
+    ask(method, params, id = next++) {
+      const p = new Promise((r) => waiting.set(id, r));
+      child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) }) + "\n");
+      return p;
+    },
+    async hook(tool, input) {
+      const r = await this.ask("tools/call", { name: tool, arguments: input });
+      assert.ok(!r.error, JSON.stringify(r));
+      return r.result;
+    },
+  };
+}
+
+/** The templated input of a tool hook, as Claude Code sends it. */
+function toolInput(tool, input, id, session = "s1") {
+  return { hook_event_name: "PreToolUse", session_id: session, transcript_path: "", cwd: "", tool_name: tool, tool_input: JSON.stringify(input), tool_use_id: id };
+}
+
+const text = (r) => r.content[0].text;
+
+async function startup(s) {
+  const d = await s.ask("server/discover", {}, "server-discover-probe-1");
+  assert.equal(d.error.code, -32601, "an unknown method is answered, not fatal");
+  const i = await s.ask("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "claude-code", version: "2.1.330" } });
+  assert.equal(i.result.protocolVersion, "2025-11-25");
+  assert.equal(i.result.serverInfo.name, "hookwise");
+  s.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  return (await s.ask("tools/list", {})).result.tools;
+}
+
+test("the server speaks MCP, serves the hook tools with a warm vault and exits cleanly on stdin close", T, async () => {
+  const project = tmpdir("hookwise-claude-");
+  const vault = writeFiles(tmpdir("hookwise-vault-"), { "auth.md": "# Auth\n\n[[auth]] uses [[jwt]] tokens signed with RS256.\n" });
+  const s = server(project, { HOOKWISE_VAULT: vault });
+  const tools = await startup(s);
+  const names = tools.map((t) => t.name);
+  for (const n of ["hook_pre_tool_use", "hook_post_tool_use", "hook_user_prompt_submit", "hook_pre_compact", "hook_session_start"]) assert.ok(names.includes(n), `${n} in ${names}`);
+  assert.ok(!names.includes("select_active_intent"), "governance is off");
+  for (const t of tools) assert.match(t.description, /Never call it yourself/);
+  assert.deepEqual((await s.ask("ping")).result, {});
+  // an older client gets its own version
+  assert.equal((await s.ask("initialize", { protocolVersion: "2024-11-05" })).result.protocolVersion, "2024-11-05");
+  assert.equal((await s.ask("initialize", { protocolVersion: "1999-01-01" })).result.protocolVersion, "2025-11-25");
+
+  const pre = await s.hook("hook_pre_tool_use", toolInput("Bash", { command: "echo '[[auth]]'" }, "t1"));
+  const h = JSON.parse(text(pre)).hookSpecificOutput;
+  assert.equal(h.hookEventName, "PreToolUse");
+  assert.match(h.additionalContext, /RS256/);
+  assert.equal(h.updatedInput, undefined, "the command runs unchanged");
+  const none = await s.hook("hook_pre_tool_use", toolInput("Bash", { command: "ls" }, "t2"));
+  assert.deepEqual(JSON.parse(text(none)), {});
+  const sub = await s.hook("hook_pre_tool_use", toolInput("Agent", { prompt: "Look at [[auth]]", description: "d", subagent_type: "general-purpose" }, "t3"));
+  const su = JSON.parse(text(sub)).hookSpecificOutput;
+  assert.equal(su.permissionDecision, "allow");
+  assert.match(su.updatedInput.prompt, /RS256[\s\S]*Look at \[\[auth\]\]$/);
+  const first = await s.hook("hook_user_prompt_submit", { hook_event_name: "UserPromptSubmit", session_id: "s1", cwd: project, transcript_path: "", model: "" });
+  assert.equal(JSON.parse(text(first)).hookSpecificOutput?.hookEventName ?? "UserPromptSubmit", "UserPromptSubmit");
+
+  // hostile calls are answered, never fatal
+  s.child.stdin.write("{not json\n");
+  s.send({ jsonrpc: "2.0", id: 99, method: "tools/call", params: { name: "hook_pre_tool_use", arguments: { tool_input: "[".repeat(100000) } } });
+  const unknown = await s.ask("tools/call", { name: "no_such_tool", arguments: {} });
+  assert.equal(unknown.result.isError, true);
+  const bad = await s.ask("tools/call", { name: "hook_pre_tool_use", arguments: "x" });
+  assert.ok(bad.result, JSON.stringify(bad));
+  assert.ok(s.lines.some((l) => l.id === null && l.error && l.error.code === -32700), "a parse error is answered");
+
+  s.child.stdin.end();
+  const ex = await s.exited;
+  assert.equal(ex.code, 0, s.stderr);
+});
+
+test("SIGINT (as Claude Code sends at exit) stops the server and the processes it started", T, async () => {
+  const project = tmpdir("hookwise-claude-");
+  const s = server(project);
+  await startup(s);
+  s.child.kill("SIGINT");
+  const ex = await s.exited;
+  assert.equal(ex.code, 0, s.stderr);
+  assert.ok(!alive(s.child.pid));
+});
+
+test("governance through the server: denied without an intent, select_active_intent over MCP, a record inside the scope", T, async () => {
+  const project = writeFiles(tmpdir("hookwise-claude-"), {
+    ".orchestration/active_intents.yaml": "active_intents:\n  - id: INT-1\n    name: Auth\n    status: IN_PROGRESS\n    owned_scope: [\"src/**\"]\n",
+  });
+  const s = server(project);
+  const tools = await startup(s);
+  const sel = tools.find((t) => t.name === "select_active_intent");
+  assert.ok(sel, "offered while governance is on");
+  assert.deepEqual(sel.inputSchema.required, ["intent_id"]);
+  const write = (p, id) => toolInput("Write", { file_path: path.join(project, p), content: "x\n" }, id);
+  const denied = JSON.parse(text(await s.hook("hook_pre_tool_use", write("src/a.ts", "w1")))).hookSpecificOutput;
+  assert.equal(denied.permissionDecision, "deny");
+  assert.match(denied.permissionDecisionReason, /select_active_intent/);
+  // the first prompt tells the server the session; the model's call carries none
+  await s.hook("hook_user_prompt_submit", { hook_event_name: "UserPromptSubmit", session_id: "s1" });
+  const picked = await s.ask("tools/call", { name: "select_active_intent", arguments: { intent_id: "INT-1" } });
+  assert.ok(!picked.result.isError, JSON.stringify(picked));
+  const outside = JSON.parse(text(await s.hook("hook_pre_tool_use", write("docs/x.md", "w2")))).hookSpecificOutput;
+  assert.equal(outside.permissionDecision, "deny");
+  assert.deepEqual(JSON.parse(text(await s.hook("hook_pre_tool_use", write("src/a.ts", "w3")))), {});
+  fs.mkdirSync(path.join(project, "src"), { recursive: true });
+  fs.writeFileSync(path.join(project, "src/a.ts"), "x\n");
+  await s.hook("hook_post_tool_use", { ...write("src/a.ts", "w3"), hook_event_name: "PostToolUse" });
+  const trace = fs.readFileSync(path.join(project, ".orchestration/agent_trace.jsonl"), "utf8").trim().split("\n");
+  assert.equal(trace.length, 1);
+  assert.equal(JSON.parse(trace[0]).files[0].path, "src/a.ts");
+  s.child.stdin.end();
+  assert.equal((await s.exited).code, 0);
+});
+
+test("hookwise hook <Event>: a command hook reads the payload on stdin and answers on stdout", T, async () => {
+  const project = writeFiles(tmpdir("hookwise-claude-"), {
+    ".orchestration/active_intents.yaml": "active_intents:\n  - id: INT-1\n    name: Auth\n    status: IN_PROGRESS\n    owned_scope: [\"src/**\"]\n",
+  });
+  const payload = { session_id: "s1", cwd: project, hook_event_name: "PreToolUse", tool_name: "Write", tool_input: { file_path: path.join(project, "x.ts"), content: "x" }, tool_use_id: "t1" };
+  const out = execFileSync(NODE, [CLI, "hook", "PreToolUse"], { input: JSON.stringify(payload), env: noCliEnv(), encoding: "utf8" });
+  assert.equal(JSON.parse(out).hookSpecificOutput.permissionDecision, "deny");
+  const ok = execFileSync(NODE, [CLI, "hook", "UserPromptSubmit"], { input: "not json", env: noCliEnv(), cwd: project, encoding: "utf8" });
+  assert.ok(ok === "{}" || JSON.parse(ok).hookSpecificOutput, ok);
+});
+
+test("init --claude merges hooks and the server into the project's files, never overwriting", T, async () => {
+  const project = writeFiles(tmpdir("hookwise-claude-"), {
+    ".claude/settings.json": JSON.stringify({ permissions: { allow: ["Bash(ls:*)"] }, hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "./mine.sh" }] }] } }),
+    ".mcp.json": JSON.stringify({ mcpServers: { other: { type: "stdio", command: "x" } } }),
+  });
+  const out = JSON.parse(execFileSync(NODE, [CLI, "init", "--claude", "--json"], { cwd: project, env: noCliEnv(), encoding: "utf8" }));
+  assert.equal(out.failClosed, false);
+  const settings = JSON.parse(fs.readFileSync(path.join(project, ".claude/settings.json"), "utf8"));
+  assert.deepEqual(settings.permissions, { allow: ["Bash(ls:*)"] }, "other keys kept");
+  assert.equal(settings.hooks.PreToolUse.length, 2, "the user's hook kept");
+  assert.equal(settings.hooks.PreToolUse[0].hooks[0].command, "./mine.sh");
+  const ours = settings.hooks.PreToolUse[1].hooks[0];
+  assert.equal(ours.type, "mcp_tool");
+  assert.equal(ours.server, "hookwise");
+  assert.equal(ours.input.tool_input, "${tool_input}");
+  assert.equal(ours.onFailure, undefined, "knowledge only: fails open");
+  assert.equal(settings.hooks.SessionStart[0].matcher, "compact");
+  const mcp = JSON.parse(fs.readFileSync(path.join(project, ".mcp.json"), "utf8"));
+  assert.ok(mcp.mcpServers.other, "the other server kept");
+  assert.equal(mcp.mcpServers.hookwise.command, NODE);
+  assert.deepEqual(mcp.mcpServers.hookwise.args, [fs.realpathSync(CLI), "mcp"]);
+  assert.ok(out.changes.some((c) => c.action === "added"));
+  // again: nothing changes
+  const again = JSON.parse(execFileSync(NODE, [CLI, "init", "--claude", "--json"], { cwd: project, env: noCliEnv(), encoding: "utf8" }));
+  assert.ok(again.changes.every((c) => c.action === "kept"), JSON.stringify(again.changes));
+  // governance turned on: the PreToolUse hook now blocks when hookwise cannot answer
+  writeFiles(project, { ".orchestration/active_intents.yaml": "active_intents: []\n" });
+  const gov = JSON.parse(execFileSync(NODE, [CLI, "init", "--claude", "--json"], { cwd: project, env: noCliEnv(), encoding: "utf8" }));
+  assert.equal(gov.failClosed, true);
+  const s2 = JSON.parse(fs.readFileSync(path.join(project, ".claude/settings.json"), "utf8"));
+  assert.equal(s2.hooks.PreToolUse.length, 2, "replaced, not added twice");
+  assert.equal(s2.hooks.PreToolUse[1].hooks[0].onFailure, "block");
+  // a file that is not JSON is left alone
+  fs.writeFileSync(path.join(project, ".mcp.json"), "{broken");
+  assert.throws(() => execFileSync(NODE, [CLI, "init", "--claude"], { cwd: project, env: noCliEnv(), encoding: "utf8", stdio: "pipe" }));
+  assert.equal(fs.readFileSync(path.join(project, ".mcp.json"), "utf8"), "{broken");
+});
