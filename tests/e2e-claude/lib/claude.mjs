@@ -196,7 +196,8 @@ async function runClaude(sb, { prompt, script = [], api, apiOptions = {}, sessio
   // Watch the sandbox's processes while the CLI runs.
   const procs = new Map();
   const watch = () => {
-    for (const p of sandboxProcesses(sb.root)) if (!procs.has(p.pid)) procs.set(p.pid, { ...p, firstSeen: Date.now() - started });
+    // A pid first seen between fork and exec still shows its parent's command line: keep the latest.
+    for (const p of sandboxProcesses(sb.root)) procs.set(p.pid, { ...p, firstSeen: procs.get(p.pid)?.firstSeen ?? Date.now() - started });
   };
   const timer = setInterval(watch, 20);
   let timedOut = false;
@@ -261,8 +262,9 @@ async function runClaude(sb, { prompt, script = [], api, apiOptions = {}, sessio
       const dbg = r
         .debugLog()
         .split("\n")
-        .filter((l) => /hook|mcp|MCP|error|Error/.test(l))
-        .slice(-40)
+        .filter((l) => /[Hh]ook|mcp|MCP|error|Error/.test(l) && !/hooks module|Registered \d+ hooks/.test(l))
+        .map((l) => (l.length > 400 ? l.slice(0, 400) + "…" : l))
+        .slice(-25)
         .join("\n");
       return `claude exit ${code}${signal ? ` (${signal})` : ""}${timedOut ? " TIMED OUT" : ""} in ${durationMs} ms\nargv: ${JSON.stringify(argv)}\nstdout: ${stdout.slice(0, 1500)}\nstderr: ${stderr.slice(0, 1500)}\nrequests:\n${reqs}\napi errors: ${JSON.stringify(api.errors())}\nprocs: ${JSON.stringify(r.procs.map((p) => [p.pid, p.ppid, p.cmdline.join(" ").slice(0, 120)]))}\ndebug (hook/mcp lines):\n${dbg}`;
     },
