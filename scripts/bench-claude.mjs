@@ -6,9 +6,11 @@
 //   command  — the `command` fallback: `hookwise hook PreToolUse`, one process per call (node start,
 //              wasm init, configuration, and for a vault its index), payload on stdin, answer on
 //              stdout. Timed from spawn to exit.
-// Two cases each: a PreToolUse Bash call with no links, and one naming three concepts of the
-// 10,000-note bench vault (the generator of scripts/bench-vault.mjs; a fresh trio per call, so no
-// cached answer). Prints p50/p90; asserts nothing (the machine is shared and noisy).
+// Cases, each both ways: a PreToolUse Bash call with no links (no knowledge source: the floor);
+// one naming three concepts of the 10,000-note bench vault (the generator of
+// scripts/bench-vault.mjs; a fresh trio per call, so no cached answer); and one with no links on
+// that vault. Prints p50/p90 and the server's one-time start; asserts nothing (the machine is
+// shared and noisy).
 //
 //     node scripts/bench-claude.mjs [NOTES]          (needs pkg/: npm run build)
 //
@@ -16,7 +18,7 @@
 // project and calls the server / command exactly as .mcp.json and .claude/settings.json say, with
 // the `input` templated the way Claude Code 2.1.330 does it (string values only, `${a.b}` looked up
 // in the hook payload, objects as JSON text, missing → ""). NOTES defaults to 10,000; ROUNDS
-// (default 200) sets the MCP samples, CMD_ROUNDS (default 20; 5 with the vault) the command ones.
+// (default 200) sets the MCP samples, CMD_ROUNDS (default 20; 5 and 3 with the vault) the command ones.
 // KEEP=1 keeps the temp folder.
 import { spawn, spawnSync, execFileSync } from "node:child_process";
 import crypto from "node:crypto";
@@ -111,7 +113,7 @@ function project(name, vaultDir) {
   const out = execFileSync(process.execPath, [cli, "init", "--claude", "--cwd", dir], { cwd: dir, env, encoding: "utf8" });
   const mcp = JSON.parse(fs.readFileSync(path.join(dir, ".mcp.json"), "utf8"));
   const settings = JSON.parse(fs.readFileSync(path.join(dir, ".claude/settings.json"), "utf8"));
-  const hooks = (settings.hooks?.PreToolUse ?? []).filter((h) => !h.matcher || new RegExp(`^(?:${h.matcher})$`).test("Bash")).flatMap((h) => h.hooks);
+  const hooks = (settings.hooks?.PreToolUse ?? []).filter((h) => !h.matcher || h.matcher === "*" || new RegExp(`^(?:${h.matcher})$`).test("Bash")).flatMap((h) => h.hooks);
   const mcpHooks = hooks.filter((h) => h.type === "mcp_tool");
   if (mcpHooks.length === 0) throw new Error(`init --claude wrote no mcp_tool PreToolUse hook for Bash:\n${JSON.stringify(settings, null, 2)}\n${out}`);
   const servers = new Set(mcpHooks.map((h) => h.server));
@@ -184,11 +186,15 @@ async function startServer(p) {
       waiting.set(id, resolve);
       child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
     });
+  const t = performance.now();
   const init = await request("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench-claude", version: "0" } });
+  const initMs = performance.now() - t;
   if (init.error) throw new Error(`initialize: ${JSON.stringify(init.error)}`);
   child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
   const list = await request("tools/list", {});
   return {
+    initMs,
+    listMs: performance.now() - t - initMs,
     tools: list.result?.tools ?? [],
     async call(hook, pl) {
       const t = performance.now();
@@ -233,7 +239,8 @@ async function mcpCase(label, p, command, warm = 5) {
   const srv = await startServer(p);
   const startMs = performance.now() - t0;
   const hook = p.mcpHooks[0];
-  for (let i = 0; i < warm; i++) await srv.call(hook, payload(p.dir, command()));
+  const firstCalls = [];
+  for (let i = 0; i < warm; i++) firstCalls.push((await srv.call(hook, payload(p.dir, command()))).ms);
   const ms = [];
   let sample;
   for (let i = 0; i < ROUNDS; i++) {
@@ -242,7 +249,12 @@ async function mcpCase(label, p, command, warm = 5) {
     sample ??= res.text;
   }
   await srv.close();
-  rows.push({ label, path: "mcp", ms, note: `server up + initialize + tools/list ${fmt(startMs)} ms, once per claude process` });
+  rows.push({
+    label,
+    path: "mcp",
+    ms,
+    note: `once per claude process: spawn to tools/list ${fmt(startMs)} ms (initialize answered after ${fmt(srv.initMs)} ms, tools/list ${fmt(srv.listMs)} ms), first call ${fmt(firstCalls[0])} ms`,
+  });
   return sample;
 }
 function commandCase(label, p, command, rounds) {
@@ -262,6 +274,8 @@ const s2 = commandCase("PreToolUse, no links", plain, noLinks, CMD_ROUNDS);
 t0 = performance.now();
 const s3 = await mcpCase("PreToolUse, 3 links, 10k-note vault", withVault, threeLinks, 1);
 const s4 = commandCase("PreToolUse, 3 links, 10k-note vault", withVault, threeLinks, CMD_VAULT_ROUNDS);
+await mcpCase("PreToolUse, no links, 10k-note vault", withVault, noLinks, 1);
+commandCase("PreToolUse, no links, 10k-note vault", withVault, noLinks, Math.min(3, CMD_VAULT_ROUNDS));
 
 console.log("");
 console.log(`${"case".padEnd(38)} ${"path".padEnd(8)} ${"n".padStart(4)} ${"p50 ms".padStart(9)} ${"p90 ms".padStart(9)}`);

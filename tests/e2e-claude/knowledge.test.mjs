@@ -15,7 +15,7 @@
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { e2eGate, assertRunOk, processAlive } from "./lib/claude.mjs";
-import { hookwiseProject, fakeMaenifold, vaultFiles, hookContext, contextAfter, assertOneServer } from "./lib/hookwise.mjs";
+import { hookwiseProject, fakeMaenifold, vaultFiles, hookContext, contextAfter, assertOneServer, SERVER, HOOK_TOOLS } from "./lib/hookwise.mjs";
 
 const gate = e2eGate();
 if (gate.skip) console.log(`# e2e-claude knowledge ${gate.skip}`);
@@ -38,11 +38,12 @@ function maenifoldScript(req) {
 
 describe("knowledge context in the real Claude Code", { skip: suiteSkip }, () => {
   const sandboxes = [];
-  let vault, mae, resumed, fake, command;
+  let vault, mae, resumed, fake, command, vsbRef;
 
   before(async () => {
     const vsb = hookwiseProject({ files: vaultFiles(".hookwise/knowledge") });
     sandboxes.push(vsb);
+    vsbRef = vsb;
     const csb = hookwiseProject({ files: vaultFiles(".hookwise/knowledge"), initArgs: ["--command"] });
     sandboxes.push(csb);
     const msb = hookwiseProject();
@@ -122,5 +123,17 @@ describe("knowledge context in the real Claude Code", { skip: suiteSkip }, () =>
     const b = assertOneServer(resumed);
     assert.notEqual(a.pid, b.pid, "the --resume turn is another claude process with its own server");
     assert.ok(contextAfter(resumed.afterTool("toolu_three").req, "toolu_three", "PreToolUse:Bash").join("").includes("[[auth]]"), resumed.describe());
+  });
+
+  test("which hook tools the model is offered: none that init denies (reported)", () => {
+    const first = vault.requests()[0];
+    const text = first.systemMessages().join("\n");
+    const offered = [...text.matchAll(new RegExp(`mcp__${SERVER}__[a-z_]+`, "g"))].map((m) => m[0]);
+    const hookTools = HOOK_TOOLS.map((t) => `mcp__${SERVER}__${t}`);
+    const denied = vsbRef.settings().permissions?.deny ?? [];
+    const shown = hookTools.filter((t) => offered.includes(t));
+    console.log(`# the model is offered from hookwise's server (deferred): ${[...new Set(offered)].join(", ") || "nothing"}`);
+    for (const t of hookTools) if (denied.includes(t)) assert.ok(!offered.includes(t), `${t} is denied in settings.json, so hidden`);
+    if (shown.length) console.log(`# note: ${shown.length} hook tools are visible to the model; a permissions.deny entry per tool in .claude/settings.json hides them (harness.test.mjs checks that in this CLI)`);
   });
 });
