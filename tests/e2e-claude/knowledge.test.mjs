@@ -7,6 +7,9 @@
 //               first request carries the session-start context (d); two Bash calls naming [[auth]]
 //               and [[jwt]] run unchanged and their context reaches the model (a); ONE maenifold
 //               process answered everything; then a second turn (`--resume`).
+//   agent     — the same vault: an Agent (sub-agent) call whose prompt names [[Session Tokens]]: the
+//               sub-agent's own first request carries the context block (hookwise's updatedInput),
+//               the main history keeps the model's original prompt;
 //   command   — the same vault, set up by `hookwise init --claude --command` (the `command` fallback:
 //               `hookwise hook <Event>`, one process per event): the same context, and no MCP server.
 // In every MCP run: one hookwise MCP server per `claude` process, its child, none left after exit (f).
@@ -15,6 +18,7 @@
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { e2eGate, assertRunOk, processAlive } from "./lib/claude.mjs";
+import { contentText } from "./lib/api.mjs";
 import { hookwiseProject, fakeMaenifold, vaultFiles, hookContext, contextAfter, assertOneServer, SERVER, HOOK_TOOLS } from "./lib/hookwise.mjs";
 
 const gate = e2eGate();
@@ -24,6 +28,10 @@ const suiteSkip = gate.skip || (gate.error ? "Claude Code missing" : false);
 
 const VAULT_COMMAND = `printf 'result:%s\\n' "[[Session Tokens]]"`;
 const VAULT_SCRIPT = [{ tool: "Bash", id: "toolu_vault", input: { command: VAULT_COMMAND, description: "Print a result" } }, "all done"];
+
+const AGENT_TASK = "SUBAGENT-TASK";
+const AGENT_PROMPT = `${AGENT_TASK}: look into [[Session Tokens]]`;
+const firstUserText = (req) => contentText(req.messages.find((m) => m.role === "user")?.content);
 
 function maenifoldScript(req) {
   switch (req.toolResults().length) {
@@ -38,22 +46,32 @@ function maenifoldScript(req) {
 
 describe("knowledge context in the real Claude Code", { skip: suiteSkip }, () => {
   const sandboxes = [];
-  let vault, mae, resumed, fake, command, vsbRef;
+  let vault, mae, resumed, fake, command, vsbRef, agent;
 
   before(async () => {
     const vsb = hookwiseProject({ files: vaultFiles(".hookwise/knowledge") });
     sandboxes.push(vsb);
     vsbRef = vsb;
+    const asb = hookwiseProject({ files: vaultFiles(".hookwise/knowledge") });
+    sandboxes.push(asb);
     const csb = hookwiseProject({ files: vaultFiles(".hookwise/knowledge"), initArgs: ["--command"] });
     sandboxes.push(csb);
     const msb = hookwiseProject();
     sandboxes.push(msb);
     fake = fakeMaenifold(msb.root, { FAKE_MAENIFOLD_STARTUP_MS: "300" });
     Object.assign(msb.env, fake.env);
-    [vault, command, mae] = await Promise.all([
+    [vault, command, mae, agent] = await Promise.all([
       vsb.run({ prompt: "Check the [[Session Tokens]] notes.", script: VAULT_SCRIPT }),
       csb.run({ prompt: "Check the [[Session Tokens]] notes.", script: VAULT_SCRIPT }),
       msb.run({ prompt: "Check [[auth]].", script: maenifoldScript }),
+      asb.run({
+        prompt: "Delegate it.",
+        allowedTools: "Bash Write Edit Read Agent",
+        script: (req) => {
+          if (firstUserText(req).includes(AGENT_TASK)) return "sub-agent finished";
+          return req.toolResults().length === 0 ? { tool: "Agent", id: "toolu_agent", input: { description: "Look it up", prompt: AGENT_PROMPT, subagent_type: "claude" } } : "main done";
+        },
+      }),
     ]);
     resumed = await msb.run({ prompt: "And once more [[auth]].", resume: mae.sessionId, script: [{ tool: "Bash", id: "toolu_three", input: { command: "printf 'three:%s\\n' '[[auth]]'", description: "three" } }, "done again"] });
   });
@@ -69,6 +87,17 @@ describe("knowledge context in the real Claude Code", { skip: suiteSkip }, () =>
     const ctx = contextAfter(at.req, "toolu_vault", "PreToolUse:Bash").join("\n");
     assert.ok(ctx.includes("[[session-tokens]]"), `the concept's context in a system message after the tool result\n${vault.describe()}`);
     assert.ok(ctx.includes("SHA-256 hash of each refresh token"), `a passage of the note itself\n${ctx}`);
+  });
+
+  test("agent: the sub-agent's prompt carries the context block; the main history keeps the original", () => {
+    assertRunOk(assert, agent);
+    const sub = agent.requests().filter((q) => firstUserText(q).includes(AGENT_TASK));
+    assert.ok(sub.length >= 1, `the sub-agent made its own request\n${agent.describe()}`);
+    const prompt = firstUserText(sub[0]);
+    assert.ok(prompt.includes("<!-- Knowledge Graph Context (hookwise) -->") && prompt.includes("[[session-tokens]]"), `context block in the sub-agent's prompt:\n${prompt.slice(-2500)}`);
+    assert.ok(prompt.includes(AGENT_PROMPT), "the task itself is still there");
+    const main = agent.mainRequests().filter((q) => !firstUserText(q).includes(AGENT_TASK)).at(-1);
+    assert.deepEqual(main.toolUses().find((u) => u.id === "toolu_agent").input.prompt, AGENT_PROMPT, "the main history keeps the model's own prompt");
   });
 
   test("command fallback: the same context through `hookwise hook PreToolUse`, and no MCP server", () => {
