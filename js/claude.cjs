@@ -28,6 +28,8 @@ function createClaude(o = {}) {
   let lastSession = "";
   const hw = new Hookwise({
     host: "claude-code",
+    // claude.hook is in the policy core only
+    flavor: "policy",
     cwd,
     worktree: cwd,
     directory: cwd,

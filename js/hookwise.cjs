@@ -20,6 +20,7 @@ class Hookwise {
    * @param {Function} [o.runner] host-supplied process runner
    * @param {object} [o.extra]    host-specific request carriers, by request kind
    * @param {boolean} [o.watch]   false: no vault watcher (the vault is re-listed instead)
+   * @param {string} [o.flavor]   "policy": start with the policy core
    */
   constructor(o = {}) {
     this.o = o;
@@ -66,7 +67,9 @@ class Hookwise {
             host: this.o.host, // which host's tool names and argument keys (core default: "vscode")
           };
           this.initCall = init;
-          this.core = this.newCore("lean");
+          // a host whose calls only the policy core answers (Claude Code's `claude.hook`)
+          // starts with it: one core compiled, not two
+          this.core = this.newCore(this.o.flavor === "policy" ? "policy" : "lean");
           let r = await this.core.call(init);
           // The project wants pre-action enforcement: the core with it starts instead.
           if (r && r.needs === "policy") r = await this.startPolicyCore();

@@ -198,17 +198,27 @@ pub async fn load_config(io: &Io, root: &str, options: &Value) -> LoadedConfig {
     let mut issues = Vec::new();
     let mut merged = Value::Object(Default::default());
     // `.hookwise/hookwise.json` (the host-neutral place) first, else `.opencode/hookwise.json`
-    let neutral = io
-        .request(crate::protocol::Request::Stat {
+    let stats = crate::runtime::join_all(vec![
+        io.request(crate::protocol::Request::Stat {
             path: join(root, crate::config::NEUTRAL_CONFIG_FILE),
-        })
-        .await;
-    let which = if neutral.get("exists").and_then(Value::as_bool) == Some(true) {
+        }),
+        io.request(crate::protocol::Request::Stat {
+            path: join(root, ".hookwise"),
+        }),
+    ])
+    .await;
+    let exists = |v: &Value| v.get("exists").and_then(Value::as_bool) == Some(true);
+    let which = if exists(&stats[0]) {
         crate::config::NEUTRAL_CONFIG_FILE
     } else {
         CONFIG_FILE
     };
-    match read_text(io, &join(root, which), MAX_CONFIG_BYTES).await {
+    let read = read_text(io, &join(root, which), MAX_CONFIG_BYTES).await;
+    // state and metrics go in `.hookwise/` for a project configured there, or one with a
+    // `.hookwise/` folder and no `.opencode/hookwise.json`
+    let neutral_state = which == crate::config::NEUTRAL_CONFIG_FILE
+        || (exists(&stats[1]) && matches!(read, Ok(None)));
+    match read {
         Ok(None) => {}
         Ok(Some(text)) => match crate::config::parse_file(&text) {
             Ok(v) => {
@@ -253,13 +263,24 @@ pub async fn load_config(io: &Io, root: &str, options: &Value) -> LoadedConfig {
     let source = if valid.get("enforcement").is_some() {
         "plugin options"
     } else {
-        CONFIG_FILE
+        which
     };
-    let settings = Settings::from_value(
+    let mut settings = Settings::from_value(
         merged.get("enforcement").unwrap_or(&empty),
         source,
         &mut issues,
     );
+    if neutral_state {
+        // unless the configuration names them
+        let e = merged.get("enforcement");
+        let set = |k: &str| e.and_then(|e| e.get(k)).is_some();
+        if !set("stateFile") {
+            settings.state_file = ".hookwise/state.json".into();
+        }
+        if !set("metricsFile") {
+            settings.metrics_file = ".hookwise/metrics.jsonl".into();
+        }
+    }
     LoadedConfig {
         options: merged,
         settings,

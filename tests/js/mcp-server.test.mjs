@@ -211,3 +211,44 @@ test("init --claude merges hooks and the server into the project's files, never 
   assert.throws(() => execFileSync(NODE, [CLI, "init", "--claude"], { cwd: project, env: noCliEnv(), encoding: "utf8", stdio: "pipe" }));
   assert.equal(fs.readFileSync(path.join(project, ".mcp.json"), "utf8"), "{broken");
 });
+
+test("a strict SOP in .hookwise/sops denies a force push once and the retry runs; .hookwise/hookwise.json is read", T, async () => {
+  const project = writeFiles(tmpdir("hookwise-claude-"), {
+    ".hookwise/hookwise.json": JSON.stringify({ enforcement: { level: "strict" } }),
+    ".hookwise/sops/force.md": "---\nid: git-force-push\ncategory: process\nmatch:\n  tools: [Bash]\n  patterns: ['git\\s+push\\s.*(--force|-f\\b)']\n---\n# Force-pushing\n\n## Preflight\n1. Announce it in the team channel.\n",
+  });
+  const s = server(project);
+  await startup(s);
+  const push = (id) => toolInput("Bash", { command: "git push --force origin main", description: "push" }, id);
+  const first = JSON.parse(text(await s.hook("hook_pre_tool_use", push("p1")))).hookSpecificOutput;
+  assert.equal(first.permissionDecision, "deny", JSON.stringify(first));
+  assert.match(first.permissionDecisionReason, /Announce it in the team channel/);
+  const retry = JSON.parse(text(await s.hook("hook_pre_tool_use", push("p2"))));
+  assert.notEqual(retry.hookSpecificOutput?.permissionDecision, "deny", JSON.stringify(retry));
+  assert.ok(!fs.existsSync(path.join(project, ".opencode")), "no .opencode folder needed");
+  s.child.stdin.end();
+  assert.equal((await s.exited).code, 0);
+});
+
+test("compaction: the guidance names the transcript's concepts, and what was kept comes back after it (.hookwise/knowledge vault)", T, async () => {
+  const project = writeFiles(tmpdir("hookwise-claude-"), { ".hookwise/knowledge/auth.md": "# Auth\n\n[[auth]] uses [[jwt]].\n" });
+  const home = tmpdir("hookwise-home-");
+  const transcript = path.join(home, ".claude/projects/-p/s1.jsonl");
+  writeFiles(home, {
+    ".claude/projects/-p/s1.jsonl": [
+      { type: "user", message: { role: "user", content: "Fix the [[auth]] flow" } },
+      { type: "assistant", message: { role: "assistant", content: [{ type: "text", text: "Done: [[auth]] now uses [[session-tokens]]." }, { type: "tool_use", id: "x", name: "Bash", input: {} }] } },
+      { type: "summary", summary: "ignored" },
+    ].map((l) => JSON.stringify(l)).join("\n") + "\n{torn",
+  });
+  const s = server(project);
+  await startup(s);
+  const pre = await s.hook("hook_pre_compact", { hook_event_name: "PreCompact", session_id: "s1", transcript_path: transcript, cwd: project, trigger: "auto" });
+  assert.match(text(pre), /\[\[auth\]\]/);
+  assert.throws(() => JSON.parse(text(pre)), "plain text: Claude Code adds it to the summary's instructions");
+  const after = JSON.parse(text(await s.hook("hook_session_start", { hook_event_name: "SessionStart", session_id: "s1", source: "compact" })));
+  assert.equal(after.hookSpecificOutput.hookEventName, "SessionStart");
+  assert.match(after.hookSpecificOutput.additionalContext, /\[\[auth\]\]/);
+  s.child.stdin.end();
+  assert.equal((await s.exited).code, 0);
+});
