@@ -85,6 +85,32 @@ function mergeClaudeSettings(file, hooks, { server }) {
   return changes;
 }
 
+/**
+ * Add permission rules (`permissions.allow` / `permissions.deny` lists) to a settings file,
+ * keeping every rule there. Returns the changes.
+ */
+function mergePermissions(file, rel, rules) {
+  const { value: settings, existed } = readJson(file);
+  const p = settings.permissions;
+  if (p !== undefined && (typeof p !== "object" || p === null || Array.isArray(p))) throw new Error(`${file}: "permissions" is not an object; left unchanged`);
+  const perms = p || {};
+  const changes = [];
+  for (const [kind, list] of Object.entries(rules)) {
+    if (perms[kind] !== undefined && !Array.isArray(perms[kind])) throw new Error(`${file}: permissions.${kind} is not a list; left unchanged`);
+    const have = perms[kind] || [];
+    const add = list.filter((r) => !have.includes(r));
+    if (!add.length) continue;
+    perms[kind] = [...have, ...add];
+    changes.push({ file: rel, action: "added", what: `permissions.${kind}: ${add.join(", ")}` });
+  }
+  if (changes.length) {
+    settings.permissions = perms;
+    writeJson(file, settings);
+    if (!existed) changes.unshift({ file: rel, action: "created", what: "the file" });
+  }
+  return changes;
+}
+
 /** The .mcp.json server entry: this node running this cli's `mcp`. */
 function serverEntry(node, cli) {
   return { type: "stdio", command: node, args: [cli, "mcp"] };
@@ -106,4 +132,4 @@ function mergeMcpJson(file, server, entry) {
   ];
 }
 
-module.exports = { mergeClaudeSettings, mergeMcpJson, serverEntry, isOurs };
+module.exports = { mergeClaudeSettings, mergeMcpJson, mergePermissions, serverEntry, isOurs };

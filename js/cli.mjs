@@ -347,18 +347,25 @@ function readStdin(max) {
 async function initClaude(flags) {
   const cwd = path.resolve(flags.cwd || process.cwd());
   const { createClaude } = require("./claude.cjs");
-  const { mergeClaudeSettings, mergeMcpJson, serverEntry } = require("./claude-init.cjs");
+  const { mergeClaudeSettings, mergeMcpJson, mergePermissions, serverEntry } = require("./claude-init.cjs");
   const claude = createClaude({ cwd, log: () => {} });
   await claude.hw.init();
   const failClosed = !!claude.hw.plan.failClosed;
   const cli = fileURLToPath(import.meta.url);
   const command = flags.command ? `${shellQuote(process.execPath)} ${shellQuote(cli)}` : undefined;
-  const setup = await claude.setup({ failClosed, ...(command ? { command } : {}) });
+  const modelTools = (await claude.modelTools()).map((t) => t && t.name).filter((n) => typeof n === "string");
+  const setup = await claude.setup({ failClosed, modelTools, ...(command ? { command } : {}) });
   await claude.dispose();
   const changes = [];
   const settingsPath = path.join(cwd, ".claude", "settings.json");
   changes.push(...mergeClaudeSettings(settingsPath, setup.hooks, { server: setup.server, cli }));
-  if (!flags.command) changes.push(...mergeMcpJson(path.join(cwd, ".mcp.json"), setup.server, serverEntry(process.execPath, cli)));
+  if (!flags.command) {
+    changes.push(...mergeMcpJson(path.join(cwd, ".mcp.json"), setup.server, serverEntry(process.execPath, cli)));
+    // the hook tools hidden from the model (their hooks still run); hookwise's own tools
+    // allowed without a prompt (in -p, Claude Code reads MCP allow rules only from the local file)
+    changes.push(...mergePermissions(settingsPath, path.join(".claude", "settings.json"), { deny: setup.permissions.deny }));
+    changes.push(...mergePermissions(path.join(cwd, ".claude", "settings.local.json"), path.join(".claude", "settings.local.json"), { allow: setup.permissions.allow }));
+  }
   const json = { cwd, failClosed, mode: flags.command ? "command" : "mcp_tool", changes };
   print(flags, json, [...changes.map((c) => `${c.action} ${c.file}: ${c.what}`), failClosed ? "intent governance or enforcement is on: the PreToolUse hook blocks calls when hookwise cannot answer" : "", ].filter(Boolean).join("\n"));
 }

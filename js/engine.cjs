@@ -154,6 +154,29 @@ class Engine {
     return { ok: !!r.ok, ...(r.intentId ? { intentId: r.intentId } : {}), text: String(r.text ?? "") };
   }
 
+  /**
+   * The tools to offer the model now, as the core defines them: `select_active_intent` while
+   * intent governance is on, the knowledge tools while a knowledge source answers. A copy.
+   * @returns {{ name: string, description: string, inputSchema: object }[]}
+   */
+  tools() {
+    return this._hw.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: JSON.parse(JSON.stringify(t.inputSchema)) }));
+  }
+
+  /**
+   * The model called one of `tools()`: `text` is the tool result it reads; `isError` when the
+   * call failed (bad input, unknown tool, the source could not answer). Never throws.
+   * `sessionId`: the model's session (intent governance selects per session).
+   * @returns {Promise<{ text: string, isError: boolean }>}
+   */
+  async callTool(name, input, sessionId) {
+    try {
+      return await this._hw.callTool(str(name), input, str(sessionId));
+    } catch (e) {
+      return { text: `hookwise could not answer \`${str(name)}\`: ${e && e.message}`, isError: true };
+    }
+  }
+
   /** Intent governance: the `<intent_context>` text for the session's system prompt ("" when off). */
   async intentContext(sessionId) {
     return this._hw.intentContext(sessionId);

@@ -110,6 +110,20 @@ export interface TraceReport {
   problems: { line: number; kind: string; message: string }[];
 }
 
+/** A tool hookwise offers the model: its input is described by a JSON Schema. */
+export interface ModelTool {
+  name: string;
+  /** Written for the model. */
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** The answer to a model's tool call: `text` is the tool result the model reads. */
+export interface ToolAnswer {
+  text: string;
+  isError: boolean;
+}
+
 export declare class Engine {
   readonly discovery: Discovery | null;
   /** `dryRun`: enforcement decides as the hook would (real cooldowns) but records nothing. */
@@ -122,6 +136,11 @@ export declare class Engine {
   executePostHook(call: { toolName: string; params: unknown; result?: unknown; sessionId?: string; callId?: string; failed?: boolean }): Promise<{ recorded: boolean; id?: string; notice?: string }>;
   /** Intent governance: the `select_active_intent` tool. `text` is what the model reads. */
   selectIntent(sessionId: string, intentId: string): Promise<{ ok: boolean; intentId?: string; text: string }>;
+  /** The tools to offer the model now (`select_active_intent` while governance is on, the
+   * knowledge tools while a knowledge source answers), as the core defines them. */
+  tools(): ModelTool[];
+  /** The model called one of `tools()`: `text` is what it reads; never throws. */
+  callTool(name: string, input: unknown, sessionId?: string): Promise<ToolAnswer>;
   /** Intent governance: the `<intent_context>` system-prompt text ("" when governance is off). */
   intentContext(sessionId: string): Promise<string>;
   /** Intent governance is on for this workspace. */

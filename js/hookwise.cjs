@@ -281,6 +281,25 @@ class Hookwise {
     return r || { ok: false, text: "hookwise is not running" };
   }
 
+  /** The tools the host offers the model now (`[{name, description, inputSchema}]`, from the core). */
+  get tools() {
+    return Array.isArray(this.plan.tools) ? this.plan.tools : [];
+  }
+
+  /**
+   * A model called one of `tools`: `{text, isError}`, `text` being what the model reads.
+   * Never rejects: a failure is an `isError` text.
+   */
+  async callTool(name, input, sessionId) {
+    let failure = null;
+    const r = await this.run(
+      { hook: "tool.call", name: String(name ?? ""), input: input && typeof input === "object" ? input : {}, sessionId: String(sessionId ?? "") },
+      (e) => (failure = e),
+    );
+    if (r && typeof r.text === "string") return { text: r.text, isError: !!r.isError };
+    return { text: `hookwise could not answer \`${name}\`: ${(failure && failure.message) || "hookwise is not running"}`, isError: true };
+  }
+
   /** Intent governance: the `<intent_context>` text for a session (empty when off). */
   async intentContext(sessionId, modelId) {
     const r = await this.run({ hook: "intent.context", sessionId: String(sessionId ?? ""), ...(modelId ? { modelId } : {}) });

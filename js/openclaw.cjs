@@ -22,17 +22,12 @@ const GUARD_MS = 10_000;
 const MAX_BLOCKS = 200;
 const MAX_TEXT = 100_000;
 const MAX_PENDING = 1024;
-/** Intent governance's tool (declared in the manifest's `contracts.tools`). */
-const SELECT_TOOL = "select_active_intent";
-const SELECT_DESCRIPTION =
-  "Select the intent (from .orchestration/active_intents.yaml) that the current task belongs to. Intent governance is on in this project: file changes and shell commands are blocked until the session has an active intent, and file changes must stay inside its owned_scope. Returns the intent's scope, constraints and acceptance criteria.";
-/** Plain JSON Schema: OpenClaw compiles tool parameters with TypeBox's JSON Schema compiler. */
-const SELECT_PARAMETERS = {
-  type: "object",
-  properties: { intent_id: { type: "string", description: "The id of an IN_PROGRESS intent, e.g. INT-001" } },
-  required: ["intent_id"],
-  additionalProperties: false,
-};
+/**
+ * Every tool the core's registry may offer (declared in the manifest's `contracts.tools`):
+ * OpenClaw asks each factory when it assembles a run's tools; a tool the plan does not carry
+ * for that workspace is not offered. Their descriptions and JSON Schemas come from the plan.
+ */
+const MODEL_TOOLS = ["select_active_intent", "knowledge_search", "knowledge_context", "knowledge_read", "knowledge_remember"];
 
 /** Resolve `work()` or, after `ms`, `onTimeout()`; `work` rejecting resolves `onError(e)`. */
 function guarded(ms, work, onTimeout, onError) {
@@ -148,40 +143,40 @@ function createPlugin(deps = {}) {
       }
     }
 
-    // Intent governance: `select_active_intent`, offered only while governance is on for the
-    // agent's workspace (a factory: OpenClaw asks it each time it assembles a run's tools).
-    try {
-      if (typeof api.registerTool === "function") {
-        api.registerTool((ctx) => selectIntentTool(ctx), { name: SELECT_TOOL });
+    // The core's model tools (`select_active_intent` while governance is on for the agent's
+    // workspace, the knowledge tools while a knowledge source answers). Each name its own
+    // factory: OpenClaw asks them each time it assembles a run's tools.
+    for (const name of MODEL_TOOLS) {
+      try {
+        if (typeof api.registerTool === "function") api.registerTool((ctx) => modelTool(name, ctx), { name });
+      } catch (e) {
+        log("warn", `${name} not registered (${e && e.message})${name === MODEL_TOOLS[0] ? ": governed changes stay blocked" : ""}`);
       }
-    } catch (e) {
-      log("warn", `select_active_intent not registered (${e && e.message}): governed changes stay blocked`);
     }
 
-    function selectIntentTool(ctx) {
+    function modelTool(name, ctx) {
       const hw = instanceFor(ctx && ctx.agentId);
       // not started yet: its plan is unknown, so no tool this time (the next run has it)
-      if (!hw.started || !hw.governanceOn) return null;
+      if (!hw.started) return null;
+      const t = hw.tools.find((x) => x && x.name === name);
+      if (!t) return null;
       const sessionId = sessionOf(ctx);
       return {
-        name: SELECT_TOOL,
-        label: SELECT_TOOL,
-        // always in the model's tool list, never deferred behind OpenClaw's tool search: the
-        // block messages tell the model to call it by name
+        name,
+        label: name,
+        // always in the model's tool list, never deferred behind OpenClaw's tool search: block
+        // messages and the session context tell the model to call them by name
         catalogMode: "direct-only",
-        description: SELECT_DESCRIPTION,
-        parameters: SELECT_PARAMETERS,
+        description: String(t.description ?? ""),
+        // plain JSON Schema: OpenClaw compiles tool parameters with TypeBox's JSON Schema compiler
+        parameters: t.inputSchema,
         async execute(_toolCallId, params) {
-          let text;
-          try {
-            text = (await hw.selectIntent(sessionId, params && params.intent_id)).text;
-          } catch (e) {
-            text = `hookwise could not select the intent: ${e && e.message}`;
-          }
-          return { content: [{ type: "text", text: String(text ?? "") }], details: {} };
+          const r = await hw.callTool(name, params, sessionId);
+          return { content: [{ type: "text", text: String(r.text ?? "") }], details: { isError: !!r.isError } };
         },
       };
     }
+    const selectIntentTool = (ctx) => modelTool(MODEL_TOOLS[0], ctx);
 
     // Text for the model goes with the result: middleware is the one channel that reaches it.
     try {
@@ -358,4 +353,4 @@ function createPlugin(deps = {}) {
 const STATE = Symbol.for("hookwise.openclaw.state");
 globalThis[STATE] = globalThis[STATE] || newState();
 
-module.exports = { plugin: createPlugin({ shared: globalThis[STATE] }), createPlugin, resultText, GUARD_MS, SELECT_TOOL };
+module.exports = { plugin: createPlugin({ shared: globalThis[STATE] }), createPlugin, resultText, GUARD_MS, SELECT_TOOL: MODEL_TOOLS[0], MODEL_TOOLS };

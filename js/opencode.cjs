@@ -87,43 +87,82 @@ async function server(input, options) {
       await hw.dispose();
     }),
   };
-  // Intent governance: the tool exists only while governance is on (a project without
-  // .orchestration/active_intents.yaml never sees it).
-  if (hw.governanceOn) {
-    const tool = selectIntentTool(hw, log);
-    if (tool) hooks.tool = { select_active_intent: tool };
-  }
+  // The core's model tools (intent governance's while it is on, the knowledge tools while a
+  // knowledge source answers): each registered as the plan describes it.
+  const tools = registerTools(hw, log);
+  if (tools) hooks.tool = tools;
   return hooks;
 }
 
 /**
- * `select_active_intent(intent_id)`. OpenCode wraps a plugin tool's `args` in its own zod 4
- * (`z.object(args)`), so they must be zod 4 schemas: zod's string schema is bundled (dist/zod.cjs)
- * rather than a dependency, so the package installs offline.
+ * OpenCode's `tool` map from the plan's `tools`. OpenCode wraps a plugin tool's `args` in its
+ * own zod 4 (`z.object(args)`), so each property's JSON Schema becomes a zod 4 schema: zod is
+ * bundled (dist/zod.cjs) rather than a dependency, so the package installs offline. The core
+ * checks the input again and answers bad input with a text the model reads.
  */
-function selectIntentTool(hw, log) {
+function registerTools(hw, log) {
+  const list = hw.tools;
+  if (!list.length) return null;
   let z;
   try {
     z = require("./zod.cjs");
   } catch (e) {
-    log("error", `hookwise: select_active_intent is unavailable (zod could not load: ${e && e.message}); governed changes stay blocked`);
+    log("error", `hookwise: its tools (${list.map((t) => t.name).join(", ")}) are unavailable (zod could not load: ${e && e.message})`);
     return null;
   }
-  return {
-    description:
-      "Select the intent (from .orchestration/active_intents.yaml) that the current task belongs to. Intent governance is on in this project: file changes and shell commands are blocked until the session has an active intent, and file changes must stay inside its owned_scope. Returns the intent's scope, constraints and acceptance criteria.",
-    args: {
-      intent_id: z.string().describe("The id of an IN_PROGRESS intent, e.g. INT-001"),
-    },
-    async execute(args, ctx) {
-      try {
-        const r = await hw.selectIntent(ctx && ctx.sessionID, args && args.intent_id);
-        return r.text;
-      } catch (e) {
-        return `hookwise could not select the intent: ${e && e.message}`;
-      }
-    },
-  };
+  const out = {};
+  for (const t of list) {
+    try {
+      out[t.name] = {
+        description: String(t.description ?? ""),
+        args: zodShape(z, t.inputSchema),
+        async execute(args, ctx) {
+          const r = await hw.callTool(t.name, args, ctx && ctx.sessionID);
+          return r.text;
+        },
+      };
+    } catch (e) {
+      log("error", `hookwise: tool ${t.name} not registered: ${e && e.message}`);
+    }
+  }
+  return out;
 }
 
-module.exports = { server };
+/** The zod 4 shape of an object JSON Schema's properties (`required` kept, the rest optional). */
+function zodShape(z, schema) {
+  const props = (schema && schema.properties) || {};
+  const required = new Set(Array.isArray(schema && schema.required) ? schema.required : []);
+  const shape = {};
+  for (const [key, prop] of Object.entries(props)) {
+    let s = zodOf(z, prop || {});
+    if (prop && typeof prop.description === "string") s = s.describe(prop.description);
+    shape[key] = required.has(key) ? s : s.optional();
+  }
+  return shape;
+}
+
+/**
+ * One JSON Schema (the subset the core writes: string, integer, number, boolean, enum, arrays,
+ * objects). Types only: bounds (lengths, ranges) are the core's to check, so that input past
+ * them gets the core's answer, which says what to change.
+ */
+function zodOf(z, p) {
+  if (Array.isArray(p.enum)) return z.enum(p.enum.map(String));
+  switch (p.type) {
+    case "string":
+      return z.string();
+    case "integer":
+    case "number":
+      return z.number();
+    case "boolean":
+      return z.boolean();
+    case "array":
+      return z.array(zodOf(z, p.items || {}));
+    case "object":
+      return z.object(zodShape(z, p));
+    default:
+      throw new Error(`a property of type ${JSON.stringify(p.type)} has no zod form here`);
+  }
+}
+
+module.exports = { server, zodShape };

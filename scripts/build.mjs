@@ -85,8 +85,9 @@ for (const f of fs.readdirSync(path.join(root, "js"))) {
 // zod 4 for the OpenCode custom tool's argument schema (OpenCode wraps plugin tool args in its
 // own zod 4): bundled, so the package keeps no runtime dependencies and installs offline.
 esbuild.buildSync({
-  // only what the tool uses: the whole `z` namespace (every locale) is 407 KB minified, this 57 KB
-  stdin: { contents: 'export { string } from "zod";', resolveDir: root, loader: "js" },
+  // only what the tools' JSON Schema translation uses: the whole `z` namespace (every locale)
+  // is 407 KB minified
+  stdin: { contents: 'export { string, number, boolean, array, object, enum } from "zod";', resolveDir: root, loader: "js" },
   bundle: true,
   minify: true,
   format: "cjs",
@@ -110,6 +111,8 @@ fs.copyFileSync(path.join(root, "schema/hookwise.schema.json"), path.join(dist, 
 // The OpenClaw manifest: its configSchema IS that schema, read at build time, so the options
 // OpenClaw validates and the ones the core validates cannot drift apart.
 const schema = JSON.parse(fs.readFileSync(path.join(root, "schema/hookwise.schema.json"), "utf8"));
+/** Every tool the core's registry (src/tools/) may offer; tests/js checks they agree. */
+const MODEL_TOOLS = ["select_active_intent", "knowledge_search", "knowledge_context", "knowledge_read", "knowledge_remember"];
 const manifest = {
   id: "hookwise",
   name: "hookwise",
@@ -117,8 +120,9 @@ const manifest = {
   version,
   activation: { onStartup: true },
   // the context for the model goes with the tool's result, through tool-result middleware
-  // and intent governance's tool, which the plugin offers only while governance is on
-  contracts: { agentToolResultMiddleware: ["openclaw"], tools: ["select_active_intent"] },
+  // and the model tools of the core's registry (intent governance's while governance is on,
+  // the knowledge tools while a knowledge source answers): every name it may offer
+  contracts: { agentToolResultMiddleware: ["openclaw"], tools: MODEL_TOOLS },
   configSchema: schema,
 };
 fs.writeFileSync(path.join(pkg, "openclaw.plugin.json"), JSON.stringify(manifest, null, 2) + "\n");

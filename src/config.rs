@@ -104,6 +104,7 @@ impl Config {
             if !KNOWN.contains(&k.as_str())
                 && !crate::session::config::OPTION_KEYS.contains(&k.as_str())
                 && !crate::mcp::McpOptions::KEYS.contains(&k.as_str())
+                && !crate::tools::OPTION_KEYS.contains(&k.as_str())
             {
                 logs.push(Log::warn(format!(
                     "hookwise option '{k}' is not known; ignored"

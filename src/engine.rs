@@ -204,6 +204,16 @@ pub enum Call {
         #[serde(default)]
         init: bool,
     },
+    /// A model called one of the plan's `tools` ([`crate::tools`]). Result: `{text, isError}`
+    /// (`text` is the tool result the model reads; bad input is an `isError` text).
+    #[serde(rename = "tool.call")]
+    ToolCall {
+        name: String,
+        #[serde(default)]
+        input: Value,
+        #[serde(default)]
+        session_id: String,
+    },
     /// The enforcement metrics (`hookwise metrics [verify]`): reads the files the
     /// configuration names. Result: `{ok, text, metricsFile, stateFile}`; in the lean build
     /// `{needs: "policy"}`.
@@ -265,6 +275,8 @@ pub struct Plan {
     /// the host cannot hand it over) is blocked, never waved through.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fail_closed: Option<FailClosed>,
+    /// The tools the host offers the model now ([`crate::tools`]); a call goes to `tool.call`.
+    pub tools: Vec<crate::tools::ToolSpec>,
     /// The bounds the host checks a call's arguments against before they cross
     /// ([`crate::wire`]); past them it sends `unreadable` instead.
     pub args_limits: crate::wire::ArgsLimits,
@@ -362,6 +374,8 @@ struct Shared {
     cwd: String,
     /// The host's profile (from `init`).
     host: &'static crate::host::Profile,
+    /// The model tools offered ([`crate::tools`]).
+    tools: crate::tools::Registry,
     #[cfg(feature = "policy")]
     enforcer: Option<Enforcer>,
     #[cfg(feature = "policy")]
@@ -384,6 +398,7 @@ impl Default for Shared {
             init_warnings: Vec::new(),
             cwd: String::new(),
             host: crate::host::default_profile(),
+            tools: Default::default(),
             #[cfg(feature = "policy")]
             enforcer: None,
             #[cfg(feature = "policy")]
@@ -974,6 +989,26 @@ impl Engine {
                 to_value(w.head(&io, init).await)
             }),
 
+            Call::ToolCall {
+                name,
+                input,
+                session_id,
+            } => {
+                let env = {
+                    let s = shared.borrow();
+                    crate::tools::Env {
+                        registry: s.tools.clone(),
+                        source: s.source.clone(),
+                        max_entities: s.config.max_entities,
+                        include_content: s.config.include_content,
+                        #[cfg(feature = "policy")]
+                        gov: s.gov.clone(),
+                    }
+                };
+                self.ops.start(move |io| async move {
+                    to_value(crate::tools::call(&io, &env, &name, &input, &session_id).await)
+                })
+            }
             #[cfg(feature = "policy")]
             Call::Metrics { verify } => {
                 self.ops.start(move |io| async move { metrics(&io, &shared, verify).await })
@@ -1341,6 +1376,10 @@ async fn init(
     let gov_on = gov.on;
     #[cfg(not(feature = "policy"))]
     let gov_on = false;
+    let (tool_settings, tool_logs) =
+        crate::tools::Settings::from_options(&options, config.token_budget);
+    logs.extend(tool_logs);
+    let tools = crate::tools::Registry::new(tool_settings, source.is_some(), gov_on);
     let plan = Plan {
         tool_before: source.as_ref().map(|_| ExcerptPlan {
             needle: "[[".into(),
@@ -1369,6 +1408,7 @@ async fn init(
         #[cfg(not(feature = "policy"))]
         fail_closed: None,
         args_limits: crate::wire::ARGS_LIMITS,
+        tools: tools.specs(),
     };
     {
         let mut s = shared.borrow_mut();
@@ -1384,6 +1424,7 @@ async fn init(
         s.source = source;
         s.cwd = cwd;
         s.host = profile;
+        s.tools = tools;
         #[cfg(feature = "policy")]
         {
             s.enforcer = enforcer;

@@ -31,6 +31,7 @@ pub mod session;
 pub mod sort;
 #[cfg(test)]
 mod test_drive;
+pub mod tools;
 pub mod vault;
 pub mod wire;
 pub use hookwise_text::wikilink;

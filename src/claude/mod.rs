@@ -10,13 +10,13 @@
 //! Each event is one or more of the engine's own calls, run one after another as one operation
 //! ([`crate::engine::Engine::start_seq`]):
 //! - `PreToolUse`: `tool.before` (the governance gate, pre-action enforcement, knowledge
-//!   context), then `tool.after` without arguments (it hands over the text the core keeps for the
-//!   result: advice and context). A block is `permissionDecision: "deny"` with the reason (the
-//!   model reads it as the tool's error); text for the model is `additionalContext` (a system
+//!   context). A block is `permissionDecision: "deny"` with the reason (the model reads it as the
+//!   tool's error); enforcement's advice and the context block are `additionalContext` (a system
 //!   message after the tool's result); the sub-agent tool's prompt gets the context block through
 //!   `updatedInput` (Claude Code runs the rewritten input, and the sub-agent reads its prompt).
-//! - `PostToolUse`: `tool.after` with the arguments (the Agent Trace record); what it adds for the
-//!   model goes in `additionalContext`.
+//! - `PostToolUse`: `tool.after` without arguments (it takes the text the core kept for the
+//!   result, which PreToolUse gave already), then `tool.after` with the arguments (the Agent
+//!   Trace record); what the latter adds for the model goes in `additionalContext`.
 //! - `UserPromptSubmit` (and `SessionStart` at start-up or resume, for `command` hooks): the
 //!   session-start context on a session's first prompt (`session.created`; `mcp_tool` hooks do
 //!   not run for `SessionStart` at start-up, so `UserPromptSubmit` carries it), and intent
@@ -28,7 +28,8 @@
 //! - `SessionStart` with `source: "compact"`: what was kept (concepts, decisions, the memory)
 //!   as `additionalContext` for the first request after the compaction.
 //!
-//! Governance state is per Claude `session_id` (the engine's session id).
+//! Governance state is per Claude `session_id` (the engine's session id). Policy build only
+//! (the lean core answers `{needs: "policy"}`).
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -194,7 +195,6 @@ fn pre_tool_use(engine: &mut Engine, p: &Payload<'_>, session_id: String) -> Ste
         args: args.clone(),
         fields: Default::default(),
         excerpts: None,
-        #[cfg(feature = "policy")]
         dry_run: false,
         result_only: false,
         unreadable,
@@ -313,21 +313,11 @@ fn post_tool_use(engine: &mut Engine, p: &Payload<'_>, session_id: String, rando
         tool: tool.clone(),
         session_id: session_id.clone(),
         call_id: call_id.clone(),
-        #[cfg(feature = "policy")]
         args: None,
-        #[cfg(feature = "policy")]
         random: String::new(),
-        #[cfg(feature = "policy")]
         failed: false,
-        #[cfg(feature = "policy")]
         unreadable: None,
     };
-    #[cfg(not(feature = "policy"))]
-    let calls = {
-        let _ = (&random, &tool, &session_id);
-        vec![taken]
-    };
-    #[cfg(feature = "policy")]
     let calls = {
         let (args, unreadable) = match p.tool_input() {
             Ok(a) => (Some(a), None),
@@ -374,11 +364,8 @@ fn prompt(engine: &mut Engine, event: &'static str, p: &Payload<'_>, session_id:
     let governance = Call::SystemTransform {
         session_id: Some(session_id),
         system: vec![crate::session::format::HEADER.to_string()],
-        #[cfg(feature = "policy")]
         model_id: Some(p.str("model")).filter(|m| !m.is_empty()),
     };
-    #[cfg(not(feature = "policy"))]
-    let _ = p;
     engine.start_seq(vec![created, governance], move |r| {
         let logs = logs_of(&r);
         let mut parts = Vec::new();

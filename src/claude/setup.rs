@@ -31,7 +31,7 @@ pub const EVENTS: &[(&str, &str, &[&str])] = &[
         "hook_post_tool_use",
         &["tool_name", "tool_input", "tool_use_id"],
     ),
-    ("UserPromptSubmit", "hook_user_prompt_submit", &["model"]),
+    ("UserPromptSubmit", "hook_user_prompt_submit", &[]),
     ("PreCompact", "hook_pre_compact", &["trigger"]),
     ("SessionStart", "hook_session_start", &["source", "model"]),
 ];
@@ -108,13 +108,46 @@ pub fn settings_hooks(fail_closed: bool, command: Option<&str>, server: &str) ->
     Value::Object(hooks)
 }
 
-/// The `setup` answer. Input: `{failClosed?: bool, command?: string, server?: string}`.
+/// The permission rules of the project's settings: `deny` hides each hook tool from the model
+/// (Claude Code still runs the `mcp_tool` hooks that call it), for `.claude/settings.json`;
+/// `allow` lets the model call hookwise's own tools (`modelTools`, and `select_active_intent`)
+/// without a prompt — Claude Code reads MCP allow rules in `-p` only from
+/// `.claude/settings.local.json` or `--allowedTools` (both checked against Claude Code 2.1.330).
+pub fn permissions(model_tools: &[&str]) -> Value {
+    let name = |t: &str| format!("mcp__{SERVER}__{t}");
+    let mut allow: Vec<String> = vec![name("select_active_intent")];
+    for t in model_tools {
+        let n = name(t);
+        if !allow.contains(&n) {
+            allow.push(n);
+        }
+    }
+    json!({
+        "deny": EVENTS.iter().map(|e| name(e.1)).collect::<Vec<_>>(),
+        "allow": allow,
+    })
+}
+
+/// The `setup` answer. Input: `{failClosed?: bool, command?: string, server?: string,
+/// modelTools?: [name]}`.
 pub fn answer(input: &Value) -> Value {
     let fail_closed = input.get("failClosed").and_then(Value::as_bool) == Some(true);
     let command = input
         .get("command")
         .and_then(Value::as_str)
         .filter(|c| !c.trim().is_empty());
+    let model_tools: Vec<&str> = input
+        .get("modelTools")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter(|n| {
+            n.len() <= 64
+                && n.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        })
+        .collect();
     let server = input
         .get("server")
         .and_then(Value::as_str)
@@ -125,6 +158,7 @@ pub fn answer(input: &Value) -> Value {
         "tools": tools(),
         "events": EVENTS.iter().map(|e| json!({"event": e.0, "tool": e.1})).collect::<Vec<_>>(),
         "hooks": settings_hooks(fail_closed, command, server),
+        "permissions": permissions(&model_tools),
         "intentTool": intent_tool(),
         "logs": [],
     })

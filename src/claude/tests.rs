@@ -299,6 +299,27 @@ fn setup_lists_the_hook_tools_and_the_settings_entries() {
         cmd["hooks"]["SessionStart"][0].get("matcher").is_none(),
         "start-up too"
     );
+    assert_eq!(
+        r["permissions"]["deny"][0],
+        "mcp__hookwise__hook_pre_tool_use"
+    );
+    assert_eq!(r["permissions"]["deny"].as_array().unwrap().len(), 5);
+    assert_eq!(
+        r["permissions"]["allow"],
+        json!(["mcp__hookwise__select_active_intent"])
+    );
+    let more = hook(
+        &mut e,
+        "setup",
+        json!({"modelTools": ["search_knowledge", "select_active_intent", "bad name!"]}),
+    );
+    assert_eq!(
+        more["permissions"]["allow"],
+        json!([
+            "mcp__hookwise__select_active_intent",
+            "mcp__hookwise__search_knowledge"
+        ])
+    );
     let plugin = hook(
         &mut e,
         "setup",

@@ -182,7 +182,10 @@ test("init --claude merges hooks and the server into the project's files, never 
   const out = JSON.parse(execFileSync(NODE, [CLI, "init", "--claude", "--json"], { cwd: project, env: noCliEnv(), encoding: "utf8" }));
   assert.equal(out.failClosed, false);
   const settings = JSON.parse(fs.readFileSync(path.join(project, ".claude/settings.json"), "utf8"));
-  assert.deepEqual(settings.permissions, { allow: ["Bash(ls:*)"] }, "other keys kept");
+  assert.deepEqual(settings.permissions.allow, ["Bash(ls:*)"], "the user's rules kept");
+  assert.ok(settings.permissions.deny.includes("mcp__hookwise__hook_pre_tool_use"), "hook tools hidden from the model");
+  const local = JSON.parse(fs.readFileSync(path.join(project, ".claude/settings.local.json"), "utf8"));
+  assert.deepEqual(local.permissions.allow, ["mcp__hookwise__select_active_intent"]);
   assert.equal(settings.hooks.PreToolUse.length, 2, "the user's hook kept");
   assert.equal(settings.hooks.PreToolUse[0].hooks[0].command, "./mine.sh");
   const ours = settings.hooks.PreToolUse[1].hooks[0];

@@ -14,7 +14,7 @@ import { validate } from "./agent-trace-schema.mjs";
 
 const require = createRequire(import.meta.url);
 const { Hookwise } = require(path.join(dist, "hookwise.cjs"));
-const { createPlugin, resultText, GUARD_MS, SELECT_TOOL } = require(path.join(dist, "openclaw.cjs"));
+const { createPlugin, resultText, GUARD_MS, SELECT_TOOL, MODEL_TOOLS } = require(path.join(dist, "openclaw.cjs"));
 
 const OPEN = "<!-- Knowledge Graph Context (hookwise) -->";
 const FORCE_SOP = `---
@@ -113,7 +113,8 @@ test("the package is an OpenClaw plugin: manifest with the shared schema, extens
   assert.equal(manifest.version, pkg.version);
   assert.deepEqual(manifest.configSchema, JSON.parse(fs.readFileSync(path.join(repo, "schema/hookwise.schema.json"), "utf8")), "one schema everywhere");
   // OpenClaw refuses api.registerTool for a name the manifest does not declare
-  assert.deepEqual(manifest.contracts, { agentToolResultMiddleware: ["openclaw"], tools: [SELECT_TOOL] });
+  assert.deepEqual(manifest.contracts, { agentToolResultMiddleware: ["openclaw"], tools: MODEL_TOOLS });
+  assert.equal(MODEL_TOOLS[0], SELECT_TOOL);
   const mod = await import(path.join(repo, "pkg", pkg.openclaw.extensions[0]));
   assert.deepEqual(Object.keys(mod), ["default"]);
   assert.equal(mod.default.id, manifest.id);
@@ -364,7 +365,7 @@ const toolFor = (t, extra = {}) => t.tools[0].tool({ agentId: "main", sessionKey
 
 test("governance on: select_active_intent is an agent tool (JSON Schema parameters, OpenClaw's execute(toolCallId, params)); off: the factory offers nothing", async () => {
   const t = await governed();
-  assert.equal(t.tools.length, 1);
+  assert.equal(t.tools.length, MODEL_TOOLS.length, "one factory per tool the core may offer");
   assert.deepEqual(t.tools[0].opts, { name: SELECT_TOOL });
   const tool = toolFor(t);
   assert.equal(tool.name, SELECT_TOOL);
@@ -395,7 +396,7 @@ test("a metadata-only registration (OpenClaw's CLI) starts no core; the tool fac
   f.api.registrationMode = "cli-metadata";
   createPlugin({ createHookwise: (o) => (made.push(o), { init: async () => {}, toolBefore: async () => null, toolAfter: async () => null }) })._register(f.api);
   assert.equal(made.length, 0);
-  assert.equal(f.tools.length, 1);
+  assert.equal(f.tools.length, MODEL_TOOLS.length);
   const g = fakeApi({ workspace: project() });
   g.api.registrationMode = "full";
   createPlugin({ createHookwise: (o) => (made.push(o), { init: async () => {}, toolBefore: async () => null, toolAfter: async () => null }) })._register(g.api);
