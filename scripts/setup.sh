@@ -34,4 +34,10 @@ if [ "${HOOKWISE_SKIP_OPENCLAW:-}" != "1" ]; then
   bash scripts/setup-openclaw.sh >/dev/null
 fi
 
+# The real Claude Code for tests/e2e-claude: @anthropic-ai/claude-code, pinned, from the npm
+# registry, cached outside the repository (~370 MB, seconds once; nothing when cached).
+if [ "${HOOKWISE_SKIP_CLAUDE:-}" != "1" ]; then
+  bash scripts/setup-claude.sh >/dev/null
+fi
+
 npm run build --silent

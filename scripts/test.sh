@@ -26,7 +26,7 @@ node --test tests/js/ tests/fake-maenifold/
 step "JS under Bun"
 bun test tests/js/
 
-for dir in tests/pack tests/opencode2 tests/e2e tests/e2e-openclaw tests/security; do
+for dir in tests/pack tests/opencode2 tests/e2e tests/e2e-openclaw tests/e2e-claude tests/security; do
   if [ -d "$dir" ]; then
     step "$dir (node:test)"
     node --test --test-concurrency=1 "$dir"/
