@@ -7,7 +7,7 @@
 //! package. This module parses globs exactly as globset 0.4.21 does (the parser is a port),
 //! gives each token the meaning globset's regex gives it, and matches by dynamic
 //! programming over the path's bytes. Tests compare it with globset (a dev-dependency) on
-//! the facts-page table and on thousands of generated pattern/path pairs.
+//! the glob table of OpenCode's permission rules and on thousands of generated pattern/path pairs.
 //!
 //! Token meanings (as globset's regex with `literal_separator`):
 //! - `?` one byte other than `/`; `*` any run of bytes without `/`;
@@ -541,7 +541,7 @@ mod tests {
         assert!(compared > 30_000, "{compared}");
     }
 
-    /// The facts page's table, asked of both.
+    /// The glob table of OpenCode's permission rules (checked against the real OpenCode), asked of both.
     #[test]
     fn facts_table_agrees_with_globset() {
         for (p, path) in [

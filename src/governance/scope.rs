@@ -497,7 +497,7 @@ mod tests {
         Scope::compile(p).unwrap()
     }
 
-    /// Every row of the glob table in the facts page, with the project's answer.
+    /// Every row of the glob table (OpenCode's permission globs, checked against the real OpenCode), with the project's answer.
     #[test]
     fn glob_table_rows() {
         // | `src/**` | `src` | no

@@ -1,4 +1,4 @@
-//! The maenifold CLI contract as it really is (`shared/facts/maenifold-cli.md`): how calls are
+//! The maenifold CLI contract as it really is (`docs/maenifold-cli.md`): how calls are
 //! built, how success is judged (from the text: the exit code is 0 on errors too) and how the
 //! text outputs are parsed.
 

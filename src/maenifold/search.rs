@@ -1,5 +1,5 @@
 //! SearchMemories: the markdown the CLI prints and the data of its `--json` envelope
-//! (`shared/facts/maenifold-cli.md`), parsed into one value.
+//! (`docs/maenifold-cli.md`), parsed into one value.
 //!
 //! Markdown (Hybrid; Semantic and FullText differ in the header and the score line):
 //! ```text

@@ -46,7 +46,7 @@
 //! - The JS also kills every child it owns on `dispose` and on host exit (`process.on("exit")`),
 //!   so no orphan is left even if the core never asked.
 //!
-//! ## Engine wiring (for the lead)
+//! ## How the engine uses it
 //!
 //! The engine owns a [`router::Router`] (built from an [`McpHandle`]; at `init`,
 //! [`McpHandle::configure`] sets the CLI path and options) and passes every step through it: `start`/`resume` → `router.route(&mut ops, step)`; new entries
@@ -55,7 +55,7 @@
 //! operations' steps too), so the host API becomes "a list of steps, handle in order".
 //! [`McpHandle::observe_now`] takes the host clock on each entry that carries one;
 //! [`McpHandle::take_logs`] gives the warnings to put in a hook's `logs` (one per incident).
-//! See the report in the branch for the exact engine/runtime changes.
+//! The engine's side is `src/engine/policy/mod.rs` (its `Relay`).
 //!
 //! ## Operations (async, `&Io` + plain inputs)
 //!

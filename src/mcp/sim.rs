@@ -1,5 +1,5 @@
 //! A discrete-event host for native tests: virtual time, a scripted `maenifold --mcp` that
-//! speaks the protocol as the facts page describes it (handshake, exact snake_case names,
+//! speaks the protocol as docs/maenifold-cli.md describes it (handshake, exact snake_case names,
 //! isError results, start-up latency, per-answer latency), a scripted CLI, and the router in
 //! the loop exactly as the engine would use it. It checks host-side invariants on every step:
 //! the host never sees `McpAwait`, and every cancel names a request the host was given.

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::protocol::Log;
 
-/// The option keys this module reads (for the lead's list of known options).
+/// The option keys this module reads (the option check in `config` knows them; the schema test checks them).
 pub const OPTION_KEYS: &[&str] = &[
     "sessionStartEnabled",
     "tokenLimit",

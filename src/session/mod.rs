@@ -1,5 +1,5 @@
 //! Session-start context and knowledge kept through compaction (issue 3), against the real
-//! maenifold CLI contract (`shared/facts/maenifold-cli.md`).
+//! maenifold CLI contract (`docs/maenifold-cli.md`).
 //!
 //! Everything here is core: no I/O. The operations await [`Io::request`]s like every other hook.
 //!

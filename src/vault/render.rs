@@ -1,4 +1,4 @@
-//! The vault's answers in maenifold's own markdown shapes (`shared/facts/maenifold-cli.md`),
+//! The vault's answers in maenifold's own markdown shapes (`docs/maenifold-cli.md`),
 //! for places that show or parse the CLI's text: SearchMemories in FullText mode and
 //! RecentActivity. (BuildContext renders through [`crate::maenifold::BuildContext::to_text`].)
 

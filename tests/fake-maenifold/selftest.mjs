@@ -1,4 +1,4 @@
-// Self-test of the fake maenifold against /work/shared/facts/maenifold-cli.md.
+// Self-test of the fake maenifold against docs/maenifold-cli.md (the CLI contract, checked against the real program).
 // Run: node --test tests/fake-maenifold/   (or: node --test tests/fake-maenifold/selftest.mjs)
 
 import { after, before, describe, test } from 'node:test';

@@ -4,7 +4,9 @@
 // so a schema change cannot pass unchecked.
 import fs from "node:fs";
 
-export const SCHEMA_PATH = "/work/shared/schemas/agent-trace-record-v0.1.0.schema.json";
+// the shared schema where `shared/` sits beside the repository (CI), else the vendored copy
+// (which a Rust test keeps equal to it)
+export const SCHEMA_PATH = new URL("../../../shared/schemas/agent-trace-record-v0.1.0.schema.json", import.meta.url);
 const VENDORED = new URL("../../src/governance/agent-trace-record-v0.1.0.schema.json", import.meta.url);
 
 export function loadSchema() {

@@ -89,7 +89,10 @@ test("the server speaks MCP, serves the hook tools with a warm vault and exits c
   const names = tools.map((t) => t.name);
   for (const n of ["hook_pre_tool_use", "hook_post_tool_use", "hook_user_prompt_submit", "hook_pre_compact", "hook_session_start"]) assert.ok(names.includes(n), `${n} in ${names}`);
   assert.ok(!names.includes("select_active_intent"), "governance is off");
-  for (const t of tools) assert.match(t.description, /Never call it yourself/);
+  // the hook endpoints say so; the model's own tools (the knowledge tools, with a vault) do not
+  for (const t of tools.filter((t) => t.name.startsWith("hook_"))) assert.match(t.description, /Never call it yourself/);
+  for (const n of ["knowledge_search", "knowledge_context", "knowledge_read"]) assert.ok(names.includes(n), `${n} in ${names}`);
+  assert.ok(!names.includes("knowledge_remember"), "off by default");
   assert.deepEqual((await s.ask("ping")).result, {});
   // an older client gets its own version
   assert.equal((await s.ask("initialize", { protocolVersion: "2024-11-05" })).result.protocolVersion, "2024-11-05");

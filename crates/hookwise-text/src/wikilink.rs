@@ -1,5 +1,5 @@
 //! WikiLink extraction and concept normalization, following maenifold's rules
-//! (`shared/facts/maenifold-cli.md`):
+//! (`docs/maenifold-cli.md`):
 //!
 //! * a link is `[[...]]` with no `[` or `]` inside, not preceded by `[` and not followed by `]`;
 //! * Obsidian's `[[target|alias]]` and `[[target#heading]]` link to `target`;

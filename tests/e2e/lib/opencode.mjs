@@ -19,7 +19,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 /** The repository root (tests/e2e/lib/../../..). */
 export const repoRoot = path.resolve(here, "..", "..", "..");
 
-/** Every OPENCODE_DISABLE_* switch the offline runs set (see the facts page). */
+/** Every OPENCODE_DISABLE_* switch the offline runs set (those OpenCode 1.18 reads, checked against the real program). */
 export const DISABLE_ENV = Object.freeze({
   OPENCODE_DISABLE_AUTOUPDATE: "1",
   OPENCODE_DISABLE_MODELS_FETCH: "1",

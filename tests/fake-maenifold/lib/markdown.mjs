@@ -1,5 +1,5 @@
 // Markdown helpers for the fake maenifold: front matter, WikiLinks, slugs, sections, previews.
-// Behaviour follows /work/shared/facts/maenifold-cli.md; this is an independent re-implementation.
+// Behaviour follows docs/maenifold-cli.md (the CLI contract, checked against the real program); this is an independent re-implementation.
 
 import { createHash } from 'node:crypto';
 

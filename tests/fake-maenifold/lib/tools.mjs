@@ -1,6 +1,6 @@
 // The tools the fake implements. Each tool: CLI name, MCP name, parameters (for tools/list and MCP
 // binding), fromPayload (CLI PayloadReader rules) and run (shared by CLI and MCP).
-// Output shapes follow /work/shared/facts/maenifold-cli.md.
+// Output shapes follow docs/maenifold-cli.md (the CLI contract, checked against the real program).
 
 import fs from 'node:fs';
 import path from 'node:path';
