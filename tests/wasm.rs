@@ -32,7 +32,10 @@ fn init_asks_the_host_to_stat_candidates_in_one_step() {
         [
             "/w/.opencode/sops",
             "/w/.opencode/hookwise.json",
-            "/w/.orchestration/active_intents.yaml"
+            "/w/.orchestration/active_intents.yaml",
+            // the host-neutral places beside OpenCode's
+            "/w/.hookwise/sops",
+            "/w/.hookwise/hookwise.json"
         ]
     );
     assert_eq!(probe[1]["kind"], "readFile");
