@@ -127,7 +127,7 @@
 //!     try {
 //!       fd = await fsp.open(p, "r");
 //!     } catch (e) {
-//!       return { error: e && e.code === "ENOENT" ? "vanished" : String((e && e.code) || e) };
+//!       return failed(e); // { error: "not-found" | "denied" | … , detail } (protocol::ReplyError)
 //!     }
 //!     try {
 //!       const { size } = await fd.stat();
@@ -150,17 +150,17 @@
 //!       await fsp.writeFile(p, text, { flag: "wx" });
 //!       return { ok: true };
 //!     } catch (e) {
-//!       return { ok: false, error: e && e.code === "EEXIST" ? "EEXIST" : String(e && e.message) };
+//!       return { ok: false, ...failed(e) }; // EEXIST → error: "exists"
 //!     }
 //!   }
 //!   ```
 //!
 //! - `{"kind":"readTail", path, maxBytes}` → `ReadResult`: the last `maxBytes` bytes as UTF-8,
-//!   starting after the first `\n` when the read started mid-file; `error: "vanished"` when
+//!   starting after the first `\n` when the read started mid-file; `error: "not-found"` when
 //!   missing. Used for `<recent_changes>` (the last 256 KiB, re-read when the trace's size or
 //!   mtime changes).
-//! - `{"kind":"createFile", path, text}` → `{ok: true}` | `{ok: false, error: "EEXIST" |
-//!   message}`: `mkdir -p` then `writeFile(path, text, {flag: "wx"})` — never overwrites.
+//! - `{"kind":"createFile", path, text}` → `{ok: true}` | `{ok: false, error: "exists" | code,
+//!   detail}`: `mkdir -p` then `writeFile(path, text, {flag: "wx"})` — never overwrites.
 //!
 //! # Decisions where the issue was silent
 //! - Globs follow globset's syntax; `!` excludes win; dotfiles are included; a leading `./`

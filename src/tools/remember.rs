@@ -14,7 +14,7 @@ use super::knowledge::{
 };
 use super::{clip, Answer};
 use crate::knowledge::{Source, VaultIndex};
-use crate::protocol::Request;
+use crate::protocol::{ReplyError, Request};
 use crate::runtime::Io;
 
 /// The folder (of the vault, or maenifold's memory) new notes go to.
@@ -129,12 +129,12 @@ async fn remember_in_vault(
                 "Saved as {uri} (\"{title}\"); knowledge_search finds it now."
             )));
         }
-        match reply.get("error").and_then(Value::as_str) {
-            Some("EEXIST") => continue,
-            e => {
+        match ReplyError::in_reply(&reply) {
+            Some(ReplyError::Exists) => continue,
+            _ => {
                 return Err(format!(
                     "{REMEMBER}: the note could not be written ({}).",
-                    e.unwrap_or("no answer")
+                    ReplyError::describe_reply(&reply, "no answer")
                 ))
             }
         }
