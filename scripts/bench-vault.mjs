@@ -18,6 +18,7 @@ import os from "node:os";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import { benchVault, DIRS, relOf, normalize } from "./bench-vault-notes.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dist = path.join(root, "pkg/dist");
@@ -33,58 +34,8 @@ if (!fs.existsSync(path.join(dist, "engine.cjs"))) {
 const { createEngine } = require(path.join(dist, "engine.cjs"));
 
 // ---- the vault ------------------------------------------------------------------------------
-function rng(seed) {
-  let a = seed >>> 0;
-  const next = () => {
-    // mulberry32
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    next,
-    below: (n) => Math.floor(next() * n),
-    /** Zipf-ish: small indexes much more likely. */
-    zipf: (n) => Math.min(n - 1, Math.floor(Math.pow(n + 1, next()) - 1)),
-  };
-}
-const SYLLABLES = ["ka", "lo", "mi", "ren", "sa", "tor", "vel", "quin", "dar", "pe", "nu", "zor", "ha", "li", "gro", "bex", "ti", "mun", "os", "ra", "cel", "fin", "ju", "wy"];
-const r = rng(0x9e3779b9);
-const word = () => Array.from({ length: 1 + r.below(3) }, () => SYLLABLES[r.below(SYLLABLES.length)]).join("");
-const WORDS = Array.from({ length: 5000 }, word);
-const CONCEPTS = Array.from({ length: 3000 }, (_, i) => `${word()} ${i}`);
-const normalize = (s) => s.trim().toLowerCase().replace(/[\s_/]+/g, "-").replace(/-+/g, "-").replace(/^-|-$/g, "");
+const { r, word, WORDS, CONCEPTS, note } = benchVault();
 
-function note(i, hub, salt = "") {
-  const m = 1 + r.below(9);
-  let s = `---\ntitle: Note ${i} ${WORDS[r.zipf(WORDS.length)]}${salt}\ntags: [${WORDS[r.below(50)]}, ${WORDS[r.below(50)]}]\nmodified: 2026-0${m}-1${r.below(10)}T10:00:00Z\n---\n# Note ${i}\n\n`;
-  const links = hub ? 150 : 8 + r.below(17);
-  const target = 3000 + r.below(400);
-  let placed = 0;
-  const parts = [s];
-  let len = s.length;
-  while (len < target || placed < links) {
-    let para = "";
-    if (r.below(6) === 0) para += `\n## Section ${word()}\n\n`;
-    const n = 30 + r.below(40);
-    for (let k = 0; k < n; k++) {
-      if (placed < links && r.below(6) === 0) {
-        para += `[[${CONCEPTS[r.zipf(CONCEPTS.length)]}]] `;
-        placed++;
-      } else para += WORDS[r.zipf(WORDS.length)] + " ";
-    }
-    para += ".\n\n";
-    if (r.below(8) === 0) para += "```sh\ncurl -s https://example.invalid/[[not-a-link]] | jq .\n```\n\n";
-    parts.push(para);
-    len += para.length;
-  }
-  return parts.join("");
-}
-
-const DIRS = ["notes", "ops", "decisions", "runbooks/db"];
-const relOf = (i) => `${DIRS[i % 4]}/note-${i}.md`;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "hookwise-bench-vault-"));
 const vault = path.join(tmp, "vault");
 for (const d of DIRS) fs.mkdirSync(path.join(vault, d), { recursive: true });
