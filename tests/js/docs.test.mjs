@@ -21,7 +21,7 @@ const pages = () => [
 ];
 const named = (text, name) => text.includes("`" + name + "`");
 
-// Pages the README links to that other branches of this wave write; drop a name once its page
+// Pages the README links to that are not written yet (none now); drop a name once its page
 // is merged.
 const PENDING = new Set();
 
