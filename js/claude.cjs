@@ -82,6 +82,10 @@ function createClaude(o = {}) {
     async hook(event, input) {
       remember(input);
       await hw.init();
+      // A core that did not start cannot say whether governance or enforcement is on: the
+      // hook fails, and Claude Code's `onFailure` (`init --claude` sets "block" where either
+      // is on) decides, instead of an empty answer that would let every call through.
+      if (hw.startError) return { ok: false, text: `hookwise could not start: ${hw.startError.message}` };
       const call = {
         hook: "claude.hook",
         event: String(event),
