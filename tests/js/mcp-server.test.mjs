@@ -260,15 +260,18 @@ test("compaction: the guidance names the transcript's concepts, and what was kep
 });
 
 test("a core that cannot start makes the hook fail (Claude Code's onFailure decides), never an empty answer that lets the call through", T, async () => {
-  const { createRequire } = await import("node:module");
-  const { createClaude } = createRequire(import.meta.url)(path.join(dist, "claude.cjs"));
   const project = writeFiles(tmpdir("hookwise-claude-"), {
     ".orchestration/active_intents.yaml": "active_intents:\n  - id: INT-1\n    name: A\n    status: IN_PROGRESS\n    owned_scope: [src/**]\n",
   });
-  // the policy wasm cannot be read: the core never starts
-  const claude = createClaude({ cwd: project, env: noCliEnv(), wasmPath: path.join(project, "missing", "hookwise_bg.wasm"), log: () => {} });
-  const r = await claude.hook("PreToolUse", { session_id: "s1", tool_name: "Write", tool_use_id: "t1", tool_input: { file_path: "docs/x.md", content: "x" } });
-  await claude.dispose();
+  // the policy wasm cannot be read: the core never starts. In a process of its own (a wasm
+  // once loaded stays loaded for the process).
+  const script = `
+const { createClaude } = require(${JSON.stringify(path.join(dist, "claude.cjs"))});
+const claude = createClaude({ cwd: ${JSON.stringify(project)}, wasmPath: ${JSON.stringify(path.join(project, "missing", "hookwise_bg.wasm"))}, log: () => {} });
+claude.hook("PreToolUse", { session_id: "s1", tool_name: "Write", tool_use_id: "t1", tool_input: { file_path: "docs/x.md", content: "x" } })
+  .then(async (r) => { await claude.dispose(); process.stdout.write(JSON.stringify(r)); });
+`;
+  const r = JSON.parse(execFileSync(process.execPath, ["-e", script], { env: noCliEnv(), encoding: "utf8" }));
   assert.equal(r.ok, false, JSON.stringify(r));
   assert.match(r.text, /could not start/);
 });
