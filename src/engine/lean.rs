@@ -45,6 +45,7 @@ impl State {
             source,
             max_entities,
             include_content,
+            governed_root: None,
         }
     }
 

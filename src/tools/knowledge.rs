@@ -47,7 +47,10 @@ pub async fn call(io: &Io, env: &Env, name: &str, input: &Map<String, Value>) ->
         CONTEXT => knowledge_context(io, env, source, input, budget).await,
         READ => knowledge_read(io, source, input, budget).await,
         #[cfg(feature = "policy")]
-        REMEMBER => super::remember::knowledge_remember(io, source, input).await,
+        REMEMBER => {
+            super::remember::knowledge_remember(io, source, input, env.governed_root.as_deref())
+                .await
+        }
         // never offered by the lean build: `init` asks for the policy build when it is on
         #[cfg(not(feature = "policy"))]
         REMEMBER => Err(format!("{REMEMBER} needs hookwise's policy build")),

@@ -118,6 +118,9 @@ pub struct Env {
     /// BuildContext parameters of tool-call context (`knowledge_context` uses them too).
     pub max_entities: u32,
     pub include_content: bool,
+    /// The project root while intent governance is on: `knowledge_remember` writes no note
+    /// inside it (that would be a change of the project no intent covers and no record shows).
+    pub governed_root: Option<String>,
 }
 
 /// What a model call asks for once its name and input are checked: an intent selection

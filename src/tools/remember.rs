@@ -26,8 +26,18 @@ pub async fn knowledge_remember(
     io: &Io,
     source: &Source,
     input: &Map<String, Value>,
+    governed_root: Option<&str>,
 ) -> Result<Answer, String> {
     check_keys(REMEMBER, input, &["title", "text", "concepts"])?;
+    // With intent governance on, a note inside the project would be a change no intent covers:
+    // refused before anything is read or written (fail closed).
+    if let (Source::Vault(v), Some(root)) = (source, governed_root) {
+        if !root.is_empty() && crate::paths::inside(&v.root, root) {
+            return Err(format!(
+                "{REMEMBER}: intent governance is on and the vault lies inside the project, so a new note would be a change no intent covers; nothing was written. Put the note in a file through an intent instead."
+            ));
+        }
+    }
     let title = text_arg(REMEMBER, input, "title", MAX_TITLE_CHARS)?;
     let text = text_arg(REMEMBER, input, "text", MAX_TEXT_CHARS)?;
     let concepts: Vec<String> = match input.get("concepts") {

@@ -139,3 +139,55 @@ fn slugs_are_plain_file_names() {
     assert_eq!(knowledge::slug("Ünïcode_and  spaces"), "ncode-and-spaces");
     assert!(knowledge::slug(&"a".repeat(500)).len() <= 80);
 }
+
+/// With intent governance on, `knowledge_remember` writes no note into a vault inside the
+/// project (a change no intent covers and no record shows); with it off, it does.
+#[cfg(feature = "policy")]
+#[test]
+fn remember_writes_no_note_inside_a_governed_project() {
+    use crate::engine::Engine;
+    use crate::testing::{drive, TestHost};
+    const INTENTS: &str = "active_intents:\n  - id: INT-1\n    name: Docs\n    status: IN_PROGRESS\n    owned_scope: [docs/**]\n";
+    let run = |governed: bool| {
+        let mut fs = TestHost::default();
+        fs.file(
+            "/w/.hookwise/knowledge/auth.md",
+            "# Auth\n\n[[auth]] uses [[jwt]].\n",
+        );
+        if governed {
+            fs.file("/w/.orchestration/active_intents.yaml", INTENTS);
+        }
+        let mut e = Engine::new();
+        let init = json!({"hook": "init", "env": {}, "cwd": "/w", "worktree": "/w", "directory": "/w",
+                          "host": "claude-code", "options": {"knowledge": "vault", "knowledgeRemember": true}});
+        let r = drive(&mut e, &init.to_string(), &mut fs);
+        let offered: Vec<&str> = r["plan"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert!(offered.contains(&"knowledge_remember"), "{r}");
+        let call = json!({"hook": "tool.call", "name": "knowledge_remember", "sessionId": "s",
+                          "input": {"title": "Token rotation", "text": "Rotate [[jwt]] keys monthly."}});
+        let a = drive(&mut e, &call.to_string(), &mut fs);
+        let written = fs
+            .files
+            .keys()
+            .any(|p| p.starts_with("/w/.hookwise/knowledge/hookwise/"));
+        (a, written)
+    };
+    let (a, written) = run(true);
+    assert_eq!(a["isError"], true, "{a}");
+    assert!(
+        a["text"]
+            .as_str()
+            .unwrap()
+            .contains("intent governance is on"),
+        "{a}"
+    );
+    assert!(!written);
+    let (a, written) = run(false);
+    assert_eq!(a["isError"], false, "{a}");
+    assert!(written, "{a}");
+}

@@ -63,6 +63,7 @@ impl State {
             source,
             max_entities,
             include_content,
+            governed_root: self.gov.on.then(|| self.gov.worktree.clone()),
         }
     }
 
