@@ -8,6 +8,7 @@ use crate::mcp::session::{build_context, call_tool, shutdown, tool_text, warm_up
 use crate::mcp::{Touch, Transport};
 use crate::protocol::Level;
 use crate::runtime::join_until;
+use serde_json::json;
 
 const Q: ContextQuery = ContextQuery {
     depth: 1,
@@ -51,9 +52,8 @@ fn opts(transport: Transport) -> McpOptions {
 }
 
 fn sim(transport: Transport, make: impl Fn(usize) -> Option<Fake> + 'static) -> Sim {
-    let mut s = Sim::new(opts(transport), make);
-    s.cli_text.insert("auth".into(), AUTH_TEXT.into());
-    s
+    let cli_text = HashMap::from([("auth".to_string(), AUTH_TEXT.to_string())]);
+    Sim::new(opts(transport), cli_text, make)
 }
 
 /// A tool call's lookups: all concepts concurrently under one deadline (as the engine does).
@@ -86,7 +86,8 @@ fn ok_text(v: &Value, i: usize) -> String {
 }
 
 fn tool_calls(s: &Sim) -> usize {
-    s.writes
+    s.peers()
+        .writes
         .iter()
         .map(|(_, t)| t.matches("\"tools/call\"").count())
         .sum()
@@ -104,14 +105,14 @@ fn warnings(s: &Sim) -> Vec<String> {
 fn warm_session_starts_once_multiplexes_and_meets_the_speed_targets() {
     let mut s = sim(Transport::Auto, |_| Some(normal()));
     assert!(
-        s.starts.is_empty(),
+        s.peers().starts.is_empty(),
         "lazy: nothing starts before the first need"
     );
     // (b)/(a) cold: session start with three concepts
-    let t0 = s.now;
+    let t0 = s.now();
     let op = lookup(&mut s, &["auth", "api", "db"], 5000);
     let r = s.run_until_done(op);
-    let cold = s.done_at[&op] - t0;
+    let cold = s.done_at(op) - t0;
     assert_eq!(
         ok_text(&r, 0),
         BuildContext::parse(AUTH_TEXT).unwrap().to_text(),
@@ -121,39 +122,43 @@ fn warm_session_starts_once_multiplexes_and_meets_the_speed_targets() {
         cold <= 2000,
         "cold session start took {cold} ms (target ≤ 2000)"
     );
-    assert!(s.cli_calls.is_empty());
+    assert_eq!(s.cli_calls(), 0);
     // the three calls were in flight together
-    assert_eq!(s.procs[&1].max_in_flight, 3);
+    assert_eq!(s.peers().running[&1].max_in_flight, 3);
     // (a) warm: a 3-concept tool call
-    let t1 = s.now;
+    let t1 = s.now();
     let op = lookup(&mut s, &["ui", "x", "nothing"], 5000);
     let r = s.run_until_done(op);
-    let warm = s.done_at[&op] - t1;
+    let warm = s.done_at(op) - t1;
     assert!(warm <= 50, "warm tool call took {warm} ms (target ≤ 50)");
     assert!(
         ok_text(&r, 2).contains("Direct relations (0 CONCEPTS)"),
         "no knowledge is an answer"
     );
     // (c) the same tool call again: cache hits, no I/O at all
-    let writes = s.writes.len();
+    let writes = s.peers().writes.len();
     let op = lookup(&mut s, &["ui", "x", "nothing"], 5000);
     assert!(
-        s.results.contains_key(&op),
+        s.done.contains_key(&op),
         "answered without any host round trip"
     );
-    assert_eq!(s.writes.len(), writes);
+    assert_eq!(s.peers().writes.len(), writes);
     // seed design figure for comparison: 3 sequential CLI spawns
-    let seed = 3 * s.cli_ms;
+    let seed = 3 * CLI_MS;
     eprintln!(
         "virtual ms, 3 concepts: seed (sequential CLI) {seed}, parallel CLI {}, cold MCP session {cold}, warm {warm}, cache hit 0",
-        s.cli_ms
+        CLI_MS
     );
     assert!(
         seed >= 10 * warm.max(1),
         "≥ 10× faster than the seed design on the warm path"
     );
-    assert_eq!(s.starts, vec![1], "one process start for the whole session");
-    let fake = &s.procs[&1];
+    assert_eq!(
+        s.peers().starts,
+        vec![1],
+        "one process start for the whole session"
+    );
+    let fake = &s.peers().running[&1];
     assert_eq!(
         fake.received[..2],
         [
@@ -167,10 +172,10 @@ fn warm_session_starts_once_multiplexes_and_meets_the_speed_targets() {
     assert_eq!(s.outstanding(), vec![]);
     let st = s.h.status();
     assert_eq!((st.in_flight, st.buffered_bytes), (0, 0));
-    assert_eq!(s.router.parked(), 0);
+    assert_eq!(s.runner.router.parked(), 0);
     assert_eq!(st.cache.hits, 3);
     assert_eq!(
-        s.ops.in_flight(),
+        s.runner.ops.in_flight(),
         0,
         "no background operation polls while idle"
     );
@@ -187,7 +192,7 @@ fn operations_arriving_during_start_share_the_one_process() {
         let r = s.run_until_done(op);
         assert!(r[0]["ok"].is_string(), "{r}");
     }
-    assert_eq!(s.starts.len(), 1);
+    assert_eq!(s.peers().starts.len(), 1);
     assert_eq!(tool_calls(&s), 3);
     s.drain();
     assert_eq!(s.outstanding(), vec![]);
@@ -202,7 +207,7 @@ fn out_of_order_answers_in_odd_chunks_reach_the_right_lookups() {
         f.noisy = true;
         Some(f)
     });
-    s.chunk = 7; // cuts lines and multi-byte characters, merges lines
+    s.peers_mut().chunk = 7; // cuts lines and multi-byte characters, merges lines
     let op = lookup(&mut s, &["auth", "api", "db"], 5000);
     let r = s.run_until_done(op);
     assert!(ok_text(&r, 0).contains("café"), "{r}");
@@ -237,14 +242,14 @@ fn a_server_that_never_answers_the_handshake_falls_back_to_the_cli_once() {
         ok_text(&r, 0),
         BuildContext::parse(AUTH_TEXT).unwrap().to_text()
     );
-    assert_eq!(s.stops, vec![1], "the silent process is stopped");
+    assert_eq!(s.peers().stops, vec![1], "the silent process is stopped");
     let w = warnings(&s);
     assert_eq!(w.len(), 1, "{w:?}");
     assert!(w[0].contains("handshake") && w[0].contains("CLI"));
     // from now on: the CLI directly, no new process, no new warning
     let op = lookup(&mut s, &["api"], 10_000);
     s.run_until_done(op);
-    assert_eq!(s.starts.len(), 1);
+    assert_eq!(s.peers().starts.len(), 1);
     assert!(warnings(&s).is_empty());
     s.drain();
     assert_eq!(s.outstanding(), vec![]);
@@ -267,11 +272,11 @@ fn servers_that_do_not_speak_mcp_are_recognised_without_waiting() {
         let r = s.run_until_done(op);
         assert!(r[0]["ok"].is_string(), "{hs:?}: {r}");
         assert!(
-            s.done_at[&op] < 1800 + 100 + s.cli_ms,
+            s.done_at(op) < 1800 + 100 + CLI_MS,
             "{hs:?}: no start timeout wait ({} ms)",
-            s.done_at[&op]
+            s.done_at(op)
         );
-        assert_eq!(s.cli_calls.len(), 1, "{hs:?}");
+        assert_eq!(s.cli_calls(), 1, "{hs:?}");
         assert_eq!(warnings(&s).len(), 1, "{hs:?}");
         s.drain();
         assert_eq!(s.outstanding(), vec![], "{hs:?}");
@@ -302,9 +307,9 @@ fn a_crash_mid_request_resolves_everything_and_the_next_lookup_gets_a_new_sessio
     let op = lookup(&mut s, &["api"], 5000);
     let r = s.run_until_done(op);
     assert!(ok_text(&r, 0).contains("api-rel"));
-    assert_eq!(s.starts, vec![1, 2], "replaced");
+    assert_eq!(s.peers().starts, vec![1, 2], "replaced");
     assert_eq!(
-        s.cli_calls.len(),
+        s.cli_calls(),
         2,
         "only the two crashed lookups used the CLI"
     );
@@ -326,13 +331,13 @@ fn a_hung_server_is_stopped_and_replaced() {
         r[0]["ok"].is_string(),
         "the CLI answered after the MCP timeout: {r}"
     );
-    assert_eq!(s.stops, vec![1]);
+    assert_eq!(s.peers().stops, vec![1]);
     let w = warnings(&s);
     assert!(w.len() == 1 && w[0].contains("hung"), "{w:?}");
     let op = lookup(&mut s, &["api"], 5000);
     let r = s.run_until_done(op);
     assert!(ok_text(&r, 0).contains("api-rel"));
-    assert_eq!(s.starts, vec![1, 2]);
+    assert_eq!(s.peers().starts, vec![1, 2]);
     s.drain();
     assert_eq!(s.outstanding(), vec![]);
 }
@@ -354,18 +359,21 @@ fn one_slow_request_fails_alone_while_the_others_are_answered() {
         "{r}"
     );
     assert!(r[1]["ok"].is_string() && r[2]["ok"].is_string());
-    assert!(s.stops.is_empty(), "the session answers others: kept");
+    assert!(
+        s.peers().stops.is_empty(),
+        "the session answers others: kept"
+    );
     assert!(warnings(&s).is_empty());
     s.drain(); // the late answer arrives: an unknown id, ignored
     assert_eq!(s.h.status().unknown_ids, 1);
     // the failure was not cached as "no knowledge"; the session is reused
     let op = lookup(&mut s, &["slow"], 20_000);
     s.run_until_done(op);
-    assert_eq!(s.starts.len(), 1);
+    assert_eq!(s.peers().starts.len(), 1);
     assert_eq!(tool_calls(&s), 4, "asked again, not served from the cache");
     // alone and silent: a ping tells it is alive, so it is not killed
-    assert!(s.stops.is_empty());
-    assert!(s.procs[&1].received.contains(&"ping".to_string()));
+    assert!(s.peers().stops.is_empty());
+    assert!(s.peers().running[&1].received.contains(&"ping".to_string()));
     s.drain();
     assert_eq!(s.outstanding(), vec![]);
 }
@@ -384,11 +392,12 @@ fn is_error_is_an_answer_not_a_fault() {
         "{r}"
     );
     assert!(r[1]["ok"].is_string());
-    assert!(
-        s.cli_calls.is_empty(),
+    assert_eq!(
+        s.cli_calls(),
+        0,
         "a tool error would fail the same way on the CLI"
     );
-    assert!(s.stops.is_empty() && warnings(&s).is_empty());
+    assert!(s.peers().stops.is_empty() && warnings(&s).is_empty());
     let op = lookup(&mut s, &["locked"], 5000);
     s.run_until_done(op);
     assert_eq!(tool_calls(&s), 3, "errors are not cached");
@@ -423,7 +432,7 @@ fn exact_tool_names_and_other_tools() {
         .as_str()
         .unwrap()
         .starts_with("🔍 **Hybrid Search**"));
-    let last = s.writes.last().unwrap().1.clone();
+    let last = s.peers().writes.last().unwrap().1.clone();
     assert!(
         last.contains("\"name\":\"search_memories\"") && last.contains("\"query\":\"auth\""),
         "{last}"
@@ -439,11 +448,11 @@ fn transport_cli_never_starts_a_process() {
         ok_text(&r, 0),
         BuildContext::parse(AUTH_TEXT).unwrap().to_text()
     );
-    assert_eq!(s.cli_calls.len(), 2);
-    assert!(s.starts.is_empty());
+    assert_eq!(s.cli_calls(), 2);
+    assert!(s.peers().starts.is_empty());
     let op = lookup(&mut s, &["auth"], 5000);
     s.run_until_done(op);
-    assert_eq!(s.cli_calls.len(), 2, "the cache serves CLI answers too");
+    assert_eq!(s.cli_calls(), 2, "the cache serves CLI answers too");
 }
 
 #[test]
@@ -455,7 +464,7 @@ fn spawn_failure_auto_uses_the_cli_and_says_so_once() {
         assert!(r[0]["ok"].is_string());
         s.h.clear_cache();
     }
-    assert_eq!(s.starts.len(), 1);
+    assert_eq!(s.peers().starts.len(), 1);
     let w = warnings(&s);
     assert_eq!(w.len(), 1);
     assert!(
@@ -471,10 +480,10 @@ fn mcp_only_fails_open_and_restarts_are_bounded() {
         let op = lookup(&mut s, &["auth"], 5000);
         let r = s.run_until_done(op);
         assert!(r[0]["err"].is_string(), "no CLI in mcp mode: {r}");
-        s.now += 5000 * (i + 1); // time passes between tool calls
+        s.host.now += (5000 * (i + 1)) as f64; // time passes between tool calls
     }
-    assert!(s.cli_calls.is_empty());
-    assert_eq!(s.starts.len(), 4, "1 start + 3 restarts, then off");
+    assert_eq!(s.cli_calls(), 0);
+    assert_eq!(s.peers().starts.len(), 4, "1 start + 3 restarts, then off");
     let w = warnings(&s);
     assert!(
         w.last().unwrap().contains("knowledge context is off"),
@@ -494,9 +503,9 @@ fn repeated_crashes_end_in_the_cli_fallback() {
         let r = s.run_until_done(op);
         assert!(r[0]["ok"].is_string());
         s.h.clear_cache();
-        s.now += 3000; // past each backoff
+        s.host.now += 3000.0; // past each backoff
     }
-    assert_eq!(s.starts.len(), 4);
+    assert_eq!(s.peers().starts.len(), 4);
     let w = warnings(&s);
     assert_eq!(w.len(), 4, "one per incident: {w:?}");
     assert!(w[3].contains("CLI per call"));
@@ -513,7 +522,7 @@ fn warm_up_and_shutdown() {
     assert_eq!(r["ok"], true, "{r}");
     assert_eq!(r["status"]["stage"], "ready");
     assert_eq!(
-        s.procs[&1].received,
+        s.peers().running[&1].received,
         vec!["initialize", "notifications/initialized"]
     );
     let h = s.h.clone();
@@ -522,11 +531,11 @@ fn warm_up_and_shutdown() {
         json!(null)
     });
     s.run_until_done(op);
-    assert_eq!(s.stops, vec![1]);
+    assert_eq!(s.peers().stops, vec![1]);
     // after dispose nothing starts again; lookups fall back
     let op = lookup(&mut s, &["auth"], 5000);
     assert!(s.run_until_done(op)[0]["ok"].is_string());
-    assert_eq!(s.starts.len(), 1);
+    assert_eq!(s.peers().starts.len(), 1);
 }
 
 #[test]
@@ -538,12 +547,13 @@ fn an_abandoned_operation_leaves_nothing_parked() {
         })
     });
     let op = lookup(&mut s, &["auth"], 60_000);
-    while s.router.parked() == 0 {
+    while s.runner.router.parked() == 0 {
         assert!(s.step());
     }
-    let (cancel, woken) = s.router.abandon(&mut s.ops, op);
+    let r = &mut s.runner;
+    let (cancel, woken) = r.router.abandon(&mut r.ops, op);
     assert!(woken.is_empty());
-    assert_eq!(s.router.parked(), 0);
+    assert_eq!(s.runner.router.parked(), 0);
     assert!(!cancel.is_empty(), "its timers are cancelled");
     for id in cancel {
         assert!(s.issued.contains(&(op, id)), "only host-visible ids");
@@ -577,7 +587,11 @@ fn a_start_abandoned_by_its_deadline_does_not_count_as_a_failure() {
     let op = lookup(&mut s, &["auth"], 5000);
     let r = s.run_until_done(op);
     assert!(r[0]["ok"].is_string());
-    assert!(s.cli_calls.is_empty(), "MCP still on");
-    assert_eq!(s.starts.len(), 2);
-    assert_eq!(s.stops, vec![1], "the abandoned process was stopped");
+    assert_eq!(s.cli_calls(), 0, "MCP still on");
+    assert_eq!(s.peers().starts.len(), 2);
+    assert_eq!(
+        s.peers().stops,
+        vec![1],
+        "the abandoned process was stopped"
+    );
 }

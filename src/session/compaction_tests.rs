@@ -19,7 +19,7 @@ fn conversation() -> Value {
 #[test]
 fn compaction_keeps_concepts_and_decisions_and_writes_a_memory() {
     let mut w = World::new(20);
-    w.sim.messages = Some(conversation());
+    w.sim.host.messages = Some(conversation());
     let op = w.compact(Some(source()), "ses_1", cfg());
     w.sim.run();
     let r = w.sim.result(op).clone();
@@ -39,12 +39,7 @@ fn compaction_keeps_concepts_and_decisions_and_writes_a_memory() {
     assert!(!block.contains("Should we keep cookies"));
     assert!(block.chars().count() / 4 < 500);
 
-    let write = w
-        .sim
-        .calls
-        .iter()
-        .find(|c| c.tool == "WriteMemory")
-        .unwrap();
+    let write = w.sim.first("WriteMemory");
     assert!(write.json);
     assert_eq!(write.payload["folder"], "sessions/compaction/2026/02/18");
     assert_eq!(
@@ -59,18 +54,18 @@ fn compaction_keeps_concepts_and_decisions_and_writes_a_memory() {
     );
     assert_eq!(r["memory"], "memory://sessions/compaction/2026/02/18/x");
     assert_eq!(r["logs"][0]["level"], "debug");
-    assert_eq!(w.sim.done[&op].0, 25, "messages 5 ms, WriteMemory 20 ms");
+    assert_eq!(w.sim.done_at(op), 25, "messages 5 ms, WriteMemory 20 ms");
 }
 
 #[test]
 fn compaction_without_a_cli_still_gives_the_block() {
     let mut w = World::new(20);
-    w.sim.messages = Some(conversation());
+    w.sim.host.messages = Some(conversation());
     let op = w.compact(None, "ses_1", cfg());
     w.sim.run();
     let r = w.sim.result(op);
     assert!(r["context"][0].as_str().unwrap().contains("[[redis]]"));
-    assert!(w.sim.calls.is_empty());
+    assert!(w.sim.calls().is_empty());
     assert!(r.get("memory").is_none());
     assert_eq!(r["logs"][0]["level"], "debug");
 }
@@ -80,7 +75,7 @@ fn compaction_with_a_failing_cli_gives_the_block_and_one_warning() {
     for (name, answer) in failing_answers() {
         let mut w = World::new(20);
         w.sim = Sim::new(move |_, _| answer.clone());
-        w.sim.messages = Some(conversation());
+        w.sim.host.messages = Some(conversation());
         let c = cfg();
         let op = w.compact(Some(source()), "ses_1", c.clone());
         w.sim.run();
@@ -93,7 +88,7 @@ fn compaction_with_a_failing_cli_gives_the_block_and_one_warning() {
         assert_eq!(logs.len(), 1, "{name}");
         assert_eq!(logs[0]["level"], "warn", "{name}");
         assert!(
-            w.sim.done[&op].0 <= c.compaction_timeout_ms,
+            w.sim.done_at(op) <= c.compaction_timeout_ms,
             "{name}: within the budget"
         );
     }
@@ -103,7 +98,7 @@ fn compaction_with_a_failing_cli_gives_the_block_and_one_warning() {
 fn compaction_never_outlasts_its_budget() {
     // the host never answers the messages request, and WriteMemory hangs: guidance only, on time
     let mut w = World::new(20);
-    w.sim.messages = None;
+    w.sim.host.faults.hang_messages = true;
     let c = SessionConfig {
         compaction_timeout_ms: 1500,
         ..cfg()
@@ -111,7 +106,7 @@ fn compaction_never_outlasts_its_budget() {
     let op = w.compact(Some(source()), "ses_1", c.clone());
     w.sim.run();
     let r = w.sim.result(op).clone();
-    assert_eq!(w.sim.done[&op].0, 1500);
+    assert_eq!(w.sim.done_at(op), 1500);
     let block = r["context"][0].as_str().unwrap();
     assert!(block.contains("[[WikiLinks]]") && !block.contains("Session concepts"));
     assert!(r["logs"][0]["message"]
@@ -120,12 +115,12 @@ fn compaction_never_outlasts_its_budget() {
         .contains("fetching the session's messages"));
 
     let mut w = World::new(20);
-    w.sim = Sim::new(|_, _| Answer::Hang);
-    w.sim.messages = Some(conversation());
+    w.sim = Sim::new(|_, _| Proc::Hang);
+    w.sim.host.messages = Some(conversation());
     let op = w.compact(Some(source()), "ses_1", c);
     w.sim.run();
     let r = w.sim.result(op).clone();
-    assert_eq!(w.sim.done[&op].0, 1500);
+    assert_eq!(w.sim.done_at(op), 1500);
     assert!(
         r["context"][0].as_str().unwrap().contains("[[jwt]]"),
         "the block is kept"
@@ -134,13 +129,8 @@ fn compaction_never_outlasts_its_budget() {
         .as_str()
         .unwrap()
         .contains("writing the compaction memory"));
-    let write = w
-        .sim
-        .calls
-        .iter()
-        .find(|c| c.tool == "WriteMemory")
-        .unwrap();
-    assert!(w.sim.cancelled.contains(&write.id));
+    let write = w.sim.first("WriteMemory");
+    assert!(w.sim.host.cancelled.contains(&write.id));
 }
 
 #[test]
@@ -149,7 +139,7 @@ fn compaction_falls_back_to_the_session_start_concepts() {
     let created = w.created("ses_1", None, cfg());
     w.sim.run();
     let start_concepts = w.sim.result(created)["concepts"].clone();
-    w.sim.messages = Some(json!({"error": "session not found"}));
+    w.sim.host.messages = Some(json!({"error": "session not found"}));
     let op = w.compact(None, "ses_1", cfg());
     w.sim.run();
     let r = w.sim.result(op);
@@ -164,7 +154,7 @@ fn compaction_falls_back_to_the_session_start_concepts() {
         .contains("session not found"));
     assert_eq!(r["logs"][0]["level"], "warn");
     // a reply that is not the documented shape is reported, not a panic
-    w.sim.messages = Some(json!({"messages": "nope"}));
+    w.sim.host.messages = Some(json!({"messages": "nope"}));
     let op = w.compact(None, "ses_2", cfg());
     w.sim.run();
     assert!(w.sim.result(op)["logs"][0]["message"]
@@ -191,16 +181,11 @@ fn compaction_persists_no_secret() {
             msgs.push(json!({"role": "user", "text": format!("Keep [[{plant}]] in mind.")}));
         }
         let mut w = World::new(20);
-        w.sim.messages = Some(json!({ "messages": msgs }));
+        w.sim.host.messages = Some(json!({ "messages": msgs }));
         let op = w.compact(Some(source()), "ses_1", cfg());
         w.sim.run();
         let r = w.sim.result(op).clone();
-        let write = w
-            .sim
-            .calls
-            .iter()
-            .find(|c| c.tool == "WriteMemory")
-            .expect("a memory is written");
+        let write = w.sim.first("WriteMemory");
         let persisted = write.payload.to_string();
         assert!(!persisted.contains(&secret), "{plant}: {persisted}");
         assert!(!r.to_string().contains(&secret), "{plant}: {r}");
@@ -226,8 +211,8 @@ fn a_failed_memory_write_logs_no_secret() {
             "error": {"code": "INVALID", "message": format!("refused content: {plant}")}})
         .to_string();
         let mut w = World::new(20);
-        w.sim = Sim::new(move |_, _| Answer::Out(10, echo.clone()));
-        w.sim.messages = Some(json!({"messages": [
+        w.sim = Sim::new(move |_, _| Proc::after(10, echo.clone()));
+        w.sim.host.messages = Some(json!({"messages": [
             {"role": "assistant", "text": "We decided to use [[redis]] for the cache."}]}));
         let op = w.compact(Some(source()), "ses_1", cfg());
         w.sim.run();

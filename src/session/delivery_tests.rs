@@ -11,7 +11,7 @@ fn subagent_sessions_are_skipped_and_each_session_starts_once() {
     let sub = w.created("ses_child", Some("ses_parent"), cfg());
     w.sim.run();
     assert_eq!(w.sim.result(sub)["skipped"], "subagent session");
-    assert!(w.sim.calls.is_empty());
+    assert!(w.sim.calls().is_empty());
     let t = w.transform(Some("ses_child"), &[], cfg());
     w.sim.run();
     assert_eq!(w.sim.result(t), &json!({}));
@@ -20,14 +20,7 @@ fn subagent_sessions_are_skipped_and_each_session_starts_once() {
     let b = w.created("ses_1", None, cfg());
     w.sim.run();
     assert_eq!(w.sim.result(b)["skipped"], "already started");
-    assert_eq!(
-        w.sim
-            .calls
-            .iter()
-            .filter(|c| c.tool == "SearchMemories")
-            .count(),
-        1
-    );
+    assert_eq!(w.sim.calls_of("SearchMemories").len(), 1);
     assert!(w.sim.result(a)["sessionContext"]
         .as_str()
         .unwrap()
@@ -49,14 +42,7 @@ fn subagent_sessions_are_skipped_and_each_session_starts_once() {
     w.sim.run();
     assert_eq!(w.sim.result(off)["skipped"], "session start is disabled");
     assert_eq!(w.sim.result(nameless)["skipped"], "no session id");
-    assert_eq!(
-        w.sim
-            .calls
-            .iter()
-            .filter(|c| c.tool == "SearchMemories")
-            .count(),
-        1
-    );
+    assert_eq!(w.sim.calls_of("SearchMemories").len(), 1);
 }
 
 #[test]
@@ -74,20 +60,20 @@ fn the_system_channel_waits_for_the_running_start_and_serves_every_request() {
         .to_string();
     assert_eq!(w.sim.result(first)["system"], json!([ctx]));
     assert!(
-        w.sim.done[&first].0 >= w.sim.done[&created].0,
+        w.sim.done_at(first) >= w.sim.done_at(created),
         "it waited for the lookup"
     );
-    assert!(w.sim.done[&first].0 <= w.sim.done[&created].0 + POLL_MS);
+    assert!(w.sim.done_at(first) <= w.sim.done_at(created) + POLL_MS);
     assert_eq!(w.sim.result(title), &json!({}), "not in title requests");
-    assert_eq!(w.sim.done[&title].0, 0);
+    assert_eq!(w.sim.done_at(title), 0);
     assert_eq!(w.sim.result(other), &json!({}));
     // later requests of the session get it at once; never twice in one request
-    let t0 = w.sim.now;
+    let t0 = w.sim.now();
     let again = w.transform(Some("ses_1"), &[], cfg());
     let twice = w.transform(Some("ses_1"), &[&ctx], cfg());
     w.sim.run();
     assert_eq!(w.sim.result(again)["system"], json!([ctx]));
-    assert_eq!(w.sim.done[&again].0, t0);
+    assert_eq!(w.sim.done_at(again), t0);
     assert_eq!(w.sim.result(twice), &json!({}));
 }
 
@@ -120,14 +106,13 @@ fn an_abandoned_start_never_blocks_the_system_prompt() {
     let mut w = World::new(20);
     let created = w.created("ses_1", None, cfg());
     assert!(w.state.borrow().is_pending("ses_1"));
-    let cancel = w.sim.ops.abandon(created);
+    let cancel = w.sim.abandon(created);
     assert!(!cancel.is_empty());
-    w.sim.cancel(&cancel);
     assert!(!w.state.borrow().is_pending("ses_1"));
     let t = w.transform(Some("ses_1"), &[], cfg());
     w.sim.run();
     assert_eq!(w.sim.result(t), &json!({}));
-    assert_eq!(w.sim.done[&t].0, 0);
+    assert_eq!(w.sim.done_at(t), 0);
 }
 
 #[test]
@@ -140,7 +125,7 @@ fn a_start_that_never_ends_is_waited_for_only_so_long() {
     };
     let t = w.transform(Some("ses_1"), &[], c);
     w.sim.run();
-    assert_eq!(w.sim.done[&t].0, 2000);
+    assert_eq!(w.sim.done_at(t), 2000);
     assert_eq!(w.sim.result(t)["logs"][0]["level"], "debug");
     assert!(w.sim.result(t).get("system").is_none());
 }

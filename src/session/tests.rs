@@ -1,27 +1,20 @@
-//! The session operations driven natively by a scripted host with a simulated clock: CLI
-//! answers take a set time (or hang until the host's own timeout kills them), sleeps take
-//! theirs, several operations run at once, cancellations are honoured.
+//! The session operations driven natively by the one test driver ([`crate::testing`]) on
+//! its host with the virtual clock from 0: the scripted maenifold CLI's answers take a set
+//! time (or hang until the host's own timeout kills them), sleeps take theirs, the session's
+//! messages 5 ms, several operations run at once, cancellations are honoured.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::ops::{Deref, DerefMut};
 use std::rc::Rc;
 
 use serde_json::{json, Value};
 
 use super::*;
-use crate::runtime::{Ops, Step};
+use crate::testing::drive::{Driver, Routed};
+use crate::testing::procs::Proc;
+use crate::testing::TestHost;
 
-/// What the fake maenifold does with one call.
-#[derive(Clone)]
-enum Answer {
-    /// Prints this after `ms`.
-    Out(u64, String),
-    /// Never finishes: the host kills it at its timeout.
-    Hang,
-    /// The host reports an error (missing binary, output over the cap …).
-    HostError(String),
-}
-
+/// One run of the CLI, as the host saw it.
 #[derive(Debug, Clone)]
 struct Call {
     tool: String,
@@ -31,19 +24,19 @@ struct Call {
     id: u64,
 }
 
-type Cli = dyn Fn(&str, &Value) -> Answer;
+struct Sim(Driver<Routed, TestHost>);
 
-struct Sim {
-    ops: Ops,
-    now: u64,
-    seq: u64,
-    queue: Vec<(u64, u64, u64, u64, Value)>, // (time, seq, op, id, reply)
-    cli: Rc<Cli>,
-    /// The reply to SessionMessages; `None`: never answered.
-    messages: Option<Value>,
-    calls: Vec<Call>,
-    done: HashMap<u64, (u64, Value)>, // op -> (time, result)
-    cancelled: Vec<u64>,
+impl Deref for Sim {
+    type Target = Driver<Routed, TestHost>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl DerefMut for Sim {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
 }
 
 const CLI_TIMEOUT_MS: u64 = 5000;
@@ -56,130 +49,97 @@ fn source() -> Source {
     }
 }
 
+/// The CLI's arguments: tool, payload, and whether JSON output was asked for.
+fn cli_args(argv: &[String]) -> (String, Value, bool) {
+    assert_eq!(argv[0], "/bin/maenifold");
+    assert_eq!(
+        (argv[1].as_str(), argv[3].as_str()),
+        ("--tool", "--payload")
+    );
+    let payload: Value = serde_json::from_str(&argv[4]).unwrap();
+    (
+        argv[2].clone(),
+        payload,
+        argv.get(5).is_some_and(|a| a == "--json"),
+    )
+}
+
 impl Sim {
-    fn new(cli: impl Fn(&str, &Value) -> Answer + 'static) -> Sim {
-        Sim {
-            ops: Ops::default(),
-            now: 0,
-            seq: 0,
-            queue: Vec::new(),
-            cli: Rc::new(cli),
+    /// A host whose maenifold CLI does what `cli` says for each (tool, payload).
+    fn new(cli: impl Fn(&str, &Value) -> Proc + 'static) -> Sim {
+        let host = TestHost {
+            now: 0.0,
             messages: Some(json!({"messages": []})),
-            calls: Vec::new(),
-            done: HashMap::new(),
-            cancelled: Vec::new(),
-        }
-    }
-
-    fn schedule(&mut self, after: u64, op: u64, id: u64, reply: Value) {
-        self.seq += 1;
-        self.queue.push((self.now + after, self.seq, op, id, reply));
-    }
-
-    fn cancel(&mut self, ids: &[u64]) {
-        for id in ids {
-            self.cancelled.push(*id);
-            self.queue.retain(|e| e.3 != *id);
-        }
-    }
-
-    fn handle(&mut self, step: Step) -> u64 {
-        match step {
-            Step::Done { op, result, cancel } => {
-                self.cancel(&cancel);
-                self.done.insert(op, (self.now, result));
-                op
-            }
-            Step::Pending {
-                op,
-                requests,
-                cancel,
-            } => {
-                self.cancel(&cancel);
-                for r in requests {
-                    match r.req {
-                        Request::Sleep { ms } => self.schedule(ms, op, r.id, json!({})),
-                        Request::SessionMessages { .. } => {
-                            if let Some(m) = self.messages.clone() {
-                                self.schedule(5, op, r.id, m);
-                            }
-                        }
-                        Request::Spawn {
-                            argv, timeout_ms, ..
-                        } => {
-                            assert_eq!(argv[0], "/bin/maenifold");
-                            assert_eq!(
-                                (argv[1].as_str(), argv[3].as_str()),
-                                ("--tool", "--payload")
-                            );
-                            let payload: Value = serde_json::from_str(&argv[4]).unwrap();
-                            let json = argv.get(5).is_some_and(|a| a == "--json");
-                            self.calls.push(Call {
-                                tool: argv[2].clone(),
-                                payload: payload.clone(),
-                                json,
-                                at: self.now,
-                                id: r.id,
-                            });
-                            match (self.cli)(&argv[2], &payload) {
-                                Answer::Out(ms, out) => self.schedule(
-                                    ms,
-                                    op,
-                                    r.id,
-                                    json!({"success": true, "stdout": out, "exitCode": 0}),
-                                ),
-                                Answer::Hang => self.schedule(
-                                    timeout_ms,
-                                    op,
-                                    r.id,
-                                    json!({"success": false, "timedOut": true}),
-                                ),
-                                Answer::HostError(e) => self.schedule(
-                                    1,
-                                    op,
-                                    r.id,
-                                    json!({"success": false, "error": e}),
-                                ),
-                            }
-                        }
-                        other => panic!("unexpected request {other:?}"),
-                    }
-                }
-                op
-            }
-        }
-    }
-
-    fn start<F, Fut>(&mut self, make: F) -> u64
-    where
-        F: FnOnce(Io) -> Fut,
-        Fut: std::future::Future<Output = Value> + 'static,
-    {
-        let step = self.ops.start(make);
-        self.handle(step)
+            procs: Some(Box::new(move |argv: &[String]| {
+                let (tool, payload, _) = cli_args(argv);
+                cli(&tool, &payload)
+            })),
+            ..TestHost::default()
+        };
+        Sim(Driver::new(Routed::default(), host))
     }
 
     /// Run until nothing is left to do.
     fn run(&mut self) {
-        while !self.queue.is_empty() {
-            let i = (0..self.queue.len())
-                .min_by_key(|&i| (self.queue[i].0, self.queue[i].1))
-                .unwrap();
-            let (t, _, op, id, reply) = self.queue.remove(i);
-            self.now = t;
-            if let Some(step) = self.ops.resume(op, id, reply) {
-                self.handle(step);
-            }
+        self.drain();
+        assert_eq!(self.runner.ops.in_flight(), 0, "an operation is stuck");
+        for r in &self.host.log {
+            assert!(
+                matches!(
+                    r,
+                    Request::Sleep { .. } | Request::SessionMessages { .. } | Request::Spawn { .. }
+                ),
+                "unexpected request {r:?}"
+            );
         }
-        assert_eq!(self.ops.in_flight(), 0, "an operation is stuck");
     }
 
-    fn result(&self, op: u64) -> &Value {
-        &self.done.get(&op).expect("operation finished").1
+    fn now(&self) -> u64 {
+        self.host.now as u64
     }
 
-    fn tools(&self) -> Vec<&str> {
-        self.calls.iter().map(|c| c.tool.as_str()).collect()
+    /// When operation `op` finished.
+    fn done_at(&self, op: u64) -> u64 {
+        self.done[&op].0 as u64
+    }
+
+    /// The runs of the CLI, in the order made.
+    fn calls(&self) -> Vec<Call> {
+        let h = &self.host;
+        h.log
+            .iter()
+            .zip(&h.sent)
+            .filter_map(|(r, &(at, _, id))| match r {
+                Request::Spawn { argv, .. } => {
+                    let (tool, payload, json) = cli_args(argv);
+                    Some(Call {
+                        tool,
+                        payload,
+                        json,
+                        at: at as u64,
+                        id,
+                    })
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The runs of the CLI for `tool`.
+    fn calls_of(&self, tool: &str) -> Vec<Call> {
+        let mut calls = self.calls();
+        calls.retain(|c| c.tool == tool);
+        calls
+    }
+
+    /// The first run of the CLI for `tool`.
+    fn first(&self, tool: &str) -> Call {
+        let c = self.calls_of(tool).into_iter().next();
+        c.unwrap_or_else(|| panic!("no call of {tool}"))
+    }
+
+    fn tools(&self) -> Vec<String> {
+        self.calls().into_iter().map(|c| c.tool).collect()
     }
 }
 
@@ -213,9 +173,9 @@ fn read(title: &str, uri: &str, body: &str) -> String {
 }
 
 /// The fake maenifold: every call takes `ms`.
-fn world(ms: u64) -> impl Fn(&str, &Value) -> Answer {
+fn world(ms: u64) -> impl Fn(&str, &Value) -> Proc {
     move |tool, p| {
-        let out = |s: String| Answer::Out(ms, s);
+        let out = |s: String| Proc::after(ms, s);
         match tool {
             "SearchMemories" => out(search_json()),
             "RecentActivity" => out(RECENT.into()),
@@ -253,7 +213,7 @@ fn world(ms: u64) -> impl Fn(&str, &Value) -> Answer {
             "WriteMemory" => out(json!({"success": true, "error": null, "data": {
                 "uri": format!("memory://{}/x", p["folder"].as_str().unwrap()), "checksum": "c",
                 "title": p["title"], "folder": p["folder"]}}).to_string()),
-            t => Answer::Out(ms, format!("Unknown tool: {t}")),
+            t => Proc::after(ms, format!("Unknown tool: {t}")),
         }
     }
 }
@@ -277,26 +237,26 @@ fn session_start_finds_ranks_and_formats() {
     let op = start_op(&mut sim, cfg(), Strategy::Parallel);
     sim.run();
     let r = sim.result(op).clone();
+    let calls = sim.calls();
 
     // stage 1: the two calls at once, with the issue's payloads
-    assert_eq!(sim.calls[0].tool, "SearchMemories");
+    assert_eq!(calls[0].tool, "SearchMemories");
     assert_eq!(
-        sim.calls[0].payload,
+        calls[0].payload,
         json!({"query": "hookwise", "mode": "Hybrid", "pageSize": 5})
     );
-    assert!(sim.calls[0].json);
-    assert_eq!(sim.calls[1].tool, "RecentActivity");
+    assert!(calls[0].json);
+    assert_eq!(calls[1].tool, "RecentActivity");
     assert_eq!(
-        sim.calls[1].payload,
+        calls[1].payload,
         json!({"timespan": "1.00:00:00", "limit": 10, "filter": "memory"})
     );
-    assert!(!sim.calls[1].json);
-    assert_eq!((sim.calls[0].at, sim.calls[1].at), (0, 0));
+    assert!(!calls[1].json);
+    assert_eq!((calls[0].at, calls[1].at), (0, 0));
     // stage 2: the three top results by URI and the two recent memories not among them, by slug
-    let reads: Vec<&str> = sim
-        .calls
+    let read_calls = sim.calls_of("ReadMemory");
+    let reads: Vec<&str> = read_calls
         .iter()
-        .filter(|c| c.tool == "ReadMemory")
         .map(|c| c.payload["identifier"].as_str().unwrap())
         .collect();
     assert_eq!(
@@ -309,17 +269,9 @@ fn session_start_finds_ranks_and_formats() {
             "deployment-runbook"
         ]
     );
-    assert!(sim
-        .calls
-        .iter()
-        .filter(|c| c.tool == "ReadMemory")
-        .all(|c| c.at == 20));
+    assert!(read_calls.iter().all(|c| c.at == 20));
     // stage 3: the top five concepts, BuildContext depth 1, maxEntities 10, all at once
-    let bc: Vec<&Call> = sim
-        .calls
-        .iter()
-        .filter(|c| c.tool == "BuildContext")
-        .collect();
+    let bc = sim.calls_of("BuildContext");
     let names: Vec<&str> = bc
         .iter()
         .map(|c| c.payload["conceptName"].as_str().unwrap())
@@ -335,7 +287,7 @@ fn session_start_finds_ranks_and_formats() {
         && c.payload["maxEntities"] == 10
         && c.payload["includeContent"] == false));
     assert_eq!(r["calls"], 12);
-    assert_eq!(sim.now, 60, "three stages of 20 ms");
+    assert_eq!(sim.now(), 60, "three stages of 20 ms");
 
     let ctx = r["context"].as_str().unwrap();
     assert!(
@@ -381,9 +333,9 @@ fn sequential_baseline_makes_the_same_calls_one_by_one() {
     seq.run();
     assert_eq!(par.result(p)["context"], seq.result(s)["context"]);
     assert_eq!(par.tools(), seq.tools());
-    assert_eq!(par.now, 3 * 1820);
-    assert_eq!(seq.now, 12 * 1820);
-    let starts: Vec<u64> = seq.calls.iter().map(|c| c.at).collect();
+    assert_eq!(par.now(), 3 * 1820);
+    assert_eq!(seq.now(), 12 * 1820);
+    let starts: Vec<u64> = seq.calls().iter().map(|c| c.at).collect();
     assert!(starts.windows(2).all(|w| w[1] == w[0] + 1820), "{starts:?}");
 }
 
@@ -410,7 +362,7 @@ fn the_seed_baseline_skips_the_reads_and_waits_for_each_call() {
         ]
     );
     assert_eq!(r["calls"], 7);
-    assert_eq!(sim.now, 7 * 1820);
+    assert_eq!(sim.now(), 7 * 1820);
     // concepts from the snippets and titles only
     let names: Vec<&str> = r["concepts"]
         .as_array()
@@ -447,11 +399,11 @@ fn partial_failures_keep_what_answered() {
     // search refuses the query, one BuildContext hangs until the CLI timeout
     let base = world(20);
     let mut sim = Sim::new(move |tool, p| match tool {
-        "SearchMemories" => Answer::Out(
+        "SearchMemories" => Proc::after(
             20,
-            "ERROR: Query contains no informative keywords. Try adding specific terms.".into(),
+            "ERROR: Query contains no informative keywords. Try adding specific terms.",
         ),
-        "BuildContext" if p["conceptName"] == "rate-limiting" => Answer::Hang,
+        "BuildContext" if p["conceptName"] == "rate-limiting" => Proc::Hang,
         _ => base(tool, p),
     });
     let op = start_op(&mut sim, cfg(), Strategy::Parallel);
@@ -470,7 +422,7 @@ fn partial_failures_keep_what_answered() {
         "{m}"
     );
     assert_eq!(
-        sim.now,
+        sim.now(),
         40 + CLI_TIMEOUT_MS,
         "the host's timeout ended the hung call"
     );
@@ -480,7 +432,7 @@ fn partial_failures_keep_what_answered() {
 fn the_deadline_keeps_finished_lookups_and_cancels_the_rest() {
     let base = world(20);
     let mut sim = Sim::new(move |tool, p| match tool {
-        "BuildContext" if p["conceptName"] == "jwt" => Answer::Hang,
+        "BuildContext" if p["conceptName"] == "jwt" => Proc::Hang,
         _ => base(tool, p),
     });
     let op = start_op(
@@ -493,14 +445,14 @@ fn the_deadline_keeps_finished_lookups_and_cancels_the_rest() {
     );
     sim.run();
     let r = sim.result(op).clone();
-    assert_eq!(sim.done[&op].0, 1000, "finished at the deadline");
+    assert_eq!(sim.done_at(op), 1000, "finished at the deadline");
     let hung = sim
-        .calls
-        .iter()
+        .calls()
+        .into_iter()
         .find(|c| c.payload["conceptName"] == "jwt")
         .unwrap();
     assert!(
-        sim.cancelled.contains(&hung.id),
+        sim.host.cancelled.contains(&hung.id),
         "the hung call is cancelled"
     );
     let ctx = r["context"].as_str().unwrap();
@@ -514,20 +466,41 @@ fn the_deadline_keeps_finished_lookups_and_cancels_the_rest() {
 }
 
 /// Every way the CLI can fail, for every call.
-fn failing_answers() -> Vec<(&'static str, Answer)> {
+fn failing_answers() -> Vec<(&'static str, Proc)> {
     let big = "\u{FFFD}".repeat(4 * 1024 * 1024);
     vec![
-        ("missing", Answer::HostError("spawn /bin/maenifold ENOENT".into())),
-        ("hanging", Answer::Hang),
-        ("ERROR", Answer::Out(10, "ERROR: database is locked".into())),
-        ("Error invoking", Answer::Out(10, "Error invoking SearchMemories: Required property 'query' is missing from payload.".into())),
-        ("Unknown tool", Answer::Out(10, "Unknown tool: SearchMemories".into())),
-        ("empty", Answer::Out(10, "".into())),
-        ("garbage", Answer::Out(10, "<html>502 Bad Gateway</html>".into())),
-        ("non-UTF-8", Answer::Out(10, "\u{FFFD}\u{FFFD}PNG\r\n\u{1A}\n\u{FFFD}".into())),
-        ("10 MB", Answer::Out(10, big)),
-        ("over the cap", Answer::HostError("output over 1048576 bytes".into())),
-        ("success:false", Answer::Out(10, r#"{"success":false,"data":null,"error":{"code":"INTERNAL_ERROR","message":"boom"}}"#.into())),
+        ("missing", Proc::Fails("spawn /bin/maenifold ENOENT".into())),
+        ("hanging", Proc::Hang),
+        ("ERROR", Proc::after(10, "ERROR: database is locked")),
+        (
+            "Error invoking",
+            Proc::after(
+                10,
+                "Error invoking SearchMemories: Required property 'query' is missing from payload.",
+            ),
+        ),
+        (
+            "Unknown tool",
+            Proc::after(10, "Unknown tool: SearchMemories"),
+        ),
+        ("empty", Proc::after(10, "")),
+        ("garbage", Proc::after(10, "<html>502 Bad Gateway</html>")),
+        (
+            "non-UTF-8",
+            Proc::after(10, "\u{FFFD}\u{FFFD}PNG\r\n\u{1A}\n\u{FFFD}"),
+        ),
+        ("10 MB", Proc::after(10, big)),
+        (
+            "over the cap",
+            Proc::Fails("output over 1048576 bytes".into()),
+        ),
+        (
+            "success:false",
+            Proc::after(
+                10,
+                r#"{"success":false,"data":null,"error":{"code":"INTERNAL_ERROR","message":"boom"}}"#,
+            ),
+        ),
     ]
 }
 
@@ -568,8 +541,8 @@ fn an_all_failing_cli_gives_no_context_and_one_warning() {
 fn no_database_and_no_results_is_no_context() {
     let mut sim = Sim::new(|tool, _| {
         match tool {
-        "SearchMemories" => Answer::Out(10, "No memories found in specified folder".into()),
-        _ => Answer::Out(10, "# Recent Activity\n\nNo database found. Run the `Sync` command first to index memory files.".into()),
+        "SearchMemories" => Proc::after(10, "No memories found in specified folder"),
+        _ => Proc::after(10, "# Recent Activity\n\nNo database found. Run the `Sync` command first to index memory files."),
     }
     });
     let op = start_op(&mut sim, cfg(), Strategy::Parallel);
@@ -583,11 +556,10 @@ fn no_database_and_no_results_is_no_context() {
         .contains("run Sync"));
     // nothing at all found, nothing failed: no context, no warning
     let mut sim = Sim::new(|tool, _| match tool {
-        "SearchMemories" => Answer::Out(
-            10,
-            "🔍 **Hybrid Search** (x)\nFound 0 matches (page 1):\n".into(),
-        ),
-        _ => Answer::Out(10, "No recent activity found".into()),
+        "SearchMemories" => {
+            Proc::after(10, "🔍 **Hybrid Search** (x)\nFound 0 matches (page 1):\n")
+        }
+        _ => Proc::after(10, "No recent activity found"),
     });
     let op = start_op(&mut sim, cfg(), Strategy::Parallel);
     sim.run();

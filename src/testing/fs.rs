@@ -11,6 +11,7 @@ use crate::protocol::{ReplyError, Request};
 use crate::runtime::Outgoing;
 
 use super::drive::Reply;
+use super::mcp::Peers;
 use super::procs::{spawn_reply, Procs};
 use crate::governance::ranges::sha256_hex;
 
@@ -28,6 +29,8 @@ pub struct Faults {
     pub fail_append: bool,
     /// Listings never answer.
     pub hang_list: bool,
+    /// `SessionMessages` is never answered.
+    pub hang_messages: bool,
     /// Reads ignore `maxBytes` (a careless host): the core must still refuse a big text.
     pub read_past_limit: bool,
     /// Every reply but a sleep's is this garbage.
@@ -63,6 +66,9 @@ pub struct TestHost {
     pub now: f64,
     /// Every request, in the order answered.
     pub log: Vec<Request>,
+    /// For each request in `log` (when driven): the time it was answered, its operation and
+    /// its id.
+    pub sent: Vec<(f64, u64, u64)>,
     /// The ids of the requests the core cancelled.
     pub cancelled: Vec<u64>,
     /// Where each round of requests (a batch the core sent together) starts in `log`.
@@ -82,6 +88,11 @@ pub struct TestHost {
     /// Listings as the JS host packs them: each entry an array of its fields.
     pub packed: bool,
     pub watcher: Watcher,
+    /// The reply to `SessionMessages` (the OpenCode client's messages), 5 ms after it is
+    /// asked; `None`: a host that does not know the request.
+    pub messages: Option<Value>,
+    /// The MCP servers it runs; `None`: it cannot run one (`McpStart` fails).
+    pub mcp: Option<Peers>,
 }
 
 impl Default for TestHost {
@@ -95,6 +106,7 @@ impl Default for TestHost {
             clock: 0,
             now: 1_700_000_000_000.0,
             log: Vec::new(),
+            sent: Vec::new(),
             cancelled: Vec::new(),
             rounds: Vec::new(),
             fail_append: false,
@@ -108,6 +120,8 @@ impl Default for TestHost {
                 watching: Some(false),
                 ..Watcher::default()
             },
+            messages: None,
+            mcp: None,
         }
     }
 }
@@ -251,6 +265,16 @@ impl TestHost {
         if self.faults.garbage && !matches!(req, Request::Sleep { .. }) {
             return Reply::Now(json!("garbage"));
         }
+        if let Some(p) = &mut self.mcp {
+            match req {
+                Request::McpStart { session, argv, .. } => {
+                    return p.start(self.now, *session, argv)
+                }
+                Request::McpWrite { session, text } => return p.write(self.now, *session, text),
+                Request::McpStop { session, .. } => return p.stop(self.now, *session),
+                _ => {}
+            }
+        }
         Reply::Now(match req {
             Request::Now => json!({ "ms": self.now }),
             Request::Sleep { ms } => return Reply::After(*ms as f64, json!({})),
@@ -326,6 +350,10 @@ impl TestHost {
             }
             Request::AppendChained { .. } | Request::WriteHead { .. } => self.chained(req),
             Request::VaultChanges { root } => self.vault_changes(root),
+            Request::SessionMessages { .. } if self.faults.hang_messages => return Reply::Never,
+            Request::SessionMessages { .. } if self.messages.is_some() => {
+                return Reply::After(5.0, self.messages.clone().unwrap_or_default());
+            }
             Request::McpStart { .. } => {
                 json!({"ok": false, "error": "this host cannot run an MCP server"})
             }

@@ -6,17 +6,24 @@
 //! - a virtual clock: `Now` answers it, a `Sleep` or a slow process is a timer that fires when
 //!   the operation waits on nothing else, the clock then moving to its time ([`drive`]),
 //! - scripted processes (`Spawn`: a closure per argv; [`procs`]),
+//! - an MCP peer: scripted `maenifold --mcp` servers speaking JSON-RPC (`McpStart`, `McpWrite`,
+//!   `McpStop`; what they print and their exits come back as events; [`mcp`]),
+//! - the OpenCode client's session messages (`SessionMessages`),
 //! - faults to inject (a failing listing, read or write; a garbage reply).
 //!
-//! [`drive`] runs an engine's hook call, or any operation of the runtime, to its end against it.
-//! The MCP peer (a maenifold MCP server speaking JSON-RPC) is `crate::mcp::sim`.
+//! [`drive`] is the one driver: it runs an engine's hook call, or operations of the runtime
+//! (several at once, with the MCP router in the loop), to their end against it, on the
+//! virtual clock ([`sides`]: what runs the operations, and the host). `crate::mcp::sim` and
+//! the session tests (`crate::session`'s) are set-ups over it.
 //! `tests/host_shapes.json` pins the reply shapes this host and the JS host share.
 
 pub(crate) mod drive;
 pub(crate) mod fs;
+pub(crate) mod mcp;
 pub(crate) mod procs;
 #[cfg(test)]
 mod shapes_tests;
+pub(crate) mod sides;
 
 pub(crate) use drive::drive;
 #[allow(unused_imports)]

@@ -4,6 +4,7 @@
 use serde_json::{json, Value};
 
 /// What a scripted process does.
+#[derive(Clone)]
 pub(crate) enum Proc {
     /// Exits 0 after `ms` with this stdout.
     Exit { ms: f64, stdout: String },
@@ -20,6 +21,14 @@ impl Proc {
     pub(crate) fn out(stdout: impl Into<String>) -> Proc {
         Proc::Exit {
             ms: 0.0,
+            stdout: stdout.into(),
+        }
+    }
+
+    /// Exits 0 after `ms` with `stdout`.
+    pub(crate) fn after(ms: u64, stdout: impl Into<String>) -> Proc {
+        Proc::Exit {
+            ms: ms as f64,
             stdout: stdout.into(),
         }
     }
