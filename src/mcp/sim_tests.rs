@@ -168,8 +168,7 @@ fn warm_session_starts_once_multiplexes_and_meets_the_speed_targets() {
     );
     assert!(fake.violations.is_empty(), "{:?}", fake.violations);
     // idle costs nothing: no timer or request left running
-    s.drain();
-    assert_eq!(s.outstanding(), vec![]);
+    s.settle();
     let st = s.h.status();
     assert_eq!((st.in_flight, st.buffered_bytes), (0, 0));
     assert_eq!(s.runner.router.parked(), 0);
@@ -194,8 +193,7 @@ fn operations_arriving_during_start_share_the_one_process() {
     }
     assert_eq!(s.peers().starts.len(), 1);
     assert_eq!(tool_calls(&s), 3);
-    s.drain();
-    assert_eq!(s.outstanding(), vec![]);
+    s.settle();
 }
 
 #[test]
@@ -251,8 +249,7 @@ fn a_server_that_never_answers_the_handshake_falls_back_to_the_cli_once() {
     s.run_until_done(op);
     assert_eq!(s.peers().starts.len(), 1);
     assert!(warnings(&s).is_empty());
-    s.drain();
-    assert_eq!(s.outstanding(), vec![]);
+    s.settle();
 }
 
 #[test]
@@ -313,8 +310,7 @@ fn a_crash_mid_request_resolves_everything_and_the_next_lookup_gets_a_new_sessio
         2,
         "only the two crashed lookups used the CLI"
     );
-    s.drain();
-    assert_eq!(s.outstanding(), vec![]);
+    s.settle();
 }
 
 #[test]
@@ -338,8 +334,7 @@ fn a_hung_server_is_stopped_and_replaced() {
     let r = s.run_until_done(op);
     assert!(ok_text(&r, 0).contains("api-rel"));
     assert_eq!(s.peers().starts, vec![1, 2]);
-    s.drain();
-    assert_eq!(s.outstanding(), vec![]);
+    s.settle();
 }
 
 #[test]
@@ -374,8 +369,7 @@ fn one_slow_request_fails_alone_while_the_others_are_answered() {
     // alone and silent: a ping tells it is alive, so it is not killed
     assert!(s.peers().stops.is_empty());
     assert!(s.peers().running[&1].received.contains(&"ping".to_string()));
-    s.drain();
-    assert_eq!(s.outstanding(), vec![]);
+    s.settle();
 }
 
 #[test]
@@ -509,8 +503,7 @@ fn repeated_crashes_end_in_the_cli_fallback() {
     let w = warnings(&s);
     assert_eq!(w.len(), 4, "one per incident: {w:?}");
     assert!(w[3].contains("CLI per call"));
-    s.drain();
-    assert_eq!(s.outstanding(), vec![]);
+    s.settle();
 }
 
 #[test]

@@ -270,6 +270,13 @@ impl<R: Runner, H: Host> Driver<R, H> {
         }
     }
 
+    /// Let everything still scheduled happen, then check that nothing waits: every request
+    /// the host was given is answered or cancelled (idle costs nothing).
+    pub fn settle(&mut self) {
+        self.drain();
+        assert_eq!(self.outstanding(), vec![], "requests left waiting");
+    }
+
     /// Requests the host was given that are neither answered nor cancelled (after `drain`:
     /// something would wait forever, or a timer would keep running while idle).
     pub fn outstanding(&self) -> Vec<(u64, u64)> {
@@ -308,12 +315,15 @@ impl<H: Host> Driver<Routed, H> {
     }
 }
 
-/// Start hook call `call` on the engine driven.
-fn call<H: Host>(d: &mut Driver<&mut Engine, H>, call: &str) -> u64 {
-    d.launch(|e| {
-        let step = e.start_json(call).unwrap();
-        std::iter::once(step).chain(e.take_woken()).collect()
-    })
+impl<R: Runner + std::borrow::BorrowMut<Engine>, H: Host> Driver<R, H> {
+    /// Start hook call `call` (JSON) on the engine; returns its operation's id.
+    pub fn call(&mut self, call: &str) -> u64 {
+        self.launch(|e| {
+            let e: &mut Engine = std::borrow::BorrowMut::borrow_mut(e);
+            let step = e.start_json(call).unwrap();
+            std::iter::once(step).chain(e.take_woken()).collect()
+        })
+    }
 }
 
 /// Drive `call` to its result, answering each request with `answer` (a test that scripts
@@ -325,14 +335,14 @@ pub(crate) fn drive_with(
     answer: impl FnMut(&Request) -> Reply,
 ) -> Value {
     let mut d = Driver::new(engine, Script(answer));
-    let op = self::call(&mut d, call);
+    let op = d.call(call);
     d.run_until_done(op)
 }
 
 /// Drive `call` to its result against `host` (its clock moves with the timers).
 pub(crate) fn drive(engine: &mut Engine, call: &str, host: &mut TestHost) -> Value {
     let mut d = Driver::new(engine, host);
-    let op = self::call(&mut d, call);
+    let op = d.call(call);
     d.run_until_done(op)
 }
 

@@ -18,6 +18,8 @@
 //! `tests/host_shapes.json` pins the reply shapes this host and the JS host share.
 
 pub(crate) mod drive;
+#[cfg(test)]
+mod drive_tests;
 pub(crate) mod fs;
 pub(crate) mod mcp;
 pub(crate) mod procs;
