@@ -201,7 +201,7 @@ fn check(st: &StatResult, within: Option<&str>) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::{Ops, Step};
+    use crate::testing::drive::{run_with, Reply};
     use serde_json::{json, Value};
 
     /// Drive discovery against a fake file system: path -> stat reply.
@@ -215,41 +215,26 @@ mod tests {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         let explicit = explicit.map(|(p, s)| (p.to_string(), s));
-        let mut ops = Ops::default();
-        let mut step = ops.start(move |io| async move {
+        let stat = |req: &Request| {
+            let Request::Stat { path } = req else {
+                panic!()
+            };
+            let reply = fs.iter().find(|(p, _)| p == path).map(|(_, v)| v.clone());
+            Reply::Now(reply.unwrap_or(json!({"exists": false})))
+        };
+        let result = run_with(stat, move |io| async move {
             serde_json::to_value(discover(&io, explicit, &env, "/work").await).unwrap()
         });
-        loop {
-            match step {
-                Step::Done { result, .. } => {
-                    return Discovery {
-                        path: result["path"].as_str().map(String::from),
-                        source: Box::leak(
-                            result["source"]
-                                .as_str()
-                                .unwrap()
-                                .to_string()
-                                .into_boxed_str(),
-                        ),
-                        error: result["error"].as_str().map(String::from),
-                    }
-                }
-                Step::Pending { op, requests, .. } => {
-                    let mut next = None;
-                    for r in requests {
-                        let Request::Stat { path } = &r.req else {
-                            panic!()
-                        };
-                        let reply = fs
-                            .iter()
-                            .find(|(p, _)| p == path)
-                            .map(|(_, v)| v.clone())
-                            .unwrap_or(json!({"exists": false}));
-                        next = ops.resume(op, r.id, reply).or(next);
-                    }
-                    step = next.unwrap();
-                }
-            }
+        Discovery {
+            path: result["path"].as_str().map(String::from),
+            source: Box::leak(
+                result["source"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+                    .into_boxed_str(),
+            ),
+            error: result["error"].as_str().map(String::from),
         }
     }
 

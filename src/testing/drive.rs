@@ -353,6 +353,25 @@ where
     F: FnOnce(Io) -> Fut,
     Fut: Future<Output = T> + 'static,
 {
+    run_on(host, make)
+}
+
+/// Run an operation of the runtime to its end, answering each request with `answer`.
+pub(crate) fn run_with<T, F, Fut>(answer: impl FnMut(&Request) -> Reply, make: F) -> T
+where
+    T: 'static,
+    F: FnOnce(Io) -> Fut,
+    Fut: Future<Output = T> + 'static,
+{
+    run_on(Script(answer), make)
+}
+
+fn run_on<H: Host, T, F, Fut>(host: H, make: F) -> T
+where
+    T: 'static,
+    F: FnOnce(Io) -> Fut,
+    Fut: Future<Output = T> + 'static,
+{
     let slot: Rc<RefCell<Option<T>>> = Rc::default();
     let out = slot.clone();
     let mut d = Driver::new(Routed::default(), host);
