@@ -99,19 +99,19 @@ impl<R: Runner, H: Host> Driver<R, H> {
     }
 
     /// Steps for the host: requests queued, cancels honoured, results kept.
-    pub fn take(&mut self, steps: Vec<Step>) {
+    fn take(&mut self, steps: Vec<Step>) {
         for step in steps {
-            let (op, cancel) = match &step {
-                Step::Done { op, cancel, .. } | Step::Pending { op, cancel, .. } => {
-                    (*op, cancel.clone())
-                }
-            };
-            self.cancel(op, &cancel);
             match step {
-                Step::Done { op, result, .. } => {
+                Step::Done { op, result, cancel } => {
+                    self.cancel(op, &cancel);
                     self.done.insert(op, (self.host.now(), result));
                 }
-                Step::Pending { op, requests, .. } => {
+                Step::Pending {
+                    op,
+                    requests,
+                    cancel,
+                } => {
+                    self.cancel(op, &cancel);
                     for r in requests {
                         assert!(
                             !matches!(r.req, Request::McpAwait { .. }),

@@ -1,7 +1,7 @@
 //! The test host's file system: folders, files, symlinks and mtimes in memory, answering the
 //! core's file requests as `js/host.cjs` does (including `AppendChained`'s exact algorithm and
 //! the head beside the log), failures as `ReplyError` codes; and the host itself: its clock,
-//! processes and faults.
+//! processes, MCP servers ([`super::mcp`]), session messages and faults.
 
 use std::collections::{BTreeMap, BTreeSet};
 
