@@ -42,6 +42,19 @@ fn normal() -> Fake {
     f
 }
 
+/// A server that never answers `initialize`.
+fn silent() -> Fake {
+    Fake {
+        handshake: Handshake::Silent,
+        ..normal()
+    }
+}
+
+/// The same server for every start.
+fn every(f: Fake) -> impl Fn(usize) -> Option<Fake> {
+    move |_| Some(f.clone())
+}
+
 fn opts(transport: Transport) -> McpOptions {
     McpOptions {
         transport,
@@ -103,7 +116,7 @@ fn warnings(s: &Sim) -> Vec<String> {
 
 #[test]
 fn warm_session_starts_once_multiplexes_and_meets_the_speed_targets() {
-    let mut s = sim(Transport::Auto, |_| Some(normal()));
+    let mut s = sim(Transport::Auto, every(normal()));
     assert!(
         s.peers().starts.is_empty(),
         "lazy: nothing starts before the first need"
@@ -182,7 +195,7 @@ fn warm_session_starts_once_multiplexes_and_meets_the_speed_targets() {
 
 #[test]
 fn operations_arriving_during_start_share_the_one_process() {
-    let mut s = sim(Transport::Auto, |_| Some(normal()));
+    let mut s = sim(Transport::Auto, every(normal()));
     let a = lookup(&mut s, &["auth"], 5000);
     let b = lookup(&mut s, &["api"], 5000);
     s.step(); // McpStart replied
@@ -198,13 +211,11 @@ fn operations_arriving_during_start_share_the_one_process() {
 
 #[test]
 fn out_of_order_answers_in_odd_chunks_reach_the_right_lookups() {
-    let mut s = sim(Transport::Auto, |_| {
-        let mut f = normal();
-        f.slow.insert("auth".into(), 30);
-        f.slow.insert("api".into(), 10);
-        f.noisy = true;
-        Some(f)
-    });
+    let mut f = normal();
+    f.slow.insert("auth".into(), 30);
+    f.slow.insert("api".into(), 10);
+    f.noisy = true;
+    let mut s = sim(Transport::Auto, every(f));
     s.peers_mut().chunk = 7; // cuts lines and multi-byte characters, merges lines
     let op = lookup(&mut s, &["auth", "api", "db"], 5000);
     let r = s.run_until_done(op);
@@ -223,12 +234,7 @@ fn out_of_order_answers_in_odd_chunks_reach_the_right_lookups() {
 
 #[test]
 fn a_server_that_never_answers_the_handshake_falls_back_to_the_cli_once() {
-    let mut s = sim(Transport::Auto, |_| {
-        Some(Fake {
-            handshake: Handshake::Silent,
-            ..normal()
-        })
-    });
+    let mut s = sim(Transport::Auto, every(silent()));
     // the tool call's own deadline is shorter than the start timeout: it proceeds empty
     let op = lookup(&mut s, &["auth"], 3000);
     let r = s.run_until_done(op);
@@ -259,12 +265,13 @@ fn servers_that_do_not_speak_mcp_are_recognised_without_waiting() {
         Handshake::UsageAndExit,
         Handshake::Refuse,
     ] {
-        let mut s = sim(Transport::Auto, move |_| {
-            Some(Fake {
+        let mut s = sim(
+            Transport::Auto,
+            every(Fake {
                 handshake: hs,
                 ..normal()
-            })
-        });
+            }),
+        );
         let op = lookup(&mut s, &["auth"], 10_000);
         let r = s.run_until_done(op);
         assert!(r[0]["ok"].is_string(), "{hs:?}: {r}");
@@ -339,11 +346,9 @@ fn a_hung_server_is_stopped_and_replaced() {
 
 #[test]
 fn one_slow_request_fails_alone_while_the_others_are_answered() {
-    let mut s = sim(Transport::Mcp, |_| {
-        let mut f = normal();
-        f.slow.insert("slow".into(), 10_000);
-        Some(f)
-    });
+    let mut f = normal();
+    f.slow.insert("slow".into(), 10_000);
+    let mut s = sim(Transport::Mcp, every(f));
     let op = lookup(&mut s, &["slow", "auth", "api"], 5000);
     let r = s.run_until_done(op);
     assert!(
@@ -374,11 +379,9 @@ fn one_slow_request_fails_alone_while_the_others_are_answered() {
 
 #[test]
 fn is_error_is_an_answer_not_a_fault() {
-    let mut s = sim(Transport::Auto, |_| {
-        let mut f = normal();
-        f.tool_error.insert("locked".into());
-        Some(f)
-    });
+    let mut f = normal();
+    f.tool_error.insert("locked".into());
+    let mut s = sim(Transport::Auto, every(f));
     let op = lookup(&mut s, &["locked", "auth"], 5000);
     let r = s.run_until_done(op);
     assert!(
@@ -399,7 +402,7 @@ fn is_error_is_an_answer_not_a_fault() {
 
 #[test]
 fn exact_tool_names_and_other_tools() {
-    let mut s = sim(Transport::Mcp, |_| Some(normal()));
+    let mut s = sim(Transport::Mcp, every(normal()));
     let h = s.h.clone();
     let op = s.start(move |io| async move {
         let wrong = call_tool(&io, &h, "BuildContext", &json!({"conceptName": "auth"})).await;
@@ -487,11 +490,9 @@ fn mcp_only_fails_open_and_restarts_are_bounded() {
 
 #[test]
 fn repeated_crashes_end_in_the_cli_fallback() {
-    let mut s = sim(Transport::Auto, |_| {
-        let mut f = normal();
-        f.crash_on.insert("auth".into());
-        Some(f)
-    });
+    let mut f = normal();
+    f.crash_on.insert("auth".into());
+    let mut s = sim(Transport::Auto, every(f));
     for _ in 0..6 {
         let op = lookup(&mut s, &["auth"], 20_000);
         let r = s.run_until_done(op);
@@ -508,7 +509,7 @@ fn repeated_crashes_end_in_the_cli_fallback() {
 
 #[test]
 fn warm_up_and_shutdown() {
-    let mut s = sim(Transport::Auto, |_| Some(normal()));
+    let mut s = sim(Transport::Auto, every(normal()));
     let h = s.h.clone();
     let op = s.start(move |io| async move { warm_up(&io, &h).await });
     let r = s.run_until_done(op);
@@ -533,12 +534,7 @@ fn warm_up_and_shutdown() {
 
 #[test]
 fn an_abandoned_operation_leaves_nothing_parked() {
-    let mut s = sim(Transport::Auto, |_| {
-        Some(Fake {
-            handshake: Handshake::Silent,
-            ..normal()
-        })
-    });
+    let mut s = sim(Transport::Auto, every(silent()));
     let op = lookup(&mut s, &["auth"], 60_000);
     while s.runner.router.parked() == 0 {
         assert!(s.step());
@@ -555,7 +551,7 @@ fn an_abandoned_operation_leaves_nothing_parked() {
 
 #[test]
 fn a_vault_change_invalidates_what_it_touches() {
-    let mut s = sim(Transport::Auto, |_| Some(normal()));
+    let mut s = sim(Transport::Auto, every(normal()));
     let op = lookup(&mut s, &["auth", "api"], 5000);
     s.run_until_done(op);
     let n = s.h.invalidate(&Touch {
@@ -571,7 +567,7 @@ fn a_vault_change_invalidates_what_it_touches() {
 
 #[test]
 fn a_start_abandoned_by_its_deadline_does_not_count_as_a_failure() {
-    let mut s = sim(Transport::Auto, |_| Some(normal()));
+    let mut s = sim(Transport::Auto, every(normal()));
     // the deadline passes while McpStart is in flight (1 ms)
     let op = lookup(&mut s, &["auth"], 0);
     let r = s.run_until_done(op);
