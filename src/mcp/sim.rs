@@ -76,6 +76,16 @@ impl Sim {
                     stdout,
                 }
             })),
+            expect: Some(|r| {
+                matches!(
+                    r,
+                    Request::Sleep { .. }
+                        | Request::McpStart { .. }
+                        | Request::McpWrite { .. }
+                        | Request::McpStop { .. }
+                        | Request::Spawn { .. }
+                )
+            }),
             ..TestHost::default()
         };
         Sim {

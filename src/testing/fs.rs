@@ -93,6 +93,8 @@ pub struct TestHost {
     pub messages: Option<Value>,
     /// The MCP servers it runs; `None`: it cannot run one (`McpStart` fails).
     pub mcp: Option<Peers>,
+    /// The requests a test expects the host to be asked (any other fails the test).
+    pub expect: Option<fn(&Request) -> bool>,
 }
 
 impl Default for TestHost {
@@ -122,6 +124,7 @@ impl Default for TestHost {
             },
             messages: None,
             mcp: None,
+            expect: None,
         }
     }
 }
@@ -261,6 +264,9 @@ impl TestHost {
 
     /// The host's answer to one request.
     pub fn answer(&mut self, req: &Request) -> Reply {
+        if let Some(expected) = self.expect {
+            assert!(expected(req), "the host was asked for {req:?}");
+        }
         self.log.push(req.clone());
         if self.faults.garbage && !matches!(req, Request::Sleep { .. }) {
             return Reply::Now(json!("garbage"));
