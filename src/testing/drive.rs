@@ -14,7 +14,7 @@ use crate::runtime::{Io, Ops, Outgoing, Step};
 use super::TestHost;
 
 /// A host's answer to one request.
-pub(crate) enum Reply {
+pub enum Reply {
     /// Given at once.
     Now(Value),
     /// A timer: given only when the operation waits on nothing else (the earliest first; the
@@ -121,11 +121,7 @@ fn run_steps(
 /// Drive `call` to its result, answering each request with `answer` (a test that scripts
 /// its host request by request).
 #[allow(dead_code)]
-pub(crate) fn drive_with(
-    engine: &mut Engine,
-    call: &str,
-    answer: impl FnMut(&Request) -> Reply,
-) -> Value {
+pub fn drive_with(engine: &mut Engine, call: &str, answer: impl FnMut(&Request) -> Reply) -> Value {
     let step = engine.start_json(call).unwrap();
     let engine = RefCell::new(engine);
     run_steps(
@@ -139,7 +135,7 @@ pub(crate) fn drive_with(
 }
 
 /// Drive `call` to its result against `host` (its clock moves with the timers).
-pub(crate) fn drive(engine: &mut Engine, call: &str, host: &mut TestHost) -> Value {
+pub fn drive(engine: &mut Engine, call: &str, host: &mut TestHost) -> Value {
     engine.observe_now(host.now);
     let step = engine.start_json(call).unwrap();
     let host = RefCell::new(host);
@@ -163,7 +159,7 @@ fn clock(host: &RefCell<&mut TestHost>, due: Option<f64>) -> f64 {
 }
 
 /// Run an operation of the runtime (`make` gets its `Io`) to its end against `host`.
-pub(crate) fn run<T, F, Fut>(host: &mut TestHost, make: F) -> T
+pub fn run<T, F, Fut>(host: &mut TestHost, make: F) -> T
 where
     T: 'static,
     F: FnOnce(Io) -> Fut,

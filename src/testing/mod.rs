@@ -12,13 +12,14 @@
 //! The MCP peer (a maenifold MCP server speaking JSON-RPC) is `crate::mcp::sim`.
 //! `tests/host_shapes.json` pins the reply shapes this host and the JS host share.
 
-pub(crate) mod drive;
-pub(crate) mod fs;
-pub(crate) mod procs;
+pub mod bound;
+pub mod drive;
+pub mod fs;
+pub mod procs;
 #[cfg(test)]
 mod shapes_tests;
 
-pub(crate) use drive::drive;
+pub use drive::drive;
 #[allow(unused_imports)]
-pub(crate) use drive::{run, Reply};
-pub(crate) use fs::TestHost;
+pub use drive::{run, Reply};
+pub use fs::TestHost;
