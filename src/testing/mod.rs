@@ -15,6 +15,7 @@
 pub mod bound;
 pub mod drive;
 pub mod fs;
+pub mod globs;
 pub mod procs;
 #[cfg(test)]
 mod shapes_tests;
