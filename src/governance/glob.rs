@@ -435,6 +435,7 @@ fn matches_from(t: &[Flat], s: &[u8], start: usize, ci: bool, scratch: &mut Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::globs::reference;
 
     fn m(p: &str, path: &str) -> bool {
         Glob::new(p, false).unwrap().is_match(path)
@@ -464,15 +465,6 @@ mod tests {
         }
         let many = "{a,b}".repeat(9);
         assert!(Glob::new(&many, false).is_err());
-    }
-
-    fn reference(p: &str, ci: bool) -> Result<globset::GlobMatcher, globset::Error> {
-        globset::GlobBuilder::new(p)
-            .literal_separator(true)
-            .backslash_escape(true)
-            .case_insensitive(ci)
-            .build()
-            .map(|g| g.compile_matcher())
     }
 
     /// The same answers as globset on generated patterns and paths.

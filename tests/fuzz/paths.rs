@@ -4,7 +4,7 @@
 
 use hookwise::governance::glob::Glob;
 use hookwise::governance::scope::{normalize_pattern, resolve, resolve_from, Resolved, Scope};
-use hookwise::testing::globs;
+use hookwise::testing::globs::{self, reference};
 use proptest::prelude::*;
 
 use crate::common::{check, nasty_string, text_of, LOWER};
@@ -158,15 +158,6 @@ fn glob_pattern() -> impl Strategy<Value = String> {
 
 fn glob_path() -> impl Strategy<Value = String> {
     prop::collection::vec(prop::sample::select(PATH_BYTES), 0..10).prop_map(|v| v.concat())
-}
-
-fn reference(p: &str, ci: bool) -> Result<globset::GlobMatcher, globset::Error> {
-    globset::GlobBuilder::new(p)
-        .literal_separator(true)
-        .backslash_escape(true)
-        .case_insensitive(ci)
-        .build()
-        .map(|g| g.compile_matcher())
 }
 
 #[test]
