@@ -191,3 +191,30 @@ impl Bounded {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn init() -> Value {
+        json!({"hook": "init", "cwd": "/w", "worktree": "/w", "directory": "/w",
+               "env": {"PATH": "/nowhere"}, "options": {}})
+    }
+
+    #[test]
+    fn a_call_runs_to_its_result_and_a_refused_one_is_the_call_error() {
+        let mut h = Bounded::new(TestHost::default());
+        assert!(h.call_json(&init()).is_object());
+        assert!(h.requests > 1, "{}", h.requests);
+        let e = h.call(b"{\"hook\": ").unwrap_err();
+        assert_eq!(e.kind, "BadCall");
+    }
+
+    #[test]
+    #[should_panic(expected = "a hang")]
+    fn more_answers_than_the_bound_is_a_hang() {
+        let mut h = Bounded::new(TestHost::default());
+        h.max_requests = 1;
+        h.call_json(&init());
+    }
+}
