@@ -33,6 +33,12 @@ ${preflight}
 ${after}`;
 }
 
+/** active_intents.yaml of in-progress intents, each `[id, name, scope]` (scope: a list of globs). */
+export function intentsYaml(...intents) {
+  const entry = ([id, name, scope]) => `  - id: ${id}\n    name: ${name}\n    status: IN_PROGRESS\n    owned_scope: [${scope.map((g) => JSON.stringify(g)).join(", ")}]\n`;
+  return `active_intents:\n${intents.map(entry).join("")}`;
+}
+
 export function tmpdir(prefix = "hookwise-test-") {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }

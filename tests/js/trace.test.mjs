@@ -10,17 +10,12 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createRequire } from "node:module";
-import { dist, tmpdir, nodeBinary, traceWriter } from "./helpers.mjs";
+import { dist, tmpdir, nodeBinary, traceWriter, intentsYaml } from "./helpers.mjs";
 import { validate } from "./agent-trace-schema.mjs";
 
 const require = createRequire(import.meta.url);
 const T = { timeout: 240_000 };
-const INTENTS = `active_intents:
-  - id: INT-1
-    name: Auth
-    status: IN_PROGRESS
-    owned_scope: ["src/**"]
-`;
+const INTENTS = intentsYaml(["INT-1", "Auth", ["src/**"]]);
 const NODE = nodeBinary();
 const HOME = tmpdir("hookwise-trace-home-");
 const ENV = { PATH: path.dirname(NODE), HOME, MAENIFOLD_ROOT: path.join(HOME, "none") };
