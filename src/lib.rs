@@ -22,8 +22,11 @@ pub mod redact;
 pub mod runtime;
 pub mod session;
 pub mod sort;
-#[cfg(test)]
-mod testing;
+/// The one in-memory test host (tests only: the crate's own, and through the `testing` feature
+/// the integration tests'; never in a build that ships).
+#[cfg(any(test, feature = "testing"))]
+#[doc(hidden)]
+pub mod testing;
 pub mod tools;
 pub mod vault;
 pub mod wire;

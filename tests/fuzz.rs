@@ -2,7 +2,8 @@
 //! input, through its public API. Each property asserts more than "no panic" where that is
 //! cheap. `cargo test` runs a bounded number of cases (seconds); `scripts/fuzz.sh` runs the
 //! long one and prints the cases per parser. See `fuzz/common.rs` for seeds and case counts.
-//! Native only (`tests/wasm.rs` is the wasm-pack target).
+//! Hook calls run against the crate's one test host (`hookwise::testing`, the `testing`
+//! feature), bounded by `testing::bound`. Native only (`tests/wasm.rs` is the wasm-pack target).
 #![cfg(not(target_arch = "wasm32"))]
 
 #[path = "fuzz/common.rs"]
@@ -11,8 +12,6 @@ mod common;
 mod config;
 #[path = "fuzz/engine.rs"]
 mod engine;
-#[path = "fuzz/host.rs"]
-mod host;
 #[path = "fuzz/intents.rs"]
 mod intents;
 #[path = "fuzz/maenifold.rs"]

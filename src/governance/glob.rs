@@ -435,6 +435,7 @@ fn matches_from(t: &[Flat], s: &[u8], start: usize, ci: bool, scratch: &mut Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::globs::reference;
 
     fn m(p: &str, path: &str) -> bool {
         Glob::new(p, false).unwrap().is_match(path)
@@ -466,48 +467,10 @@ mod tests {
         assert!(Glob::new(&many, false).is_err());
     }
 
-    fn reference(p: &str, ci: bool) -> Result<globset::GlobMatcher, globset::Error> {
-        globset::GlobBuilder::new(p)
-            .literal_separator(true)
-            .backslash_escape(true)
-            .case_insensitive(ci)
-            .build()
-            .map(|g| g.compile_matcher())
-    }
-
     /// The same answers as globset on generated patterns and paths.
     #[test]
     fn agrees_with_globset() {
-        const PIECES: &[&str] = &[
-            "a",
-            "b",
-            "A",
-            "/",
-            "*",
-            "**",
-            "?",
-            "[ab]",
-            "[!a]",
-            "[a-b]",
-            "[^/]",
-            "{a,b}",
-            "{a,b/**}",
-            "{,b}",
-            "{**,a}",
-            "{a/**/b,*}",
-            "\\*",
-            ".",
-            "**/",
-            "/**",
-            "/**/",
-            ",",
-            "-",
-            "[",
-            "]",
-            "{",
-            "}",
-            "\\",
-        ];
+        const PIECES: &[&str] = crate::testing::globs::PIECES;
         const PATH: &[u8] = b"aAb/.*-,";
         let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
         let mut next = |n: usize| {

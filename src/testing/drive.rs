@@ -21,7 +21,7 @@ pub use super::sides::{Host, Routed, Runner};
 use super::TestHost;
 
 /// A host's answer to one request.
-pub(crate) enum Reply {
+pub enum Reply {
     /// Given at once.
     Now(Value),
     /// A timer: given only when nothing else is pending (the latest set first; the virtual
@@ -329,7 +329,7 @@ impl<R: Runner + std::borrow::BorrowMut<Engine>, H: Host> Driver<R, H> {
 /// Drive `call` to its result, answering each request with `answer` (a test that scripts
 /// its host request by request).
 #[allow(dead_code)]
-pub(crate) fn drive_with(
+pub fn drive_with(
     engine: &mut Engine,
     call: &str,
     answer: impl FnMut(&Request) -> Reply,
@@ -340,14 +340,14 @@ pub(crate) fn drive_with(
 }
 
 /// Drive `call` to its result against `host` (its clock moves with the timers).
-pub(crate) fn drive(engine: &mut Engine, call: &str, host: &mut TestHost) -> Value {
+pub fn drive(engine: &mut Engine, call: &str, host: &mut TestHost) -> Value {
     let mut d = Driver::new(engine, host);
     let op = d.call(call);
     d.run_until_done(op)
 }
 
 /// Run an operation of the runtime (`make` gets its `Io`) to its end against `host`.
-pub(crate) fn run<T, F, Fut>(host: &mut TestHost, make: F) -> T
+pub fn run<T, F, Fut>(host: &mut TestHost, make: F) -> T
 where
     T: 'static,
     F: FnOnce(Io) -> Fut,
@@ -357,7 +357,7 @@ where
 }
 
 /// Run an operation of the runtime to its end, answering each request with `answer`.
-pub(crate) fn run_with<T, F, Fut>(answer: impl FnMut(&Request) -> Reply, make: F) -> T
+pub fn run_with<T, F, Fut>(answer: impl FnMut(&Request) -> Reply, make: F) -> T
 where
     T: 'static,
     F: FnOnce(Io) -> Fut,

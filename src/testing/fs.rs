@@ -248,7 +248,7 @@ impl TestHost {
     }
 
     /// The order a batch of requests is answered in (shuffled when `shuffle_seed` is set).
-    pub(crate) fn order(&mut self, batch: &mut [(u64, Outgoing)]) {
+    pub fn order(&mut self, batch: &mut [(u64, Outgoing)]) {
         self.rounds.push(self.log.len());
         if self.shuffle_seed == 0 {
             return;

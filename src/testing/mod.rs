@@ -17,17 +17,19 @@
 //! the session tests (`crate::session`'s) are set-ups over it.
 //! `tests/host_shapes.json` pins the reply shapes this host and the JS host share.
 
-pub(crate) mod drive;
+pub mod bound;
+pub mod drive;
 #[cfg(test)]
 mod drive_tests;
-pub(crate) mod fs;
-pub(crate) mod mcp;
-pub(crate) mod procs;
+pub mod fs;
+pub mod globs;
+pub mod mcp;
+pub mod procs;
 #[cfg(test)]
 mod shapes_tests;
-pub(crate) mod sides;
+pub mod sides;
 
-pub(crate) use drive::drive;
+pub use drive::drive;
 #[allow(unused_imports)]
-pub(crate) use drive::{run, Reply};
-pub(crate) use fs::TestHost;
+pub use drive::{run, Reply};
+pub use fs::TestHost;

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 /// What a scripted process does.
 #[derive(Clone)]
-pub(crate) enum Proc {
+pub enum Proc {
     /// Exits 0 after `ms` with this stdout.
     Exit { ms: f64, stdout: String },
     /// Never exits: the host kills it at the request's timeout (`timedOut`).
@@ -18,7 +18,7 @@ pub(crate) enum Proc {
 
 impl Proc {
     /// Exits at once with `stdout`.
-    pub(crate) fn out(stdout: impl Into<String>) -> Proc {
+    pub fn out(stdout: impl Into<String>) -> Proc {
         Proc::Exit {
             ms: 0.0,
             stdout: stdout.into(),
@@ -26,7 +26,7 @@ impl Proc {
     }
 
     /// Exits 0 after `ms` with `stdout`.
-    pub(crate) fn after(ms: u64, stdout: impl Into<String>) -> Proc {
+    pub fn after(ms: u64, stdout: impl Into<String>) -> Proc {
         Proc::Exit {
             ms: ms as f64,
             stdout: stdout.into(),
@@ -36,10 +36,10 @@ impl Proc {
 
 /// The processes a test host runs: a closure from argv to what the process does; `None` for a
 /// host that runs nothing (every spawn fails).
-pub(crate) type Procs = Option<Box<dyn FnMut(&[String]) -> Proc>>;
+pub type Procs = Option<Box<dyn FnMut(&[String]) -> Proc>>;
 
 /// The reply to a spawn, and how long after the request it comes (`None`: never).
-pub(crate) fn spawn_reply(p: Proc, timeout_ms: u64) -> Option<(f64, Value)> {
+pub fn spawn_reply(p: Proc, timeout_ms: u64) -> Option<(f64, Value)> {
     Some(match p {
         Proc::Never => return None,
         Proc::Exit { ms, stdout } => (

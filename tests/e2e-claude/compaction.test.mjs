@@ -19,11 +19,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { e2eGate, assertRunOk } from "./lib/claude.mjs";
 import { hookwiseProject, fakeMaenifold, hookContext, assertOneServer } from "./lib/hookwise.mjs";
+import { suiteGate } from "../e2e-shared/gate.mjs";
 
-const gate = e2eGate();
-if (gate.skip) console.log(`# e2e-claude compaction ${gate.skip}`);
-if (gate.error) test("Claude Code is available (required when CI is set)", () => assert.fail(gate.error));
-const suiteSkip = gate.skip || (gate.error ? "Claude Code missing" : false);
+const suiteSkip = suiteGate(e2eGate(), "e2e-claude compaction", "claude");
 
 const PRESERVATION = "## Knowledge Graph Preservation (hookwise)";
 const GUIDANCE = "lowercase, hyphen-separated";

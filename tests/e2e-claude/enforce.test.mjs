@@ -16,58 +16,15 @@ import fs from "node:fs";
 import path from "node:path";
 import { e2eGate, assertRunOk } from "./lib/claude.mjs";
 import { hookwiseProject, contextAfter, assertOneServer, SERVER } from "./lib/hookwise.mjs";
+import { suiteGate } from "../e2e-shared/gate.mjs";
+import { enforceSops, enforceScript, FORCE, ADVISED, READ_ONLY, FORCE_MARKER, ADVICE_MARKER } from "../e2e-shared/fixtures.mjs";
 
-const gate = e2eGate();
-if (gate.skip) console.log(`# e2e-claude enforce ${gate.skip}`);
-if (gate.error) test("Claude Code is available (required when CI is set)", () => assert.fail(gate.error));
-const suiteSkip = gate.skip || (gate.error ? "Claude Code missing" : false);
+const suiteSkip = suiteGate(e2eGate(), "e2e-claude enforce", "claude");
 
-const FORCE = "git push --force --dry-run /nonexistent/hookwise-e2e.git HEAD";
-const ADVISED = "mkdir -p nginx-conf";
-const READ_ONLY = "ls -la";
-const FORCE_MARKER = "E2E-FORCE-MARKER";
-const ADVICE_MARKER = "E2E-ADVICE-MARKER";
 // No `tools:` in the match: the SOPs are the same for every host.
-const FILES = {
-  ".hookwise/sops/force-push.md": `---
-id: force-push
-category: process
-match:
-  patterns: ['git\\s+push\\s.*--force']
----
-# Force-pushing
+const FILES = enforceSops(".hookwise/sops");
 
-## Preflight
-1. Announce it in the team channel (${FORCE_MARKER}).
-2. Compare with the remote first.
-`,
-  ".hookwise/sops/nginx.md": `---
-id: nginx-advice
-category: technical
-match:
-  patterns: ['nginx-conf']
----
-# nginx configuration
-
-## Gotchas
-Reload keeps connections; restart drops them (${ADVICE_MARKER}).
-`,
-};
-
-function script(req) {
-  switch (req.toolResults().length) {
-    case 0:
-      return { tool: "Bash", id: "toolu_force1", input: { command: FORCE, description: "Force push" } };
-    case 1:
-      return { tool: "Bash", id: "toolu_force2", input: { command: FORCE, description: "Force push again" } };
-    case 2:
-      return { tool: "Bash", id: "toolu_advised", input: { command: ADVISED, description: "Make the folder" } };
-    case 3:
-      return { tool: "Bash", id: "toolu_ro", input: { command: READ_ONLY, description: "List" } };
-    default:
-      return "all done";
-  }
-}
+const script = enforceScript((id, command, description) => ({ tool: "Bash", id: `toolu_${id}`, input: { command, description } }));
 
 describe("pre-action enforcement in the real Claude Code", { skip: suiteSkip }, () => {
   let sb, r;

@@ -17,25 +17,11 @@ import path from "node:path";
 import { e2eGate, assertRunOk } from "./lib/claude.mjs";
 import { hookwiseProject, hookContext, assertOneServer, SERVER } from "./lib/hookwise.mjs";
 import { validate } from "../js/agent-trace-schema.mjs";
+import { suiteGate } from "../e2e-shared/gate.mjs";
+import { INTENTS, LOGIN } from "../e2e-shared/fixtures.mjs";
 
-const gate = e2eGate();
-if (gate.skip) console.log(`# e2e-claude governance ${gate.skip}`);
-if (gate.error) test("Claude Code is available (required when CI is set)", () => assert.fail(gate.error));
-const suiteSkip = gate.skip || (gate.error ? "Claude Code missing" : false);
+const suiteSkip = suiteGate(e2eGate(), "e2e-claude governance", "claude");
 
-const INTENTS = `active_intents:
-  - id: INT-1
-    name: Login form
-    status: IN_PROGRESS
-    owned_scope: [src/auth/**]
-    constraints: [No new dependencies]
-    acceptance_criteria: [The form posts to /login]
-  - id: INT-2
-    name: Old docs
-    status: COMPLETE
-    owned_scope: [docs/**]
-`;
-const LOGIN = "export function login(user: string) {\n  return fetch('/login', { method: 'POST', body: user });\n}\n";
 const SELECT = `mcp__${SERVER}__select_active_intent`;
 
 describe("intent governance in the real Claude Code", { skip: suiteSkip }, () => {

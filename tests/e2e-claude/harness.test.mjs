@@ -10,13 +10,11 @@ import { startApi, describeBody, SUMMARY_MARKER } from "./lib/api.mjs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { e2eGate, makeSandbox, assertRunOk } from "./lib/claude.mjs";
+import { suiteGate } from "../e2e-shared/gate.mjs";
 
 const REF_MCP = path.join(path.dirname(fileURLToPath(import.meta.url)), "lib", "ref-mcp.mjs");
 
-const gate = e2eGate();
-if (gate.skip) console.log(`# e2e-claude harness ${gate.skip}`);
-if (gate.error) test("Claude Code is available (required when CI is set)", () => assert.fail(gate.error));
-const suiteSkip = gate.skip || (gate.error ? "Claude Code missing" : false);
+const suiteSkip = suiteGate(e2eGate(), "e2e-claude harness", "claude");
 
 function post(url, body) {
   return new Promise((resolve, reject) => {

@@ -20,11 +20,9 @@ import assert from "node:assert/strict";
 import { e2eGate, assertRunOk, processAlive } from "./lib/claude.mjs";
 import { contentText } from "./lib/api.mjs";
 import { hookwiseProject, fakeMaenifold, vaultFiles, hookContext, contextAfter, assertOneServer, SERVER, HOOK_TOOLS } from "./lib/hookwise.mjs";
+import { suiteGate } from "../e2e-shared/gate.mjs";
 
-const gate = e2eGate();
-if (gate.skip) console.log(`# e2e-claude knowledge ${gate.skip}`);
-if (gate.error) test("Claude Code is available (required when CI is set)", () => assert.fail(gate.error));
-const suiteSkip = gate.skip || (gate.error ? "Claude Code missing" : false);
+const suiteSkip = suiteGate(e2eGate(), "e2e-claude knowledge", "claude");
 
 const VAULT_COMMAND = `printf 'result:%s\\n' "[[Session Tokens]]"`;
 const VAULT_SCRIPT = [{ tool: "Bash", id: "toolu_vault", input: { command: VAULT_COMMAND, description: "Print a result" } }, "all done"];

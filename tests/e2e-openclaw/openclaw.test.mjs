@@ -23,11 +23,10 @@ import path from "node:path";
 import { openclawGate, startGateway, validateConfig, repoRoot } from "./lib/openclaw.mjs";
 import { packHookwise } from "../e2e/lib/pack.mjs";
 import { validate } from "../js/agent-trace-schema.mjs";
+import { suiteGate } from "../e2e-shared/gate.mjs";
+import { requestWithResult } from "../e2e-shared/runs.mjs";
 
-const gate = openclawGate();
-if (gate.skip) console.log(`# e2e-openclaw ${gate.skip}`);
-if (gate.error) test("OpenClaw install is available (required when CI is set)", () => assert.fail(gate.error));
-const suiteSkip = gate.skip || (gate.error ? "OpenClaw install missing" : false);
+const suiteSkip = suiteGate(openclawGate(), "e2e-openclaw", "openclaw");
 
 const FORCE = "git push --force --dry-run /nonexistent/hookwise-e2e.git HEAD; touch forced-ran";
 const FORCE_MARKER = "OC-E2E-FORCE-MARKER";
@@ -111,13 +110,7 @@ describe("hookwise in the real OpenClaw gateway", { skip: suiteSkip }, () => {
   });
 
   /** The model request that carries the result of `callId` (OpenClaw may drop `_` from ids). */
-  function nextAfter(callId) {
-    for (const req of gw.model.mainRequests()) {
-      const res = req.toolResults().find((t) => t.toolCallId === callId);
-      if (res) return { req, result: res.content, call: req.assistantToolCalls().find((c) => c.id === callId) };
-    }
-    assert.fail(`no request carries the result of ${callId}\n${gw.describe()}`);
-  }
+  const nextAfter = (callId) => requestWithResult(gw.model.mainRequests(), callId, () => gw.describe());
 
   test("the turn completed and the plugin loaded", () => {
     assert.equal(reply.status, 200, reply.body);
@@ -245,13 +238,7 @@ describe("intent governance in the real OpenClaw gateway", { skip: suiteSkip }, 
   });
 
   /** The model request that carries the result of `callId`, and that result's text. */
-  function nextAfter(callId) {
-    for (const req of gw.model.mainRequests()) {
-      const res = req.toolResults().find((t) => t.toolCallId === callId);
-      if (res) return { req, result: res.content };
-    }
-    assert.fail(`no request carries the result of ${callId}\n${gw.describe()}`);
-  }
+  const nextAfter = (callId) => requestWithResult(gw.model.mainRequests(), callId, () => gw.describe());
 
   test("the turn completed; select_active_intent is offered to the model", () => {
     assert.equal(reply.status, 200, reply.body);

@@ -13,11 +13,10 @@ import os from "node:os";
 import path from "node:path";
 import { openclawGate, startGateway, repoRoot } from "./lib/openclaw.mjs";
 import { packHookwise } from "../e2e/lib/pack.mjs";
+import { suiteGate } from "../e2e-shared/gate.mjs";
+import { requestWithResult } from "../e2e-shared/runs.mjs";
 
-const gate = openclawGate();
-if (gate.skip) console.log(`# e2e-openclaw tools ${gate.skip}`);
-if (gate.error) test("OpenClaw install is available (required when CI is set)", () => assert.fail(gate.error));
-const suiteSkip = gate.skip || (gate.error ? "OpenClaw install missing" : false);
+const suiteSkip = suiteGate(openclawGate(), "e2e-openclaw tools", "openclaw");
 
 describe("the knowledge tools in the real OpenClaw gateway", { skip: suiteSkip }, () => {
   let gw;
@@ -60,13 +59,7 @@ describe("the knowledge tools in the real OpenClaw gateway", { skip: suiteSkip }
     if (packDir) fs.rmSync(packDir, { recursive: true, force: true });
   });
 
-  function resultOf(callId) {
-    for (const req of gw.model.mainRequests()) {
-      const res = req.toolResults().find((t) => t.toolCallId === callId);
-      if (res) return res.content;
-    }
-    assert.fail(`no request carries the result of ${callId}\n${gw.describe()}`);
-  }
+  const resultOf = (callId) => requestWithResult(gw.model.mainRequests(), callId, () => gw.describe()).result;
 
   test("the model is offered the three knowledge tools (not remember: off by default)", () => {
     assert.equal(reply.status, 200, reply.body);

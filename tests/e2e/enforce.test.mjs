@@ -18,70 +18,20 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { e2eGate, runOpencode, assertRunOk, repoRoot } from "./lib/opencode.mjs";
+import { suiteGate } from "../e2e-shared/gate.mjs";
+import { enforceSops, enforceScript, FORCE, ADVISED, READ_ONLY, FORCE_MARKER, ADVICE_MARKER } from "../e2e-shared/fixtures.mjs";
+import { requestWithResult } from "../e2e-shared/runs.mjs";
+import { pathWithoutMaenifold } from "../e2e-shared/env.mjs";
 
-const gate = e2eGate();
-if (gate.skip) console.log(`# e2e enforce ${gate.skip}`);
-if (gate.error) test("OpenCode binary is available (required when CI is set)", () => assert.fail(gate.error));
-const suiteSkip = gate.skip || (gate.error ? "OpenCode binary missing" : false);
+const suiteSkip = suiteGate(e2eGate(), "e2e enforce", "opencode");
 
 const PKG_DIR = path.join(repoRoot, "pkg");
 
-const FORCE = "git push --force --dry-run /nonexistent/hookwise-e2e.git HEAD";
-const ADVISED = "mkdir -p nginx-conf";
-const READ_ONLY = "ls -la";
-const FORCE_MARKER = "E2E-FORCE-MARKER";
-const ADVICE_MARKER = "E2E-ADVICE-MARKER";
+const FILES = enforceSops(".opencode/sops", "[bash]");
 
-const FILES = {
-  ".opencode/sops/force-push.md": `---
-id: force-push
-category: process
-match:
-  tools: [bash]
-  patterns: ['git\\s+push\\s.*--force']
----
-# Force-pushing
+const script = enforceScript((id, command, description) => ({ tool: "bash", id: `call_${id}`, args: { command, description } }));
 
-## Preflight
-1. Announce it in the team channel (${FORCE_MARKER}).
-2. Compare with the remote first.
-`,
-  ".opencode/sops/nginx.md": `---
-id: nginx-advice
-category: technical
-match:
-  tools: [bash]
-  patterns: ['nginx-conf']
----
-# nginx configuration
-
-## Gotchas
-Reload keeps connections; restart drops them (${ADVICE_MARKER}).
-`,
-};
-
-function script(req) {
-  switch (req.toolResults().length) {
-    case 0:
-      return { tool: "bash", id: "call_force1", args: { command: FORCE, description: "Force push" } };
-    case 1:
-      return { tool: "bash", id: "call_force2", args: { command: FORCE, description: "Force push again" } };
-    case 2:
-      return { tool: "bash", id: "call_advised", args: { command: ADVISED, description: "Make the folder" } };
-    case 3:
-      return { tool: "bash", id: "call_ro", args: { command: READ_ONLY, description: "List" } };
-    default:
-      return "all done";
-  }
-}
-
-function nextAfter(r, callId) {
-  for (const req of r.mainRequests()) {
-    const res = req.toolResults().find((t) => t.toolCallId === callId);
-    if (res) return { req, result: res.content, call: req.assistantToolCalls().find((c) => c.id === callId) };
-  }
-  assert.fail(`no request carries the result of ${callId}\n${r.describe()}`);
-}
+const nextAfter = (r, callId) => requestWithResult(r.mainRequests(), callId, () => r.describe());
 
 describe("pre-action enforcement in the real OpenCode", { skip: suiteSkip }, () => {
   let packDir;
@@ -101,7 +51,7 @@ describe("pre-action enforcement in the real OpenCode", { skip: suiteSkip }, () 
       prompt: "Push the branch.",
       plugins: [{ tarball: path.join(packDir, packed[0].filename), install: "cache" }],
       // no maenifold, no vault: enforcement alone
-      env: { PATH: (process.env.PATH ?? "").split(":").filter((d) => d && !fs.existsSync(path.join(d, "maenifold"))).join(":"), HOME: home, MAENIFOLD_ROOT: path.join(home, "none") },
+      env: { PATH: pathWithoutMaenifold(), HOME: home, MAENIFOLD_ROOT: path.join(home, "none") },
       config: { permission: { bash: { "*": "allow" } } },
       files: FILES,
       script,

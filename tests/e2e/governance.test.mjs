@@ -19,41 +19,23 @@ import os from "node:os";
 import path from "node:path";
 import { e2eGate, runOpencode, assertRunOk, repoRoot } from "./lib/opencode.mjs";
 import { validate } from "../js/agent-trace-schema.mjs";
+import { suiteGate } from "../e2e-shared/gate.mjs";
+import { INTENTS, LOGIN } from "../e2e-shared/fixtures.mjs";
+import { requestWithResult } from "../e2e-shared/runs.mjs";
+import { pathWithoutMaenifold } from "../e2e-shared/env.mjs";
 
-const gate = e2eGate();
-if (gate.skip) console.log(`# e2e governance ${gate.skip}`);
-if (gate.error) test("OpenCode binary is available (required when CI is set)", () => assert.fail(gate.error));
-const suiteSkip = gate.skip || (gate.error ? "OpenCode binary missing" : false);
+const suiteSkip = suiteGate(e2eGate(), "e2e governance", "opencode");
 
 const PKG_DIR = path.join(repoRoot, "pkg");
-const INTENTS = `active_intents:
-  - id: INT-1
-    name: Login form
-    status: IN_PROGRESS
-    owned_scope: [src/auth/**]
-    constraints: [No new dependencies]
-    acceptance_criteria: [The form posts to /login]
-  - id: INT-2
-    name: Old docs
-    status: COMPLETE
-    owned_scope: [docs/**]
-`;
 const GOVERNED = { ".orchestration/active_intents.yaml": INTENTS, "src/auth/.keep": "", "README.md": "# demo\n" };
-const LOGIN = "export function login(user: string) {\n  return fetch('/login', { method: 'POST', body: user });\n}\n";
 
-function nextAfter(r, callId) {
-  for (const req of r.mainRequests()) {
-    const res = req.toolResults().find((t) => t.toolCallId === callId);
-    if (res) return { req, result: res.content };
-  }
-  assert.fail(`no request carries the result of ${callId}\n${r.describe()}`);
-}
+const nextAfter = (r, callId) => requestWithResult(r.mainRequests(), callId, () => r.describe());
 
 const use = (r, id) => r.toolUses().find((u) => u.callID === id);
 
 function sandboxEnv() {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "hookwise-e2e-gov-home-"));
-  return { PATH: (process.env.PATH ?? "").split(":").filter((d) => d && !fs.existsSync(path.join(d, "maenifold"))).join(":"), HOME: home, MAENIFOLD_ROOT: path.join(home, "none") };
+  return { PATH: pathWithoutMaenifold(), HOME: home, MAENIFOLD_ROOT: path.join(home, "none") };
 }
 
 function traceLines(dir) {

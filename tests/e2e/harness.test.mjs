@@ -6,12 +6,10 @@ import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import { e2eGate, runOpencode, assertRunOk, processAlive } from "./lib/opencode.mjs";
+import { suiteGate } from "../e2e-shared/gate.mjs";
 
-const gate = e2eGate();
-if (gate.skip) console.log(`# e2e harness ${gate.skip}`);
 // Under CI a missing binary is a failure, not a skip.
-if (gate.error) test("OpenCode binary is available (required when CI is set)", () => assert.fail(gate.error));
-const suiteSkip = gate.skip || (gate.error ? "OpenCode binary missing" : false);
+const suiteSkip = suiteGate(e2eGate(), "e2e harness", "opencode");
 
 const COMPACT_PLUGIN = `
 export default {

@@ -24,11 +24,11 @@ import os from "node:os";
 import path from "node:path";
 import { e2eGate, runOpencode, assertRunOk, repoRoot } from "./lib/opencode.mjs";
 import { contentText } from "./lib/model.mjs";
+import { suiteGate } from "../e2e-shared/gate.mjs";
+import { requestWithResult } from "../e2e-shared/runs.mjs";
+import { pathWithoutMaenifold } from "../e2e-shared/env.mjs";
 
-const gate = e2eGate();
-if (gate.skip) console.log(`# e2e hookwise ${gate.skip}`);
-if (gate.error) test("OpenCode binary is available (required when CI is set)", () => assert.fail(gate.error));
-const suiteSkip = gate.skip || (gate.error ? "OpenCode binary missing" : false);
+const suiteSkip = suiteGate(e2eGate(), "e2e hookwise", "opencode");
 
 const PKG_DIR = path.join(repoRoot, "pkg");
 const FAKE_DIR = path.join(repoRoot, "tests", "fake-maenifold");
@@ -72,13 +72,7 @@ function script(req) {
 }
 
 /** The main-session request that first carries the result of `callId`, and that result. */
-function nextAfter(r, callId) {
-  for (const req of r.mainRequests()) {
-    const res = req.toolResults().find((t) => t.toolCallId === callId);
-    if (res) return { req, result: res.content, call: req.assistantToolCalls().find((c) => c.id === callId) };
-  }
-  assert.fail(`no request carries the result of ${callId}\n${r.describe()}`);
-}
+const nextAfter = (r, callId) => requestWithResult(r.mainRequests(), callId, () => r.describe());
 
 /** The subagent's requests: those whose first user message is the (possibly rewritten) task prompt. */
 function subagentRequests(r) {
@@ -107,14 +101,6 @@ function assertMarkdownBlock(block, where, r) {
  */
 function hookwiseLines(r) {
   return r.logs.service("hookwise");
-}
-
-/** PATH entries with no `maenifold` in them (so the no-CLI run is independent of the machine). */
-function pathWithoutMaenifold() {
-  return (process.env.PATH ?? "")
-    .split(":")
-    .filter((d) => d && !fs.existsSync(path.join(d, "maenifold")))
-    .join(":");
 }
 
 describe("hookwise in the real OpenCode (packed, loaded by package name)", { skip: suiteSkip }, () => {

@@ -11,11 +11,9 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { e2eGate, makeSandbox, assertRunOk, repoRoot, processAlive } from "./lib/opencode.mjs";
+import { suiteGate } from "../e2e-shared/gate.mjs";
 
-const gate = e2eGate();
-if (gate.skip) console.log(`# e2e mcp ${gate.skip}`);
-if (gate.error) test("OpenCode binary is available (required when CI is set)", () => assert.fail(gate.error));
-const suiteSkip = gate.skip || (gate.error ? "OpenCode binary missing" : false);
+const suiteSkip = suiteGate(e2eGate(), "e2e mcp", "opencode");
 
 const FAKE_DIR = path.join(repoRoot, "tests", "fake-maenifold");
 const FIXTURE_ROOT = path.join(FAKE_DIR, "fixtures", "root");

@@ -24,11 +24,10 @@ import os from "node:os";
 import path from "node:path";
 import { e2eGate, makeSandbox, assertRunOk, repoRoot } from "./lib/opencode.mjs";
 import { contentText } from "./lib/model.mjs";
+import { suiteGate } from "../e2e-shared/gate.mjs";
+import { pathWithoutMaenifold } from "../e2e-shared/env.mjs";
 
-const gate = e2eGate();
-if (gate.skip) console.log(`# e2e session ${gate.skip}`);
-if (gate.error) test("OpenCode binary is available (required when CI is set)", () => assert.fail(gate.error));
-const suiteSkip = gate.skip || (gate.error ? "OpenCode binary missing" : false);
+const suiteSkip = suiteGate(e2eGate(), "e2e session", "opencode");
 
 const PKG_DIR = path.join(repoRoot, "pkg");
 const FAKE_DIR = path.join(repoRoot, "tests", "fake-maenifold");
@@ -46,13 +45,6 @@ const SCRIPT = [
   { tool: "bash", id: "call_ls", args: { command: "ls", description: "list" }, usage: { prompt_tokens: 199000 } },
   "continued after compaction",
 ];
-
-function pathWithoutMaenifold() {
-  return (process.env.PATH ?? "")
-    .split(":")
-    .filter((d) => d && !fs.existsSync(path.join(d, "maenifold")))
-    .join(":");
-}
 
 function readLog(file) {
   if (!fs.existsSync(file)) return [];

@@ -10,12 +10,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { e2eGate, runOpencode, assertRunOk } from "./lib/opencode.mjs";
+import { suiteGate } from "../e2e-shared/gate.mjs";
 
-const gate = e2eGate();
-if (gate.skip) console.log(`# e2e smoke ${gate.skip}`);
 // Under CI a missing binary is a failure, not a skip.
-if (gate.error) test("OpenCode binary is available (required when CI is set)", () => assert.fail(gate.error));
-const suiteSkip = gate.skip || (gate.error ? "OpenCode binary missing" : false);
+const suiteSkip = suiteGate(e2eGate(), "e2e smoke", "opencode");
 
 const SYSTEM_MARKER = "SMOKE-SYSTEM-MARKER: be brief.";
 const NOTE = "# note: checked by the smoke plugin";

@@ -18,23 +18,15 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { e2eGate, makeSandbox, assertRunOk, repoRoot } from "./lib/opencode.mjs";
+import { suiteGate } from "../e2e-shared/gate.mjs";
+import { pathWithoutMaenifold } from "../e2e-shared/env.mjs";
 
-const gate = e2eGate();
-if (gate.skip) console.log(`# e2e tools ${gate.skip}`);
-if (gate.error) test("OpenCode binary is available (required when CI is set)", () => assert.fail(gate.error));
-const suiteSkip = gate.skip || (gate.error ? "OpenCode binary missing" : false);
+const suiteSkip = suiteGate(e2eGate(), "e2e tools", "opencode");
 
 const EXAMPLE_VAULT = path.join(repoRoot, "examples", "vault");
 const FAKE_DIR = path.join(repoRoot, "tests", "fake-maenifold");
 const FIXTURE_ROOT = path.join(FAKE_DIR, "fixtures", "root");
 const KNOWLEDGE = ["knowledge_search", "knowledge_context", "knowledge_read"];
-
-function pathWithoutMaenifold() {
-  return (process.env.PATH ?? "")
-    .split(":")
-    .filter((d) => d && !fs.existsSync(path.join(d, "maenifold")))
-    .join(":");
-}
 
 /** search → read the first id the search returned → context; then done. */
 function readingScript(query, concept) {

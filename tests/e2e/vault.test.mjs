@@ -24,11 +24,10 @@ import os from "node:os";
 import path from "node:path";
 import { e2eGate, makeSandbox, assertRunOk, repoRoot } from "./lib/opencode.mjs";
 import { contentText } from "./lib/model.mjs";
+import { suiteGate } from "../e2e-shared/gate.mjs";
+import { pathWithoutMaenifold } from "../e2e-shared/env.mjs";
 
-const gate = e2eGate();
-if (gate.skip) console.log(`# e2e vault ${gate.skip}`);
-if (gate.error) test("OpenCode binary is available (required when CI is set)", () => assert.fail(gate.error));
-const suiteSkip = gate.skip || (gate.error ? "OpenCode binary missing" : false);
+const suiteSkip = suiteGate(e2eGate(), "e2e vault", "opencode");
 
 const PKG_DIR = path.join(repoRoot, "pkg");
 const EXAMPLE_VAULT = path.join(repoRoot, "examples", "vault");
@@ -39,14 +38,6 @@ const HEADER = "## Knowledge Graph Context";
 const BASH_COMMAND = `printf 'result:%s\\n' "[[Session Tokens]]"`;
 const BASH_OUTPUT = "result:[[Session Tokens]]\n";
 const SCRIPT = [{ tool: "bash", id: "call_bash", args: { command: BASH_COMMAND, description: "Print a result" } }, "all done"];
-
-/** PATH entries with no `maenifold` in them. */
-function pathWithoutMaenifold() {
-  return (process.env.PATH ?? "")
-    .split(":")
-    .filter((d) => d && !fs.existsSync(path.join(d, "maenifold")))
-    .join(":");
-}
 
 /** The example vault as a `files` map under `prefix` (for the sandbox's project). */
 function vaultFiles(prefix) {

@@ -4,7 +4,8 @@
 //! path through the engine's `init` with a hostile file. Nothing fails start-up: bad values
 //! warn and fall back, numbers stay within their documented bounds.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::OnceLock;
 
 use hookwise::config::{self, Config, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS};
 use hookwise::enforce::{schema, Settings};
@@ -15,57 +16,35 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 
 use crate::common::{check, json_with, mutate, nasty_string, number_text, J};
-use crate::host::{Fs, Host};
+use hookwise::testing::bound::Bounded;
+use hookwise::testing::TestHost;
 
-const KEYS: &[&str] = &[
-    "cliPath",
-    "timeoutMs",
-    "deadlineMs",
-    "tokenBudget",
-    "maxConcepts",
-    "depth",
-    "maxEntities",
-    "includeContent",
-    "promptFields",
-    "knowledge",
-    "vault",
-    "vaultRefreshMs",
-    "enforcement",
-    "governance",
-    "$schema",
-    "sessionStartEnabled",
-    "tokenLimit",
-    "sessionStartTimeoutMs",
-    "sessionContextChannel",
-    "compactionTimeoutMs",
-    "transport",
-    "mcpStartTimeoutMs",
-    "mcpMaxRestarts",
-    "cacheTtlMs",
-    "cacheMaxEntries",
-    // enforcement and governance keys, nested
-    "level",
-    "categories",
-    "thresholds",
-    "strict",
-    "advisory",
-    "cooldownMs",
-    "riskPatterns",
-    "pattern",
-    "scope",
-    "prodHosts",
-    "services",
-    "memory",
-    "mode",
-    "sopFolders",
-    "sections",
-    "enabled",
-    "mutatingTools",
-    "readTools",
-    "staleWrites",
-    "bypass",
-    "metrics",
-];
+/// Every option key the schema names, at any depth (the keys a hostile file would try).
+fn keys() -> &'static [&'static str] {
+    static KEYS: OnceLock<Vec<&'static str>> = OnceLock::new();
+    fn walk(v: &Value, out: &mut BTreeSet<String>) {
+        match v {
+            Value::Object(m) => {
+                if let Some(Value::Object(p)) = m.get("properties") {
+                    out.extend(p.keys().cloned());
+                }
+                m.values().for_each(|x| walk(x, out));
+            }
+            Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    KEYS.get_or_init(|| {
+        let mut out = BTreeSet::new();
+        walk(
+            &serde_json::from_str(schema::SCHEMA_TEXT).unwrap(),
+            &mut out,
+        );
+        out.into_iter()
+            .map(|k| &*Box::leak(k.into_boxed_str()))
+            .collect()
+    })
+}
 
 fn value_text() -> impl Strategy<Value = String> {
     prop_oneof![
@@ -81,9 +60,9 @@ fn value_text() -> impl Strategy<Value = String> {
 
 /// An options object (or something that should have been one) as JSON text.
 fn options_text() -> impl Strategy<Value = J> {
-    let v = json_with(KEYS, value_text().boxed());
+    let v = json_with(keys(), value_text().boxed());
     prop_oneof![
-        4 => prop::collection::vec((prop::sample::select(KEYS), v.clone()), 0..8).prop_map(J::obj),
+        4 => prop::collection::vec((prop::sample::select(keys()), v.clone()), 0..8).prop_map(J::obj),
         1 => v,
     ]
 }
@@ -205,7 +184,7 @@ fn init_with_any_configuration_returns() {
             ],
         ),
         |(opts, file)| {
-            let mut fs = Fs::default();
+            let mut fs = TestHost::default();
             fs.file(
                 "/w/.opencode/hookwise.json",
                 &String::from_utf8_lossy(&file),
@@ -214,7 +193,7 @@ fn init_with_any_configuration_returns() {
                 "/w/.opencode/sops/x.md",
                 "---\nkeywords: [deploy]\n---\n# X\n",
             );
-            let mut h = Host::new(fs);
+            let mut h = Bounded::new(fs);
             let call = J::obj(vec![
                 ("hook", J::str("init")),
                 ("cwd", J::str("/w")),

@@ -1,7 +1,8 @@
 //! The hook call: `Engine::start_json` with whatever a host or a model can put in it, driven
-//! to its result against the scripted host. The engine never panics and never hangs; under
-//! intent governance a write the gate lets through is inside the active intent's scope (a
-//! model of realpath decides), and nothing under `.orchestration/` is ever let through.
+//! to its result against the test host (`hookwise::testing`). The engine never panics and
+//! never hangs; under intent governance a write the gate lets through is inside the active
+//! intent's scope (a model of realpath decides), and nothing under `.orchestration/` is ever
+//! let through.
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -9,7 +10,8 @@ use serde_json::{json, Value};
 use crate::common::{
     check, deep_depth, huge_pieces, json_with, mutate, nasty_string, text_of, Piece, J, LOWER,
 };
-use crate::host::{Fs, Host};
+use hookwise::testing::bound::Bounded;
+use hookwise::testing::TestHost;
 
 const HOOKS: &[&str] = &[
     "init",
@@ -173,31 +175,29 @@ fn arg_string() -> BoxedStrategy<String> {
     .boxed()
 }
 
+/// Operations of a patch: each a header and a path.
+fn patch_ops(n: std::ops::Range<usize>) -> impl Strategy<Value = Vec<(&'static str, String)>> {
+    let heads = &[
+        "*** Add File: ",
+        "*** Update File: ",
+        "*** Delete File: ",
+        "*** Move to: ",
+    ][..];
+    prop::collection::vec((prop::sample::select(heads), path()), n)
+}
+
+/// A patch of these operations, each adding a line.
+fn patch_of(ops: &[(&str, String)]) -> String {
+    let mut t = String::from("*** Begin Patch\n");
+    for (h, p) in ops {
+        t.push_str(&format!("{h}{p}\n+x\n"));
+    }
+    t.push_str("*** End Patch\n");
+    t
+}
+
 fn patch_text() -> impl Strategy<Value = String> {
-    prop::collection::vec(
-        (
-            prop::sample::select(
-                &[
-                    "*** Add File: ",
-                    "*** Update File: ",
-                    "*** Delete File: ",
-                    "*** Move to: ",
-                ][..],
-            ),
-            path(),
-        ),
-        0..4,
-    )
-    .prop_map(|ops| {
-        let mut t = String::from("*** Begin Patch\n");
-        for (h, p) in ops {
-            t.push_str(h);
-            t.push_str(&p);
-            t.push_str("\n+x\n");
-        }
-        t.push_str("*** End Patch\n");
-        t
-    })
+    patch_ops(0..4).prop_map(|ops| patch_of(&ops))
 }
 
 fn args() -> impl Strategy<Value = J> {
@@ -260,7 +260,7 @@ fn any_call_to_a_fresh_engine_returns() {
         96,
         call_bytes(),
         |bytes| {
-            let mut h = Host::new(Fs::default());
+            let mut h = Bounded::new(TestHost::default());
             let _ = h.call(&bytes);
             Ok(())
         },
@@ -280,7 +280,7 @@ fn lone_surrogates_and_deep_nesting_return() {
             ("tool", J::str("write")),
             ("args", args),
         ]);
-        let _ = Host::new(Fs::default()).call(call.text().as_bytes());
+        let _ = Bounded::new(TestHost::default()).call(call.text().as_bytes());
     }
     for depth in [127, 128, 129, 1_000, 100_000] {
         for obj in [false, true] {
@@ -289,7 +289,7 @@ fn lone_surrogates_and_deep_nesting_return() {
                 ("tool", J::str("write")),
                 ("args", J::Deep(obj, depth, Box::new(J::Null))),
             ]);
-            let _ = Host::new(Fs::default()).call(call.text().as_bytes());
+            let _ = Bounded::new(TestHost::default()).call(call.text().as_bytes());
         }
     }
 }
@@ -302,7 +302,7 @@ fn any_call_to_a_started_engine_returns() {
         48,
         prop::collection::vec(call_bytes(), 1..4),
         |calls| {
-            let mut h = Host::new(project_fs());
+            let mut h = Bounded::new(project_fs());
             let r = h.call_json(&init_call());
             prop_assert!(r.is_object(), "{r}");
             for c in calls {
@@ -329,8 +329,8 @@ const FORCE_SOP: &str = "---\nid: git-force-push\ncategory: process\nmatch:\n  t
 
 /// A project with governance and enforcement on, and two symlinks: one inside the scope
 /// that leads out of the worktree, one outside the scope that leads into it.
-pub fn project_fs() -> Fs {
-    let mut fs = Fs::default();
+pub fn project_fs() -> TestHost {
+    let mut fs = TestHost::default();
     fs.file("/w/.orchestration/active_intents.yaml", INTENTS);
     fs.file("/w/.opencode/sops/force.md", FORCE_SOP);
     fs.file(
@@ -342,8 +342,8 @@ pub fn project_fs() -> Fs {
     fs.file("/w/README.md", "hi\n");
     fs.file("/w/docs/d.md", "d\n");
     fs.file("/etc/passwd", "root\n");
-    fs.links.insert("/w/src/auth/out".into(), "/etc".into());
-    fs.links.insert("/w/docs/in".into(), "/w/src/auth".into());
+    fs.link("/w/src/auth/out", "/etc");
+    fs.link("/w/docs/in", "/w/src/auth");
     fs
 }
 
@@ -355,7 +355,7 @@ fn init_call() -> Value {
 /// Where `p` really lands, as the OS would resolve it in [`project_fs`] (relative to the
 /// worktree `/w`); `None` when it is outside the worktree or not a plain path. Not trimmed:
 /// a tool takes ` /x` as the relative path ` /x`.
-pub fn model_target(fs: &Fs, p: &str) -> Option<String> {
+pub fn model_target(fs: &TestHost, p: &str) -> Option<String> {
     if p.trim().is_empty() || p.contains('\0') || p.contains('\\') {
         return None;
     }
@@ -367,30 +367,18 @@ pub fn model_target(fs: &Fs, p: &str) -> Option<String> {
     } else {
         format!("/w/{p}")
     };
-    // realpath of the deepest existing prefix; the rest taken lexically
-    let mut done: Vec<String> = Vec::new();
-    let mut todo: Vec<String> = abs
-        .split('/')
-        .filter(|c| !c.is_empty() && *c != ".")
-        .rev()
-        .map(str::to_string)
-        .collect();
-    while let Some(c) = todo.pop() {
+    // the host's realpath of the deepest existing prefix; the rest taken lexically
+    let mut real = String::new();
+    for c in abs.split('/').filter(|c| !c.is_empty() && *c != ".") {
         if c == ".." {
-            done.pop();
-            continue;
-        }
-        done.push(c);
-        let cur = format!("/{}", done.join("/"));
-        if let Some(t) = fs.links.get(&cur) {
-            done = t
-                .split('/')
-                .filter(|c| !c.is_empty())
-                .map(str::to_string)
-                .collect();
+            real.truncate(real.rfind('/').unwrap_or(0));
+        } else {
+            real = format!("{real}/{c}");
+            if let Some(r) = fs.realpath(&real) {
+                real = r.trim_end_matches('/').to_string();
+            }
         }
     }
-    let real = format!("/{}", done.join("/"));
     real.strip_prefix("/w/")
         .filter(|r| !r.is_empty())
         .map(str::to_string)
@@ -400,8 +388,8 @@ pub fn model_target(fs: &Fs, p: &str) -> Option<String> {
 mod policy {
     use super::*;
 
-    fn governed(intent: &str) -> Host {
-        let mut h = Host::new(project_fs());
+    fn governed(intent: &str) -> Bounded {
+        let mut h = Bounded::new(project_fs());
         let r = h.call_json(&init_call());
         assert!(r["plan"]["toolBeforeTools"].is_array(), "{r}");
         let s =
@@ -457,7 +445,7 @@ mod policy {
                 };
                 let r = h.call_json(&write_call(tool, key, &p));
                 if !blocked(&r) {
-                    let rel = model_target(&h.fs, &p);
+                    let rel = model_target(&h.host, &p);
                     prop_assert!(
                         rel.as_deref().is_some_and(|r| r.starts_with("src/auth/")
                             && !r.to_ascii_lowercase().starts_with("src/auth/secrets/")),
@@ -492,7 +480,7 @@ mod policy {
                 if !blocked(&r) {
                     // a patch header's path is trimmed; a write's is not
                     let p = if tool == "apply_patch" { p.trim() } else { &p };
-                    let rel = model_target(&h.fs, p);
+                    let rel = model_target(&h.host, p);
                     prop_assert!(
                         rel.as_deref().is_some_and(|r| !r
                             .split('/')
@@ -527,32 +515,15 @@ mod policy {
         check(
             "engine: apply_patch scope (model of realpath)",
             96,
-            prop::collection::vec(
-                (
-                    prop::sample::select(
-                        &[
-                            "*** Add File: ",
-                            "*** Update File: ",
-                            "*** Delete File: ",
-                            "*** Move to: ",
-                        ][..],
-                    ),
-                    path(),
-                ),
-                1..4,
-            ),
+            patch_ops(1..4),
             |ops| {
                 let mut h = governed("INT-1");
-                let mut text = String::from("*** Begin Patch\n");
-                for (head, p) in &ops {
-                    text.push_str(&format!("{head}{p}\n+x\n"));
-                }
-                text.push_str("*** End Patch\n");
+                let text = patch_of(&ops);
                 let r = h.call_json(&json!({"hook": "tool.before", "tool": "apply_patch",
                     "sessionId": "s1", "callId": "c1", "args": {"patchText": text}}));
                 if !blocked(&r) {
                     for (_, p) in &ops {
-                        let rel = model_target(&h.fs, p.trim());
+                        let rel = model_target(&h.host, p.trim());
                         prop_assert!(
                             rel.as_deref().is_some_and(|r| r.starts_with("src/auth/")
                                 && !r.to_ascii_lowercase().starts_with("src/auth/secrets/")),

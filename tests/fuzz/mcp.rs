@@ -221,7 +221,7 @@ fn tool_results_and_names_decode() {
 #[test]
 fn the_engine_takes_any_session_output() {
     use crate::engine::project_fs;
-    use crate::host::Host;
+    use hookwise::testing::bound::Bounded;
     check(
         "mcp: Engine::mcp_feed / mcp_closed (policy)",
         64,
@@ -234,7 +234,7 @@ fn the_engine_takes_any_session_output() {
             1..4,
         ),
         |feeds| {
-            let mut h = Host::new(project_fs());
+            let mut h = Bounded::new(project_fs());
             h.call_json(
                 &json!({"hook": "init", "env": {"PATH": "/nowhere"}, "cwd": "/w",
                 "worktree": "/w", "directory": "/w", "options": {"transport": "mcp"}}),
@@ -262,7 +262,7 @@ fn the_engine_takes_any_session_output() {
 #[test]
 fn a_live_session_with_a_hostile_server_ends_every_operation() {
     use crate::engine::project_fs;
-    use crate::host::Host;
+    use hookwise::testing::bound::Bounded;
     let result = json_with(
         &[
             "protocolVersion",
@@ -290,16 +290,16 @@ fn a_live_session_with_a_hostile_server_ends_every_operation() {
         ),
         |(rounds, cuts)| {
             let mut fs = project_fs();
-            fs.file("/bin/maenifold", "");
-            fs.mcp_runs = true;
-            let mut h = Host::new(fs);
+            fs.program("/bin/maenifold");
+            let mut h = Bounded::new(fs);
+            h.mcp_runs = true;
             h.call_json(
                 &json!({"hook": "init", "env": {"PATH": "/bin"}, "cwd": "/w",
                 "worktree": "/w", "directory": "/w", "options": {"transport": "mcp"}}),
             );
             let mut started = Vec::new();
             let mut done = Vec::new();
-            let start = |h: &mut Host,
+            let start = |h: &mut Bounded,
                          call: Value,
                          started: &mut Vec<u64>,
                          done: &mut Vec<(u64, Value)>| {

@@ -17,7 +17,12 @@ use hookwise::wikilink::{self, ScanMode};
 use serde_json::json;
 
 use crate::engine::project_fs;
-use crate::host::Host;
+use hookwise::testing::bound::Bounded;
+
+/// `head`, then `line(i)` for i in 0..k.
+fn lines(head: &str, k: usize, line: impl Fn(usize) -> String) -> String {
+    (0..k).fold(head.to_string(), |t, i| t + &line(i))
+}
 
 fn best_ms(mut f: impl FnMut()) -> f64 {
     let mut t: Vec<f64> = (0..3)
@@ -62,7 +67,7 @@ fn scale<T>(name: &str, n: usize, input: impl Fn(usize) -> T, mut run: impl FnMu
 fn scaling_report() {
     // the hook call, to an engine started in the project (governed in the policy build)
     let started = || {
-        let mut h = Host::new(project_fs());
+        let mut h = Bounded::new(project_fs());
         h.call_json(
             &json!({"hook": "init", "env": {"PATH": "/nowhere"}, "cwd": "/w",
             "worktree": "/w", "directory": "/w", "options": {}}),
@@ -170,13 +175,9 @@ fn scaling_report() {
         "active_intents.yaml: n valid entries",
         200,
         |k| {
-            let mut t = String::from("active_intents:\n");
-            for i in 0..k {
-                t.push_str(&format!(
-                    "  - id: I-{i}\n    name: n\n    status: IN_PROGRESS\n    owned_scope: [src/**]\n"
-                ));
-            }
-            t
+            lines("active_intents:\n", k, |i| {
+                format!("  - id: I-{i}\n    name: n\n    status: IN_PROGRESS\n    owned_scope: [src/**]\n")
+            })
         },
         |t| {
             let _ = intents::parse("f", t);
@@ -186,11 +187,9 @@ fn scaling_report() {
         "active_intents.yaml: n entries, the file not YAML (per-entry reparse)",
         200,
         |k| {
-            let mut t = String::from("active_intents:\n");
-            for i in 0..k {
-                t.push_str(&format!("  - id: I-{i}\n    name: [\n"));
-            }
-            t
+            lines("active_intents:\n", k, |i| {
+                format!("  - id: I-{i}\n    name: [\n")
+            })
         },
         |t| {
             let _ = intents::parse("f", t);
@@ -251,13 +250,13 @@ fn scaling_report() {
         "maenifold: BuildContext text, n relations",
         5_000,
         |k| {
-            let mut t = String::from("Context for CONCEPT: a\n\nDirect relations (1 CONCEPTS):\n");
-            for i in 0..k {
-                t.push_str(&format!(
-                    "  • r{i} (co-occurs in 2 files)\n    Files: a.md\n    Content preview:\n      memory://a: x\n"
-                ));
-            }
-            t
+            lines(
+                "Context for CONCEPT: a\n\nDirect relations (1 CONCEPTS):\n",
+                k,
+                |i| {
+                    format!("  • r{i} (co-occurs in 2 files)\n    Files: a.md\n    Content preview:\n      memory://a: x\n")
+                },
+            )
         },
         |t| {
             let _ = BuildContext::parse(t);

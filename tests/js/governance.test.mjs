@@ -9,7 +9,7 @@ import { execFile, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
-import { repo, dist, tmpdir, recordingClient, nodeBinary } from "./helpers.mjs";
+import { repo, dist, tmpdir, recordingClient, nodeBinary, traceWriter } from "./helpers.mjs";
 import { validate } from "./agent-trace-schema.mjs";
 
 const require = createRequire(import.meta.url);
@@ -51,31 +51,7 @@ test("8 processes × 500 records appended at once through the host: 4000 whole, 
   const dir = project({ ".orchestration/active_intents.yaml": INTENTS });
   // Each process is an engine with its own session writing its own file 500 times, the way a
   // tool dispatcher drives it; all append to the one trace file through the host's lock.
-  const child = path.join(dir, "writer.cjs");
-  fs.writeFileSync(
-    child,
-    `const fs = require("node:fs");
-const path = require("node:path");
-const { createEngine } = require(${JSON.stringify(path.join(dist, "engine.cjs"))});
-(async () => {
-  const [dir, n, count] = [process.argv[2], process.argv[3], Number(process.argv[4])];
-  const engine = await createEngine({ cwd: dir, env: ${JSON.stringify(ENV)} });
-  const s = "proc-" + n;
-  if (!(await engine.selectIntent(s, "INT-1")).ok) throw new Error("select failed");
-  let recorded = 0;
-  for (let i = 0; i < count; i++) {
-    const params = { path: "src/p" + n + ".txt", content: "process " + n + " record " + i + "\\n" };
-    const pre = await engine.executePreHook({ toolName: "write_to_file", params, sessionId: s, workspaceRoot: dir });
-    if (pre.blocked) throw new Error(pre.reason);
-    fs.mkdirSync(path.join(dir, "src"), { recursive: true });
-    fs.writeFileSync(path.join(dir, params.path), params.content);
-    const post = await engine.executePostHook({ toolName: "write_to_file", params, result: "ok", sessionId: s, callId: pre.callId });
-    if (post.recorded) recorded++;
-  }
-  process.stdout.write(JSON.stringify({ recorded }));
-})().catch((e) => { process.stderr.write(String(e && e.stack)); process.exit(1); });
-`,
-  );
+  const child = traceWriter(dir, ENV, { pre: ", workspaceRoot: dir", post: ' result: "ok",', makeSrc: true });
   const t0 = performance.now();
   const results = await Promise.all(Array.from({ length: 8 }, (_, n) => run(NODE, [child, dir, String(n), "500"], { env: ENV })));
   const ms = performance.now() - t0;

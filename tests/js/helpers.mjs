@@ -33,6 +33,12 @@ ${preflight}
 ${after}`;
 }
 
+/** active_intents.yaml of in-progress intents, each `[id, name, scope]` (scope: a list of globs). */
+export function intentsYaml(...intents) {
+  const entry = ([id, name, scope]) => `  - id: ${id}\n    name: ${name}\n    status: IN_PROGRESS\n    owned_scope: [${scope.map((g) => JSON.stringify(g)).join(", ")}]\n`;
+  return `active_intents:\n${intents.map(entry).join("")}`;
+}
+
 export function tmpdir(prefix = "hookwise-test-") {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
@@ -115,4 +121,39 @@ export function recordingClient() {
 
 export async function loadPlugin() {
   return (await import(path.join(dist, "index.mjs"))).default;
+}
+
+/**
+ * Write `writer.cjs` into `dir` and return its path: a process (`node writer.cjs <dir> <n>
+ * <count>`) that is an engine of its own with session `proc-<n>`, selects INT-1 and writes
+ * `src/p<n>.txt` `count` times through the pre and post hooks, the way a tool dispatcher drives
+ * it; it prints `{recorded}`. `pre` and `post`: more fields of the hooks' arguments (JS source);
+ * `makeSrc`: create `src/` before each write.
+ */
+export function traceWriter(dir, env, { pre = "", post = "", makeSrc = false } = {}) {
+  const child = path.join(dir, "writer.cjs");
+  fs.writeFileSync(
+    child,
+    `const fs = require("node:fs");
+const path = require("node:path");
+const { createEngine } = require(${JSON.stringify(path.join(dist, "engine.cjs"))});
+(async () => {
+  const [dir, n, count] = [process.argv[2], process.argv[3], Number(process.argv[4])];
+  const engine = await createEngine({ cwd: dir, env: ${JSON.stringify(env)} });
+  const s = "proc-" + n;
+  if (!(await engine.selectIntent(s, "INT-1")).ok) throw new Error("select failed");
+  let recorded = 0;
+  for (let i = 0; i < count; i++) {
+    const params = { path: "src/p" + n + ".txt", content: "process " + n + " record " + i + "\\n" };
+    const pre = await engine.executePreHook({ toolName: "write_to_file", params, sessionId: s${pre} });
+    if (pre.blocked) throw new Error(pre.reason);
+${makeSrc ? '    fs.mkdirSync(path.join(dir, "src"), { recursive: true });\n' : ""}    fs.writeFileSync(path.join(dir, params.path), params.content);
+    const post = await engine.executePostHook({ toolName: "write_to_file", params,${post} sessionId: s, callId: pre.callId });
+    if (post.recorded) recorded++;
+  }
+  process.stdout.write(JSON.stringify({ recorded }));
+})().catch((e) => { process.stderr.write(String(e && e.stack)); process.exit(1); });
+`,
+  );
+  return child;
 }

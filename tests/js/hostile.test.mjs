@@ -7,18 +7,13 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
-import { dist, tmpdir, writeFiles, noCliEnv, forceSop } from "./helpers.mjs";
+import { dist, tmpdir, writeFiles, noCliEnv, forceSop, intentsYaml } from "./helpers.mjs";
 
 const require = createRequire(import.meta.url);
 const { createEngine } = require(path.join(dist, "engine.cjs"));
 const { server } = require(path.join(dist, "opencode.cjs"));
 const T = { timeout: 120_000 };
-const INTENTS = `active_intents:
-  - id: INT-1
-    name: Billing
-    status: IN_PROGRESS
-    owned_scope: ["src/billing/**"]
-`;
+const INTENTS = intentsYaml(["INT-1", "Billing", ["src/billing/**"]]);
 
 /** The hostile arguments, each beside an in-scope path a naive gate would read. */
 function hostile() {

@@ -10,17 +10,12 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createRequire } from "node:module";
-import { dist, tmpdir, nodeBinary } from "./helpers.mjs";
+import { dist, tmpdir, nodeBinary, traceWriter, intentsYaml } from "./helpers.mjs";
 import { validate } from "./agent-trace-schema.mjs";
 
 const require = createRequire(import.meta.url);
 const T = { timeout: 240_000 };
-const INTENTS = `active_intents:
-  - id: INT-1
-    name: Auth
-    status: IN_PROGRESS
-    owned_scope: ["src/**"]
-`;
+const INTENTS = intentsYaml(["INT-1", "Auth", ["src/**"]]);
 const NODE = nodeBinary();
 const HOME = tmpdir("hookwise-trace-home-");
 const ENV = { PATH: path.dirname(NODE), HOME, MAENIFOLD_ROOT: path.join(HOME, "none") };
@@ -311,30 +306,7 @@ test("a lock a live process keeps rewriting: its record is never silently lost",
 
 test("many processes appending at once keep one chain and a matching head (no lock broken wrongly)", T, async () => {
   const dir = project();
-  const child = path.join(dir, "writer.cjs");
-  fs.writeFileSync(
-    child,
-    `const fs = require("node:fs");
-const path = require("node:path");
-const { createEngine } = require(${JSON.stringify(path.join(dist, "engine.cjs"))});
-(async () => {
-  const [dir, n, count] = [process.argv[2], process.argv[3], Number(process.argv[4])];
-  const engine = await createEngine({ cwd: dir, env: ${JSON.stringify(ENV)} });
-  const s = "proc-" + n;
-  if (!(await engine.selectIntent(s, "INT-1")).ok) throw new Error("select failed");
-  let recorded = 0;
-  for (let i = 0; i < count; i++) {
-    const params = { path: "src/p" + n + ".txt", content: "process " + n + " record " + i + "\\n" };
-    const pre = await engine.executePreHook({ toolName: "write_to_file", params, sessionId: s });
-    if (pre.blocked) throw new Error(pre.reason);
-    fs.writeFileSync(path.join(dir, params.path), params.content);
-    const post = await engine.executePostHook({ toolName: "write_to_file", params, sessionId: s, callId: pre.callId });
-    if (post.recorded) recorded++;
-  }
-  process.stdout.write(JSON.stringify({ recorded }));
-})().catch((e) => { process.stderr.write(String(e && e.stack)); process.exit(1); });
-`,
-  );
+  const child = traceWriter(dir, ENV);
   const procs = Math.max(4, Math.min(8, os.cpus().length * 2));
   const results = await Promise.all(Array.from({ length: procs }, (_, n) => run(NODE, [child, dir, String(n), "150"], { env: ENV })));
   for (const r of results) {

@@ -30,6 +30,8 @@ import { fileURLToPath } from "node:url";
 import { packHookwise, PKG_DIR, repoRoot } from "../e2e/lib/pack.mjs";
 import { validate } from "../js/agent-trace-schema.mjs";
 import { decodeDefinition, resolveEntry, decodePlugins, LOAD_ERROR, LoadError } from "./lib/host.mjs";
+import { INTENTS_ONE } from "../e2e-shared/fixtures.mjs";
+import { pathWithoutMaenifold } from "../e2e-shared/env.mjs";
 
 const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -39,7 +41,6 @@ const FIXTURE_ROOT = path.join(FAKE_DIR, "fixtures/root");
 const BUN = path.join(repoRoot, "node_modules/.bin/bun");
 
 const childEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== "NODE_TEST_CONTEXT" && k !== "NODE_OPTIONS"));
-const pathWithoutMaenifold = () => (process.env.PATH ?? "").split(":").filter((d) => d && !fs.existsSync(path.join(d, "maenifold"))).join(":");
 
 let base; // temp folder
 let installDir; // where the packed package is installed (OpenCode 2's plugin install folder)
@@ -184,14 +185,7 @@ describe("intent governance", () => {
   let out, dir;
   before(async () => {
     dir = project("governed", {
-      ".orchestration/active_intents.yaml": `active_intents:
-  - id: INT-1
-    name: Login form
-    status: IN_PROGRESS
-    owned_scope: [src/auth/**]
-    constraints: [No new dependencies]
-    acceptance_criteria: [The form posts to /login]
-`,
+      ".orchestration/active_intents.yaml": INTENTS_ONE,
       "src/auth/.keep": "",
       "README.md": "# demo\n",
     });

@@ -20,11 +20,11 @@ import { openclawGate, startGateway } from "../e2e-openclaw/lib/openclaw.mjs";
 import { validate } from "../js/agent-trace-schema.mjs";
 import { installPacked, tmp } from "./lib/pkg.mjs";
 import { INTENTS } from "./lib/fixtures.mjs";
+import { suiteGate } from "../e2e-shared/gate.mjs";
+import { requestWithResult } from "../e2e-shared/runs.mjs";
 
 const gate = openclawGate();
-if (gate.skip) console.log(`# security openclaw ${gate.skip}`);
-if (gate.error) test("OpenClaw install is available (required when CI is set)", () => assert.fail(gate.error));
-const suiteSkip = gate.skip || (gate.error ? "OpenClaw install missing" : false);
+const suiteSkip = suiteGate(gate, "security openclaw", "openclaw");
 
 const EVIL_PATCH = "*** Begin Patch\n*** Add File: docs/evil.md\n+evil\n*** End Patch";
 const DECOY_PATCH = "*** Begin Patch\n*** Add File: src/billing/fine.ts\n+export const fine = 1;\n*** End Patch";
@@ -78,13 +78,7 @@ describe("decoy keys in the real OpenClaw gateway", { skip: suiteSkip }, () => {
     pkg?.cleanup();
   });
 
-  function resultOf(callId) {
-    for (const req of gw.model.mainRequests()) {
-      const res = req.toolResults().find((t) => t.toolCallId === callId);
-      if (res) return res.content;
-    }
-    assert.fail(`no request carries the result of ${callId}\n${gw.describe()}`);
-  }
+  const resultOf = (callId) => requestWithResult(gw.model.mainRequests(), callId, () => gw.describe()).result;
 
   test("the turn completed and the intent was selected", () => {
     assert.equal(reply.status, 200, reply.body);

@@ -22,14 +22,13 @@ import fs from "node:fs";
 import path from "node:path";
 import { e2eGate, makeSandbox, assertRunOk } from "../e2e/lib/opencode.mjs";
 import { validate } from "../js/agent-trace-schema.mjs";
-import { installPacked, tmp } from "./lib/pkg.mjs";
+import { installPacked, tmp, walk } from "./lib/pkg.mjs";
 import { FAKE_ROOT, FAKE_MAENIFOLD } from "./lib/procs.mjs";
 import { INTENTS, GOVERNED, ENFORCED, SOP_MARKER, UNICODE_CONTENT, SECRET_CONVERSATION, SECRET_COMMAND, SECRETS, deepArray, secretsIn } from "./lib/fixtures.mjs";
+import { suiteGate } from "../e2e-shared/gate.mjs";
+import { pathWithoutMaenifold } from "../e2e-shared/env.mjs";
 
-const gate = e2eGate();
-if (gate.skip) console.log(`# security opencode ${gate.skip}`);
-if (gate.error) test("OpenCode binary is available (required when CI is set)", () => assert.fail(gate.error));
-const suiteSkip = gate.skip || (gate.error ? "OpenCode binary missing" : false);
+const suiteSkip = suiteGate(e2eGate(), "security opencode", "opencode");
 
 const FAKE_DIR = path.dirname(FAKE_MAENIFOLD);
 const DEEP = deepArray(200);
@@ -40,13 +39,6 @@ const GPT = {
   small_model: "mock/gpt-5-mock",
   provider: { mock: { models: { "gpt-5-mock": { name: "gpt-5-mock", tool_call: true, limit: { context: 200000, output: 4096 } } } } },
 };
-
-function pathWithoutMaenifold() {
-  return (process.env.PATH ?? "")
-    .split(":")
-    .filter((d) => d && !fs.existsSync(path.join(d, "maenifold")))
-    .join(":");
-}
 
 /** The run's model request carrying the result of `callId`, and that result. */
 function resultOf(r, callId) {
@@ -72,17 +64,6 @@ function assertBlocked(r, id, what) {
 function traceRecords(dir) {
   const f = path.join(dir, ".orchestration/agent_trace.jsonl");
   return fs.existsSync(f) ? fs.readFileSync(f, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
-}
-
-/** Every file below `dir`, relative. */
-function walk(dir, rel = "") {
-  const out = [];
-  for (const e of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-    const p = rel ? `${rel}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(...walk(dir, p));
-    else if (e.isFile()) out.push(p);
-  }
-  return out;
 }
 
 describe("issue 18 in the real OpenCode", { skip: suiteSkip }, () => {

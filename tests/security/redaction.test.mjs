@@ -11,7 +11,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { installPacked, quietEnv, tmp, writeFiles } from "./lib/pkg.mjs";
+import { installPacked, quietEnv, tmp, writeFiles, walk } from "./lib/pkg.mjs";
 import { GOVERNED, ENFORCED, SECRETS, SECRET_COMMAND, PEM, secretsIn } from "./lib/fixtures.mjs";
 
 let pkg;
@@ -19,16 +19,6 @@ let cwd;
 const logs = [];
 const ours = new Set(); // files the test itself wrote (the user's own files may hold anything)
 const steps = {};
-
-function walk(dir, rel = "") {
-  const out = [];
-  for (const e of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-    const p = rel ? `${rel}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(...walk(dir, p));
-    else if (e.isFile()) out.push(p);
-  }
-  return out;
-}
 
 before(async () => {
   pkg = installPacked("hookwise-sec-redact-");

@@ -6,6 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { packHookwise } from "../../e2e/lib/pack.mjs";
 import { makeSandbox, repoRoot } from "./claude.mjs";
+import { pathWithoutMaenifold } from "../../e2e-shared/env.mjs";
 
 export const PKG_DIR = path.join(repoRoot, "pkg");
 export const FAKE_DIR = path.join(repoRoot, "tests", "fake-maenifold");
@@ -27,12 +28,7 @@ export function tarball() {
 }
 
 /** PATH entries with no `maenifold` in them. */
-export function pathWithoutMaenifold() {
-  return (process.env.PATH ?? "")
-    .split(":")
-    .filter((d) => d && !fs.existsSync(path.join(d, "maenifold")))
-    .join(":");
-}
+export { pathWithoutMaenifold };
 
 /** The env for the fake maenifold on PATH, answering from a private copy of its fixture root. */
 export function fakeMaenifold(dir, extra = {}) {

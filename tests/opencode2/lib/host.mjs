@@ -138,6 +138,11 @@ function definitionOf(tool) {
   return input;
 }
 
+/** A model request event of a session: its kind, agent, system text and the tools offered. */
+function modelEvent(sessionID, { messages = [], model = { providerID: "mock", id: "mock-1" } } = {}, kind, agent, system, tools) {
+  return { sessionID, model, kind, agent, system: [{ type: "text", text: system }], messages, options: {}, tools };
+}
+
 function normalizeContent(value, output) {
   if (typeof value === "string") return [{ type: "text", text: value }];
   if (Array.isArray(value) && value.length > 0) return [...value];
@@ -419,32 +424,13 @@ export async function startHost({ projectDir, directory, config }) {
       return { status: "completed", content, text: content.filter((p) => p.type === "text").map((p) => p.text).join("\n\n"), ran: true };
     },
     /** A model request of the session (`kind` "primary"): the `context` event after the hooks. */
-    async request(sessionID, { messages = [], model = { providerID: "mock", id: "mock-1" } } = {}) {
-      const event = {
-        sessionID,
-        model,
-        kind: "primary",
-        agent: "build",
-        system: [{ type: "text", text: "You are OpenCode, the best coding agent on the planet." }],
-        messages,
-        options: {},
-        tools: Object.fromEntries([...tools.values()].map((t) => [t.id, { description: t.description, input: t.schema }])),
-      };
-      return trigger("session", "context", event);
+    async request(sessionID, opts) {
+      const offered = Object.fromEntries([...tools.values()].map((t) => [t.id, { description: t.description, input: t.schema }]));
+      return trigger("session", "context", modelEvent(sessionID, opts, "primary", "build", "You are OpenCode, the best coding agent on the planet.", offered));
     },
     /** The compaction request of the session: the `compaction` event after the hooks. */
-    async compact(sessionID, { messages = [], model = { providerID: "mock", id: "mock-1" } } = {}) {
-      const event = {
-        sessionID,
-        model,
-        kind: "compaction",
-        agent: "compaction",
-        system: [{ type: "text", text: "Summarize the conversation so far." }],
-        messages,
-        options: {},
-        tools: {},
-      };
-      return trigger("session", "compaction", event);
+    async compact(sessionID, opts) {
+      return trigger("session", "compaction", modelEvent(sessionID, opts, "compaction", "compaction", "Summarize the conversation so far.", {}));
     },
     /** Unload every plugin: its cleanup, then its registrations (the plugin scope closing). */
     async stop() {

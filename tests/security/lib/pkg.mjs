@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { packHookwise, repoRoot, PKG_DIR } from "../../e2e/lib/pack.mjs";
+import { pathWithoutMaenifold } from "../../e2e-shared/env.mjs";
 
 export { repoRoot, PKG_DIR };
 
@@ -109,7 +110,7 @@ export function runCommand(pkg, args, { cwd, env, timeoutMs = 60_000 } = {}) {
 export function quietEnv(extra = {}) {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "hookwise-sec-home-"));
   made.add(home);
-  const PATH = (process.env.PATH ?? "").split(":").filter((d) => d && !fs.existsSync(path.join(d, "maenifold"))).join(":");
+  const PATH = pathWithoutMaenifold();
   return { PATH, HOME: home, MAENIFOLD_ROOT: path.join(home, "no-maenifold"), LANG: process.env.LANG ?? "C.UTF-8", TZ: "UTC", ...extra };
 }
 
@@ -120,12 +121,16 @@ export function tmp(prefix = "hookwise-sec-") {
   return d;
 }
 
-/** Write files (relative path -> text or Buffer) into `dir`; returns `dir`. */
-export function writeFiles(dir, files) {
-  for (const [rel, body] of Object.entries(files)) {
-    const p = path.join(dir, rel);
-    fs.mkdirSync(path.dirname(p), { recursive: true });
-    fs.writeFileSync(p, body);
+/** Write files (relative path -> text or Buffer) into `dir`; returns `dir` (the JS tests' own). */
+export { writeFiles } from "../../js/helpers.mjs";
+
+/** Every file below `dir`, relative. */
+export function walk(dir, rel = "") {
+  const out = [];
+  for (const e of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+    const p = rel ? `${rel}/${e.name}` : e.name;
+    if (e.isDirectory()) out.push(...walk(dir, p));
+    else if (e.isFile()) out.push(p);
   }
-  return dir;
+  return out;
 }
