@@ -342,18 +342,7 @@ fn verify_reports_tampering_and_truncation() {
         vec!["truncated", "cut"]
     );
     // a fresh process knows it from the head alone
-    let fresh = Governance::default();
-    let v = t.fs.run(move |io| async move {
-        trace_verify(
-            &io,
-            &fresh,
-            &VerifyInput {
-                worktree: WT.into(),
-                ..Default::default()
-            },
-        )
-        .await
-    });
+    let v = t.verify_fresh();
     assert!(!v.report.ok && v.report.lines == 3);
     assert_eq!(v.report.problems[0].kind, "cut");
     let j = serde_json::to_value(&v).unwrap();
@@ -362,18 +351,7 @@ fn verify_reports_tampering_and_truncation() {
     // no trace yet: fine
     t.fs.files.remove(path);
     t.fs.files.remove("/w/.orchestration/agent_trace.head");
-    let fresh = Governance::default();
-    let v = t.fs.run(move |io| async move {
-        trace_verify(
-            &io,
-            &fresh,
-            &VerifyInput {
-                worktree: WT.into(),
-                ..Default::default()
-            },
-        )
-        .await
-    });
+    let v = t.verify_fresh();
     assert!(v.report.ok && v.report.lines == 0 && v.error.is_none());
     let _ = chain::verify("");
 }

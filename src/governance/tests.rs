@@ -132,7 +132,15 @@ impl T {
     }
 
     pub(super) fn verify(&mut self) -> VerifyOutput {
-        let gov = self.gov.clone();
+        self.verify_as(self.gov.clone())
+    }
+
+    /// Verification by a fresh process: nothing remembered but what the files say.
+    pub(super) fn verify_fresh(&mut self) -> VerifyOutput {
+        self.verify_as(Governance::default())
+    }
+
+    fn verify_as(&mut self, gov: Governance) -> VerifyOutput {
         self.fs.run(move |io| async move {
             trace_verify(
                 &io,
