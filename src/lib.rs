@@ -23,6 +23,8 @@ pub mod runtime;
 pub mod session;
 pub mod sort;
 #[cfg(test)]
+mod test_rng;
+#[cfg(test)]
 mod testing;
 pub mod tools;
 pub mod vault;
