@@ -143,15 +143,7 @@ fn problems_are_logged_when_the_file_changes() {
 #[test]
 fn init_scaffolds_once_and_never_overwrites() {
     let mut t = T::new(TestHost::default());
-    let r = t.fs.run(|io| async move {
-        init_scaffold(
-            &io,
-            &InitInput {
-                worktree: WT.into(),
-            },
-        )
-        .await
-    });
+    let r = t.scaffold();
     assert!(r.created, "{r:?}");
     assert_eq!(r.path, "/w/.orchestration/active_intents.yaml");
     let text = t.fs.read(&r.path).unwrap().to_string();
@@ -170,15 +162,7 @@ fn init_scaffolds_once_and_never_overwrites() {
         "{m}"
     );
     t.fs.file(&r.path, YAML);
-    let r = t.fs.run(|io| async move {
-        init_scaffold(
-            &io,
-            &InitInput {
-                worktree: WT.into(),
-            },
-        )
-        .await
-    });
+    let r = t.scaffold();
     assert!(!r.created && r.message.contains("already exists"));
     assert_eq!(t.fs.read(&r.path), Some(YAML));
 }

@@ -131,6 +131,18 @@ impl T {
             .run(move |io| async move { system_context(&io, &gov, &input).await })
     }
 
+    pub(super) fn scaffold(&mut self) -> InitOutput {
+        self.fs.run(|io| async move {
+            init_scaffold(
+                &io,
+                &InitInput {
+                    worktree: WT.into(),
+                },
+            )
+            .await
+        })
+    }
+
     pub(super) fn verify(&mut self) -> VerifyOutput {
         self.verify_as(self.gov.clone())
     }
