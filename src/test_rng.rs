@@ -1,13 +1,22 @@
 //! The property tests' random source: xorshift64, seeded, so a failing case comes back.
 
-/// `next(n)`: a number in `0..n` (`n` = 0 taken as 1), from the xorshift64 sequence of `seed`.
-pub(crate) fn xorshift(mut seed: u64) -> impl FnMut(usize) -> usize {
-    move |n| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % n.max(1) as u64) as usize
+/// A xorshift64 sequence from its seed.
+pub(crate) struct Rng(pub u64);
+
+impl Rng {
+    /// The next number in `0..n`.
+    pub(crate) fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
     }
+}
+
+/// `next(n)`: a number in `0..n` (`n` = 0 taken as 1), from the sequence of `seed`.
+pub(crate) fn xorshift(seed: u64) -> impl FnMut(usize) -> usize {
+    let mut rng = Rng(seed);
+    move |n| rng.below(n.max(1))
 }
 
 /// A whole number from the environment (`SEED`, `ROUNDS`: a longer run by hand).
