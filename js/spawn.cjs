@@ -37,6 +37,17 @@ function handle(promise, isSettled, stop) {
   };
 }
 
+/** Ends the call's process once: its group (POSIX), or the process alone (Windows, or no pid). */
+function killer(proc) {
+  let killed = false;
+  return () => {
+    if (killed) return;
+    killed = true;
+    if (isWin || !proc.pid) killAlone((sig) => proc.kill(sig));
+    else endGroup(proc.pid);
+  };
+}
+
 /** Windows: no process groups; the process alone, SIGTERM then SIGKILL after the grace. */
 function killAlone(kill) {
   try { kill("SIGTERM"); } catch { /* gone */ }
@@ -62,15 +73,8 @@ function spawnNode(argv, timeoutMs, maxBytes, env) {
   let timedOut = false;
   let cancelled = false;
   let spawnError = null;
-  let killed = false;
   let settled = false;
-
-  const kill = () => {
-    if (killed) return;
-    killed = true;
-    if (isWin || !child.pid) killAlone((sig) => child.kill(sig));
-    else endGroup(child.pid);
-  };
+  const kill = killer(child);
 
   const promise = new Promise((resolve) => {
     const finish = (code, sig) => {
@@ -150,14 +154,8 @@ function spawnBun(argv, timeoutMs, maxBytes, env) {
   let timedOut = false;
   let overflow = false;
   let cancelled = false;
-  let killed = false;
   let settled = false;
-  const kill = () => {
-    if (killed) return;
-    killed = true;
-    if (isWin || !proc.pid) killAlone((sig) => proc.kill(sig));
-    else endGroup(proc.pid);
-  };
+  const kill = killer(proc);
   const timer = setTimeout(() => { timedOut = true; kill(); }, timeoutMs);
   const readers = [];
   const out = [];
