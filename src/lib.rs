@@ -22,6 +22,8 @@ pub mod redact;
 pub mod runtime;
 pub mod session;
 pub mod sort;
+#[cfg(test)]
+mod test_rng;
 /// The one in-memory test host (tests only: the crate's own, and through the `testing` feature
 /// the integration tests'; never in a build that ships).
 #[cfg(any(test, feature = "testing"))]

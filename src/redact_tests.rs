@@ -551,13 +551,7 @@ fn random_mixtures_never_leak_or_panic() {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
-    let mut next = |n: usize| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        (x % n as u64) as usize
-    };
+    let mut next = crate::test_rng::xorshift(0x2545_F491_4F6C_DD1D);
     for _ in 0..3000 {
         let mut text = String::new();
         let mut planted = Vec::new();

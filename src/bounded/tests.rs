@@ -5,6 +5,7 @@ use std::mem::MaybeUninit;
 
 use super::yaml_scan::{Scanner, Tok};
 use super::*;
+use crate::test_rng::Rng;
 
 /// libyaml's tokens for `text` (type and byte offset), as serde_norway configures it; `false`
 /// when it stopped with an error (the tokens are then a prefix of what it would have found).
@@ -154,18 +155,6 @@ fn handwritten_tricks_scan_as_libyaml_scans_them() {
     assert_eq!(libyaml_flow_depth("- [a'b, [[c]]]\n"), 3);
     assert_eq!(libyaml_flow_depth("a: '[[[[' # [[[\n"), 0);
     assert_eq!(libyaml_flow_depth("a: !<[[[> [x]\n"), 1);
-}
-
-/// A small random generator (xorshift): the same texts on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
 }
 
 /// Texts built from the pieces that steer libyaml's scanner: indicators, quotes, escapes,

@@ -26,7 +26,7 @@ use crate::host::{Profile, Role};
 
 /// Working directories, resolved against the project (any tool): where a command runs is part
 /// of what it does, however the path is spelled.
-const WORKDIR_KEYS: &[&str] = &[
+pub(crate) const WORKDIR_KEYS: &[&str] = &[
     "workdir",
     "cwd",
     "directory",
@@ -477,23 +477,11 @@ impl Lexer<'_> {
             let mut end = self.i;
             let mut found = false;
             while self.i < self.c.len() {
-                let line_start = self.i;
-                while self.peek(0).is_some_and(|n| n != '\n') {
-                    self.i += 1;
-                }
-                let line: String = self.c[line_start..self.i].iter().collect();
-                let at_end = self.i >= self.c.len();
-                self.i = (self.i + 1).min(self.c.len());
-                let cmp = if strip {
-                    line.trim_start_matches('\t')
-                } else {
-                    line.as_str()
-                };
-                if cmp == delim {
+                if super::shell::heredoc_line(self.c, &mut self.i, &delim, strip).1 {
                     found = true;
                     break;
                 }
-                end = if at_end { self.c.len() } else { self.i };
+                end = self.i;
             }
             let c = self.c;
             self.counted("H", &c[start..end]);

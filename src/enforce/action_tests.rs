@@ -3,6 +3,7 @@
 use serde_json::{json, Value};
 
 use super::*;
+use crate::test_rng::{env_u64, xorshift};
 
 const ROOT: &str = "/w/shop";
 
@@ -326,15 +327,8 @@ fn one_character_more_or_less_is_another_action() {
         '{', '}', '=', '*', '~', '`', '-', ' ', ' ', '\t',
     ];
     // ROUNDS and SEED make a longer run: `ROUNDS=3000000 SEED=7 cargo test --release …`
-    let env = |k: &str| std::env::var(k).ok().and_then(|s| s.parse::<u64>().ok());
-    let mut seed = 0x2545_f491_4f6c_dd1du64 ^ env("SEED").unwrap_or(0);
-    let mut next = |n: usize| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % n as u64) as usize
-    };
-    for _ in 0..env("ROUNDS").unwrap_or(20_000) {
+    let mut next = xorshift(0x2545_f491_4f6c_dd1d ^ env_u64("SEED").unwrap_or(0));
+    for _ in 0..env_u64("ROUNDS").unwrap_or(20_000) {
         let len = next(24);
         let line: Vec<char> = (0..len).map(|_| ALPHABET[next(ALPHABET.len())]).collect();
         let mut other = line.clone();
@@ -372,14 +366,7 @@ fn folded_lines_print_the_same_arguments_in_bash() {
     ];
     let dir = std::env::temp_dir().join("hookwise-folded");
     std::fs::create_dir_all(&dir).unwrap();
-    let env = |k: &str| std::env::var(k).ok().and_then(|s| s.parse::<u64>().ok());
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64 ^ env("SEED").unwrap_or(0);
-    let mut next = |n: usize| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % n as u64) as usize
-    };
+    let mut next = xorshift(0x9e37_79b9_7f4a_7c15 ^ env_u64("SEED").unwrap_or(0));
     let argv = |line: &str| {
         let out = std::process::Command::new("bash")
             .arg("-c")
@@ -393,7 +380,7 @@ fn folded_lines_print_the_same_arguments_in_bash() {
         (out.stdout, out.status.code())
     };
     let mut checked = 0;
-    for _ in 0..env("ROUNDS").unwrap_or(3000) {
+    for _ in 0..env_u64("ROUNDS").unwrap_or(3000) {
         let len = 1 + next(12);
         let line: String = (0..len).map(|_| ALPHABET[next(ALPHABET.len())]).collect();
         let joined = line.replace("\\\n", "");

@@ -216,12 +216,7 @@ fn a_version_1_state_file_acknowledges_nothing_and_the_chain_continues() {
         sh(&mut h, &e, "git push --force origin main"),
         "acknowledged"
     );
-    let m = h
-        .text(".opencode/hookwise/metrics.jsonl")
-        .unwrap()
-        .to_string();
-    let (ok, report) = cli_metrics_verify(&m, h.text(".opencode/hookwise/state.json"));
-    assert!(ok, "{report}");
+    let m = h.verified_metrics();
     assert_eq!(m.lines().count(), 3);
     assert!(h
         .text(".opencode/hookwise/state.json")

@@ -167,14 +167,7 @@ pub fn extract_on(
     let mut hosts: Vec<String> = Vec::new();
 
     // Explicit working directory arguments.
-    for key in [
-        "workdir",
-        "cwd",
-        "directory",
-        "dir",
-        "working_directory",
-        "workingDirectory",
-    ] {
+    for key in super::action::WORKDIR_KEYS {
         if let Some(s) = args
             .get(key)
             .and_then(Value::as_str)

@@ -409,22 +409,9 @@ impl Parser<'_> {
         let docs = std::mem::take(&mut self.heredocs);
         for (idx, delim, strip) in docs {
             let mut body = String::new();
-            loop {
-                if self.i >= self.c.len() {
-                    break;
-                }
-                let start = self.i;
-                while self.peek(0).is_some_and(|n| n != '\n') {
-                    self.i += 1;
-                }
-                let line: String = self.c[start..self.i].iter().collect();
-                self.i = (self.i + 1).min(self.c.len());
-                let cmp = if strip {
-                    line.trim_start_matches('\t')
-                } else {
-                    line.as_str()
-                };
-                if cmp == delim {
+            while self.i < self.c.len() {
+                let (line, last) = heredoc_line(self.c, &mut self.i, &delim, strip);
+                if last {
                     break;
                 }
                 body.push_str(&line);
@@ -435,6 +422,24 @@ impl Parser<'_> {
             }
         }
     }
+}
+
+/// One line of a here-document's body from `c[*i..]`, `*i` moved past its newline, and whether
+/// it is the end line `delim` (after leading tabs, for `<<-`: `strip`).
+pub(crate) fn heredoc_line(c: &[char], i: &mut usize, delim: &str, strip: bool) -> (String, bool) {
+    let start = *i;
+    while c.get(*i).is_some_and(|&n| n != '\n') {
+        *i += 1;
+    }
+    let line: String = c[start..*i].iter().collect();
+    *i = (*i + 1).min(c.len());
+    let cmp = if strip {
+        line.trim_start_matches('\t')
+    } else {
+        line.as_str()
+    };
+    let last = cmp == delim;
+    (line, last)
 }
 
 /// The file name part of a program path (`/usr/bin/git` → `git`).

@@ -58,6 +58,17 @@ impl Host {
         self.host.read(&join(ROOT, rel))
     }
 
+    /// The metrics log, checked as `hookwise metrics --verify` checks it (with the state).
+    pub fn verified_metrics(&self) -> String {
+        let m = self
+            .text(".opencode/hookwise/metrics.jsonl")
+            .unwrap()
+            .to_string();
+        let (ok, report) = cli_metrics_verify(&m, self.text(".opencode/hookwise/state.json"));
+        assert!(ok, "{report}");
+        m
+    }
+
     /// Run one operation to its end; returns its result and the virtual time it took.
     pub fn run<F, Fut>(&mut self, make: F) -> (Value, f64)
     where
@@ -231,12 +242,7 @@ fn the_cooldown_survives_a_restart() {
     let (d, _) = h.before(&e2, "bash", bash("git push -f"));
     assert_eq!(d["decision"], "acknowledged");
     // and the metrics chain continued across the restart
-    let m = h
-        .text(".opencode/hookwise/metrics.jsonl")
-        .unwrap()
-        .to_string();
-    let (ok, report) = cli_metrics_verify(&m, h.text(".opencode/hookwise/state.json"));
-    assert!(ok, "{report}");
+    let m = h.verified_metrics();
     assert_eq!(m.lines().count(), 2);
 }
 
@@ -600,13 +606,8 @@ fn a_lost_state_file_continues_the_chain_from_the_metrics_file() {
     h.files.remove(&join(ROOT, ".opencode/hookwise/state.json"));
     let (e, _) = h.start(Settings::default(), &[], None);
     h.before(&e, "bash", bash("npm publish"));
-    let m = h
-        .text(".opencode/hookwise/metrics.jsonl")
-        .unwrap()
-        .to_string();
+    let m = h.verified_metrics();
     assert_eq!(m.lines().count(), 2);
-    let (ok, report) = cli_metrics_verify(&m, h.text(".opencode/hookwise/state.json"));
-    assert!(ok, "{report}");
     // a corrupt state file is reported, and the decision still works
     h.file(
         ".opencode/hookwise/state.json",

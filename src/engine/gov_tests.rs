@@ -102,22 +102,12 @@ mod policy {
         (e, fs)
     }
 
-    fn before(
-        e: &mut Engine,
-        fs: &mut TestHost,
-        session: &str,
-        call: &str,
-        tool: &str,
-        args: Value,
-    ) -> Value {
-        drive(
-            e,
-            fs,
-            json!({"hook": "tool.before", "tool": tool, "sessionId": session, "callId": call, "args": args}),
-        )
-    }
+    const BEFORE: &str = "tool.before";
+    const AFTER: &str = "tool.after";
 
-    fn after(
+    /// One call's `tool.before` or `tool.after` (the latter with a fixed random, for the id).
+    fn tool_hook(
+        hook: &str,
         e: &mut Engine,
         fs: &mut TestHost,
         session: &str,
@@ -125,12 +115,12 @@ mod policy {
         tool: &str,
         args: Value,
     ) -> Value {
-        drive(
-            e,
-            fs,
-            json!({"hook": "tool.after", "tool": tool, "sessionId": session, "callId": call, "args": args,
-                   "random": "00112233445566778899aabbccddeeff"}),
-        )
+        let mut c =
+            json!({"hook": hook, "tool": tool, "sessionId": session, "callId": call, "args": args});
+        if hook == AFTER {
+            c["random"] = json!("00112233445566778899aabbccddeeff");
+        }
+        drive(e, fs, c)
     }
 
     fn select(e: &mut Engine, fs: &mut TestHost, session: &str) -> Value {
@@ -167,7 +157,8 @@ mod policy {
     #[test]
     fn a_write_without_an_intent_is_blocked_naming_the_tool_and_the_ids() {
         let (mut e, mut fs) = governed();
-        let r = before(
+        let r = tool_hook(
+            BEFORE,
             &mut e,
             &mut fs,
             "s1",
@@ -185,7 +176,8 @@ mod policy {
             "a COMPLETE intent is not offered: {b}"
         );
         // bash too (it cannot be scope-checked, but it needs an intent)
-        let r = before(
+        let r = tool_hook(
+            BEFORE,
             &mut e,
             &mut fs,
             "s1",
@@ -195,7 +187,15 @@ mod policy {
         );
         assert!(r["block"].is_string(), "{r}");
         // a tool that changes nothing passes untouched
-        let r = before(&mut e, &mut fs, "s1", "c3", "grep", json!({"pattern": "x"}));
+        let r = tool_hook(
+            BEFORE,
+            &mut e,
+            &mut fs,
+            "s1",
+            "c3",
+            "grep",
+            json!({"pattern": "x"}),
+        );
         assert_eq!(r, json!({}));
     }
 
@@ -206,11 +206,11 @@ mod policy {
         assert_eq!(s["ok"], true, "{s}");
         assert!(s["text"].as_str().unwrap().contains("src/auth/**"));
         let args = json!({"filePath": "/w/src/auth/b.ts", "content": "export function b() {}\n"});
-        let r = before(&mut e, &mut fs, "s1", "c1", "write", args.clone());
+        let r = tool_hook(BEFORE, &mut e, &mut fs, "s1", "c1", "write", args.clone());
         assert!(r.get("block").is_none(), "{r}");
         assert_eq!(r["followUp"], true);
         fs.file("/w/src/auth/b.ts", "export function b() {}\n"); // the tool runs
-        let a = after(&mut e, &mut fs, "s1", "c1", "write", args);
+        let a = tool_hook(AFTER, &mut e, &mut fs, "s1", "c1", "write", args);
         assert!(a.get("logs").is_none(), "{a}");
         assert_eq!(a["recorded"], "00112233-4455-4677-8899-aabbccddeeff", "{a}");
         let trace = fs
@@ -232,7 +232,8 @@ mod policy {
     fn out_of_scope_writes_and_patches_are_blocked_naming_the_file() {
         let (mut e, mut fs) = governed();
         select(&mut e, &mut fs, "s1");
-        let r = before(
+        let r = tool_hook(
+            BEFORE,
             &mut e,
             &mut fs,
             "s1",
@@ -242,7 +243,8 @@ mod policy {
         );
         assert!(r["block"].as_str().unwrap().contains("README.md"), "{r}");
         let patch = "*** Begin Patch\n*** Update File: src/auth/a.ts\n@@\n-export function a() {}\n+export function a2() {}\n*** Add File: src/../secrets.txt\n+x\n*** End Patch";
-        let r = before(
+        let r = tool_hook(
+            BEFORE,
             &mut e,
             &mut fs,
             "s1",
@@ -252,7 +254,8 @@ mod policy {
         );
         assert!(r["block"].as_str().unwrap().contains("secrets.txt"), "{r}");
         // a blocked call's late tool.after records nothing
-        after(
+        tool_hook(
+            AFTER,
             &mut e,
             &mut fs,
             "s1",
@@ -272,7 +275,8 @@ mod policy {
             json!({"hook": "session.created", "session": {"id": "child", "parentID": "parent"}}),
         );
         select(&mut e, &mut fs, "parent");
-        let r = before(
+        let r = tool_hook(
+            BEFORE,
             &mut e,
             &mut fs,
             "child",
@@ -321,7 +325,8 @@ mod policy {
         let (mut e, r) = start(&mut fs, json!({}));
         assert_eq!(r["plan"]["toolBeforeAll"], true, "{r}");
         let n = fs.log.len();
-        let r = before(
+        let r = tool_hook(
+            BEFORE,
             &mut e,
             &mut fs,
             "s1",
@@ -349,7 +354,8 @@ mod policy {
         fs.file("/w/src/a.ts", "x\n");
         let (mut e, r) = start(&mut fs, json!({}));
         assert!(r["plan"].get("toolBeforeTools").is_none(), "{r}");
-        let r = before(
+        let r = tool_hook(
+            BEFORE,
             &mut e,
             &mut fs,
             "s1",
@@ -358,7 +364,8 @@ mod policy {
             json!({"filePath": "src/a.ts", "content": "y"}),
         );
         assert_eq!(r, json!({}));
-        after(
+        tool_hook(
+            AFTER,
             &mut e,
             &mut fs,
             "s1",

@@ -32,21 +32,9 @@ impl State {
         State
     }
 
-    /// What a model tool's call reads ([`crate::tools`]).
-    pub(super) fn tools_env(
-        &self,
-        registry: crate::tools::Registry,
-        source: Option<Source>,
-        max_entities: u32,
-        include_content: bool,
-    ) -> crate::tools::Env {
-        crate::tools::Env {
-            registry,
-            source,
-            max_entities,
-            include_content,
-            governed_root: None,
-        }
+    /// The governed worktree a model tool's call must respect ([`crate::tools::Env`]): none.
+    pub(super) fn governed_root(&self) -> Option<String> {
+        None
     }
 
     /// `select_active_intent` called as a model tool: no governance here.

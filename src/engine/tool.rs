@@ -256,12 +256,13 @@ pub(super) async fn model_call(
 ) -> Value {
     let env = {
         let s = shared.borrow();
-        s.policy.tools_env(
-            s.tools.clone(),
-            s.source.clone(),
-            s.config.max_entities,
-            s.config.include_content,
-        )
+        crate::tools::Env {
+            registry: s.tools.clone(),
+            source: s.source.clone(),
+            max_entities: s.config.max_entities,
+            include_content: s.config.include_content,
+            governed_root: s.policy.governed_root(),
+        }
     };
     let select = match crate::tools::check(&env, &name, &input) {
         Err(answer) => return to_value(answer),

@@ -472,13 +472,7 @@ mod tests {
     fn agrees_with_globset() {
         const PIECES: &[&str] = crate::testing::globs::PIECES;
         const PATH: &[u8] = b"aAb/.*-,";
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = |n: usize| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % n as u64) as usize
-        };
+        let mut next = crate::test_rng::xorshift(0x9e37_79b9_7f4a_7c15);
         let mut compared = 0;
         for _ in 0..6000 {
             let k = 1 + next(5);

@@ -300,13 +300,7 @@ fn answers_as_the_earlier_resolver_did() {
         "src", "out", "in", "lnk", "c0", "c19", "loop1", "up", "rel", "deep", "er", "a.ts",
         "secrets", "w", "new", "..", "..", ".", "",
     ];
-    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-    let mut next = |n: usize| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % n as u64) as usize
-    };
+    let mut next = crate::test_rng::xorshift(0x9e37_79b9_7f4a_7c15);
     let mut seen = HashSet::new();
     for _ in 0..6_000 {
         let n = 1 + next(9);

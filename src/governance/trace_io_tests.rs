@@ -656,13 +656,7 @@ fn any_change_to_the_log_or_its_head_fails_verification() {
     p.writes(6);
     let log = p.log();
     let head = p.fs.read(HEAD).unwrap().to_string();
-    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-    let mut next = |n: usize| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % n.max(1) as u64) as usize
-    };
+    let mut next = crate::test_rng::xorshift(0x9e37_79b9_7f4a_7c15);
     let mut tried = 0;
     for round in 0..600 {
         let target_head = round % 5 == 4;

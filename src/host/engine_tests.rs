@@ -5,18 +5,18 @@ use serde_json::{json, Value};
 use crate::engine::Engine;
 use crate::testing::TestHost;
 
-const INTENTS: &str = "\
+pub(super) const INTENTS: &str = "\
 active_intents:
   - id: BILL
     name: Billing
     status: IN_PROGRESS
     owned_scope: [src/billing/**]
 ";
-const FORCE_SOP: &str = "---\nid: git-force-push\ncategory: process\nmatch:\n  patterns: ['git\\s+push\\s.*--force']\n---\n# Force-pushing\n\n## Preflight\nAnnounce it (HOST-SOP).\n";
-const OURS: &str = "*** Begin Patch\n*** Add File: src/billing/ok.ts\n+x\n*** End Patch";
-const EVIL: &str = "*** Begin Patch\n*** Add File: docs/evil.md\n+x\n*** End Patch";
+pub(super) const FORCE_SOP: &str = "---\nid: git-force-push\ncategory: process\nmatch:\n  patterns: ['git\\s+push\\s.*--force']\n---\n# Force-pushing\n\n## Preflight\nAnnounce it (HOST-SOP).\n";
+pub(super) const OURS: &str = "*** Begin Patch\n*** Add File: src/billing/ok.ts\n+x\n*** End Patch";
+pub(super) const EVIL: &str = "*** Begin Patch\n*** Add File: docs/evil.md\n+x\n*** End Patch";
 
-fn drive(e: &mut Engine, fs: &mut TestHost, call: Value) -> Value {
+pub(super) fn drive(e: &mut Engine, fs: &mut TestHost, call: Value) -> Value {
     crate::testing::drive(e, &call.to_string(), fs)
 }
 
@@ -40,12 +40,33 @@ fn governed(host: Option<Value>) -> (Engine, TestHost, Value) {
     (e, fs, r)
 }
 
-fn before(e: &mut Engine, fs: &mut TestHost, tool: &str, args: Value) -> Value {
+pub(super) fn before(e: &mut Engine, fs: &mut TestHost, tool: &str, args: Value) -> Value {
     drive(
         e,
         fs,
         json!({"hook": "tool.before", "tool": tool, "sessionId": "s", "callId": "c", "args": args}),
     )
+}
+
+/// `tool(args)` is blocked: its block message.
+pub(super) fn blocked(e: &mut Engine, fs: &mut TestHost, tool: &str, args: Value) -> String {
+    let b = before(e, fs, tool, args);
+    b["block"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{tool}: not blocked: {b}"))
+        .to_string()
+}
+
+/// `tool(args)` is blocked with a message that says `part`.
+pub(super) fn blocked_with(e: &mut Engine, fs: &mut TestHost, tool: &str, args: Value, part: &str) {
+    let m = blocked(e, fs, tool, args);
+    assert!(m.contains(part), "{tool}: {m}");
+}
+
+/// `tool(args)` passes the gate.
+pub(super) fn passes(e: &mut Engine, fs: &mut TestHost, tool: &str, args: Value) {
+    let b = before(e, fs, tool, args);
+    assert!(b.get("block").is_none(), "{tool}: {b}");
 }
 
 fn watched(r: &Value) -> Vec<String> {
@@ -66,40 +87,31 @@ fn openclaw_watches_its_own_tools_and_blocks_the_decoy_key_bypasses() {
         watched(&r),
         ["apply_patch", "bash", "edit", "exec", "read", "write"]
     );
-    let b = before(
+    let m = blocked(
         &mut e,
         &mut fs,
         "write",
         json!({"path": "docs/leak.md", "content": "x", "filePath": "src/billing/ok.ts"}),
     );
-    let m = b["block"].as_str().unwrap();
     assert!(
         m.contains("`path` = \"docs/leak.md\"") && m.contains("`filePath`"),
         "{m}"
     );
-    let b = before(
+    blocked_with(
         &mut e,
         &mut fs,
         "apply_patch",
         json!({"input": EVIL, "patchText": OURS}),
-    );
-    assert!(
-        b["block"]
-            .as_str()
-            .unwrap()
-            .contains("two different patch texts"),
-        "{b}"
+        "two different patch texts",
     );
     // the real shapes pass
-    let b = before(
+    passes(
         &mut e,
         &mut fs,
         "write",
         json!({"path": "src/billing/ok.ts", "content": "x"}),
     );
-    assert!(b.get("block").is_none(), "{b}");
-    let b = before(&mut e, &mut fs, "apply_patch", json!({"input": OURS}));
-    assert!(b.get("block").is_none(), "{b}");
+    passes(&mut e, &mut fs, "apply_patch", json!({"input": OURS}));
     assert!(
         before(&mut e, &mut fs, "apply_patch", json!({"input": EVIL}))["block"]
             .as_str()
@@ -112,36 +124,26 @@ fn openclaw_watches_its_own_tools_and_blocks_the_decoy_key_bypasses() {
 fn opencode_reads_file_path_and_nothing_else() {
     let (mut e, mut fs, r) = governed(Some(json!("opencode")));
     assert!(!watched(&r).contains(&"write_to_file".to_string()));
-    let b = before(
+    blocked_with(
         &mut e,
         &mut fs,
         "write",
         json!({"filePath": "src/billing/ok.ts", "path": "docs/leak.md"}),
+        "two different files",
     );
-    assert!(
-        b["block"].as_str().unwrap().contains("two different files"),
-        "{b}"
-    );
-    let b = before(
+    blocked_with(
         &mut e,
         &mut fs,
         "write",
         json!({"path": "src/billing/ok.ts"}),
+        "no file under `filePath`",
     );
-    assert!(
-        b["block"]
-            .as_str()
-            .unwrap()
-            .contains("no file under `filePath`"),
-        "{b}"
-    );
-    let b = before(
+    passes(
         &mut e,
         &mut fs,
         "write",
         json!({"filePath": "src/billing/ok.ts", "content": "x"}),
     );
-    assert!(b.get("block").is_none(), "{b}");
 }
 
 #[test]
@@ -151,30 +153,27 @@ fn claude_code_names_are_gated_with_their_keys() {
         watched(&r),
         ["Bash", "Edit", "MultiEdit", "NotebookEdit", "Read", "Write"]
     );
-    let b = before(
+    blocked_with(
         &mut e,
         &mut fs,
         "Write",
         json!({"file_path": "docs/leak.md", "content": "x"}),
+        "outside",
     );
-    assert!(b["block"].as_str().unwrap().contains("outside"), "{b}");
-    let b = before(
+    blocked_with(
         &mut e,
         &mut fs,
         "Edit",
         json!({"file_path": "src/billing/a.ts", "filePath": "docs/leak.md", "old_string": "a", "new_string": "b"}),
+        "two different files",
     );
-    assert!(
-        b["block"].as_str().unwrap().contains("two different files"),
-        "{b}"
-    );
-    let b = before(
+    blocked_with(
         &mut e,
         &mut fs,
         "NotebookEdit",
         json!({"notebook_path": "docs/n.ipynb", "new_source": "x"}),
+        "outside",
     );
-    assert!(b["block"].as_str().unwrap().contains("outside"), "{b}");
 }
 
 #[test]
@@ -199,20 +198,18 @@ fn no_host_or_an_unknown_one_is_the_engine_api() {
         let w = watched(&r);
         assert!(w.contains(&"write_to_file".to_string()) && w.contains(&"write".to_string()));
         // the shared names take every host's key, one file
-        let b = before(
+        passes(
             &mut e,
             &mut fs,
             "edit",
             json!({"file_path": "src/billing/a.ts", "oldString": "a", "newString": "b"}),
         );
-        assert!(b.get("block").is_none(), "{b}");
-        let b = before(
+        blocked(
             &mut e,
             &mut fs,
             "edit",
             json!({"file_path": "src/billing/a.ts", "filePath": "docs/x"}),
         );
-        assert!(b["block"].as_str().is_some(), "{b}");
     }
 }
 

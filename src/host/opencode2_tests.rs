@@ -87,14 +87,9 @@ mod engine {
     use crate::engine::Engine;
     use crate::testing::TestHost;
 
-    const INTENTS: &str = "active_intents:\n  - id: BILL\n    name: Billing\n    status: IN_PROGRESS\n    owned_scope: [src/billing/**]\n";
-    const FORCE_SOP: &str = "---\nid: git-force-push\ncategory: process\nmatch:\n  patterns: ['git\\s+push\\s.*--force']\n---\n# Force-pushing\n\n## Preflight\nAnnounce it (HOST-SOP).\n";
-    const EVIL: &str = "*** Begin Patch\n*** Add File: docs/evil.md\n+x\n*** End Patch";
-    const OURS: &str = "*** Begin Patch\n*** Add File: src/billing/ok.ts\n+x\n*** End Patch";
-
-    fn drive(e: &mut Engine, fs: &mut TestHost, call: Value) -> Value {
-        crate::testing::drive(e, &call.to_string(), fs)
-    }
+    use crate::host::engine_tests::{
+        blocked, blocked_with, drive, passes, EVIL, FORCE_SOP, INTENTS, OURS,
+    };
 
     fn init(fs: &mut TestHost) -> (Engine, Value) {
         let mut e = Engine::new();
@@ -104,14 +99,6 @@ mod engine {
             json!({"hook": "init", "host": "opencode2", "env": {}, "cwd": "/w", "worktree": "/w", "directory": "/w", "options": {}}),
         );
         (e, r)
-    }
-
-    fn before(e: &mut Engine, fs: &mut TestHost, tool: &str, args: Value) -> Value {
-        drive(
-            e,
-            fs,
-            json!({"hook": "tool.before", "tool": tool, "sessionId": "s", "callId": "c", "args": args}),
-        )
     }
 
     #[test]
@@ -132,56 +119,47 @@ mod engine {
             ["apply_patch", "edit", "patch", "read", "shell", "write"]
         );
         // no intent yet: a write is blocked
-        let b = before(
+        blocked(
             &mut e,
             &mut fs,
             "write",
             json!({"path": "src/billing/a.ts", "content": "x"}),
         );
-        assert!(b["block"].as_str().is_some(), "{b}");
         let s = drive(
             &mut e,
             &mut fs,
             json!({"hook": "intent.select", "sessionId": "s", "intentId": "BILL"}),
         );
         assert_eq!(s["ok"], true, "{s}");
-        let b = before(
+        passes(
             &mut e,
             &mut fs,
             "write",
             json!({"path": "src/billing/a.ts", "content": "x"}),
         );
-        assert!(b.get("block").is_none(), "inside the scope: {b}");
-        let b = before(
+        blocked(
             &mut e,
             &mut fs,
             "write",
             json!({"path": "docs/leak.md", "content": "x"}),
         );
-        assert!(b["block"].as_str().is_some(), "outside the scope: {b}");
-        let b = before(
+        blocked(
             &mut e,
             &mut fs,
             "edit",
             json!({"path": "docs/leak.md", "oldString": "a", "newString": "b"}),
         );
-        assert!(b["block"].as_str().is_some(), "{b}");
         // the 1.x key beside the 2.x one, naming another file: blocked, naming both keys
-        let b = before(
+        blocked_with(
             &mut e,
             &mut fs,
             "write",
             json!({"path": "src/billing/a.ts", "filePath": "docs/leak.md"}),
-        );
-        assert!(
-            b["block"].as_str().unwrap().contains("two different files"),
-            "{b}"
+            "two different files",
         );
         for tool in ["patch", "apply_patch"] {
-            let b = before(&mut e, &mut fs, tool, json!({"patchText": EVIL}));
-            assert!(b["block"].as_str().is_some(), "{tool}: {b}");
-            let b = before(&mut e, &mut fs, tool, json!({"patchText": OURS}));
-            assert!(b.get("block").is_none(), "{tool}: {b}");
+            blocked(&mut e, &mut fs, tool, json!({"patchText": EVIL}));
+            passes(&mut e, &mut fs, tool, json!({"patchText": OURS}));
         }
     }
 

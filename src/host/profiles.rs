@@ -17,9 +17,79 @@ const fn tool(name: &'static str, role: Role, keys: Keys, context: Context) -> T
     }
 }
 
+/// A list of argument keys (the first present is read).
+type K = &'static [&'static str];
+
 /// A tool that changes nothing in the project, with its result as the place for context.
 const fn reader(name: &'static str) -> Tool {
-    tool(name, Role::Read, NONE, Context::WithResult)
+    tool(name, Role::Read, NONE, W)
+}
+
+/// A tool that reads the file at `path`.
+const fn read(name: &'static str, path: K) -> Tool {
+    tool(name, Role::Read, Keys { path, ..NONE }, W)
+}
+
+/// A tool that writes `content` (every host's key) to the file at `path`.
+const fn write(name: &'static str, path: K) -> Tool {
+    tool(
+        name,
+        Role::Write,
+        Keys {
+            path,
+            content: &["content"],
+            ..NONE
+        },
+        W,
+    )
+}
+
+/// A tool that changes the file its `keys` name.
+const fn edit(name: &'static str, keys: Keys) -> Tool {
+    tool(name, Role::Edit, keys, W)
+}
+
+/// An edit's keys: one replacement (`old` by `new`, every occurrence with `replace_all`).
+const fn replace(path: K, old: K, new: K, replace_all: K) -> Keys {
+    Keys {
+        path,
+        old,
+        new,
+        replace_all,
+        ..NONE
+    }
+}
+
+/// An edit's keys: a list of replacements under `edits`, each `{item_old, item_new}`.
+const fn edit_list(path: K, item_old: K, item_new: K) -> Keys {
+    Keys {
+        path,
+        edits: "edits",
+        item_old,
+        item_new,
+        ..NONE
+    }
+}
+
+/// An edit's keys when only the file is known (the change itself is another format).
+const fn file_only(path: K) -> Keys {
+    Keys { path, ..NONE }
+}
+
+/// A tool that applies the patch text under `patch`.
+const fn patch(name: &'static str, patch: K) -> Tool {
+    tool(name, Role::Patch, Keys { patch, ..NONE }, W)
+}
+
+/// A tool that starts a sub-agent on the prompt under `prompt` (a model reads it: context goes
+/// there).
+const fn subagent(name: &'static str, prompt: &'static str) -> Tool {
+    tool(
+        name,
+        Role::Subagent,
+        Keys { prompt, ..NONE },
+        Context::PromptBlock,
+    )
 }
 
 const fn shell(name: &'static str, context: Context) -> Tool {
@@ -36,72 +106,36 @@ const fn shell(name: &'static str, context: Context) -> Tool {
 
 const W: Context = Context::WithResult;
 
+/// The edit keys of Claude Code's `Edit`, which Roo's `edit` and `search_and_replace` share.
+const SNAKE_EDIT: Keys = replace(
+    &["file_path"],
+    &["old_string"],
+    &["new_string"],
+    &["replace_all"],
+);
+
 // ---- OpenCode 1.x -------------------------------------------------------------------------
 
 const OPENCODE_TOOLS: &[Tool] = &[
     shell("bash", Context::ShellComment),
-    tool(
-        "write",
-        Role::Write,
-        Keys {
-            path: &["filePath"],
-            content: &["content"],
-            ..NONE
-        },
-        W,
-    ),
-    tool(
+    write("write", &["filePath"]),
+    edit(
         "edit",
-        Role::Edit,
-        Keys {
-            path: &["filePath"],
-            old: &["oldString"],
-            new: &["newString"],
-            replace_all: &["replaceAll"],
-            ..NONE
-        },
-        W,
+        replace(
+            &["filePath"],
+            &["oldString"],
+            &["newString"],
+            &["replaceAll"],
+        ),
     ),
     // offered by earlier 1.x releases: `{filePath, edits: [{filePath, oldString, newString}]}`
-    tool(
+    edit(
         "multiedit",
-        Role::Edit,
-        Keys {
-            path: &["filePath"],
-            edits: "edits",
-            item_old: &["oldString"],
-            item_new: &["newString"],
-            ..NONE
-        },
-        W,
+        edit_list(&["filePath"], &["oldString"], &["newString"]),
     ),
-    tool(
-        "apply_patch",
-        Role::Patch,
-        Keys {
-            patch: &["patchText"],
-            ..NONE
-        },
-        W,
-    ),
-    tool(
-        "read",
-        Role::Read,
-        Keys {
-            path: &["filePath"],
-            ..NONE
-        },
-        W,
-    ),
-    tool(
-        "task",
-        Role::Subagent,
-        Keys {
-            prompt: "prompt",
-            ..NONE
-        },
-        Context::PromptBlock,
-    ),
+    patch("apply_patch", &["patchText"]),
+    read("read", &["filePath"]),
+    subagent("task", "prompt"),
     reader("glob"),
     reader("grep"),
     reader("list"),
@@ -141,65 +175,16 @@ pub static OPENCODE: Profile = Profile {
 
 const OPENCODE2_TOOLS: &[Tool] = &[
     shell("shell", W),
-    tool(
-        "write",
-        Role::Write,
-        Keys {
-            path: &["path"],
-            content: &["content"],
-            ..NONE
-        },
-        W,
-    ),
-    tool(
+    write("write", &["path"]),
+    edit(
         "edit",
-        Role::Edit,
-        Keys {
-            path: &["path"],
-            old: &["oldString"],
-            new: &["newString"],
-            replace_all: &["replaceAll"],
-            ..NONE
-        },
-        W,
+        replace(&["path"], &["oldString"], &["newString"], &["replaceAll"]),
     ),
-    tool(
-        "patch",
-        Role::Patch,
-        Keys {
-            patch: &["patchText"],
-            ..NONE
-        },
-        W,
-    ),
+    patch("patch", &["patchText"]),
     // the freeform name of `patch` (`freeform: {input: "patchText", name: "apply_patch"}`)
-    tool(
-        "apply_patch",
-        Role::Patch,
-        Keys {
-            patch: &["patchText"],
-            ..NONE
-        },
-        W,
-    ),
-    tool(
-        "read",
-        Role::Read,
-        Keys {
-            path: &["path"],
-            ..NONE
-        },
-        W,
-    ),
-    tool(
-        "subagent",
-        Role::Subagent,
-        Keys {
-            prompt: "prompt",
-            ..NONE
-        },
-        Context::PromptBlock,
-    ),
+    patch("apply_patch", &["patchText"]),
+    read("read", &["path"]),
+    subagent("subagent", "prompt"),
     reader("glob"),
     reader("grep"),
     reader("webfetch"),
@@ -225,49 +210,18 @@ pub static OPENCODE2: Profile = Profile {
 const OPENCLAW_TOOLS: &[Tool] = &[
     shell("exec", W),
     shell("bash", W),
-    tool(
-        "write",
-        Role::Write,
-        Keys {
-            path: &["path"],
-            content: &["content"],
-            ..NONE
-        },
-        W,
-    ),
+    write("write", &["path"]),
     // `edits: [{oldText, newText}]`; a top-level `oldText`/`newText` pair is added to the list
-    tool(
+    edit(
         "edit",
-        Role::Edit,
         Keys {
-            path: &["path"],
             old: &["oldText"],
             new: &["newText"],
-            edits: "edits",
-            item_old: &["oldText"],
-            item_new: &["newText"],
-            ..NONE
+            ..edit_list(&["path"], &["oldText"], &["newText"])
         },
-        W,
     ),
-    tool(
-        "apply_patch",
-        Role::Patch,
-        Keys {
-            patch: &["input"],
-            ..NONE
-        },
-        W,
-    ),
-    tool(
-        "read",
-        Role::Read,
-        Keys {
-            path: &["path"],
-            ..NONE
-        },
-        W,
-    ),
+    patch("apply_patch", &["input"]),
+    read("read", &["path"]),
     reader("find"),
     reader("grep"),
     reader("ls"),
@@ -291,77 +245,17 @@ pub static OPENCLAW: Profile = Profile {
 
 const CLAUDE_CODE_TOOLS: &[Tool] = &[
     shell("Bash", W),
-    tool(
-        "Write",
-        Role::Write,
-        Keys {
-            path: &["file_path"],
-            content: &["content"],
-            ..NONE
-        },
-        W,
-    ),
-    tool(
-        "Edit",
-        Role::Edit,
-        Keys {
-            path: &["file_path"],
-            old: &["old_string"],
-            new: &["new_string"],
-            replace_all: &["replace_all"],
-            ..NONE
-        },
-        W,
-    ),
-    tool(
+    write("Write", &["file_path"]),
+    edit("Edit", SNAKE_EDIT),
+    edit(
         "MultiEdit",
-        Role::Edit,
-        Keys {
-            path: &["file_path"],
-            edits: "edits",
-            item_old: &["old_string"],
-            item_new: &["new_string"],
-            ..NONE
-        },
-        W,
+        edit_list(&["file_path"], &["old_string"], &["new_string"]),
     ),
-    tool(
-        "NotebookEdit",
-        Role::Edit,
-        Keys {
-            path: &["notebook_path"],
-            ..NONE
-        },
-        W,
-    ),
-    tool(
-        "Read",
-        Role::Read,
-        Keys {
-            path: &["file_path"],
-            ..NONE
-        },
-        W,
-    ),
-    tool(
-        "Agent",
-        Role::Subagent,
-        Keys {
-            prompt: "prompt",
-            ..NONE
-        },
-        Context::PromptBlock,
-    ),
+    edit("NotebookEdit", file_only(&["notebook_path"])),
+    read("Read", &["file_path"]),
+    subagent("Agent", "prompt"),
     // the sub-agent tool's name before 2.1
-    tool(
-        "Task",
-        Role::Subagent,
-        Keys {
-            prompt: "prompt",
-            ..NONE
-        },
-        Context::PromptBlock,
-    ),
+    subagent("Task", "prompt"),
     reader("Grep"),
     reader("Glob"),
     reader("WebFetch"),
@@ -385,118 +279,24 @@ pub static CLAUDE_CODE: Profile = Profile {
 /// Roo Code's tools (`write_file` and `search_and_replace` are its aliases).
 const ROO_TOOLS: &[Tool] = &[
     shell("execute_command", Context::ShellComment),
-    tool(
-        "write_to_file",
-        Role::Write,
-        Keys {
-            path: &["path"],
-            content: &["content"],
-            ..NONE
-        },
-        W,
-    ),
-    tool(
-        "write_file",
-        Role::Write,
-        Keys {
-            path: &["path"],
-            content: &["content"],
-            ..NONE
-        },
-        W,
-    ),
-    tool(
-        "apply_diff",
-        Role::Edit,
-        Keys {
-            path: &["path"],
-            ..NONE
-        },
-        W,
-    ),
-    tool(
-        "edit",
-        Role::Edit,
-        Keys {
-            path: &["file_path"],
-            old: &["old_string"],
-            new: &["new_string"],
-            replace_all: &["replace_all"],
-            ..NONE
-        },
-        W,
-    ),
-    tool(
-        "search_and_replace",
-        Role::Edit,
-        Keys {
-            path: &["file_path"],
-            old: &["old_string"],
-            new: &["new_string"],
-            replace_all: &["replace_all"],
-            ..NONE
-        },
-        W,
-    ),
-    tool(
+    write("write_to_file", &["path"]),
+    write("write_file", &["path"]),
+    edit("apply_diff", file_only(&["path"])),
+    edit("edit", SNAKE_EDIT),
+    edit("search_and_replace", SNAKE_EDIT),
+    edit(
         "search_replace",
-        Role::Edit,
-        Keys {
-            path: &["file_path"],
-            old: &["old_string"],
-            new: &["new_string"],
-            ..NONE
-        },
-        W,
+        replace(&["file_path"], &["old_string"], &["new_string"], &[]),
     ),
-    tool(
+    edit(
         "edit_file",
-        Role::Edit,
-        Keys {
-            path: &["file_path"],
-            old: &["old_string"],
-            new: &["new_string"],
-            ..NONE
-        },
-        W,
+        replace(&["file_path"], &["old_string"], &["new_string"], &[]),
     ),
     // `{path, line, content}`: inserts lines into a file
-    tool(
-        "insert_content",
-        Role::Edit,
-        Keys {
-            path: &["path"],
-            ..NONE
-        },
-        W,
-    ),
-    tool(
-        "apply_patch",
-        Role::Patch,
-        Keys {
-            patch: &["patch"],
-            ..NONE
-        },
-        W,
-    ),
-    tool(
-        "read_file",
-        Role::Read,
-        Keys {
-            path: &["path"],
-            ..NONE
-        },
-        W,
-    ),
-    tool(
-        "new_task",
-        Role::Subagent,
-        Keys {
-            prompt: "message",
-            ..NONE
-        },
-        Context::PromptBlock,
-    ),
+    edit("insert_content", file_only(&["path"])),
+    patch("apply_patch", &["patch"]),
+    read("read_file", &["path"]),
+    subagent("new_task", "message"),
     reader("list_files"),
     reader("search_files"),
     reader("list_code_definition_names"),
@@ -506,53 +306,27 @@ const ROO_TOOLS: &[Tool] = &[
 /// between them), and the shell tools it has always taken.
 const VSCODE_SHARED: &[Tool] = &[
     // OpenCode's `write {filePath, content}`, OpenClaw's `write {path, content}`
-    tool(
-        "write",
-        Role::Write,
-        Keys {
-            path: &["filePath", "path"],
-            content: &["content"],
-            ..NONE
-        },
-        W,
-    ),
+    write("write", &["filePath", "path"]),
     // OpenCode's `edit {filePath, oldString, newString, replaceAll}`, Roo's `edit {file_path,
     // old_string, new_string, replace_all}`, OpenClaw's `edit {path, edits: [{oldText, newText}]}`
-    tool(
+    edit(
         "edit",
-        Role::Edit,
         Keys {
-            path: &["filePath", "file_path", "path"],
-            old: &["oldString", "old_string", "oldText"],
-            new: &["newString", "new_string", "newText"],
-            replace_all: &["replaceAll", "replace_all"],
             edits: "edits",
             item_old: &["oldText"],
             item_new: &["newText"],
-            ..NONE
+            ..replace(
+                &["filePath", "file_path", "path"],
+                &["oldString", "old_string", "oldText"],
+                &["newString", "new_string", "newText"],
+                &["replaceAll", "replace_all"],
+            )
         },
-        W,
     ),
     // OpenCode's `patchText`, Roo's `patch`, OpenClaw's `input`
-    tool(
-        "apply_patch",
-        Role::Patch,
-        Keys {
-            patch: &["patchText", "patch", "input"],
-            ..NONE
-        },
-        W,
-    ),
+    patch("apply_patch", &["patchText", "patch", "input"]),
     // OpenCode's `read {filePath}`, OpenClaw's `read {path}`
-    tool(
-        "read",
-        Role::Read,
-        Keys {
-            path: &["filePath", "path"],
-            ..NONE
-        },
-        W,
-    ),
+    read("read", &["filePath", "path"]),
     shell("exec", Context::ShellComment),
     // other agents' shell tools: analysed as commands, gated; context with the result (their
     // shell may not read `#` as a comment)

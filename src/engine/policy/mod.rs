@@ -50,21 +50,9 @@ impl State {
         }
     }
 
-    /// What a model tool's call reads ([`crate::tools`]): governance's selection too.
-    pub(super) fn tools_env(
-        &self,
-        registry: crate::tools::Registry,
-        source: Option<Source>,
-        max_entities: u32,
-        include_content: bool,
-    ) -> crate::tools::Env {
-        crate::tools::Env {
-            registry,
-            source,
-            max_entities,
-            include_content,
-            governed_root: self.gov.on.then(|| self.gov.worktree.clone()),
-        }
+    /// The governed worktree a model tool's call must respect ([`crate::tools::Env`]).
+    pub(super) fn governed_root(&self) -> Option<String> {
+        self.gov.on.then(|| self.gov.worktree.clone())
     }
 
     /// `select_active_intent` called as a model tool.
