@@ -16,10 +16,17 @@ import path from "node:path";
 const [dir, name] = process.argv.slice(2);
 const files = fs.readdirSync(dir).filter((f) => f.startsWith(`${name}.`) && f.endsWith(".txt"));
 
-const UNIT = String.raw`(µs|ms|s|MiB|MB|KB|G|records\/s|\/s|×|%)`;
+const UNIT = String.raw`(µs|ms|s|MiB|MB|KB|G|bytes|records\/s|\/s|×|%)`;
 const NUM = String.raw`(-?\d[\d,]*(?:\.\d+)?)`;
 const toMs = { µs: 1e-3, ms: 1, s: 1000 };
-const numbers = (text) => [...text.matchAll(new RegExp(`${NUM}\\s*${UNIT}(?![\\w])`, "g"))].map((m) => ({ v: Number(m[1].replace(/,/g, "")), unit: m[2], at: m.index }));
+// (a target, "≤ 50 ms", or a constant, "~1.8 s", is not a figure)
+const numbers = (text) =>
+  [...text.matchAll(new RegExp(`${NUM}\\s*${UNIT}(?![\\w])`, "g"))]
+    .filter((m) => !/[≤≥~]\s*$/.test(text.slice(0, m.index)))
+    .map((m) => ({ v: Number(m[1].replace(/,/g, "")), unit: m[2], at: m.index }))
+    // bench-vault's "654 ms (cpu 479)": the CPU time, in the unit of the figure before it
+    .concat([...text.matchAll(/\(cpu (\d+(?:\.\d+)?)\)/g)].map((m) => ({ v: Number(m[1]), unit: "ms", at: m.index + 1, name: "cpu" })))
+    .sort((a, b) => a.at - b.at);
 const clean = (s) => s.replace(/\*\*/g, "").replace(/`/g, "").trim();
 
 /** metric -> { value (ms for times), unit } from one run's output. */
@@ -58,8 +65,8 @@ function metrics(text) {
     if (!ns.length) continue;
     const label = clean(line.slice(0, ns[0].at)).replace(/[\s:;,(]+$/, "").slice(0, 60);
     for (const n of ns) {
-      const before = line.slice(0, n.at).trim().split(/\s+/).slice(-2).join(" ");
-      put(`${label} · ${clean(before).slice(0, 30)}`, n);
+      const before = n.name ?? clean(line.slice(0, n.at)).replace(/[\s:;,(]+$/, "").split(/\s+/).slice(-2).join(" ");
+      put(label.endsWith(before) ? label : `${label} · ${before.slice(0, 30)}`, n);
     }
   }
   return out;

@@ -145,6 +145,13 @@ JS
     valgrind --tool=callgrind --callgrind-out-file=/dev/null node --no-liftoff --single-threaded "$work/cg.cjs" "$@" 2>&1 |
       sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
   }
+  # pre-action decisions (policy wasm, 52 SOPs cached, no file writes): today's
+  # bench-enforce.mjs against either build (the engine API it uses is the same in both)
+  decisions=300
+  count_enforce() { # dist calls -> instructions
+    HOOKWISE_DIST=$1 valgrind --tool=callgrind --callgrind-out-file=/dev/null node --no-liftoff --single-threaded \
+      "$here/scripts/bench-enforce.mjs" --instructions --calls "$2" 2>&1 | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+  }
   declare -A ins
   for side in base now; do
     dist=$here/pkg/dist
@@ -152,18 +159,24 @@ JS
     ins[$side.load]=$(count "$dist" hook 0)
     ins[$side.hook]=$(count "$dist" hook $calls)
     ins[$side.vault]=$(count "$dist" vault "$vault")
+    ins[$side.enf0]=$(count_enforce "$dist" 0)
+    ins[$side.enf]=$(count_enforce "$dist" $decisions)
   done
   echo "## instructions (callgrind; node --no-liftoff --single-threaded; deterministic to ~0.1 %)"
   echo
   node -e '
-    const [b0, bh, bv, n0, nh, nv, calls, notes] = process.argv.slice(1).map(Number);
+    const [b0, bh, bv, be0, be, n0, nh, nv, ne0, ne, calls, notes, decisions] = process.argv.slice(1).map(Number);
     const row = (m, b, n, f) => console.log(`| ${m} | ${f(b)} | ${f(n)} | ${(n / b).toFixed(3)} |`);
     const M = (x) => `${(x / 1e6).toFixed(1)} M`;
     console.log("| metric | base | now | now/base |\n|---|---|---|---|");
     row("load + init (hook set-up, no calls)", b0, n0, M);
     row(`one tool.execute.before, 1 KB, 3 links (mean of ${calls})`, (bh - b0) / calls, (nh - n0) / calls, (x) => `${Math.round(x / 1e3)} k`);
     row(`one cold index, ${notes} notes (process total minus load + init)`, bv - b0, nv - n0, M);
-  ' "${ins[base.load]}" "${ins[base.hook]}" "${ins[base.vault]}" "${ins[now.load]}" "${ins[now.hook]}" "${ins[now.vault]}" "$calls" "$notes"
+    // bench-enforce warms up with a fifth of the calls (at most 100) before it measures
+    const d = decisions + Math.min(100, Math.floor(decisions / 5));
+    row(`one pre-action decision, 52 SOPs cached, no metrics (mean of ${d})`, (be - be0) / d, (ne - ne0) / d, (x) => `${Math.round(x / 1e3)} k`);
+  ' "${ins[base.load]}" "${ins[base.hook]}" "${ins[base.vault]}" "${ins[base.enf0]}" "${ins[base.enf]}" \
+    "${ins[now.load]}" "${ins[now.hook]}" "${ins[now.vault]}" "${ins[now.enf0]}" "${ins[now.enf]}" "$calls" "$notes" "$decisions"
   echo
 fi
 
