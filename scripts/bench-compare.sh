@@ -16,7 +16,8 @@
 #
 # Environment: ROUNDS (runs per build; 2, 4 for the quick `bench`), NO_BUILD=1 (reuse both pkg/), NO_CALLGRIND=1,
 # ONLY="bench bench-vault" (a subset), KEEP=1 (keep the worktree and the outputs).
-# Not part of CI; ~15–20 minutes on the 2-core build machine.
+# Not part of CI; ~20–30 minutes on the shared 2-core machine (the first build of BASE and the
+# callgrind runs, ~25 s of start-up each, are most of it; NO_CALLGRIND=1 for ~12).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
