@@ -1,4 +1,5 @@
 // node scripts/bench-enforce.mjs [--calls N]   (after `npm run build`)
+// node scripts/bench-enforce.mjs --instructions --calls N   (only the decisions, for callgrind)
 //
 // Pre-action enforcement decision latency (issue 5): p50/p95 wall time of one
 // `engine.executePreHook` — the real JS API over the policy wasm, with the real host (files,
@@ -25,7 +26,9 @@ import { fileURLToPath } from "node:url";
 import { forceSop } from "../tests/js/helpers.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const dist = path.join(repo, "pkg/dist");
+// HOOKWISE_DIST: another build's pkg/dist (scripts/bench-compare.sh counts instructions of two
+// builds with this one script)
+const dist = process.env.HOOKWISE_DIST ? path.resolve(process.env.HOOKWISE_DIST) : path.join(repo, "pkg/dist");
 const fakeCli = path.join(repo, "tests/fake-maenifold/maenifold");
 const exampleVault = path.join(repo, "examples/vault");
 const runtime = typeof Bun !== "undefined" ? `bun ${Bun.version}` : `node ${process.versions.node}`;
@@ -207,7 +210,11 @@ function table(results) {
   return out.join("\n");
 }
 
-if (process.argv.includes("--child")) {
+if (process.argv.includes("--instructions")) {
+  // one set-up, no timing printed: the "no metrics" decisions alone (no file writes), for
+  // callgrind (scripts/bench-compare.sh runs it with --calls 0 and --calls N and subtracts)
+  await measure("instructions", { enforcement: { memory: { enabled: false }, metrics: false }, calls: CALLS, target: 5 });
+} else if (process.argv.includes("--child")) {
   process.stdout.write(JSON.stringify(await child()));
 } else {
   const results = [await child()];
