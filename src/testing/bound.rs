@@ -119,4 +119,31 @@ mod tests {
         h.limit = Some(1);
         h.call_json(&init());
     }
+
+    #[cfg(feature = "policy")] // the MCP transport
+    #[test]
+    fn a_played_mcp_server_is_started_at_once_and_its_input_kept() {
+        let mut fs = TestHost::default();
+        fs.program("/bin/maenifold");
+        let mut h = Bounded::new(fs);
+        h.play_mcp();
+        h.call_json(
+            &json!({"hook": "init", "cwd": "/w", "worktree": "/w", "directory": "/w",
+            "env": {"PATH": "/bin"}, "options": {"transport": "mcp"}}),
+        );
+        let warm = h.runner.start_json(r#"{"hook": "mcp.warmup"}"#).unwrap();
+        let (Step::Done { op, .. } | Step::Pending { op, .. }) = &warm;
+        let op = *op;
+        h.pump(vec![warm], false);
+        assert_eq!(h.mcp_sessions().len(), 1, "{:?}", h.host.log);
+        assert!(
+            h.mcp_written().contains("\"initialize\""),
+            "{}",
+            h.mcp_written()
+        );
+        assert!(!h.done.contains_key(&op), "the warm-up waits on the server");
+        // the server never answers: the warm-up ends on its deadline
+        h.pump(Vec::new(), true);
+        assert!(h.done.contains_key(&op));
+    }
 }
