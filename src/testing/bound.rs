@@ -6,8 +6,6 @@
 //! engine itself ([`Bounded::pump`]); and the test may play an MCP server itself
 //! ([`Bounded::play_mcp`]: the host's [`Peers::played`]).
 
-use std::ops::{Deref, DerefMut};
-
 use serde_json::Value;
 
 use crate::engine::{CallError, Engine};
@@ -20,34 +18,22 @@ use super::TestHost;
 /// Answers one run may give before it calls the operation a hang.
 pub const MAX_REQUESTS: usize = 50_000;
 
-/// An engine driven against a [`TestHost`] by the one driver (see the module's docs); the
-/// driver's fields (`runner`: the engine, `host`, `answers`, `limit`, `done`) through `Deref`.
-pub struct Bounded(pub Driver<Engine, TestHost>);
-
-impl Deref for Bounded {
-    type Target = Driver<Engine, TestHost>;
-    fn deref(&self) -> &Self::Target {
-        &self.0
-    }
-}
-
-impl DerefMut for Bounded {
-    fn deref_mut(&mut self) -> &mut Self::Target {
-        &mut self.0
-    }
-}
+/// An engine driven against a [`TestHost`] by the one driver, bounded (see the module's
+/// docs): `runner` is the engine; `answers`, `limit` and `done` are the driver's.
+pub type Bounded = Driver<Engine, TestHost>;
 
 impl Bounded {
-    pub fn new(host: TestHost) -> Bounded {
+    /// A fresh engine against `host`, at most [`MAX_REQUESTS`] answers in one run.
+    pub fn on(host: TestHost) -> Bounded {
         let mut d = Driver::new(Engine::new(), host);
         d.limit = Some(MAX_REQUESTS);
-        Bounded(d)
+        d
     }
 
     /// Run a hook call given as bytes to its result (timers fire as they come due).
     pub fn call(&mut self, bytes: impl AsRef<[u8]>) -> Result<Value, CallError> {
-        let op = self.0.try_call(bytes)?;
-        Ok(self.0.run_until_done(op))
+        let op = self.try_start_call(bytes)?;
+        Ok(self.run_until_done(op))
     }
 
     /// [`Bounded::call`] of a call the engine must take.
@@ -62,22 +48,21 @@ impl Bounded {
     /// to each (else they are kept). Finished operations are in `done`; one parked on an MCP
     /// answer stays parked (`Engine::mcp_feed` wakes it).
     pub fn pump(&mut self, steps: Vec<Step>, fire_timers: bool) {
-        self.0.wake(steps);
+        self.wake(steps);
         if fire_timers {
-            self.0.drain();
+            self.drain();
         }
     }
 
     /// The test plays the MCP server: `McpStart` succeeds at once, what the core writes is
     /// kept ([`Bounded::mcp_written`]), and the test feeds the engine the server's output.
     pub fn play_mcp(&mut self) {
-        self.0.host.mcp = Some(Peers::played());
+        self.host.mcp = Some(Peers::played());
     }
 
     /// The MCP sessions the core started.
     pub fn mcp_sessions(&self) -> Vec<u64> {
-        self.0
-            .host
+        self.host
             .mcp
             .as_ref()
             .map_or(Vec::new(), |p| p.starts.clone())
@@ -85,11 +70,7 @@ impl Bounded {
 
     /// What the core wrote to the MCP sessions' stdin.
     pub fn mcp_written(&self) -> String {
-        self.0
-            .host
-            .mcp
-            .as_ref()
-            .map_or(String::new(), Peers::written)
+        self.host.mcp.as_ref().map_or(String::new(), Peers::written)
     }
 }
 
@@ -105,7 +86,7 @@ mod tests {
 
     #[test]
     fn a_call_runs_to_its_result_and_a_refused_one_is_the_call_error() {
-        let mut h = Bounded::new(TestHost::default());
+        let mut h = Bounded::on(TestHost::default());
         assert!(h.call_json(&init()).is_object());
         assert!(h.answers > 1, "{}", h.answers);
         let e = h.call(b"{\"hook\": ").unwrap_err();
@@ -115,7 +96,7 @@ mod tests {
     #[test]
     #[should_panic(expected = "a hang")]
     fn more_answers_than_the_bound_is_a_hang() {
-        let mut h = Bounded::new(TestHost::default());
+        let mut h = Bounded::on(TestHost::default());
         h.limit = Some(1);
         h.call_json(&init());
     }
@@ -125,7 +106,7 @@ mod tests {
     fn a_played_mcp_server_is_started_at_once_and_its_input_kept() {
         let mut fs = TestHost::default();
         fs.program("/bin/maenifold");
-        let mut h = Bounded::new(fs);
+        let mut h = Bounded::on(fs);
         h.play_mcp();
         h.call_json(
             &json!({"hook": "init", "cwd": "/w", "worktree": "/w", "directory": "/w",

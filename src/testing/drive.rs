@@ -349,12 +349,12 @@ impl<H: Host> Driver<Routed, H> {
 
 impl<R: Runner + std::borrow::BorrowMut<Engine>, H: Host> Driver<R, H> {
     /// Start hook call `call` (JSON) on the engine; returns its operation's id.
-    pub fn call(&mut self, call: &str) -> u64 {
-        self.try_call(call).unwrap()
+    pub fn start_call(&mut self, call: &str) -> u64 {
+        self.try_start_call(call).unwrap()
     }
 
     /// Start a hook call given as any bytes; a call the engine refuses is its [`CallError`].
-    pub fn try_call(&mut self, bytes: impl AsRef<[u8]>) -> Result<u64, CallError> {
+    pub fn try_start_call(&mut self, bytes: impl AsRef<[u8]>) -> Result<u64, CallError> {
         let now = self.host.now();
         let e: &mut Engine = std::borrow::BorrowMut::borrow_mut(&mut self.runner);
         e.observe_now(now);
@@ -369,14 +369,14 @@ impl<R: Runner + std::borrow::BorrowMut<Engine>, H: Host> Driver<R, H> {
 #[allow(dead_code)]
 pub fn drive_with(engine: &mut Engine, call: &str, answer: impl FnMut(&Request) -> Reply) -> Value {
     let mut d = Driver::new(engine, Script(answer));
-    let op = d.call(call);
+    let op = d.start_call(call);
     d.run_until_done(op)
 }
 
 /// Drive `call` to its result against `host` (its clock moves with the timers).
 pub fn drive(engine: &mut Engine, call: &str, host: &mut TestHost) -> Value {
     let mut d = Driver::new(engine, host);
-    let op = d.call(call);
+    let op = d.start_call(call);
     d.run_until_done(op)
 }
 

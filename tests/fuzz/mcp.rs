@@ -234,7 +234,7 @@ fn the_engine_takes_any_session_output() {
             1..4,
         ),
         |feeds| {
-            let mut h = Bounded::new(project_fs());
+            let mut h = Bounded::on(project_fs());
             h.call_json(
                 &json!({"hook": "init", "env": {"PATH": "/nowhere"}, "cwd": "/w",
                 "worktree": "/w", "directory": "/w", "options": {"transport": "mcp"}}),
@@ -291,7 +291,7 @@ fn a_live_session_with_a_hostile_server_ends_every_operation() {
         |(rounds, cuts)| {
             let mut fs = project_fs();
             fs.program("/bin/maenifold");
-            let mut h = Bounded::new(fs);
+            let mut h = Bounded::on(fs);
             h.play_mcp();
             h.call_json(
                 &json!({"hook": "init", "env": {"PATH": "/bin"}, "cwd": "/w",
