@@ -3,7 +3,7 @@
 //! cheap. `cargo test` runs a bounded number of cases (seconds); `scripts/fuzz.sh` runs the
 //! long one and prints the cases per parser. See `fuzz/common.rs` for seeds and case counts.
 //! Hook calls run against the crate's one test host (`hookwise::testing`, the `testing`
-//! feature), bounded by `testing::bound`. Native only (`tests/wasm.rs` is the wasm-pack target).
+//! feature) through its one driver, bounded by `testing::bound`. Native only (`tests/wasm.rs` is the wasm-pack target).
 #![cfg(not(target_arch = "wasm32"))]
 
 #[path = "fuzz/common.rs"]

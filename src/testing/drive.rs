@@ -2,7 +2,9 @@
 //! several at once — to their end, each request answered by a [`Host`] (the [`TestHost`], or
 //! a closure) now or on the virtual clock, and what the host's MCP peer prints or its exit
 //! delivered as events at their times. It checks on every step that the host never sees
-//! `McpAwait` and that every cancel names a request the host was given.
+//! `McpAwait` and that every cancel names a request the host was given. With a [`Driver::limit`]
+//! a hang is found by counting, not by timing: more answers than the limit in one run (from a
+//! start or a wake) panics "a hang", and so does an operation left waiting on nothing.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -11,7 +13,7 @@ use std::rc::Rc;
 
 use serde_json::Value;
 
-use crate::engine::Engine;
+use crate::engine::{CallError, Engine};
 use crate::protocol::Request;
 use crate::runtime::{Io, Outgoing, Step};
 
@@ -58,6 +60,12 @@ pub struct Driver<R, H> {
     cancelled: HashSet<(u64, u64)>,
     /// Finished operations: when, and their result.
     pub done: HashMap<u64, (f64, Value)>,
+    /// Answers given in all (replies given now, and timers fired).
+    pub answers: usize,
+    /// At most this many answers in one run (from a start or a wake): more panics "a hang".
+    pub limit: Option<usize>,
+    /// Answers given in this run.
+    run: usize,
 }
 
 fn op_of(step: &Step) -> u64 {
@@ -78,6 +86,21 @@ impl<R: Runner, H: Host> Driver<R, H> {
             answered: HashSet::new(),
             cancelled: HashSet::new(),
             done: HashMap::new(),
+            answers: 0,
+            limit: None,
+            run: 0,
+        }
+    }
+
+    /// One answer given (a reply now, or a timer fired), counted against the limit.
+    fn count(&mut self) {
+        self.answers += 1;
+        self.run += 1;
+        if let Some(max) = self.limit {
+            assert!(
+                self.run <= max,
+                "a hang: more than {max} answers in one run"
+            );
         }
     }
 
@@ -88,9 +111,16 @@ impl<R: Runner, H: Host> Driver<R, H> {
         self.runner.observe_now(now);
         let steps = start(&mut self.runner);
         let op = op_of(steps.first().expect("a start has its own step"));
+        self.wake(steps);
+        op
+    }
+
+    /// Steps the runner gave outside the driver (operations a test woke by feeding the engine
+    /// itself): taken, and what they ask answered at once; a new run for the limit.
+    pub fn wake(&mut self, steps: Vec<Step>) {
+        self.run = 0;
         self.take(steps);
         self.answer_all();
-        op
     }
 
     /// The result of a finished operation.
@@ -167,6 +197,7 @@ impl<R: Runner, H: Host> Driver<R, H> {
                 let now = self.host.now();
                 match reply {
                     Reply::Now(value) => {
+                        self.count();
                         self.answered.insert((op, r.id));
                         let steps = self.runner.resume(op, r.id, value);
                         self.take(steps);
@@ -210,6 +241,7 @@ impl<R: Runner, H: Host> Driver<R, H> {
         self.runner.observe_now(now);
         match event {
             Event::Reply { op, id, value } => {
+                self.count();
                 if !self.done.contains_key(&op) {
                     self.answered.insert((op, id));
                     let steps = self.runner.resume(op, id, value);
@@ -317,32 +349,34 @@ impl<H: Host> Driver<Routed, H> {
 
 impl<R: Runner + std::borrow::BorrowMut<Engine>, H: Host> Driver<R, H> {
     /// Start hook call `call` (JSON) on the engine; returns its operation's id.
-    pub fn call(&mut self, call: &str) -> u64 {
-        self.launch(|e| {
-            let e: &mut Engine = std::borrow::BorrowMut::borrow_mut(e);
-            let step = e.start_json(call).unwrap();
-            std::iter::once(step).chain(e.take_woken()).collect()
-        })
+    pub fn start_call(&mut self, call: &str) -> u64 {
+        self.try_start_call(call).unwrap()
+    }
+
+    /// Start a hook call given as any bytes; a call the engine refuses is its [`CallError`].
+    pub fn try_start_call(&mut self, bytes: impl AsRef<[u8]>) -> Result<u64, CallError> {
+        let now = self.host.now();
+        let e: &mut Engine = std::borrow::BorrowMut::borrow_mut(&mut self.runner);
+        e.observe_now(now);
+        let step = e.start_json(bytes)?;
+        let steps: Vec<Step> = std::iter::once(step).chain(e.take_woken()).collect();
+        Ok(self.launch(|_| steps))
     }
 }
 
 /// Drive `call` to its result, answering each request with `answer` (a test that scripts
 /// its host request by request).
 #[allow(dead_code)]
-pub fn drive_with(
-    engine: &mut Engine,
-    call: &str,
-    answer: impl FnMut(&Request) -> Reply,
-) -> Value {
+pub fn drive_with(engine: &mut Engine, call: &str, answer: impl FnMut(&Request) -> Reply) -> Value {
     let mut d = Driver::new(engine, Script(answer));
-    let op = d.call(call);
+    let op = d.start_call(call);
     d.run_until_done(op)
 }
 
 /// Drive `call` to its result against `host` (its clock moves with the timers).
 pub fn drive(engine: &mut Engine, call: &str, host: &mut TestHost) -> Value {
     let mut d = Driver::new(engine, host);
-    let op = d.call(call);
+    let op = d.start_call(call);
     d.run_until_done(op)
 }
 

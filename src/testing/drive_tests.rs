@@ -82,7 +82,7 @@ fn an_engine_answers_from_the_mcp_peer() {
     }));
     let mut d = Driver::new(Engine::new(), host);
     let init = json!({"hook": "init", "env": {"PATH": "/bin"}, "cwd": "/w", "mcp": true});
-    let op = d.call(&init.to_string());
+    let op = d.start_call(&init.to_string());
     let r = d.run_until_done(op);
     assert_eq!(r["discovery"]["path"], "/bin/maenifold", "{r}");
     let before = |id: &str, concept: &str| {
@@ -91,7 +91,7 @@ fn an_engine_answers_from_the_mcp_peer() {
         .to_string()
     };
     let t0 = d.host.now;
-    let op = d.call(&before("c1", "auth"));
+    let op = d.start_call(&before("c1", "auth"));
     let r = d.run_until_done(op);
     let cold = d.host.now - t0;
     let pre = r["mutations"][0]["prepend"].as_str().unwrap_or_default();
@@ -99,7 +99,7 @@ fn an_engine_answers_from_the_mcp_peer() {
     assert!(cold >= 1800.0, "the server's start-up: {cold} ms");
     // warm: the same process answers at once
     let t1 = d.host.now;
-    let op = d.call(&before("c2", "db"));
+    let op = d.start_call(&before("c2", "db"));
     d.run_until_done(op);
     assert!(d.host.now - t1 <= 50.0, "warm: {} ms", d.host.now - t1);
     let peers = d.host.mcp.as_ref().unwrap();

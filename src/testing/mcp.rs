@@ -228,6 +228,10 @@ pub struct Peers {
     pub chunk: usize,
     /// Output not yet handed to the driver: (due, what).
     out: Vec<(f64, Output)>,
+    /// The test plays the server itself: every start succeeds at once (as `js/mcp.cjs`
+    /// answers it), writes are only recorded, and the test feeds the engine what the server
+    /// prints ([`Peers::played`]).
+    played: bool,
 }
 
 impl Peers {
@@ -241,11 +245,30 @@ impl Peers {
             writes: Vec::new(),
             chunk: 0,
             out: Vec::new(),
+            played: false,
         }
+    }
+
+    /// Peers the test plays the server of (see `played`): `starts` and `writes` say what
+    /// the core started and wrote.
+    pub fn played() -> Peers {
+        Peers {
+            played: true,
+            ..Peers::new(|_| None)
+        }
+    }
+
+    /// What the core wrote to the sessions, in order.
+    pub fn written(&self) -> String {
+        self.writes.iter().map(|w| w.1.as_str()).collect()
     }
 
     /// `McpStart` at `now`: the reply 1 ms later.
     pub(super) fn start(&mut self, now: f64, session: u64, argv: &[String]) -> Reply {
+        if self.played {
+            self.starts.push(session);
+            return Reply::Now(json!({"ok": true, "pid": 4242}));
+        }
         assert_eq!(argv[1], "--mcp");
         let n = self.starts.len();
         self.starts.push(session);
@@ -262,6 +285,10 @@ impl Peers {
 
     /// `McpWrite` at `now`: the server reads the lines; what it prints comes later.
     pub(super) fn write(&mut self, now: f64, session: u64, text: &str) -> Reply {
+        if self.played {
+            self.writes.push((session, text.to_string()));
+            return Reply::Now(json!({"ok": true, "nowMs": now}));
+        }
         assert!(text.ends_with('\n'), "whole lines only");
         self.writes.push((session, text.to_string()));
         let Some(p) = self.running.get_mut(&session) else {
@@ -282,6 +309,10 @@ impl Peers {
 
     /// `McpStop` at `now`: a running server is killed and exits 1 ms later.
     pub(super) fn stop(&mut self, now: f64, session: u64) -> Reply {
+        if self.played {
+            self.stops.push(session);
+            return Reply::Now(json!({}));
+        }
         self.stops.push(session);
         if let Some(p) = self.running.remove(&session) {
             self.ended.push(p);

@@ -13,8 +13,10 @@
 //!
 //! [`drive`] is the one driver: it runs an engine's hook call, or operations of the runtime
 //! (several at once, with the MCP router in the loop), to their end against it, on the
-//! virtual clock ([`sides`]: what runs the operations, and the host). `crate::mcp::sim` and
-//! the session tests (`crate::session`'s) are set-ups over it.
+//! virtual clock ([`sides`]: what runs the operations, and the host). `crate::mcp::sim`, the
+//! session tests (`crate::session`'s) and the fuzz crate's [`bound`] (the driver with a
+//! request bound, calls given as any bytes, an MCP server the test plays itself) are
+//! set-ups over it: there is no other event loop, timer queue or dispatcher here.
 //! `tests/host_shapes.json` pins the reply shapes this host and the JS host share.
 
 pub mod bound;

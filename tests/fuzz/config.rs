@@ -193,7 +193,7 @@ fn init_with_any_configuration_returns() {
                 "/w/.opencode/sops/x.md",
                 "---\nkeywords: [deploy]\n---\n# X\n",
             );
-            let mut h = Bounded::new(fs);
+            let mut h = Bounded::on(fs);
             let call = J::obj(vec![
                 ("hook", J::str("init")),
                 ("cwd", J::str("/w")),

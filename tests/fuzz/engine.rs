@@ -260,7 +260,7 @@ fn any_call_to_a_fresh_engine_returns() {
         96,
         call_bytes(),
         |bytes| {
-            let mut h = Bounded::new(TestHost::default());
+            let mut h = Bounded::on(TestHost::default());
             let _ = h.call(&bytes);
             Ok(())
         },
@@ -280,7 +280,7 @@ fn lone_surrogates_and_deep_nesting_return() {
             ("tool", J::str("write")),
             ("args", args),
         ]);
-        let _ = Bounded::new(TestHost::default()).call(call.text().as_bytes());
+        let _ = Bounded::on(TestHost::default()).call(call.text().as_bytes());
     }
     for depth in [127, 128, 129, 1_000, 100_000] {
         for obj in [false, true] {
@@ -289,7 +289,7 @@ fn lone_surrogates_and_deep_nesting_return() {
                 ("tool", J::str("write")),
                 ("args", J::Deep(obj, depth, Box::new(J::Null))),
             ]);
-            let _ = Bounded::new(TestHost::default()).call(call.text().as_bytes());
+            let _ = Bounded::on(TestHost::default()).call(call.text().as_bytes());
         }
     }
 }
@@ -302,7 +302,7 @@ fn any_call_to_a_started_engine_returns() {
         48,
         prop::collection::vec(call_bytes(), 1..4),
         |calls| {
-            let mut h = Bounded::new(project_fs());
+            let mut h = Bounded::on(project_fs());
             let r = h.call_json(&init_call());
             prop_assert!(r.is_object(), "{r}");
             for c in calls {
@@ -389,7 +389,7 @@ mod policy {
     use super::*;
 
     fn governed(intent: &str) -> Bounded {
-        let mut h = Bounded::new(project_fs());
+        let mut h = Bounded::on(project_fs());
         let r = h.call_json(&init_call());
         assert!(r["plan"]["toolBeforeTools"].is_array(), "{r}");
         let s =

@@ -234,19 +234,19 @@ fn the_engine_takes_any_session_output() {
             1..4,
         ),
         |feeds| {
-            let mut h = Bounded::new(project_fs());
+            let mut h = Bounded::on(project_fs());
             h.call_json(
                 &json!({"hook": "init", "env": {"PATH": "/nowhere"}, "cwd": "/w",
                 "worktree": "/w", "directory": "/w", "options": {"transport": "mcp"}}),
             );
             for (session, bytes, close) in feeds {
-                h.engine.mcp_feed(session, &bytes);
+                h.runner.mcp_feed(session, &bytes);
                 if let Some(why) = close {
-                    h.engine
+                    h.runner
                         .mcp_closed(session, &json!({"code": 1, "stderr": why}));
                 }
-                let woken = h.engine.take_woken();
-                h.pump(woken, None, true);
+                let woken = h.runner.take_woken();
+                h.pump(woken, true);
             }
             let r = h.call_json(&json!({"hook": "doctor"}));
             prop_assert!(r.is_object(), "{r}");
@@ -291,31 +291,22 @@ fn a_live_session_with_a_hostile_server_ends_every_operation() {
         |(rounds, cuts)| {
             let mut fs = project_fs();
             fs.program("/bin/maenifold");
-            let mut h = Bounded::new(fs);
-            h.mcp_runs = true;
+            let mut h = Bounded::on(fs);
+            h.play_mcp();
             h.call_json(
                 &json!({"hook": "init", "env": {"PATH": "/bin"}, "cwd": "/w",
                 "worktree": "/w", "directory": "/w", "options": {"transport": "mcp"}}),
             );
             let mut started = Vec::new();
-            let mut done = Vec::new();
-            let start = |h: &mut Bounded,
-                         call: Value,
-                         started: &mut Vec<u64>,
-                         done: &mut Vec<(u64, Value)>| {
-                if let Ok(step) = h.engine.start_json(call.to_string()) {
+            let start = |h: &mut Bounded, call: Value, started: &mut Vec<u64>| {
+                if let Ok(step) = h.runner.start_json(call.to_string()) {
                     let (hookwise::runtime::Step::Pending { op, .. }
                     | hookwise::runtime::Step::Done { op, .. }) = &step;
                     started.push(*op);
-                    done.extend(h.pump(vec![step], None, false));
+                    h.pump(vec![step], false);
                 }
             };
-            start(
-                &mut h,
-                json!({"hook": "mcp.warmup"}),
-                &mut started,
-                &mut done,
-            );
+            start(&mut h, json!({"hook": "mcp.warmup"}), &mut started);
             for (results, junk, ctx_call) in rounds {
                 if ctx_call {
                     start(
@@ -323,12 +314,11 @@ fn a_live_session_with_a_hostile_server_ends_every_operation() {
                         json!({"hook": "tool.before", "tool": "task", "sessionId": "s",
                         "callId": "c", "args": {"prompt": "about [[auth]] and [[jwt]]"}}),
                         &mut started,
-                        &mut done,
                     );
                 }
                 // answer every request written so far, each with one of the results
                 let mut out = Vec::new();
-                for (k, line) in h.mcp_written.lines().enumerate() {
+                for (k, line) in h.mcp_written().lines().enumerate() {
                     let Ok(v) = serde_json::from_str::<Value>(line) else {
                         continue;
                     };
@@ -345,27 +335,24 @@ fn a_live_session_with_a_hostile_server_ends_every_operation() {
                     out.push(b'\n');
                 }
                 out.extend_from_slice(&junk);
-                for session in h.mcp_sessions.clone() {
+                for session in h.mcp_sessions() {
                     for c in chunks(&out, &cuts) {
-                        h.engine.mcp_feed(session, &c);
-                        let woken = h.engine.take_woken();
-                        done.extend(h.pump(woken, None, false));
+                        h.runner.mcp_feed(session, &c);
+                        let woken = h.runner.take_woken();
+                        h.pump(woken, false);
                     }
                 }
             }
-            for session in h.mcp_sessions.clone() {
-                h.engine
+            for session in h.mcp_sessions() {
+                h.runner
                     .mcp_closed(session, &json!({"code": 1, "stderr": "bye"}));
-                let woken = h.engine.take_woken();
-                done.extend(h.pump(woken, None, false));
+                let woken = h.runner.take_woken();
+                h.pump(woken, false);
             }
             // then time passes: whatever waits on a deadline ends
-            done.extend(h.pump(Vec::new(), None, true));
+            h.pump(Vec::new(), true);
             for op in started {
-                prop_assert!(
-                    done.iter().any(|(o, _)| *o == op),
-                    "operation {op} never ended"
-                );
+                prop_assert!(h.done.contains_key(&op), "operation {op} never ended");
             }
             Ok(())
         },

@@ -67,7 +67,7 @@ fn scale<T>(name: &str, n: usize, input: impl Fn(usize) -> T, mut run: impl FnMu
 fn scaling_report() {
     // the hook call, to an engine started in the project (governed in the policy build)
     let started = || {
-        let mut h = Bounded::new(project_fs());
+        let mut h = Bounded::on(project_fs());
         h.call_json(
             &json!({"hook": "init", "env": {"PATH": "/nowhere"}, "cwd": "/w",
             "worktree": "/w", "directory": "/w", "options": {}}),
