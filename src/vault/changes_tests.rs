@@ -9,8 +9,8 @@ use serde_json::json;
 
 use super::*;
 use crate::protocol::Request;
-use crate::runtime::{Ops, Step};
-use crate::testing::TestHost;
+use crate::testing::drive::run_with;
+use crate::testing::{Reply, TestHost};
 
 const ROOT: &str = "/home/u/vault";
 
@@ -313,8 +313,8 @@ fn a_symlink_changed_to_point_outside_is_dropped() {
     let (mut host, vault, state) = setup(Some(true));
     host.run(&vault, &state);
     let vault2 = vault.clone();
-    let mut ops = Ops::default();
-    let step = ops.start(move |io| async move {
+    let no_host = |req: &Request| -> Reply { panic!("no request expected: {req:?}") };
+    let result = run_with(no_host, move |io| async move {
         let entries = vec![DirEntry {
             path: "notes/n04.md".into(),
             is_file: true,
@@ -326,9 +326,6 @@ fn a_symlink_changed_to_point_outside_is_dropped() {
         }];
         serde_json::to_value(refresh_entries(&io, &vault2, ROOT, &entries).await).unwrap()
     });
-    let Step::Done { result, .. } = step else {
-        panic!("no request expected")
-    };
     assert_eq!(result["removed"], 1);
     assert_eq!(result["skipped"]["outside"], 1);
     assert!(vault.borrow().build_context("c4", 1, 5, false).is_empty());

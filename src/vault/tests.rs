@@ -5,8 +5,8 @@ use serde_json::json;
 
 use super::*;
 use crate::protocol::Request;
-use crate::runtime::{Ops, Step};
-use crate::testing::TestHost;
+use crate::testing::drive::run_with;
+use crate::testing::{Reply, TestHost};
 
 fn entry(path: &str, mtime: f64, size: u64) -> DirEntry {
     DirEntry {
@@ -558,24 +558,31 @@ fn refresh_incrementally(old: bool) {
 
 #[test]
 fn refresh_reports_a_missing_vault() {
-    let mut ops = Ops::default();
+    // as the JS host answers: the stat's error code reaches the report
+    let mut host = TestHost::default();
     let vault = Rc::new(RefCell::new(vault_of(&[("a.md", "[[x]]")])));
     let v2 = vault.clone();
-    let step = ops.start(move |io| async move {
+    let result = host.run(move |io| async move {
         serde_json::to_value(refresh(&io, &v2, "/nope").await).unwrap()
     });
-    let Step::Pending { op, requests, .. } = step else {
-        panic!()
-    };
-    assert_eq!(requests.len(), 2);
-    ops.resume(op, requests[0].id, json!({"exists": false}));
-    let Some(Step::Done { result, .. }) = ops.resume(
-        op,
-        requests[1].id,
-        json!({"entries": [], "error": "not-found"}),
-    ) else {
-        panic!()
-    };
+    // the stat and the listing go out together, in one round
+    assert_eq!(host.log.len(), 2);
+    assert_eq!(host.rounds, vec![0]);
+    let error = result["error"].as_str().unwrap();
+    assert!(error.starts_with("vault /nope: not-found"), "{error}");
+    assert_eq!(result["files"], 0);
+    assert_eq!(vault.borrow().stats().files, 0);
+
+    // a host that only says it does not exist
+    let vault = Rc::new(RefCell::new(vault_of(&[("a.md", "[[x]]")])));
+    let v2 = vault.clone();
+    let result = run_with(
+        |req| match req {
+            Request::Stat { .. } => Reply::Now(json!({"exists": false})),
+            _ => Reply::Now(json!({"entries": [], "error": "not-found"})),
+        },
+        move |io| async move { serde_json::to_value(refresh(&io, &v2, "/nope").await).unwrap() },
+    );
     assert!(result["error"].as_str().unwrap().contains("does not exist"));
     assert_eq!(result["files"], 0);
     assert_eq!(vault.borrow().stats().files, 0);
@@ -600,22 +607,20 @@ fn a_malformed_reply_keeps_the_index() {
         (json!(null), json!({"entries": []})),
     ];
     for (stat, list) in cases {
-        let mut ops = Ops::default();
         let vault = Rc::new(RefCell::new(vault_of(&[
             ("a.md", "[[x]] [[y]]"),
             ("b.md", "[[x]]"),
         ])));
         let v2 = vault.clone();
-        let step = ops.start(move |io| async move {
-            serde_json::to_value(refresh(&io, &v2, "/v").await).unwrap()
-        });
-        let Step::Pending { op, requests, .. } = step else {
-            panic!()
-        };
-        ops.resume(op, requests[0].id, stat.clone());
-        let Some(Step::Done { result, .. }) = ops.resume(op, requests[1].id, list.clone()) else {
-            panic!("{stat} {list}")
-        };
+        let (s, l) = (stat.clone(), list.clone());
+        let result = run_with(
+            move |req| match req {
+                Request::Stat { .. } => Reply::Now(s.clone()),
+                Request::ListDir { .. } => Reply::Now(l.clone()),
+                other => panic!("unexpected request {other:?}"),
+            },
+            move |io| async move { serde_json::to_value(refresh(&io, &v2, "/v").await).unwrap() },
+        );
         assert!(
             result["error"].as_str().unwrap().contains("malformed"),
             "{result}"
