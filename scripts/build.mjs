@@ -63,8 +63,11 @@ function flavour(name, features, outDir) {
     // 301,325 with -Oz; -Os 299,653), and -Os keeps the speed passes -Oz gives up.
     // -Os twice: the second pipeline finds what the first one's inlining and merging left
     // (−332 bytes gzipped lean, 299,350; a third pass, --converge or --gufa gain ≤ 73 more;
-    // -Oz or --merge-similar-functions as the second pass are larger).
-    run(wasmOpt, ["-Os", "-Os", "--low-memory-unused", "-ocimfs", "30", "--strip-debug", "--strip-producers", "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals", "--enable-reference-types", "--enable-multivalue", wasmFile, "-o", wasmFile]);
+    // -Oz or --merge-similar-functions as the second pass are larger). The lean wasm only: on the
+    // policy wasm (no size budget) the second pass saves 371 bytes gzipped but costs +6 %
+    // instructions a pre-action decision (callgrind: 3,876 k -> 4,107 k; docs/benchmarks.md).
+    const passes = name === "lean" ? ["-Os", "-Os"] : ["-Os"];
+    run(wasmOpt, [...passes, "--low-memory-unused", "-ocimfs", "30", "--strip-debug", "--strip-producers", "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals", "--enable-reference-types", "--enable-multivalue", wasmFile, "-o", wasmFile]);
   }
   fs.mkdirSync(outDir, { recursive: true });
   // wasm-bindgen's web target is ESM; the core must also load through require(), so it is
