@@ -6,8 +6,9 @@
 //! wasm (measured: 446 KB vs 249 KB for this branch) against a 300 KB budget for the whole
 //! package. This module parses globs exactly as globset 0.4.21 does (the parser is a port),
 //! gives each token the meaning globset's regex gives it, and matches by dynamic
-//! programming over the path's bytes. Tests compare it with globset (a dev-dependency) on
-//! the glob table of OpenCode's permission rules and on thousands of generated pattern/path pairs.
+//! programming over the path's bytes. Tests compare it with globset (brought by the `testing`
+//! feature only) on the glob table of OpenCode's permission rules and on thousands of generated
+//! pattern/path pairs.
 //!
 //! Token meanings (as globset's regex with `literal_separator`):
 //! - `?` one byte other than `/`; `*` any run of bytes without `/`;
