@@ -372,4 +372,4 @@ fn qwen(event: &str, kind: Event, a: Answer) -> QwenOut<'_> {
 
 #[cfg(test)]
 #[path = "answer_tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -103,7 +103,7 @@ fn codex_schema(event: &str) -> Value {
     json!({"type": "object", "additionalProperties": false, "properties": top})
 }
 
-fn codex_valid(event: &str, text: &str) -> Result<(), String> {
+pub(crate) fn codex_valid(event: &str, text: &str) -> Result<(), String> {
     let v: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}: {text}"))?;
     let (_, issues) = crate::enforce::schema::validate_with(&codex_schema(event), &v, "codex");
     if issues.is_empty() {

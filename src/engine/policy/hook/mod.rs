@@ -578,4 +578,8 @@ fn take_kept(session_id: &str) -> Option<String> {
 
 #[cfg(test)]
 #[path = "tests.rs"]
-mod tests;
+pub(crate) mod tests;
+
+#[cfg(test)]
+#[path = "dialect_tests.rs"]
+mod dialect_tests;
