@@ -67,6 +67,36 @@ pub fn deny(d: &Dialect, reason: &str) -> String {
     )
 }
 
+/// The table `js/dialects.json` pins for the JS glue (a test keeps the two equal): per host,
+/// its PreToolUse event's name, its deny with the placeholder `{reason}` (inside a JSON
+/// string: the glue puts the reason in JSON-escaped), the answer with nothing to say per
+/// event, and its project-folder variable. Used when the core cannot answer.
+pub fn js_table() -> Value {
+    let mut m = serde_json::Map::new();
+    for d in super::dialect::ALL {
+        let empty: serde_json::Map<String, Value> = d
+            .events
+            .iter()
+            .map(|(name, kind)| {
+                (
+                    name.to_string(),
+                    Value::String(render(d, name, *kind, Answer::Nothing)),
+                )
+            })
+            .collect();
+        m.insert(
+            d.host.to_string(),
+            serde_json::json!({
+                "preToolEvent": d.name_of(Event::PreTool),
+                "deny": deny(d, "{reason}"),
+                "empty": empty,
+                "projectDirVar": d.project_dir_var,
+            }),
+        );
+    }
+    Value::Object(m)
+}
+
 fn to_json<T: Serialize>(v: &T) -> String {
     serde_json::to_string(v).unwrap_or_else(|_| "{}".into())
 }

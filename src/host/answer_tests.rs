@@ -356,3 +356,28 @@ fn every_dialect_can_deny_and_each_deny_names_the_reason() {
         assert!(crate::host::by_id(d.host).is_some(), "{}", d.host);
     }
 }
+
+/// `js/dialects.json` is this table (run with `HOOKWISE_BLESS=1` to write it after a change).
+#[test]
+fn the_js_glue_has_the_dialects_table_the_core_has() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/js/dialects.json");
+    let want = js_table();
+    let text = format!("{}\n", serde_json::to_string_pretty(&want).unwrap());
+    if std::env::var("HOOKWISE_BLESS").is_ok_and(|v| v == "1") {
+        std::fs::write(file, &text).unwrap();
+    }
+    let have: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap_or_default())
+        .unwrap_or(Value::Null);
+    assert_eq!(
+        have, want,
+        "js/dialects.json is stale: HOOKWISE_BLESS=1 cargo test --all-features dialects_table"
+    );
+    // a reason put in as the glue does stays one JSON string
+    for d in dialect::ALL {
+        let tpl = want[d.host]["deny"].as_str().unwrap();
+        let reason = "a \"quoted\" {reason}\n<tag>";
+        let esc = serde_json::to_string(reason).unwrap();
+        let filled = tpl.replacen("{reason}", &esc[1..esc.len() - 1], 1);
+        assert_eq!(filled, deny(d, reason), "{}", d.host);
+    }
+}

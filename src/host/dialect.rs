@@ -62,18 +62,12 @@ pub struct Setup {
     pub timeout: u32,
     /// The hook entries carry a `name` (Gemini CLI shows it, and trusts a hook by it).
     pub named: bool,
-    /// The variable the host sets to the project's folder for a hook's command (`""`: none;
-    /// the command is then relative to the folder the hook runs in, the session's).
-    pub project_dir_var: &'static str,
     /// The project file holding MCP servers, and its form.
     pub mcp_file: &'static str,
     pub mcp: McpFile,
     /// The one step the user takes so the host loads the project's hooks and servers (never
     /// taken for them).
     pub trust: &'static str,
-    /// A folder in the project, or a program on PATH, that says the agent is used here.
-    pub marker: &'static str,
-    pub program: &'static str,
 }
 
 /// One host's dialect.
@@ -97,6 +91,13 @@ pub struct Dialect {
     /// How the host names hookwise's own MCP tools in hook payloads: the prefix before the
     /// tool's name (server `hookwise`).
     pub mcp_prefix: &'static str,
+    /// The variable the host sets to the project's folder for a hook's command (`""`: none;
+    /// a command is then relative to the folder the hook runs in, the session's).
+    pub project_dir_var: &'static str,
+    /// A folder in the project, or a program on PATH, that says the agent is used here
+    /// (`hookwise init` with no host sets up each one it finds).
+    pub marker: &'static str,
+    pub program: &'static str,
     /// `None`: set up by `hookwise init --claude` (`hook/setup.rs`).
     pub setup: Option<Setup>,
 }
@@ -137,6 +138,9 @@ pub static CLAUDE_CODE: Dialect = Dialect {
     pre_context: true,
     compact_start: true,
     mcp_prefix: "mcp__hookwise__",
+    project_dir_var: "CLAUDE_PROJECT_DIR",
+    marker: ".claude",
+    program: "claude",
     setup: None,
 };
 
@@ -160,18 +164,18 @@ pub static CODEX: Dialect = Dialect {
     pre_context: false,
     compact_start: false,
     mcp_prefix: "mcp__hookwise__",
+    project_dir_var: "",
+    marker: ".codex",
+    program: "codex",
     setup: Some(Setup {
         flag: "codex",
         hooks_file: ".codex/hooks.json",
         tool_matcher: ".*",
         timeout: 30,
         named: false,
-        project_dir_var: "",
         mcp_file: ".codex/config.toml",
         mcp: McpFile::Toml,
         trust: "Codex loads a project's .codex/ folder (hooks and MCP servers) only in a trusted project: add [projects.\"<this folder>\"] trust_level = \"trusted\" to ~/.codex/config.toml (Codex asks on the first interactive start in the folder), and approve the project's hooks when Codex asks (codex exec skips untrusted hooks).",
-        marker: ".codex",
-        program: "codex",
     }),
 };
 
@@ -192,6 +196,9 @@ pub static GEMINI: Dialect = Dialect {
     pre_context: false,
     compact_start: false,
     mcp_prefix: "mcp_hookwise_",
+    project_dir_var: "GEMINI_PROJECT_DIR",
+    marker: ".gemini",
+    program: "gemini",
     setup: Some(Setup {
         flag: "gemini",
         hooks_file: ".gemini/settings.json",
@@ -199,12 +206,9 @@ pub static GEMINI: Dialect = Dialect {
         // milliseconds
         timeout: 30_000,
         named: true,
-        project_dir_var: "GEMINI_PROJECT_DIR",
         mcp_file: ".gemini/settings.json",
         mcp: McpFile::Json { server_type: None },
         trust: "Gemini CLI loads a project's hooks and MCP servers only in a trusted folder: answer its trust prompt on the first start here (or run with GEMINI_CLI_TRUST_WORKSPACE=true); it asks again whenever a hook's command changes.",
-        marker: ".gemini",
-        program: "gemini",
     }),
 };
 
@@ -225,21 +229,21 @@ pub static COPILOT: Dialect = Dialect {
     pre_context: false,
     compact_start: false,
     mcp_prefix: "hookwise-",
+    project_dir_var: "",
+    marker: ".github/hooks",
+    program: "copilot",
     setup: Some(Setup {
         flag: "copilot",
         hooks_file: ".github/hooks/hookwise.json",
         tool_matcher: "*",
         timeout: 30,
         named: false,
-        project_dir_var: "",
         // read by 1.0.102 beside `.mcp.json` (its cli-main.js)
         mcp_file: ".github/mcp.json",
         mcp: McpFile::Json {
             server_type: Some("local"),
         },
         trust: "Copilot CLI loads a folder's hooks and MCP servers only once the folder is trusted: confirm the trust prompt on the first start here (headless runs: COPILOT_ALLOW_ALL=true trusts the folder too).",
-        marker: ".github/hooks",
-        program: "copilot",
     }),
 };
 
@@ -260,18 +264,18 @@ pub static QWEN: Dialect = Dialect {
     pre_context: false,
     compact_start: true,
     mcp_prefix: "mcp__hookwise__",
+    project_dir_var: "QWEN_PROJECT_DIR",
+    marker: ".qwen",
+    program: "qwen",
     setup: Some(Setup {
         flag: "qwen",
         hooks_file: ".qwen/settings.json",
         tool_matcher: ".*",
         timeout: 30,
         named: true,
-        project_dir_var: "QWEN_PROJECT_DIR",
         mcp_file: ".qwen/settings.json",
         mcp: McpFile::Json { server_type: None },
         trust: "Qwen Code loads a project's hooks and MCP servers only in a trusted folder: trust this folder when Qwen Code asks (or turn folder trust off in ~/.qwen/settings.json: security.folderTrust.enabled = false).",
-        marker: ".qwen",
-        program: "qwen",
     }),
 };
 

@@ -56,7 +56,7 @@ pub fn claude_server(global: bool) -> Value {
 
 /// The hook entries of a host (`{Event: [entry]}`, Claude's nested shape).
 pub fn hooks(d: &Dialect, s: &Setup, global: bool) -> Value {
-    let base = command_base(s.project_dir_var, global);
+    let base = command_base(d.project_dir_var, global);
     let mut out = Map::new();
     for (name, kind) in d.events {
         let mut h = json!({
@@ -99,8 +99,12 @@ pub fn answer(input: &Value) -> Value {
     let Some(flag) = input.get("host").and_then(Value::as_str) else {
         let hosts: Vec<Value> = dialect::ALL
             .iter()
-            .filter_map(|d| d.setup.map(|s| (d, s)))
-            .map(|(d, s)| json!({"host": d.host, "flag": s.flag, "marker": s.marker, "program": s.program}))
+            .map(|d| {
+                let flag = d.setup.map_or("claude", |s| s.flag);
+                json!({"host": d.host, "flag": flag, "marker": d.marker, "program": d.program,
+                       "hooksFile": d.setup.map_or(".claude/settings.json", |s| s.hooks_file),
+                       "promptEvent": d.name_of(dialect::Event::Prompt)})
+            })
             .collect();
         return json!({"hosts": hosts, "logs": []});
     };
