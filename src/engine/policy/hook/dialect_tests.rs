@@ -5,38 +5,17 @@
 
 use serde_json::{json, Value};
 
-use super::tests::{cli_host, AUTH};
+use super::tests::cli_host;
 use super::*;
 use crate::host::answer::tests::codex_valid;
 use crate::testing::drive::drive_with;
 use crate::testing::TestHost;
 
-const INTENTS: &str = "\
-active_intents:
-  - id: INT-1
-    name: Auth
-    status: IN_PROGRESS
-    owned_scope: [src/auth/**]
-";
-
-fn call(e: &mut Engine, fs: &mut TestHost, v: Value) -> Value {
-    crate::testing::drive(e, &v.to_string(), fs)
-}
+use super::tests::governance::{drive as call, governed_as};
 
 /// An engine for `host` under intent governance (INT-1 owns src/auth/**).
 fn governed(host: &str) -> (Engine, TestHost) {
-    let mut fs = TestHost {
-        now: 1_700_000_000_000.0,
-        ..Default::default()
-    };
-    fs.file("/w/.orchestration/active_intents.yaml", INTENTS);
-    let mut e = Engine::new();
-    let r = call(
-        &mut e,
-        &mut fs,
-        json!({"hook": "init", "env": {}, "cwd": "/w", "worktree": "/w", "directory": "/w",
-               "host": host}),
-    );
+    let (e, fs, r) = governed_as(host);
     assert!(r["plan"]["failClosed"].is_object(), "{r}");
     (e, fs)
 }
@@ -332,7 +311,6 @@ fn knowledge_context_goes_with_the_result_where_pre_tool_context_does_not_reach_
         if host == "codex" {
             codex_valid(post, text(&a)).unwrap();
         }
-        let _ = AUTH;
     }
 }
 
