@@ -145,6 +145,12 @@ fn codex_gates_bash_and_apply_patch_with_answers_its_schema_accepts() {
         .to_string();
     let rec: Value = serde_json::from_str(trace.lines().next().unwrap()).unwrap();
     assert_eq!(rec["files"][0]["path"], "src/auth/new.ts");
+    // the record names the host and the model (from the prompt's payload)
+    assert_eq!(rec["metadata"]["dev.hookwise"]["host"], "codex", "{rec}");
+    assert_eq!(
+        rec["files"][0]["conversations"][0]["contributor"]["model_id"], "gpt-5.5",
+        "{rec}"
+    );
     // compaction answers carry nothing Codex's schemas do not know
     for ev in ["PreCompact", "PostCompact"] {
         let r = event(
