@@ -7,7 +7,8 @@
 const fs = require("node:fs");
 const path = require("node:path");
 const { randomBytes } = require("node:crypto");
-const { Hookwise } = require("./hookwise.cjs");
+// a glue file that cannot load leaves a stand-in that still fails closed (js/failsafe.cjs)
+const { Hookwise } = require("./failsafe.cjs").loadHookwise(() => require("./hookwise.cjs"));
 
 /** The most of a transcript read for a compaction (its end: the latest messages). */
 const MAX_TRANSCRIPT_BYTES = 4 * 1024 * 1024;
@@ -85,7 +86,8 @@ function createClaude(o = {}) {
       // A core that did not start cannot say whether governance or enforcement is on: the
       // hook fails, and Claude Code's `onFailure` (`init --claude` sets "block" where either
       // is on) decides, instead of an empty answer that would let every call through.
-      if (hw.startError) return { ok: false, text: `hookwise could not start: ${hw.startError.message}` };
+      // Where the project's files say either is configured (`hw.cold`), PreToolUse denies.
+      if (hw.startError) return coldAnswer(hw, event, input);
       const call = {
         hook: "claude.hook",
         event: String(event),
@@ -100,7 +102,7 @@ function createClaude(o = {}) {
         // governance or enforcement blocks what it cannot check (the core's words, from its plan)
         const tool = input && typeof input.tool_name === "string" ? input.tool_name : "";
         const b = hw.core ? hw.failClosed(tool, failure) : null;
-        if (b) return { ok: true, blocked: b.block, text: JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: b.block } }) };
+        if (b) return denied(b.block);
         if (!hw.core) return { ok: false, text: "hookwise is not running" };
       }
       return { ok: true, text: event === "PreCompact" ? "" : "{}" };
@@ -125,6 +127,29 @@ function createClaude(o = {}) {
       return hw.dispose();
     },
   };
+}
+
+/** Claude Code's PreToolUse deny, with the reason the model reads. */
+function denied(reason) {
+  return { ok: true, blocked: reason, text: JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } }) };
+}
+
+/**
+ * The answer of a hookwise whose core could not start: PreToolUse is denied where governance
+ * or enforcement is configured (`hw.failClosed` reads the failsafe's data); anything else is
+ * an error Claude Code's `onFailure` decides on.
+ */
+function coldAnswer(hw, event, input) {
+  if (event === "PreToolUse") {
+    let b = null;
+    try {
+      b = hw.failClosed(input && typeof input.tool_name === "string" ? input.tool_name : "", hw.startError);
+    } catch (e) {
+      b = { block: `hookwise could not start: ${(e && e.message) || e}` };
+    }
+    if (b) return denied(b.block);
+  }
+  return { ok: false, text: `hookwise could not start: ${hw.startError.message}` };
 }
 
 /**
@@ -170,4 +195,4 @@ function readTranscript(file) {
   return { messages };
 }
 
-module.exports = { createClaude, readTranscript };
+module.exports = { createClaude, readTranscript, denied };
