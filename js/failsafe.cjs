@@ -113,7 +113,13 @@ function coldStart(o = {}) {
     found = { all: true, marker: "the check failed" };
   }
   if (!found) return null;
-  const error = String((o.error && o.error.message) || o.error || "unknown error").slice(0, 500);
+  // its first line: a require stack or a path list is for the log, not the model
+  let error = "unknown error";
+  try {
+    error = String((o.error && o.error.message) || o.error || error).split("\n")[0].slice(0, 300);
+  } catch {
+    /* an error that cannot be read: "unknown error" */
+  }
   return {
     marker: found.marker,
     all: found.all,

@@ -240,7 +240,7 @@ async function appendChained({ path: p, lockPath, before, after, staleMs, waitMs
         size = cut;
         const t = tornParts;
         const r = appendOne(fd, size, t[0] + end.last.length + t[1] + sha256(end.last) + t[2], t[3], headPath, headParts);
-        torn = { path: tornPath, bytes: end.last.length, head: r.head };
+        torn = { path: tornPath, bytes: end.last.length, ...(r.head ? { head: r.head } : {}) };
         size = r.newSize;
       }
       out = appendOne(fd, size, before, after, headPath, headParts);

@@ -640,13 +640,20 @@ impl TestHost {
                         t[3].clone(),
                     );
                     let (_, status) = self.append_kept(&real, &b, &a, head_path, head_parts);
-                    torn = json!({"path": torn_path, "bytes": bytes.len(), "head": status});
+                    torn = json!({"path": torn_path, "bytes": bytes.len()});
+                    if !status.is_empty() {
+                        torn["head"] = json!(status);
+                    }
                 }
                 let (prev, status) = self.append_kept(&real, before, after, head_path, head_parts);
-                if head_path.is_empty() {
-                    return json!({"ok": true, "prevHash": prev, "torn": torn});
+                let mut r = json!({"ok": true, "prevHash": prev});
+                if !head_path.is_empty() {
+                    r["head"] = json!(status);
                 }
-                json!({"ok": true, "prevHash": prev, "head": status, "torn": torn})
+                if !torn.is_null() {
+                    r["torn"] = torn;
+                }
+                r
             }
             Request::WriteHead {
                 path,

@@ -118,8 +118,9 @@ for (const kind of Object.keys(DAMAGE)) {
   });
 }
 
+// (with the lean core running, a dangling intents file is the core's to read: issue 29's gate)
 test("governance as a dangling symlink, a folder, or a symlink: configured", T, async () => {
-  const d = damaged("policy wasm deleted");
+  const d = damaged("lean wasm deleted");
   for (const make of [
     (dir) => fs.symlinkSync("/nonexistent/intents.yaml", path.join(dir, ".orchestration/active_intents.yaml")),
     (dir) => fs.mkdirSync(path.join(dir, ".orchestration/active_intents.yaml")),
@@ -146,7 +147,10 @@ test("nothing configured, a damaged install: every tool runs (knowledge fails op
     const dir = project("none");
     for (const tool of ["bash", "write", "edit", "read"]) assert.equal((await opencode1(d, dir, tool, { ...WRITE, command: "ls" })).blocked, null, `${kind}: ${tool}`);
     assert.equal(await opencode2(d, dir, "write", { ...WRITE }), null, kind);
-    assert.equal(await engineApi(d, dir, "write", { ...WRITE }), null, kind);
+    if (kind === "lean wasm deleted") {
+      // the engine API says so at once where nothing is configured (a silent no-op otherwise)
+      await assert.rejects(engineApi(d, dir, "write", { ...WRITE }), (e) => e.kind === "WasmMissing");
+    } else assert.equal(await engineApi(d, dir, "write", { ...WRITE }), null, kind);
     const r = claudeHook(d, dir, "Write", { file_path: "src/x.ts", content: "x" });
     assert.notEqual(r.stdout && isDeny(r.stdout || "{}"), true, r.stdout);
   }
