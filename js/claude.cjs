@@ -148,6 +148,8 @@ function coldAnswer(hw, event, input) {
       b = { block: `hookwise could not start: ${(e && e.message) || e}` };
     }
     if (b) return denied(b.block);
+    // configured, and a tool that only reads: it runs (onFailure would block it)
+    if (hw.cold) return { ok: true, text: "{}" };
   }
   return { ok: false, text: `hookwise could not start: ${hw.startError.message}` };
 }

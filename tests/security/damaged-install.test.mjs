@@ -7,7 +7,9 @@
 // alone. Controls: a project with neither runs its tools with the same damage (knowledge
 // fails open). Then OpenCode is SIGKILLed with the warm maenifold session running (the fake,
 // through a wrapper that leaves a helper behind): nothing of hookwise's survives it; and the
-// same for `hookwise mcp` (Claude Code's server) SIGKILLed.
+// same for `hookwise mcp` (Claude Code's server) SIGKILLed. In the real Claude Code 2.1.330,
+// both hook modes with a damaged install deny with hookwise's reason (`hookwise hook` used to
+// exit 1, which Claude Code reads as "go on").
 //
 //   npm run build && node --test --test-concurrency=1 tests/security/damaged-install.test.mjs
 
@@ -23,6 +25,8 @@ import { FAKE_ROOT, leakyMaenifold, processesWith, waitUntil, killMarked } from 
 import { GOVERNED, ENFORCED } from "./lib/fixtures.mjs";
 import { suiteGate } from "../e2e-shared/gate.mjs";
 import { pathWithoutMaenifold } from "../e2e-shared/env.mjs";
+import { e2eGate as claudeGate } from "../e2e-claude/lib/claude.mjs";
+import { hookwiseProject } from "../e2e-claude/lib/hookwise.mjs";
 
 const suiteSkip = suiteGate(e2eGate(), "security damaged install", "opencode");
 
@@ -208,4 +212,40 @@ describe("the host SIGKILLed: nothing of hookwise's survives it", { skip: suiteS
     child.kill("SIGKILL");
     await assertNoneLeft(marker, "after hookwise mcp was SIGKILLed");
   });
+});
+
+describe("a damaged install in the real Claude Code", { skip: suiteGate(claudeGate(), "security damaged install (claude)", "claude") }, () => {
+  const runs = {};
+  const script = [
+    { tool: "Write", id: "toolu_write", input: { file_path: "src/billing/x.ts", content: "export const x = 1;\n" } },
+    { tool: "Read", id: "toolu_read", input: { file_path: "README.md" } },
+    "done",
+  ];
+  before(async () => {
+    const made = [];
+    for (const [mode, initArgs] of [["command", ["--command"]], ["mcp_tool", []]]) {
+      const sb = hookwiseProject({ files: GOVERNED, initArgs });
+      DAMAGE["policy wasm garbage"](path.join(sb.dir, "node_modules", "hookwise", "dist"));
+      made.push([mode, sb]);
+    }
+    await Promise.all(
+      made.map(async ([mode, sb]) => {
+        runs[mode] = { sb, r: await sb.run({ prompt: "Fix the billing module.", script }) };
+      }),
+    );
+  });
+  after(() => {
+    for (const { sb } of Object.values(runs)) sb?.cleanup();
+  });
+  for (const mode of ["command", "mcp_tool"]) {
+    test(`${mode} hooks, policy wasm garbage: Write denied with hookwise's reason, nothing written; Read runs`, () => {
+      const { sb, r } = runs[mode];
+      const w = r.afterTool("toolu_write").result;
+      assert.equal(w.isError, true, r.describe());
+      assert.match(w.content, /hookwise blocked `Write`: hookwise could not start .*intent governance/s, w.content);
+      assert.ok(!fs.existsSync(path.join(sb.dir, "src/billing/x.ts")), "the write went through");
+      const rd = r.afterTool("toolu_read").result;
+      assert.ok(!rd.isError, rd.content);
+    });
+  }
 });
