@@ -215,3 +215,30 @@ test("Claude Code, `hookwise mcp`: the PreToolUse hook tool answers the deny wit
   assert.ok(!msg.result.isError, JSON.stringify(msg));
   assert.match(isDeny(msg.result.content[0].text) || "", /hookwise could not start/);
 });
+
+test("OpenClaw: before_tool_call answers {block, blockReason} with the same sentence; read runs", T, async () => {
+  for (const kind of ["policy wasm deleted", "core.cjs broken"]) {
+    const d = damaged(kind);
+    const dir = project("governance");
+    const { createPlugin } = require(path.join(d, "openclaw.cjs"));
+    const hooks = {};
+    const api = {
+      id: "hookwise",
+      config: { agents: { defaults: { workspace: dir } } },
+      pluginConfig: {},
+      runtime: { agent: { resolveAgentWorkspaceDir: (cfg) => cfg.agents.defaults.workspace } },
+      logger: { info() {}, warn() {}, error() {}, debug() {} },
+      on: (name, handler) => ((hooks[name] ??= []).push(handler)),
+      registerTool() {},
+      registerAgentToolResultMiddleware() {},
+    };
+    createPlugin({})._register(api);
+    const call = (toolName, params, id) =>
+      hooks.before_tool_call[0]({ toolName, params, runId: "r", toolCallId: id }, { toolName, agentId: "main", sessionKey: "k", sessionId: "s", runId: "r", toolCallId: id });
+    const w = await call("write", { path: "src/billing/x.ts", content: "x" }, "t1");
+    assert.equal(w && w.block, true, `${kind}: ${JSON.stringify(w)}`);
+    assert.match(w.blockReason, /hookwise blocked `write`: hookwise could not start/);
+    const r = await call("read", { path: "README.md" }, "t2");
+    assert.ok(!r || !r.block, JSON.stringify(r));
+  }
+});
