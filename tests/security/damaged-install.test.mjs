@@ -249,3 +249,67 @@ describe("a damaged install in the real Claude Code", { skip: suiteGate(claudeGa
     });
   }
 });
+
+describe("the trace's torn last line and a vault folder linked out, in the real OpenCode", { skip: suiteSkip }, () => {
+  let pkg;
+  const runs = {};
+  const TRACE = ".orchestration/agent_trace.jsonl";
+  const TORN = '{"version":"0.1.0","id":"interrupted-wri';
+  before(async () => {
+    pkg = installPacked("hookwise-sec-torn-");
+    const home = tmp("hookwise-sec-torn-home-");
+    const env = { PATH: pathWithoutMaenifold(), HOME: home, MAENIFOLD_ROOT: path.join(home, "none") };
+    const sbT = makeSandbox({ plugins: [{ tarball: pkg.tarball, install: "cache" }], env, git: true, files: GOVERNED });
+    const scriptT = [
+      { tool: "select_active_intent", id: "t_select", args: { intent_id: "INT-1" } },
+      { tool: "write", id: "t_a", args: { filePath: "src/billing/a.ts", content: "export const a = 1;\n" } },
+      () => {
+        // a write interrupted by a crash: bytes without their newline at the end of the log
+        fs.appendFileSync(path.join(sbT.dir, TRACE), TORN);
+        return { tool: "write", id: "t_b", args: { filePath: "src/billing/b.ts", content: "export const b = 1;\n" } };
+      },
+      { tool: "write", id: "t_c", args: { filePath: "src/billing/c.ts", content: "export const c = 1;\n" } },
+      "done",
+    ];
+    // a vault whose hookwise/ folder is a symlink into the project
+    const vault = tmp("hookwise-sec-vault-");
+    fs.writeFileSync(path.join(vault, "auth.md"), "# Auth\n\n[[auth]] uses [[jwt]].\n");
+    const sbV = makeSandbox({
+      plugins: [{ tarball: pkg.tarball, install: "cache", options: { knowledge: "vault", vault, knowledgeRemember: true } }],
+      env,
+      files: { "README.md": "# demo\n", "src/.keep": "" },
+    });
+    fs.symlinkSync(path.join(sbV.dir, "src"), path.join(vault, "hookwise"));
+    const scriptV = [{ tool: "knowledge_remember", id: "v_remember", args: { title: "Token rotation", text: "Rotate keys monthly." } }, "done"];
+    [runs.t, runs.v] = await Promise.all([
+      sbT.run({ prompt: "Fix the billing module.", script: scriptT, timeoutMs: 120_000 }),
+      sbV.run({ prompt: "Remember this.", script: scriptV, timeoutMs: 120_000 }),
+    ]);
+    runs.t.cleanup = sbT.cleanup;
+    runs.v.cleanup = sbV.cleanup;
+    runs.v.vault = vault;
+    for (const r of Object.values(runs)) assertRunOk(r);
+  });
+  after(() => {
+    for (const r of Object.values(runs)) r?.cleanup?.();
+    pkg?.cleanup();
+  });
+
+  test("the next append quarantines the torn bytes, records the move, and `trace verify` passes; the chain goes on", async () => {
+    const r = runs.t;
+    for (const id of ["t_a", "t_b", "t_c"]) assert.equal(statusOf(r, id), "completed", resultOf(r, id));
+    const lines = fs.readFileSync(path.join(r.dir, TRACE), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    assert.deepEqual(lines.map((l) => (l.files[0] ? l.files[0].path : `repair ${l.metadata["dev.hookwise"].repair?.bytes}`)), ["src/billing/a.ts", `repair ${TORN.length}`, "src/billing/b.ts", "src/billing/c.ts"]);
+    const q = lines[1].metadata["dev.hookwise"].repair.quarantined;
+    assert.equal(fs.readFileSync(path.join(r.dir, ".orchestration", q), "utf8"), TORN);
+    const { execFileSync } = await import("node:child_process");
+    const out = execFileSync(process.execPath, [pkg.bin, "trace", "verify", "--cwd", r.dir], { encoding: "utf8", env: quietEnv() });
+    assert.match(out, /^ok: 4 record\(s\)/, out);
+  });
+
+  test("knowledge_remember refuses a vault folder linked into the project; nothing written there", () => {
+    const r = runs.v;
+    assert.match(resultOf(r, "v_remember"), /leads out of the vault/, resultOf(r, "v_remember"));
+    assert.deepEqual(fs.readdirSync(path.join(r.dir, "src")), [".keep"]);
+  });
+});
