@@ -37,13 +37,15 @@ function isOff(d, v) {
   return d.off.some((o) => o === v) || v === undefined;
 }
 
-/** `{all, marker}` for the first key of `obj` that turns governance or enforcement on, or null. */
+/** `{all, marker}` for the key of `obj` that turns governance or enforcement on (enforcement's
+ * first), or null; `marker`: `where` (a file), else the key (the plugin's options). Markers are
+ * names from the data, never words of ours: they go into the core's sentence. */
 function keyIn(d, obj, where) {
   if (!obj || typeof obj !== "object") return null;
   let found = null;
   for (const k of d.keys) {
     if (Object.prototype.hasOwnProperty.call(obj, k.key) && !isOff(d, obj[k.key])) {
-      if (!found || k.all) found = { all: !!k.all, marker: `${k.key} in ${where}` };
+      if (!found || k.all) found = { all: !!k.all, marker: where || k.key };
     }
   }
   return found;
@@ -56,7 +58,7 @@ function keyInFile(d, text, rel) {
     parsed = JSON.parse(text);
   } catch {
     let found = null;
-    for (const k of d.keys) if (text.includes(JSON.stringify(k.key)) && (!found || k.all)) found = { all: !!k.all, marker: `${k.key} in ${rel}` };
+    for (const k of d.keys) if (text.includes(JSON.stringify(k.key)) && (!found || k.all)) found = { all: !!k.all, marker: rel };
     return found;
   }
   return keyIn(d, parsed, rel);
@@ -70,7 +72,7 @@ function keyInFile(d, text, rel) {
 function configured(cwd, options) {
   try {
     const d = data();
-    let found = keyIn(d, options, "the plugin's options");
+    let found = keyIn(d, options, "");
     const root = typeof cwd === "string" && cwd ? cwd : process.cwd();
     const merge = (f) => {
       if (f && (!found || (f.all && !found.all))) found = f;
@@ -80,7 +82,7 @@ function configured(cwd, options) {
         fs.lstatSync(path.join(root, m.path)); // any form: a dangling symlink too
         merge({ all: !!m.all, marker: m.path });
       } catch (e) {
-        if (!e || e.code !== "ENOENT") merge({ all: true, marker: `${m.path} (${(e && e.code) || "unreadable"})` });
+        if (!e || e.code !== "ENOENT") merge({ all: true, marker: m.path });
       }
     }
     for (const rel of d.configFiles) {
@@ -96,7 +98,7 @@ function configured(cwd, options) {
     }
     return found;
   } catch (e) {
-    return { all: true, marker: `the check failed: ${(e && e.message) || e}` };
+    return { all: true, marker: String((e && e.code) || "error") };
   }
 }
 
@@ -110,7 +112,7 @@ function coldStart(o = {}) {
   try {
     found = configured(o.cwd, o.options);
   } catch (e) {
-    found = { all: true, marker: "the check failed" };
+    found = { all: true, marker: "error" };
   }
   if (!found) return null;
   // its first line: a require stack or a path list is for the log, not the model
@@ -165,7 +167,7 @@ function loadHookwise(load) {
 
 /** A `Hookwise` whose core could not load: every hook does nothing except the cold block. */
 function standIn(loadError) {
-  const err = new Error(`hookwise's glue could not load: ${(loadError && loadError.message) || loadError}`);
+  const err = new Error(String((loadError && loadError.message) || loadError));
   err.kind = "GlueBroken";
   return class BrokenHookwise {
     constructor(o = {}) {
