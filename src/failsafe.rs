@@ -136,7 +136,9 @@ mod tests {
     #[test]
     fn the_markers_are_what_init_probes() {
         // init's probe reads these very constants; every host's read tools are listed
-        assert!(PRESENT.iter().any(|(p, _)| *p == crate::engine::INTENTS_FILE));
+        assert!(PRESENT
+            .iter()
+            .any(|(p, _)| *p == crate::engine::INTENTS_FILE));
         for p in crate::host::ALL {
             let ro = read_only(p);
             assert!(!ro.is_empty(), "{}", p.id);
@@ -144,7 +146,11 @@ mod tests {
                 assert!(!p.mutating().iter().any(|m| m == t), "{} {t}", p.id);
             }
         }
-        assert!(MESSAGE.contains("{tool}") && MESSAGE.contains("{error}") && MESSAGE.contains("{marker}"));
+        assert!(
+            MESSAGE.contains("{tool}")
+                && MESSAGE.contains("{error}")
+                && MESSAGE.contains("{marker}")
+        );
         assert!(LAST_RESORT.contains("{tool}") && LAST_RESORT.contains("{error}"));
     }
 }

@@ -625,7 +625,11 @@ impl TestHost {
                 // a torn last line: moved aside, the log cut after its last newline, the move
                 // recorded (as the JS host does)
                 let mut torn = Value::Null;
-                if !cur.is_empty() && !cur.ends_with('\n') && torn_parts.len() == 4 && !torn_path.is_empty() {
+                if !cur.is_empty()
+                    && !cur.ends_with('\n')
+                    && torn_parts.len() == 4
+                    && !torn_path.is_empty()
+                {
                     if self.files.contains_key(torn_path) {
                         return failure("EEXIST: file already exists");
                     }

@@ -212,7 +212,12 @@ fn remember_writes_no_note_through_a_folder_linked_out_of_the_vault() {
         let call = json!({"hook": "tool.call", "name": "knowledge_remember", "sessionId": "s",
                           "input": {"title": "Token rotation", "text": "Rotate keys."}});
         let a = drive(&mut e, &call.to_string(), &mut fs);
-        let written: Vec<String> = fs.files.keys().filter(|p| p.contains("token-rotation")).cloned().collect();
+        let written: Vec<String> = fs
+            .files
+            .keys()
+            .filter(|p| p.contains("token-rotation"))
+            .cloned()
+            .collect();
         (a, written)
     };
     for out in ["/w/src", "/elsewhere", "/v"] {
@@ -222,7 +227,13 @@ fn remember_writes_no_note_through_a_folder_linked_out_of_the_vault() {
         }
         let (a, written) = run(out);
         assert_eq!(a["isError"], true, "{out}: {a}");
-        assert!(a["text"].as_str().unwrap().contains("leads out of the vault"), "{a}");
+        assert!(
+            a["text"]
+                .as_str()
+                .unwrap()
+                .contains("leads out of the vault"),
+            "{a}"
+        );
         assert!(written.is_empty(), "{out}: {written:?}");
     }
     let (a, written) = run("/v/notes");
