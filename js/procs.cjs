@@ -16,7 +16,8 @@ const KILL_GRACE_MS = 1000;
 // group of its own, holds a pipe from the host and is told each group as it starts ("+pgid")
 // and once it was SIGKILLed or found empty ("-pgid"). When the pipe closes — the host exited,
 // however it died — it SIGKILLs every group it still knows. (The pgid of a group it was told
-// is gone is never signalled: pids are reused.)
+// is gone is never signalled: pids are reused.) With no group left it is let go (its pipe
+// closed, its list empty) so that it never outlives what it watches.
 const WATCHDOG = `pids=""
 while IFS= read -r l; do
   case "$l" in
@@ -46,6 +47,11 @@ function tell(line) {
       if (line.startsWith("+") && (live.has(Number(line.slice(1))) || ending.has(Number(line.slice(1))))) return;
     }
     watchdog.stdin.write(`${line}\n`);
+    // nothing left to watch: it goes (its list is empty); the next group starts another
+    if (line[0] === "-" && live.size === 0 && ending.size === 0) {
+      watchdog.stdin.end();
+      watchdog = null;
+    }
   } catch {
     /* no watchdog: the exit hook still covers a normal exit */
   }
