@@ -10,7 +10,8 @@
 const fs = require("node:fs");
 const path = require("node:path");
 const { randomBytes } = require("node:crypto");
-const { Hookwise } = require("./hookwise.cjs");
+// a glue file that cannot load leaves a stand-in that still fails closed (js/failsafe.cjs)
+const { Hookwise } = require("./failsafe.cjs").loadHookwise(() => require("./hookwise.cjs"));
 const DIALECTS = require("./dialects.json");
 
 /** The most of a transcript read for a compaction (its end: the latest messages). */
@@ -125,7 +126,8 @@ function createClaude(o = {}) {
       // A core that did not start cannot say whether governance or enforcement is on: the
       // hook fails, and Claude Code's `onFailure` (`init --claude` sets "block" where either
       // is on) decides, instead of an empty answer that would let every call through.
-      if (hw.startError) return { ok: false, text: `hookwise could not start: ${hw.startError.message}` };
+      // Where the project's files say either is configured (`hw.cold`), PreToolUse denies.
+      if (hw.startError) return coldAnswer(hw, host, event, input);
       const call = {
         hook: "hook.event",
         event: String(event),
@@ -141,7 +143,7 @@ function createClaude(o = {}) {
         // plan), in the host's deny
         const tool = input && typeof input.tool_name === "string" ? input.tool_name : "";
         const b = hw.core ? hw.failClosed(tool, failure) : null;
-        if (b) return { ok: true, blocked: b.block, text: denyAnswer(host, b.block) };
+        if (b) return denied(host, b.block);
         if (!hw.core) return { ok: false, text: "hookwise is not running" };
       }
       return { ok: true, text: emptyAnswer(host, String(event)) };
@@ -166,6 +168,31 @@ function createClaude(o = {}) {
       return hw.dispose();
     },
   };
+}
+
+/** Claude Code's PreToolUse deny, with the reason the model reads. */
+function denied(host, reason) {
+  return { ok: true, blocked: reason, text: denyAnswer(host, reason) };
+}
+
+/**
+ * The answer of a hookwise whose core could not start: PreToolUse is denied where governance
+ * or enforcement is configured (`hw.failClosed` reads the failsafe's data); anything else is
+ * an error Claude Code's `onFailure` decides on.
+ */
+function coldAnswer(hw, host, event, input) {
+  if (event === (DIALECTS[host] || DIALECTS["claude-code"]).preToolEvent) {
+    let b = null;
+    try {
+      b = hw.failClosed(input && typeof input.tool_name === "string" ? input.tool_name : "", hw.startError);
+    } catch (e) {
+      b = { block: `hookwise could not start: ${(e && e.message) || e}` };
+    }
+    if (b) return denied(host, b.block);
+    // configured, and a tool that only reads: it runs (onFailure would block it)
+    if (hw.cold) return { ok: true, text: emptyAnswer(host, String(event)) };
+  }
+  return { ok: false, text: `hookwise could not start: ${hw.startError.message}` };
 }
 
 /**
@@ -238,4 +265,4 @@ async function runHook({ host, event, raw, cwd, env = process.env, log } = {}) {
 /** `createClaude` for any command-hook host: `{host, …}`. */
 const createHooks = (o = {}) => createClaude(o);
 
-module.exports = { createClaude, createHooks, runHook, readTranscript, denyAnswer, emptyAnswer, projectDir, DIALECTS };
+module.exports = { createClaude, createHooks, runHook, readTranscript, denied, denyAnswer, emptyAnswer, projectDir, DIALECTS };

@@ -3,8 +3,16 @@
 // itself. No OpenCode types. Importable with `require` and `import`, under Node and Bun.
 
 const { randomUUID } = require("node:crypto");
-const { Hookwise } = require("./hookwise.cjs");
-const { HookwiseError } = require("./core.cjs");
+// a glue file that cannot load leaves a stand-in that still fails closed (js/failsafe.cjs)
+const { Hookwise } = require("./failsafe.cjs").loadHookwise(() => require("./hookwise.cjs"));
+const { HookwiseError } = (() => {
+  try {
+    return require("./core.cjs");
+  } catch {
+    // core.cjs broken: the stand-in Hookwise above fails closed; errors keep their class name
+    return { HookwiseError: class HookwiseError extends Error {} };
+  }
+})();
 
 class Engine {
   constructor(hw) {
@@ -290,7 +298,8 @@ async function createEngine(opts = {}) {
   await hw.init();
   // Without its WebAssembly the engine could only pass every call through unchanged: the
   // caller learns it now, not from a silent no-op (a plugin host instead logs and runs on).
-  if (hw.startError && hw.startError.kind === "WasmMissing") {
+  // With governance or enforcement configured it blocks instead (`hw.cold`): never a no-op then.
+  if (hw.startError && hw.startError.kind === "WasmMissing" && !hw.cold) {
     await hw.dispose();
     throw hw.startError;
   }

@@ -7,6 +7,7 @@ const { randomBytes } = require("node:crypto");
 const { Core, applyMutations, excerpts, checkArgs, DEFAULT_LIMITS, envObject } = require("./core.cjs");
 const { createHost } = require("./host.cjs");
 const { createMcpHost } = require("./mcp.cjs");
+const { coldStart } = require("./failsafe.cjs");
 
 const MAX_FOLLOW_UPS = 1024;
 
@@ -82,8 +83,14 @@ class Hookwise {
           if (r.warmMcp) this.warmup = this.run({ hook: "mcp.warmup" });
         } catch (e) {
           this.startError = e;
+          // a lean core whose policy core could not start answers nothing it should
+          if (this.mcp) this.mcp.killAll();
+          this.core = null;
           this.setPlan({});
-          this.log("error", `hookwise could not start; every hook is off: ${e && e.message}`);
+          // No core to ask: the project's files alone say whether governance or enforcement
+          // is configured here (src/failsafe.rs's data); if so, calls are blocked.
+          this.cold = coldStart({ cwd: this.o.cwd ?? process.cwd(), options: this.o.options, host: this.o.host, error: e });
+          this.log("error", `hookwise could not start; ${this.cold ? `governance or enforcement is configured (${this.cold.marker}): calls are blocked` : "every hook is off"}: ${e && e.message}`);
         }
       })();
     }
@@ -179,6 +186,7 @@ class Hookwise {
    */
   async toolBefore({ tool, sessionId, callId, args, dryRun, resultOnly, unreadable }) {
     if (!this.started) await this.init();
+    if (!this.core && this.startError) return this.failClosed(tool, this.startError);
     let call;
     // Governance or enforcement reads this call whole: what cannot cross is said, not dropped.
     // A call whose tool name could not be read could be any tool: governance looks at it.
@@ -253,6 +261,11 @@ class Hookwise {
    * `failClosed` says whether to block it and with what words (the core's, filled in).
    */
   failClosed(tool, error) {
+    if (!this.core && this.cold) {
+      // the core never started: the failsafe's data decides (src/failsafe.rs)
+      const b = this.cold.block(tool);
+      return b ? { block: b } : null;
+    }
     const fc = this.plan.failClosed;
     // a call without a tool name could be any tool
     if (!fc || !(fc.all || !tool || (Array.isArray(fc.tools) && fc.tools.includes(tool)))) return null;

@@ -9,10 +9,54 @@
 // Transport only: the tool list, every text and every decision come from the core.
 
 const { createClaude } = require("./claude.cjs");
+const { claudePreToolUse } = require("./failsafe.cjs");
 
 /** Protocol versions this server speaks, newest first (Claude Code 2.1.330 asks 2025-11-25). */
 const PROTOCOLS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 const MAX_LINE = 64 * 1024 * 1024;
+/** How much of an oversize message is kept to find its id. */
+const HEAD = 64 * 1024;
+
+/**
+ * The top-level `"id"` of a JSON object from its first characters (a message too long to
+ * parse), or null: a small scanner of strings and nesting, no parse.
+ */
+function topLevelId(text) {
+  let depth = 0;
+  let i = 0;
+  const n = text.length;
+  const str = () => {
+    // at a quote: the string's end index (exclusive), or -1
+    for (let j = i + 1; j < n; j++) {
+      if (text[j] === "\\") j++;
+      else if (text[j] === '"') return j + 1;
+    }
+    return -1;
+  };
+  while (i < n) {
+    const c = text[i];
+    if (c === '"') {
+      const end = str();
+      if (end < 0) return null;
+      if (depth === 1 && text.slice(i, end) === '"id"') {
+        const m = /^\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)\s*[,}]/.exec(text.slice(end, end + 600));
+        if (!m) return null;
+        try {
+          const v = JSON.parse(m[1]);
+          return typeof v === "string" || typeof v === "number" ? v : null;
+        } catch {
+          return null;
+        }
+      }
+      i = end;
+      continue;
+    }
+    if (c === "{" || c === "[") depth++;
+    else if (c === "}" || c === "]") depth--;
+    i++;
+  }
+  return null;
+}
 
 /**
  * Serve MCP on `input`/`output` until `input` ends or a signal. Returns `{ closed }`: a
@@ -99,7 +143,12 @@ function serve(o = {}) {
         try {
           s = await setup();
         } catch (e) {
-          // no core: Claude Code's onFailure decides (block for governance and enforcement)
+          // no core: the PreToolUse hook still denies where governance or enforcement is
+          // configured (js/failsafe.cjs); anything else is an error Claude Code's onFailure decides on
+          if (name === claudePreToolUse()) {
+            const r = await claude.hook("PreToolUse", args);
+            if (r.ok) return reply(id, { content: [{ type: "text", text: r.text }] });
+          }
           return reply(id, { content: [{ type: "text", text: `hookwise is not running: ${e && e.message}` }], isError: true });
         }
         const ev = s.events.find((e) => e.tool === name);
@@ -138,18 +187,43 @@ function serve(o = {}) {
     p.finally(() => inFlight.delete(p));
   }
 
+  // The line being read, in pieces: each chunk is searched once for its newlines (linear in
+  // the input, however long the line), and a line past MAX_LINE is dropped as it comes.
+  let pieces = [];
+  let pending = 0;
+  let head = ""; // the first bytes of a line being dropped: its id, if it has one
+  let dropping = false;
   function onData(chunk) {
-    buf += typeof chunk === "string" ? chunk : chunk.toString("utf8");
+    const s = typeof chunk === "string" ? chunk : chunk.toString("utf8");
+    let start = 0;
     let i;
-    while ((i = buf.indexOf("\n")) !== -1) {
-      const line = buf.slice(0, i);
-      buf = buf.slice(i + 1);
-      onLine(line);
+    while ((i = s.indexOf("\n", start)) !== -1) {
+      const piece = s.slice(start, i);
+      start = i + 1;
+      if (dropping || pending + piece.length > MAX_LINE) {
+        tooLong(dropping ? head : pieces.join("").slice(0, HEAD) + piece.slice(0, HEAD));
+      } else onLine(pieces.length ? pieces.join("") + piece : piece);
+      pieces = [];
+      pending = 0;
+      dropping = false;
+      head = "";
     }
-    if (buf.length > MAX_LINE) {
-      buf = "";
-      fail(null, -32700, "Parse error: message too long");
+    if (start >= s.length || dropping) return;
+    const rest = s.slice(start);
+    if (pending + rest.length > MAX_LINE) {
+      head = (pieces.join("").slice(0, HEAD) + rest.slice(0, HEAD)).slice(0, HEAD);
+      pieces = [];
+      pending = 0;
+      dropping = true;
+      return;
     }
+    pieces.push(rest);
+    pending += rest.length;
+  }
+
+  /** A request over MAX_LINE: a JSON-RPC error for its id (when its first bytes name one). */
+  function tooLong(start) {
+    fail(topLevelId(start), -32600, `Invalid Request: message over ${MAX_LINE} characters`);
   }
 
   async function stop(why) {
@@ -186,4 +260,4 @@ function serve(o = {}) {
   return { closed, stop, claude };
 }
 
-module.exports = { serve, PROTOCOLS };
+module.exports = { serve, PROTOCOLS, topLevelId };

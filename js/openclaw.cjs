@@ -13,7 +13,8 @@
 // (`resultOnly`) and appends it to the tool's result in agent tool-result middleware, which runs
 // before OpenClaw hands the result to the model. The tool itself runs with its own arguments.
 
-const { Hookwise } = require("./hookwise.cjs");
+// a glue file that cannot load leaves a stand-in that still fails closed (js/failsafe.cjs)
+const { Hookwise } = require("./failsafe.cjs").loadHookwise(() => require("./hookwise.cjs"));
 
 const ID = "hookwise";
 /** Our own budget per hook, well under OpenClaw's 15 s fail-closed timeout. */

@@ -2,7 +2,8 @@
 // The OpenCode plugin: maps OpenCode's hooks onto one Hookwise instance. Every hook catches
 // everything: OpenCode must never see an exception from hookwise except a deliberate block.
 
-const { Hookwise } = require("./hookwise.cjs");
+// a glue file that cannot load leaves a stand-in that still fails closed (js/failsafe.cjs)
+const { Hookwise } = require("./failsafe.cjs").loadHookwise(() => require("./hookwise.cjs"));
 
 async function server(input, options) {
   const client = input && input.client;

@@ -28,7 +28,8 @@
 // - model tools (the core's registry, `plan.tools`): `ctx.tool.transform(editor =>
 //   editor.add({name, description, input, execute}))` with the core's raw JSON Schema as `input`.
 
-const { Hookwise } = require("./hookwise.cjs");
+// a glue file that cannot load leaves a stand-in that still fails closed (js/failsafe.cjs)
+const { Hookwise } = require("./failsafe.cjs").loadHookwise(() => require("./hookwise.cjs"));
 
 const MAX_SESSIONS = 4096;
 

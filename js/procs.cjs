@@ -11,6 +11,57 @@
 const isWin = process.platform === "win32";
 const KILL_GRACE_MS = 1000;
 
+// The watchdog: a host killed by SIGKILL runs no exit hook (and Node has no
+// PR_SET_PDEATHSIG), so one small `sh` per host process, started with the first group and in a
+// group of its own, holds a pipe from the host and is told each group as it starts ("+pgid")
+// and once it was SIGKILLed or found empty ("-pgid"). When the pipe closes — the host exited,
+// however it died — it SIGKILLs every group it still knows. (The pgid of a group it was told
+// is gone is never signalled: pids are reused.) With no group left it is let go (its pipe
+// closed, its list empty) so that it never outlives what it watches.
+const WATCHDOG = `pids=""
+while IFS= read -r l; do
+  case "$l" in
+    +*) pids="$pids \${l#+}" ;;
+    -*) g=\${l#-}; n=""; for x in $pids; do [ "$x" = "$g" ] || n="$n $x"; done; pids=$n ;;
+  esac
+done
+for g in $pids; do kill -9 "-$g" 2>/dev/null; done`;
+let watchdog = null;
+
+/** Tell the watchdog a line (starting it first). Never throws. */
+function tell(line) {
+  if (isWin) return;
+  try {
+    if (!watchdog || watchdog.exitCode !== null || watchdog.signalCode !== null) {
+      if (watchdog && watchdog.failed) return;
+      const { spawn } = require("node:child_process");
+      const w = spawn("/bin/sh", ["-c", WATCHDOG], { stdio: ["pipe", "ignore", "ignore"], detached: true, windowsHide: true });
+      w.on("error", () => (w.failed = true));
+      w.stdin.on("error", () => {});
+      w.unref();
+      if (w.stdin.unref) w.stdin.unref();
+      watchdog = w;
+      // groups already running when a watchdog (re)starts
+      for (const g of live) w.stdin.write(`+${g}\n`);
+      for (const g of ending.keys()) w.stdin.write(`+${g}\n`);
+      if (line.startsWith("+") && (live.has(Number(line.slice(1))) || ending.has(Number(line.slice(1))))) return;
+    }
+    watchdog.stdin.write(`${line}\n`);
+    // nothing left to watch: it goes (its list is empty); the next group starts another
+    if (line[0] === "-" && live.size === 0 && ending.size === 0) {
+      watchdog.stdin.end();
+      watchdog = null;
+    }
+  } catch {
+    /* no watchdog: the exit hook still covers a normal exit */
+  }
+}
+
+/** The watchdog's pid (tests), or null. */
+function watchdogPid() {
+  return watchdog && watchdog.pid ? watchdog.pid : null;
+}
+
 /** Groups of processes still running (pgid), SIGKILLed if the host exits. */
 const live = new Set();
 /** Groups being ended: pgid -> the timer of their SIGKILL. */
@@ -49,6 +100,7 @@ function track(pgid) {
   if (t) clearTimeout(t);
   ending.delete(pgid);
   live.add(pgid);
+  tell(`+${pgid}`);
 }
 
 /**
@@ -59,12 +111,13 @@ function track(pgid) {
 function endGroup(pgid, graceMs = KILL_GRACE_MS) {
   if (isWin || !pgid) return;
   live.delete(pgid);
-  if (!signalGroup(pgid, "SIGTERM")) return; // nothing left
+  if (!signalGroup(pgid, "SIGTERM")) return void tell(`-${pgid}`); // nothing left
   if (ending.has(pgid)) return;
   hookExit();
   const t = setTimeout(() => {
     ending.delete(pgid);
     signalGroup(pgid, "SIGKILL");
+    tell(`-${pgid}`);
   }, Math.max(0, graceMs | 0));
   t.unref?.();
   ending.set(pgid, t);
@@ -78,6 +131,7 @@ function killGroup(pgid) {
   if (t) clearTimeout(t);
   ending.delete(pgid);
   signalGroup(pgid, "SIGKILL");
+  tell(`-${pgid}`);
 }
 
-module.exports = { isWin, KILL_GRACE_MS, track, endGroup, killGroup, signalGroup };
+module.exports = { isWin, KILL_GRACE_MS, track, endGroup, killGroup, signalGroup, watchdogPid };

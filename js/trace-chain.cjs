@@ -193,12 +193,27 @@ function updateHead(headPath, parts, size, prevHash, newSize, lineHash) {
   }
 }
 
+/** Append `before + <hash of the last line> + after` at the end (`size`) of the open log,
+ * and keep the head. */
+function appendOne(fd, size, before, after, headPath, headParts) {
+  const { last, torn } = lastLine(fd, size);
+  const prevHash = sha256(last);
+  const line = before + prevHash + after;
+  const text = Buffer.from((torn ? "\n" : "") + line + "\n");
+  let at = 0;
+  // O_APPEND: at the end, where `size` says it is under the lock
+  while (at < text.length) at += fs.writeSync(fd, text, at, text.length - at);
+  const newSize = size + text.length;
+  if (!headPath || headParts.length !== 4) return { prevHash, newSize };
+  return { prevHash, newSize, head: updateHead(headPath, headParts, size, prevHash, newSize, sha256(line)) };
+}
+
 /**
  * Append one record to a hash-chained JSONL file under the lock file, so that many processes
  * keep one whole chain: the line is `before + <hex SHA-256 of the file's last line> + after`;
  * with `headPath`, the head is kept in the same critical section. Never rejects.
  */
-async function appendChained({ path: p, lockPath, before, after, staleMs, waitMs, breakMs = 0, headPath = "", headParts = [] }) {
+async function appendChained({ path: p, lockPath, before, after, staleMs, waitMs, breakMs = 0, headPath = "", headParts = [], tornParts = [], tornPath = "" }) {
   try {
     await fsp.mkdir(path.dirname(p), { recursive: true });
   } catch (e) {
@@ -209,23 +224,30 @@ async function appendChained({ path: p, lockPath, before, after, staleMs, waitMs
   // Critical section: synchronous, no await until the lock is released.
   try {
     const fd = fs.openSync(p, "a+");
-    let prevHash;
-    let size;
-    let newSize;
-    let line;
+    let torn = null;
+    let out;
     try {
       const st = fs.fstatSync(fd);
       if (!st.isFile()) return { ok: false, error: "other", detail: `${p} is not a regular file` };
-      size = st.size;
-      const { last, torn } = lastLine(fd, size);
-      prevHash = sha256(last);
-      line = before + prevHash + after;
-      newSize = size + fs.writeSync(fd, (torn ? "\n" : "") + line + "\n");
+      let size = st.size;
+      const end = lastLine(fd, size);
+      if (end.torn && tornParts.length === 4 && tornPath) {
+        // The core's repair (src/protocol.rs AppendChained): the torn bytes moved aside (never
+        // overwriting), the log cut after its last newline, the move recorded first.
+        const cut = size - end.last.length;
+        fs.writeFileSync(tornPath, end.last, { flag: "wx" });
+        fs.ftruncateSync(fd, cut);
+        size = cut;
+        const t = tornParts;
+        const r = appendOne(fd, size, t[0] + end.last.length + t[1] + sha256(end.last) + t[2], t[3], headPath, headParts);
+        torn = { path: tornPath, bytes: end.last.length, ...(r.head ? { head: r.head } : {}) };
+        size = r.newSize;
+      }
+      out = appendOne(fd, size, before, after, headPath, headParts);
     } finally {
       fs.closeSync(fd);
     }
-    if (!headPath || headParts.length !== 4) return { ok: true, prevHash };
-    return { ok: true, prevHash, head: updateHead(headPath, headParts, size, prevHash, newSize, sha256(line)) };
+    return { ok: true, prevHash: out.prevHash, ...(out.head ? { head: out.head } : {}), ...(torn ? { torn } : {}) };
   } catch (e) {
     return { ok: false, ...failed(e) };
   } finally {

@@ -10,6 +10,8 @@ pub mod decimal;
 pub mod discovery;
 pub mod enforce;
 pub mod engine;
+/// What the host does when the core cannot start (data the JS glue reads: `js/failsafe.json`).
+pub mod failsafe;
 pub mod governance;
 pub mod host;
 pub mod knowledge;

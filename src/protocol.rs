@@ -101,6 +101,17 @@ pub enum Request {
         /// parts[2] + <hex SHA-256 of the last line> + parts[3]`.
         #[serde(default)]
         head_parts: Vec<String>,
+        /// When the log ends in a torn line (bytes after its last newline): move those bytes
+        /// to `torn_path` (created, never overwritten), cut the log after its last newline,
+        /// append the repair record `parts[0] + <byte count> + parts[1] + <hex SHA-256 of the
+        /// torn bytes> + parts[2] + <hex SHA-256 of the previous line> + parts[3]`, then the
+        /// record (chained to it), keeping the head through both. Empty: no repair (the torn
+        /// line is closed with a newline and chained to, as before). The reply then has
+        /// `torn: {path, bytes}`.
+        #[serde(default)]
+        torn_parts: Vec<String>,
+        #[serde(default)]
+        torn_path: String,
     },
     /// Under the lock of `AppendChained`: when the log's size is `expect_bytes` and its last
     /// line's hex SHA-256 is `expect_last`, replace the head file with `text` (temporary file,

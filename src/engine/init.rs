@@ -186,9 +186,11 @@ async fn wants_policy(
     }
     let root = cwd.trim_end_matches('/');
     let [neutral, opencode] = crate::config::CONFIG_FILES;
+    // the same places the glue checks when the core cannot start (src/failsafe.rs)
+    let [opencode_sops, neutral_sops] = crate::failsafe::SOPS_DIRS;
     let replies = join_all(vec![
         io.request(crate::protocol::Request::Stat {
-            path: format!("{root}/.opencode/sops"),
+            path: format!("{root}/{opencode_sops}"),
         }),
         io.request(crate::protocol::Request::ReadFile {
             path: format!("{root}/{opencode}"),
@@ -199,7 +201,7 @@ async fn wants_policy(
         }),
         // the host-neutral places (`.hookwise/`) beside OpenCode's
         io.request(crate::protocol::Request::Stat {
-            path: format!("{root}/.hookwise/sops"),
+            path: format!("{root}/{neutral_sops}"),
         }),
         io.request(crate::protocol::Request::ReadFile {
             path: format!("{root}/{neutral}"),

@@ -90,8 +90,20 @@ pub struct HookwiseMeta {
     /// The host whose agent made the change (its profile id: `claude-code`, `codex`, …).
     #[serde(skip_serializing_if = "String::is_empty")]
     pub host: String,
+    /// A repair record: the torn last line the host found at this append, moved aside.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repair: Option<Repair>,
     /// Must stay the last field (see [`chained`]).
     pub prev_hash: String,
+}
+
+/// What a repair record says: the bytes after the log's last newline (an interrupted write)
+/// were moved to the file `quarantined` (beside the log), `bytes` long, with this SHA-256.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Repair {
+    pub quarantined: String,
+    pub bytes: u64,
+    pub sha256: String,
 }
 
 /// What one record is about; the ids, time and randomness come from the host.
@@ -154,6 +166,7 @@ pub fn record(
                 call_id: input.call_id.to_string(),
                 tool: input.tool.to_string(),
                 host: input.host.to_string(),
+                repair: None,
                 prev_hash: String::new(),
             },
         },
@@ -173,6 +186,45 @@ impl Chained {
     pub fn line(&self, prev_hex: &str) -> String {
         format!("{}{prev_hex}{}", self.before, self.after)
     }
+}
+
+/// The repair record the host appends before `rec` when the log ends in a torn line: `rec`'s
+/// time and session, no files, tool `hookwise`, the torn bytes moved to `quarantined`. As four
+/// parts around the values only the host knows: `parts[0] + <bytes> + parts[1] + <hex SHA-256
+/// of the torn bytes> + parts[2] + <hex SHA-256 of the previous line> + parts[3]`.
+pub fn repair_parts(rec: &Record, quarantined: &str) -> Result<Vec<String>, String> {
+    let mut r = rec.clone();
+    // its own id: the record's, with its random part turned
+    let mut random = [0u8; 16];
+    for (i, b) in crate::governance::ranges::sha256_hex(format!("repair {}", rec.id).as_bytes())
+        .as_bytes()
+        .chunks(2)
+        .take(16)
+        .enumerate()
+    {
+        random[i] = u8::from_str_radix(std::str::from_utf8(b).unwrap_or("00"), 16).unwrap_or(0);
+    }
+    r.id = uuid_v4(random);
+    r.files = Vec::new();
+    r.metadata.hookwise.tool = TOOL_NAME.to_string();
+    r.metadata.hookwise.call_id = format!("{}-repair", rec.metadata.hookwise.call_id);
+    r.metadata.hookwise.repair = Some(Repair {
+        quarantined: quarantined.to_string(),
+        bytes: 0,
+        sha256: String::new(),
+    });
+    r.metadata.hookwise.prev_hash = String::new();
+    let s = serde_json::to_string(&r).map_err(|e| e.to_string())?;
+    const TAIL: &str = "\"bytes\":0,\"sha256\":\"\"},\"prev_hash\":\"\"}}}";
+    let head = s
+        .strip_suffix(TAIL)
+        .ok_or("the repair record does not end with its values")?;
+    Ok(vec![
+        format!("{head}\"bytes\":"),
+        ",\"sha256\":\"".into(),
+        "\"},\"prev_hash\":\"sha256:".into(),
+        "\"}}}".into(),
+    ])
 }
 
 /// Split the serialized record around its `prev_hash` value.

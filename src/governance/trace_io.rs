@@ -52,6 +52,10 @@ pub(super) struct Unwritten {
     pub chained: Chained,
     pub id: String,
     pub tool: String,
+    /// The repair record's parts ([`crate::governance::trace::repair_parts`]) and where the
+    /// torn bytes go, should the log end in a torn line.
+    pub repair: Vec<String>,
+    pub torn_path: String,
 }
 
 fn lock_path(wt: &str) -> String {
@@ -78,8 +82,17 @@ async fn append_one(
             break_ms: LOCK_BREAK_MS,
             head_path: join(wt, HEAD_FILE),
             head_parts: head::PARTS.iter().map(|s| s.to_string()).collect(),
+            torn_parts: u.repair.clone(),
+            torn_path: u.torn_path.clone(),
         })
         .await;
+    if let Some(t) = reply.get("torn").filter(|t| t.is_object()) {
+        logs.push(Log::warn(format!(
+            "trace: the log ended in a torn line (an interrupted write) of {} bytes: moved to {} and the move recorded in the chain",
+            t.get("bytes").and_then(Value::as_u64).unwrap_or(0),
+            t.get("path").and_then(Value::as_str).unwrap_or("?")
+        )));
+    }
     let ok = reply.get("ok").and_then(Value::as_bool).unwrap_or(false);
     let prev = reply
         .get("prevHash")

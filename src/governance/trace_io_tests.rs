@@ -714,3 +714,35 @@ fn any_change_to_the_log_or_its_head_fails_verification() {
     p.fs.file(HEAD, &head);
     assert!(p.verify().report.ok);
 }
+
+/// A torn last line (an interrupted write) is repaired by the next append: its bytes moved to
+/// `agent_trace.jsonl.torn-<time>`, the move recorded in the chain, the record chained after
+/// it, the head kept: `verify` tells the truth before and after, and the chain goes on.
+#[test]
+fn a_torn_last_line_is_quarantined_and_recorded_by_the_next_append() {
+    let mut p = P::new();
+    p.writes(2);
+    let orig = p.log();
+    let torn = "{\"version\":\"0.1.0\",\"id\":\"cut-sh";
+    p.fs.file(LOG, &format!("{orig}{torn}"));
+    fails_with(&p.verify(), 3, "torn");
+    p.writes(1);
+    let v = p.verify();
+    assert!(v.report.ok && v.report.lines == 4, "{v:#?}");
+    let lines = p.lines();
+    assert_eq!(format!("{}\n{}\n", lines[0], lines[1]), orig);
+    let repair: Value = serde_json::from_str(&lines[2]).unwrap();
+    let meta = &repair["metadata"]["dev.hookwise"];
+    let name = meta["repair"]["quarantined"].as_str().unwrap();
+    assert!(name.starts_with("agent_trace.jsonl.torn-"), "{repair}");
+    assert_eq!(meta["repair"]["bytes"], torn.len());
+    assert_eq!(meta["repair"]["sha256"], sha256_hex(torn.as_bytes()));
+    assert_eq!(repair["files"], json!([]));
+    assert_eq!(meta["tool"], "hookwise");
+    assert_eq!(p.fs.read(&format!("/w/.orchestration/{name}")), Some(torn));
+    let head = Head::parse(p.fs.read(HEAD).unwrap()).unwrap();
+    assert_eq!(head.records, 4);
+    // and the chain goes on
+    p.writes(1);
+    assert!(p.verify().report.ok);
+}

@@ -145,6 +145,50 @@ fn parent(p: &str) -> Option<&str> {
     Some(if i == 0 { "/" } else { &p[..i] })
 }
 
+impl TestHost {
+    /// Append `before + <prev> + after` to the log at `real` and keep the head (as the JS
+    /// host does): the previous line's hash and the head's status.
+    fn append_kept(
+        &mut self,
+        real: &str,
+        before: &str,
+        after: &str,
+        head_path: &str,
+        p: &[String],
+    ) -> (String, &'static str) {
+        let cur = self.files.get(real).cloned().unwrap_or_default();
+        let (prefix, last) = last_line(&cur);
+        let prev = sha256_hex(last.as_bytes());
+        let line = format!("{before}{prev}{after}");
+        let text = format!("{cur}{prefix}{line}\n");
+        self.file(real, &text);
+        if head_path.is_empty() || p.len() != 4 {
+            return (prev, "");
+        }
+        let fill = |n: u64, b: usize, h: &str| format!("{}{n}{}{b}{}{h}{}", p[0], p[1], p[2], p[3]);
+        let old = self.files.get(head_path).cloned();
+        let n = match &old {
+            None => (cur.is_empty()).then_some(0),
+            Some(o) => o
+                .strip_prefix(p[0].as_str())
+                .map(|r| &r[..r.bytes().take_while(u8::is_ascii_digit).count()])
+                .filter(|d| !d.is_empty() && d.len() <= 15)
+                .and_then(|d| d.parse::<u64>().ok())
+                .filter(|&n| *o == fill(n, cur.len(), &prev)),
+        };
+        let status = match (n, &old) {
+            (Some(n), _) => {
+                let h = fill(n + 1, text.len(), &sha256_hex(line.as_bytes()));
+                self.file(head_path, &h);
+                "written"
+            }
+            (None, None) => "missing",
+            (None, Some(_)) => "mismatch",
+        };
+        (prev, status)
+    }
+}
+
 /// The newline to write before a line appended to `cur`, and `cur`'s last line (the JS host's
 /// rule: a torn last line is closed and chained to).
 fn last_line(cur: &str) -> (&'static str, &str) {
@@ -565,6 +609,8 @@ impl TestHost {
                 after,
                 head_path,
                 head_parts,
+                torn_parts,
+                torn_path,
                 ..
             } => {
                 if self.fail_append || self.faults.fail_append {
@@ -576,39 +622,42 @@ impl TestHost {
                 }
                 let real = self.realpath(path).unwrap_or_else(|| path.clone());
                 let cur = self.files.get(&real).cloned().unwrap_or_default();
-                let (prefix, last) = last_line(&cur);
-                let prev = sha256_hex(last.as_bytes());
-                let line = format!("{before}{prev}{after}");
-                let text = format!("{cur}{prefix}{line}\n");
-                self.file(&real, &text);
-                if head_path.is_empty() {
-                    return json!({"ok": true, "prevHash": prev});
-                }
-                // the head, as the JS host keeps it
-                let p = head_parts;
-                let fill = |n: u64, b: usize, h: &str| {
-                    format!("{}{n}{}{b}{}{h}{}", p[0], p[1], p[2], p[3])
-                };
-                let old = self.files.get(head_path).cloned();
-                let n = match &old {
-                    None => (cur.is_empty()).then_some(0),
-                    Some(o) => o
-                        .strip_prefix(p[0].as_str())
-                        .map(|r| &r[..r.bytes().take_while(u8::is_ascii_digit).count()])
-                        .filter(|d| !d.is_empty() && d.len() <= 15)
-                        .and_then(|d| d.parse::<u64>().ok())
-                        .filter(|&n| *o == fill(n, cur.len(), &prev)),
-                };
-                let status = match (n, &old) {
-                    (Some(n), _) => {
-                        let h = fill(n + 1, text.len(), &sha256_hex(line.as_bytes()));
-                        self.file(head_path, &h);
-                        "written"
+                // a torn last line: moved aside, the log cut after its last newline, the move
+                // recorded (as the JS host does)
+                let mut torn = Value::Null;
+                if !cur.is_empty()
+                    && !cur.ends_with('\n')
+                    && torn_parts.len() == 4
+                    && !torn_path.is_empty()
+                {
+                    if self.files.contains_key(torn_path) {
+                        return failure("EEXIST: file already exists");
                     }
-                    (None, None) => "missing",
-                    (None, Some(_)) => "mismatch",
-                };
-                json!({"ok": true, "prevHash": prev, "head": status})
+                    let cut = cur.rfind('\n').map_or(0, |i| i + 1);
+                    let bytes = cur[cut..].to_string();
+                    self.file(torn_path, &bytes);
+                    self.file(&real, &cur[..cut]);
+                    let t = torn_parts;
+                    let digest = sha256_hex(bytes.as_bytes());
+                    let (b, a) = (
+                        format!("{}{}{}{digest}{}", t[0], bytes.len(), t[1], t[2]),
+                        t[3].clone(),
+                    );
+                    let (_, status) = self.append_kept(&real, &b, &a, head_path, head_parts);
+                    torn = json!({"path": torn_path, "bytes": bytes.len()});
+                    if !status.is_empty() {
+                        torn["head"] = json!(status);
+                    }
+                }
+                let (prev, status) = self.append_kept(&real, before, after, head_path, head_parts);
+                let mut r = json!({"ok": true, "prevHash": prev});
+                if !head_path.is_empty() {
+                    r["head"] = json!(status);
+                }
+                if !torn.is_null() {
+                    r["torn"] = torn;
+                }
+                r
             }
             Request::WriteHead {
                 path,

@@ -116,6 +116,20 @@ async fn remember_in_vault(
 ) -> Result<Answer, String> {
     let base = slug(title);
     let root = v.root.trim_end_matches('/');
+    // The notes' folder must lie in the vault: a `hookwise` symlink leading out of it (into
+    // the project, anywhere) would have the note written there. (`root` is resolved; a
+    // dangling link fails the create below.)
+    let folder = format!("{root}/{REMEMBER_FOLDER}");
+    let st = Box::pin(io.request(Request::Stat { path: folder })).await;
+    let st: crate::protocol::StatResult = serde_json::from_value(st).unwrap_or_default();
+    if st.exists {
+        let real = st.realpath.as_deref().unwrap_or("");
+        if !st.is_dir || real == root || !crate::paths::inside(real, root) {
+            return Err(format!(
+                "{REMEMBER}: the vault's `{REMEMBER_FOLDER}` folder leads out of the vault (to {real}); nothing was written. Tell the user."
+            ));
+        }
+    }
     for n in 1..=MAX_SUFFIX {
         let rel = if n == 1 {
             format!("{REMEMBER_FOLDER}/{base}.md")

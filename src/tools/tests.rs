@@ -191,3 +191,52 @@ fn remember_writes_no_note_inside_a_governed_project() {
     assert_eq!(a["isError"], false, "{a}");
     assert!(written, "{a}");
 }
+
+/// A vault whose `hookwise/` folder is a symlink out of the vault (into the project, or
+/// anywhere) gets no note through it; a link to a folder inside the vault is followed.
+#[cfg(feature = "policy")]
+#[test]
+fn remember_writes_no_note_through_a_folder_linked_out_of_the_vault() {
+    use crate::engine::Engine;
+    use crate::testing::{drive, TestHost};
+    let run = |target: &str| {
+        let mut fs = TestHost::default();
+        fs.file("/v/auth.md", "# Auth\n\n[[auth]] uses [[jwt]].\n");
+        fs.dir("/w/src");
+        fs.dir("/v/notes");
+        fs.link("/v/hookwise", target);
+        let mut e = Engine::new();
+        let init = json!({"hook": "init", "env": {}, "cwd": "/w", "worktree": "/w", "directory": "/w",
+                          "options": {"knowledge": "vault", "vault": "/v", "knowledgeRemember": true}});
+        drive(&mut e, &init.to_string(), &mut fs);
+        let call = json!({"hook": "tool.call", "name": "knowledge_remember", "sessionId": "s",
+                          "input": {"title": "Token rotation", "text": "Rotate keys."}});
+        let a = drive(&mut e, &call.to_string(), &mut fs);
+        let written: Vec<String> = fs
+            .files
+            .keys()
+            .filter(|p| p.contains("token-rotation"))
+            .cloned()
+            .collect();
+        (a, written)
+    };
+    for out in ["/w/src", "/elsewhere", "/v"] {
+        if out == "/elsewhere" {
+            // dangling: the create fails on the host (no folder behind the link)
+            continue;
+        }
+        let (a, written) = run(out);
+        assert_eq!(a["isError"], true, "{out}: {a}");
+        assert!(
+            a["text"]
+                .as_str()
+                .unwrap()
+                .contains("leads out of the vault"),
+            "{a}"
+        );
+        assert!(written.is_empty(), "{out}: {written:?}");
+    }
+    let (a, written) = run("/v/notes");
+    assert_eq!(a["isError"], false, "{a}");
+    assert_eq!(written.len(), 1, "{written:?}");
+}

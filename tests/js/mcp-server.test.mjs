@@ -261,10 +261,12 @@ test("compaction: the guidance names the transcript's concepts, and what was kep
   assert.equal((await s.exited).code, 0);
 });
 
-test("a core that cannot start makes the hook fail (Claude Code's onFailure decides), never an empty answer that lets the call through", T, async () => {
-  const project = writeFiles(tmpdir("hookwise-claude-"), {
+test("a core that cannot start denies PreToolUse where governance is configured (js/failsafe.cjs); elsewhere the hook fails (Claude Code's onFailure decides), never an empty answer", T, async () => {
+  const governed = writeFiles(tmpdir("hookwise-claude-"), {
     ".orchestration/active_intents.yaml": "active_intents:\n  - id: INT-1\n    name: A\n    status: IN_PROGRESS\n    owned_scope: [src/**]\n",
   });
+  const plain = writeFiles(tmpdir("hookwise-claude-"), { "README.md": "# x\n" });
+  for (const project of [governed, plain]) {
   // the policy wasm cannot be read: the core never starts. In a process of its own (a wasm
   // once loaded stays loaded for the process).
   const script = `
@@ -274,6 +276,50 @@ claude.hook("PreToolUse", { session_id: "s1", tool_name: "Write", tool_use_id: "
   .then(async (r) => { await claude.dispose(); process.stdout.write(JSON.stringify(r)); });
 `;
   const r = JSON.parse(execFileSync(process.execPath, ["-e", script], { env: noCliEnv(), encoding: "utf8" }));
-  assert.equal(r.ok, false, JSON.stringify(r));
-  assert.match(r.text, /could not start/);
+  if (project === governed) {
+    assert.equal(r.ok, true, JSON.stringify(r));
+    const out = JSON.parse(r.text).hookSpecificOutput;
+    assert.equal(out.permissionDecision, "deny");
+    assert.match(out.permissionDecisionReason, /hookwise blocked `Write`: hookwise could not start/);
+  } else {
+    assert.equal(r.ok, false, JSON.stringify(r));
+    assert.match(r.text, /could not start/);
+  }
+  }
+});
+
+/** Write `text` in 1 MiB pieces, as a pipe delivers a long line. */
+async function writeChunked(stream, text) {
+  for (let i = 0; i < text.length; i += 1 << 20) {
+    if (!stream.write(text.slice(i, i + (1 << 20)))) await new Promise((r) => stream.once("drain", r));
+  }
+}
+
+test("a long line is read in linear time; one over the cap gets an error for its id and the server goes on", { timeout: 300_000 }, async () => {
+  const s = server(tmpdir("hookwise-claude-"));
+  await startup(s);
+  // 63 MiB in one request (under the 64 MiB cap): answered
+  const big = "x".repeat(63 * 1024 * 1024);
+  let t0 = Date.now();
+  const p1 = new Promise((r) => {
+    const iv = setInterval(() => {
+      const m = s.lines.find((l) => l.id === "big");
+      if (m) (clearInterval(iv), r(m));
+    }, 20);
+  });
+  await writeChunked(s.child.stdin, `{"jsonrpc":"2.0","id":"big","method":"ping","params":{"pad":"${big}"}}\n`);
+  const m1 = await p1;
+  console.log(`# a 63 MiB request answered in ${Date.now() - t0} ms`);
+  assert.deepEqual(m1.result, {});
+  // 65 MiB: over the cap, an Invalid Request error for its id; the next request is answered
+  t0 = Date.now();
+  const over = "y".repeat(65 * 1024 * 1024);
+  await writeChunked(s.child.stdin, `{"jsonrpc":"2.0","id":"over","method":"ping","params":{"pad":"${over}"}}\n`);
+  const pong = await s.ask("ping");
+  console.log(`# a 65 MiB request refused, the next answered in ${Date.now() - t0} ms`);
+  assert.deepEqual(pong.result, {});
+  const err = s.lines.find((l) => l.id === "over");
+  assert.ok(err && err.error && err.error.code === -32600, JSON.stringify(err));
+  s.child.stdin.end();
+  await s.exited;
 });

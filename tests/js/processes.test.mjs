@@ -299,3 +299,26 @@ test(`transport auto: a server that never completes the handshake is stopped wit
     reap(pidsOf(f.children()));
   }
 });
+
+test("a host SIGKILLed (no exit hook runs): the watchdog SIGKILLs the groups it started, stubborn ones too", T, async () => {
+  const { spawnSync } = await import("node:child_process");
+  // the host: a process that starts a group through procs.cjs (a shell ignoring SIGTERM and its
+  // child), says their pids, then SIGKILLs itself
+  const script = `
+const { spawn } = require("node:child_process");
+const procs = require(${JSON.stringify(path.join(dist, "procs.cjs"))});
+const c = spawn("sh", ["-c", "trap '' TERM; sleep 300 & echo $!; wait"], { detached: true, stdio: ["ignore", "pipe", "ignore"] });
+procs.track(c.pid);
+c.stdout.once("data", (d) => {
+  process.stdout.write(JSON.stringify({ leader: c.pid, child: Number(String(d).trim()), watchdog: procs.watchdogPid() }));
+  // (Bun hands the line to the watchdog asynchronously: a host lives longer than this)
+  setTimeout(() => process.kill(process.pid, "SIGKILL"), 300);
+});`;
+  const r = spawnSync(process.execPath, ["-e", script], { encoding: "utf8", timeout: 30_000 });
+  const { leader, child, watchdog } = JSON.parse(r.stdout);
+  assert.ok(watchdog > 0, "a watchdog was started");
+  const end = Date.now() + 5000;
+  while ((running(leader) || running(child)) && Date.now() < end) await new Promise((ok) => setTimeout(ok, 50));
+  assert.ok(!running(leader) && !running(child), `left behind: ${[leader, child].filter(running)}`);
+  assert.ok(!running(watchdog), "the watchdog ends too");
+});

@@ -386,10 +386,15 @@ async fn append_trace(
             return;
         }
     };
+    // a torn last line found at the append is moved here and the move recorded first
+    let torn_path = format!("{}.torn-{now_ms}", join(wt, TRACE_FILE));
+    let torn_name = torn_path.rsplit('/').next().unwrap_or("").to_string();
     let u = Unwritten {
         chained,
         id: rec.id.clone(),
         tool: input.tool.clone(),
+        repair: trace::repair_parts(&rec, &torn_name).unwrap_or_default(),
+        torn_path,
     };
     if let Ok(written) = trace_io::append_record(io, gov, wt, u, &mut out.logs).await {
         out.recorded = written;

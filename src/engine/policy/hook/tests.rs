@@ -528,3 +528,12 @@ active_intents:
         }
     }
 }
+
+/// `hookwise mcp` answers this tool without a core when the core cannot start (src/failsafe.rs).
+#[test]
+fn the_failsafes_pre_tool_use_tool_is_the_setups() {
+    assert_eq!(
+        (setup::EVENTS[0].0, setup::EVENTS[0].1),
+        ("PreToolUse", crate::failsafe::CLAUDE_PRE_TOOL_USE)
+    );
+}
