@@ -107,6 +107,9 @@ mod tests {
         }
     }
 
+    /// The policy build's hosts (the command-hook hosts' profiles live there): the data the
+    /// glue needs for every host, pinned from that build (`cargo test --all-features`).
+    #[cfg(feature = "policy")]
     #[test]
     fn the_glue_reads_the_cores_data() {
         let path = format!("{DIR}/js/failsafe.json");
