@@ -23,7 +23,7 @@ fn on(host: &'static Profile, mutating: &[String], tool: &str, args: Value) -> D
     let scope = Some(Scope::compile(&["src/billing/**"]));
     let st = GateState {
         host,
-        mutating,
+        gated: &|t| mutating.iter().any(|x| x == t),
         intents: &f,
         active: Some("BILL"),
         scope: scope.as_ref(),
@@ -255,7 +255,7 @@ fn shell_decoys_need_an_intent_only() {
     let m = OPENCLAW.mutating();
     let st = GateState {
         host: &OPENCLAW,
-        mutating: &m,
+        gated: &|t| m.iter().any(|x| x == t),
         intents: &f,
         active: None,
         scope: None,
@@ -346,7 +346,7 @@ fn paths_openclaw_rewrites_before_writing_are_refused() {
     let m = OPENCLAW.mutating();
     let st = GateState {
         host: &OPENCLAW,
-        mutating: &m,
+        gated: &|t| m.iter().any(|x| x == t),
         intents: &f,
         active: Some("ALL"),
         scope: scope.as_ref(),
@@ -377,7 +377,7 @@ fn paths_openclaw_rewrites_before_writing_are_refused() {
     let o = OPENCODE.mutating();
     let st = GateState {
         host: &OPENCODE,
-        mutating: &o,
+        gated: &|t| o.iter().any(|x| x == t),
         ..st
     };
     for p in ["@types/a.d.ts", "src/report.docodex", "./@scope/x"] {
@@ -390,7 +390,7 @@ fn paths_openclaw_rewrites_before_writing_are_refused() {
     // and OpenClaw's ordinary paths, `@` inside a path included
     let st = GateState {
         host: &OPENCLAW,
-        mutating: &m,
+        gated: &|t| m.iter().any(|x| x == t),
         ..st
     };
     for p in [

@@ -349,6 +349,12 @@ impl Setup {
         self.gov.watched_tools()
     }
 
+    /// The tools that run without an intent while governance is on (the plan's
+    /// `ungatedTools`; every other tool reaches the engine whole).
+    pub(super) fn ungated_tools(&self) -> Option<Vec<String>> {
+        self.gov.on.then(|| self.gov.gov.config().ungated_tools())
+    }
+
     /// What the host blocks when the core cannot answer (the plan's `failClosed`).
     pub(super) fn fail_closed(&self) -> Option<FailClosed> {
         FailClosed::new(
@@ -358,6 +364,7 @@ impl Setup {
             } else {
                 Vec::new()
             },
+            self.ungated_tools(),
         )
     }
 }

@@ -66,7 +66,7 @@ pub async fn tool_after(io: &Io, gov: &Governance, input: &AfterInput) -> AfterO
     let pending = gov.take_pending(&input.call_id);
     let cfg = gov.config();
     let tool = input.tool.as_str();
-    if !cfg.mutating_tools.iter().any(|t| t == tool) {
+    if !cfg.gated(tool) {
         return out;
     }
     let wt = input.worktree.as_str();
