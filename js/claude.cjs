@@ -24,6 +24,8 @@ const MAX_SESSIONS = 256;
 function createClaude(o = {}) {
   const env = o.env || process.env;
   const cwd = o.cwd || env.CLAUDE_PROJECT_DIR || process.cwd();
+  // no folder given: the core finds the governed project from here (a sub-folder, a worktree)
+  const findRoot = !o.cwd;
   const transcripts = new Map(); // session_id -> transcript_path, from the hooks' payloads
   let lastSession = "";
   const hw = new Hookwise({
@@ -33,6 +35,7 @@ function createClaude(o = {}) {
     cwd,
     worktree: cwd,
     directory: cwd,
+    findRoot,
     env,
     options: o.options || {},
     log: o.log,
@@ -79,7 +82,7 @@ function createClaude(o = {}) {
      * or PreCompact's plain text); `ok: false` when the core gave no answer and nothing could be
      * decided (the caller reports an error: Claude Code's `onFailure` decides).
      */
-    async hook(event, input) {
+    async hook(event, input, unreadable) {
       remember(input);
       await hw.init();
       // A core that did not start cannot say whether governance or enforcement is on: the
@@ -92,6 +95,7 @@ function createClaude(o = {}) {
         input: input === undefined ? null : input,
         random: randomBytes(16).toString("hex"),
         nowMs: Date.now(),
+        ...(unreadable ? { unreadable: String(unreadable) } : {}),
       };
       let failure = null;
       const r = await hw.run(call, (e) => (failure = e));

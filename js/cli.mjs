@@ -300,16 +300,23 @@ const commands = {
     const event = _[1];
     if (!event) throw new UsageError("hook needs the event name, e.g. hookwise hook PreToolUse");
     const { createClaude } = require("./claude.cjs");
-    const raw = await readStdin(64 * 1024 * 1024);
+    const max = 64 * 1024 * 1024;
+    const raw = await readStdin(max);
+    // what could not be read is said, not dropped: the core blocks it where policy is on
     let payload = null;
-    try {
-      payload = JSON.parse(raw);
-    } catch {
-      /* read as nothing: the core answers what it can */
+    let unreadable = raw.over ? "over 64 MiB" : raw.text.trim() === "" ? "empty" : null;
+    if (!unreadable) {
+      try {
+        payload = JSON.parse(raw.text);
+      } catch {
+        unreadable = "not JSON";
+      }
     }
-    const cwd = flags.cwd ? path.resolve(flags.cwd) : payload && typeof payload.cwd === "string" && path.isAbsolute(payload.cwd) ? payload.cwd : undefined;
+    // The project is where hookwise was set up (CLAUDE_PROJECT_DIR, else this process's folder,
+    // walked up by the core to the governed project), never the payload's `cwd`.
+    const cwd = flags.cwd ? path.resolve(flags.cwd) : undefined;
     const claude = createClaude({ cwd, log: (level, message) => level === "error" && process.stderr.write(`hookwise ${level}: ${message}\n`) });
-    const r = await claude.hook(event, payload);
+    const r = await claude.hook(event, payload, unreadable);
     await claude.dispose();
     if (!r.ok) {
       // non-blocking: Claude Code goes on without hookwise
@@ -355,8 +362,8 @@ function readStdin(max) {
       n += c.length;
       if (n <= max) parts.push(c);
     });
-    process.stdin.on("end", () => resolve(Buffer.concat(parts).toString("utf8")));
-    process.stdin.on("error", () => resolve(""));
+    process.stdin.on("end", () => resolve({ text: n > max ? "" : Buffer.concat(parts).toString("utf8"), over: n > max }));
+    process.stdin.on("error", () => resolve({ text: "", over: false }));
   });
 }
 

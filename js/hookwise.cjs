@@ -66,6 +66,7 @@ class Hookwise {
             directory: this.o.directory ?? "",
             mcp: this.mcpCapable,
             host: this.o.host, // which host's tool names and argument keys (core default: "vscode")
+            ...(this.o.findRoot ? { findRoot: true } : {}), // started in a folder of the project: the core finds it
           };
           this.initCall = init;
           // a host whose calls only the policy core answers (Claude Code's `claude.hook`)

@@ -197,6 +197,12 @@ pub struct ToolBeforeCall {
     /// enforcement refuse the call; knowledge context reads what is there.
     #[serde(default)]
     pub unreadable: Option<String>,
+    /// Where this call's relative paths start, when the host says so per call (a hook
+    /// payload's `cwd`): used only when it lies inside the governed project; empty: the
+    /// project's own (`init`'s `directory`).
+    #[serde(default)]
+    #[cfg_attr(not(feature = "policy"), serde(skip))]
+    pub directory: String,
 }
 
 /// `tool.after`'s fields.
@@ -227,6 +233,10 @@ pub struct ToolAfterCall {
     #[serde(default)]
     #[cfg_attr(not(feature = "policy"), serde(skip))]
     pub unreadable: Option<String>,
+    /// As in `tool.before`: where the call's relative paths start.
+    #[serde(default)]
+    #[cfg_attr(not(feature = "policy"), serde(skip))]
+    pub directory: String,
 }
 
 impl Call {

@@ -66,7 +66,7 @@ pub(super) async fn init(io: Io, shared: Rc<RefCell<Shared>>, call: InitCall) ->
     // A hook process started in a folder of the project (or of a worktree of it): the project.
     let (cwd, worktree, directory) = match find_root {
         true => {
-            let root = crate::governance::root::governed_root(&io, &cwd).await;
+            let root = policy::project_root(&io, &cwd).await;
             (root.clone(), root.clone(), root)
         }
         false => (cwd, worktree, directory),

@@ -59,6 +59,9 @@ pub async fn governed_root(io: &Io, start: &str) -> String {
     if !paths::is_absolute(&start) {
         return start;
     }
+    // as the host names folders (a payload's `cwd` is compared with it): links resolved
+    let st = stat(io, start.clone()).await;
+    let start = st.realpath.filter(|_| st.is_dir).unwrap_or(start);
     let mut dir = start.clone();
     for _ in 0..MAX_UP {
         let r = join_all(vec![

@@ -369,6 +369,11 @@ impl Setup {
     }
 }
 
+/// `init`'s `findRoot`: the governed project above `cwd` ([`crate::governance::root`]).
+pub(super) async fn project_root(io: &Io, cwd: &str) -> String {
+    crate::governance::root::governed_root(io, cwd).await
+}
+
 /// The source answers through the warm MCP session.
 pub(super) fn is_mcp(source: Option<&Source>) -> bool {
     matches!(source, Some(Source::Mcp { .. }))
@@ -429,7 +434,8 @@ pub(super) async fn tool_before(
     // Intent governance first: its block skips enforcement and the lookups.
     let gate = match args {
         Some(a) => {
-            let w = shared.borrow().policy.gov.clone(); // no borrow across awaits
+            // no borrow across awaits
+            let w = shared.borrow().policy.gov.at(&call.directory);
             let mut g = w.tool_before(io, tool, session_id, call_id, a).await;
             if let Some(b) = g.block.take() {
                 return Err(ToolResult {
@@ -515,6 +521,7 @@ pub(super) async fn tool_after(
         random,
         failed,
         unreadable,
+        directory,
     } = call;
     let args = match &unreadable {
         Some(code) => {
@@ -528,7 +535,7 @@ pub(super) async fn tool_after(
     };
     let (w, now) = {
         let s = shared.borrow();
-        (s.policy.gov.clone(), s.clock.get() as f64)
+        (s.policy.gov.at(&directory), s.clock.get() as f64)
     };
     if let Some(args) = args {
         let mut g = w

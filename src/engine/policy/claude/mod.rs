@@ -42,6 +42,7 @@ use crate::protocol::{Log, Mutation, PathKey};
 use crate::runtime::Step;
 use crate::session::SessionInfo;
 
+mod place;
 pub mod setup;
 
 /// One Claude Code hook event (`claude.hook`).
@@ -61,6 +62,10 @@ pub struct Hook {
     /// The host's clock, ms since the epoch.
     #[serde(default)]
     pub now_ms: f64,
+    /// Why the host could not read the hook's input (a command hook's stdin: not JSON, empty,
+    /// too large): PreToolUse blocks under governance or enforcement ([`place`]).
+    #[serde(default)]
+    pub unreadable: Option<String>,
 }
 
 /// Start answering `hook` (the engine's `claude.hook` arm).
@@ -68,7 +73,7 @@ pub fn start(engine: &mut Engine, hook: Hook) -> Step {
     let p = Payload(&hook.input);
     let session_id = p.str("session_id");
     match hook.event.as_str() {
-        "PreToolUse" => pre_tool_use(engine, &p, session_id),
+        "PreToolUse" => pre_tool_use(engine, &p, session_id, hook.unreadable.as_deref()),
         "PostToolUse" => post_tool_use(engine, &p, session_id, hook.random),
         "UserPromptSubmit" => prompt(engine, "UserPromptSubmit", &p, session_id),
         "SessionStart" if p.str("source") == "compact" => {
@@ -181,8 +186,43 @@ fn join(parts: Vec<String>) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("\n\n"))
 }
 
-fn pre_tool_use(engine: &mut Engine, p: &Payload<'_>, session_id: String) -> Step {
+/// Governance's root and whether what cannot be read is blocked, as the engine has them now.
+fn policy_of(engine: &Engine) -> place::Policy {
+    let s = engine.shared.borrow();
+    place::Policy {
+        root: s.policy.governed_root(),
+        strict: s.policy.gov.on || s.policy.enforcing(),
+    }
+}
+
+/// A PreToolUse answered with a deny without asking the engine's hooks.
+fn refuse(engine: &mut Engine, reason: String) -> Step {
+    engine.start_seq(Vec::new(), move |_| {
+        let log = json!(Log::warn(reason.clone()));
+        answer(place::deny(&reason), Some("deny"), vec![log])
+    })
+}
+
+fn pre_tool_use(
+    engine: &mut Engine,
+    p: &Payload<'_>,
+    session_id: String,
+    given: Option<&str>,
+) -> Step {
     let tool = p.str("tool_name");
+    let policy = policy_of(engine);
+    if let Some(why) = place::unreadable(given, p.0) {
+        if policy.strict {
+            return refuse(engine, place::unreadable_block(&why));
+        }
+    }
+    if let Some(b) = place::hook_tool_block(&tool) {
+        return refuse(engine, b);
+    }
+    let directory = match place::directory(&policy, &tool, &p.str("cwd")) {
+        Ok(d) => d,
+        Err(b) => return refuse(engine, b),
+    };
     let call_id = p.str("tool_use_id");
     let (args, unreadable) = match p.tool_input() {
         Ok(a) => (Some(a), None),
@@ -198,6 +238,7 @@ fn pre_tool_use(engine: &mut Engine, p: &Payload<'_>, session_id: String) -> Ste
         dry_run: false,
         result_only: false,
         unreadable,
+        directory,
     });
     engine.start_seq(vec![before], move |r| pre_answer(args, &r[0]))
 }
@@ -307,6 +348,8 @@ fn strip_spans(s: &str, open: &str, close: &str) -> String {
 fn post_tool_use(engine: &mut Engine, p: &Payload<'_>, session_id: String, random: String) -> Step {
     let tool = p.str("tool_name");
     let call_id = p.str("tool_use_id");
+    // relative paths as PreToolUse read them (a `cwd` outside the project was blocked there)
+    let directory = place::directory(&policy_of(engine), &tool, &p.str("cwd")).unwrap_or_default();
     // The text the core kept for this call's result went out with PreToolUse: this first
     // `tool.after` (no arguments) takes it, and its answer is dropped.
     let taken = Call::ToolAfter(ToolAfterCall {
@@ -317,6 +360,7 @@ fn post_tool_use(engine: &mut Engine, p: &Payload<'_>, session_id: String, rando
         random: String::new(),
         failed: false,
         unreadable: None,
+        directory: String::new(),
     });
     let calls = {
         let (args, unreadable) = match p.tool_input() {
@@ -332,6 +376,7 @@ fn post_tool_use(engine: &mut Engine, p: &Payload<'_>, session_id: String, rando
             // PostToolUse runs for calls that succeeded (failures are PostToolUseFailure)
             failed: false,
             unreadable,
+            directory,
         });
         vec![taken, record]
     };
