@@ -159,6 +159,7 @@ pub struct InitCall {
     /// session's current folder): the project is the governed root above `cwd`
     /// ([`crate::governance::root`]), and `cwd`, `worktree` and `directory` become it.
     #[serde(default)]
+    #[cfg_attr(not(feature = "policy"), serde(skip))]
     pub find_root: bool,
 }
 
@@ -289,6 +290,7 @@ pub struct Plan {
     /// here goes to the engine with the whole arguments too (an unknown tool, another MCP
     /// server's, one new in a host release: default deny, [`crate::host`]). Listed: the tools
     /// that run without an intent. `None`: governance is off (always in the lean build).
+    #[cfg(feature = "policy")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ungated_tools: Option<Vec<String>>,
     /// Governance or enforcement is on: a `tool.before` the core cannot answer (it fails, or
@@ -313,6 +315,7 @@ pub struct FailClosed {
     pub tools: Vec<String>,
     /// With `all`: the tools that are not blocked (governance's ungated tools, while
     /// enforcement is off).
+    #[cfg(feature = "policy")]
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub except: Vec<String>,
     pub message: String,
@@ -331,6 +334,7 @@ impl FailClosed {
         (enforcing || governing || !gated.is_empty()).then(|| FailClosed {
             all: enforcing || governing,
             tools: gated,
+            #[cfg(feature = "policy")]
             except: if enforcing {
                 Vec::new()
             } else {

@@ -71,6 +71,7 @@ pub(super) async fn init(io: Io, shared: Rc<RefCell<Shared>>, call: InitCall) ->
         }
         false => (cwd, worktree, directory),
     };
+    #[cfg(feature = "policy")]
     let root = find_root.then(|| cwd.clone());
     // One step: does the project want enforcement or governance, and its .opencode/hookwise.json.
     let (wanted, (file, file_path), governance) = wants_policy(&io, &options, &cwd).await;
@@ -152,6 +153,7 @@ pub(super) async fn init(io: Io, shared: Rc<RefCell<Shared>>, call: InitCall) ->
         compaction: true,
         tool_before_all: enforcing,
         tool_before_tools: setup.watched_tools(),
+        #[cfg(feature = "policy")]
         ungated_tools: setup.ungated_tools(),
         fail_closed: setup.fail_closed(),
         args_limits: crate::wire::ARGS_LIMITS,
@@ -177,7 +179,9 @@ pub(super) async fn init(io: Io, shared: Rc<RefCell<Shared>>, call: InitCall) ->
     // Enforcement's memory search has a deadline far shorter than a start: it must find the
     // session warm, not start it.
     let warm = warm || (enforcing && is_mcp);
+    #[allow(unused_mut)]
     let mut out = json!({ "discovery": found, "plan": plan, "logs": logs, "warmMcp": warm });
+    #[cfg(feature = "policy")]
     if let Some(root) = root {
         // the project a hook process found itself in (`findRoot`)
         out["root"] = json!(root);

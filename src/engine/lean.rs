@@ -176,10 +176,6 @@ impl Setup {
         Vec::new()
     }
 
-    pub(super) fn ungated_tools(&self) -> Option<Vec<String>> {
-        None
-    }
-
     pub(super) fn fail_closed(&self) -> Option<FailClosed> {
         None
     }
