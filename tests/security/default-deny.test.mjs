@@ -34,8 +34,8 @@ function assertDenied(r, id, tool) {
   assert.ok(got, `no result for ${id}\n${r.describe()}`);
   const { result } = got;
   assert.equal(result.isError, true, `${tool} ran: ${JSON.stringify(result)}\n${r.describe()}`);
-  assert.match(result.content, new RegExp(`^PreToolUse:${tool} hook error: `), result.content);
-  assert.match(result.content, /hookwise blocked/, result.content);
+  // "PreToolUse:<tool> hook error: <reason>", or the reason alone (as for Monitor)
+  assert.match(result.content, new RegExp(`^(PreToolUse:${tool} hook error: )?(\\[[^\\]]*\\]: )?hookwise blocked`), result.content);
   return result.content;
 }
 
@@ -117,6 +117,8 @@ function worktreeProject(initArgs) {
   const sb = hookwiseProject({ git: true, files: FILES, initArgs });
   const wt = path.join(sb.dir, ".claude/worktrees/w1");
   execFileSync("git", ["worktree", "add", "-q", "-b", "w1", wt], { cwd: sb.dir, env: sb.gitEnv });
+  // the intents are the main checkout's alone (as when .orchestration/ is not committed)
+  fs.rmSync(path.join(wt, ".orchestration"), { recursive: true, force: true });
   for (const f of [".claude/settings.json", ".claude/settings.local.json", ".mcp.json"]) {
     if (sb.exists(f)) {
       fs.mkdirSync(path.dirname(path.join(wt, f)), { recursive: true });
@@ -144,7 +146,7 @@ for (const [mode, initArgs] of [
             case 0:
               return { tool: "Bash", id: "toolu_bash", input: { command: "echo pwned > ../../../README.md", description: "x" } };
             case 1:
-              return { tool: "Write", id: "toolu_write", input: { file_path: path.join(sb.dir, "README.md"), content: "pwned\n" } };
+              return { tool: "Write", id: "toolu_write", input: { file_path: path.join(sb.dir, "docs/new.md"), content: "pwned\n" } };
             case 2:
               return { tool: "Read", id: "toolu_read", input: { file_path: path.join(wt, "README.md") } };
             default:
@@ -155,10 +157,11 @@ for (const [mode, initArgs] of [
     });
     after(() => sb?.cleanup());
 
-    test("Bash writing ../../../README.md and a Write of the main README.md are denied (no intent)", () => {
+    test("Bash writing ../../../README.md and a Write into the main checkout are denied (no intent)", () => {
       assertRunOk(assert, r);
       assert.match(assertDenied(r, "toolu_bash", "Bash"), /select_active_intent/);
       assertDenied(r, "toolu_write", "Write");
+      assert.ok(!sb.exists("docs/new.md"));
       assert.equal(sb.read("README.md"), README);
       assert.equal(fs.readFileSync(path.join(wt, "README.md"), "utf8"), README);
     });
