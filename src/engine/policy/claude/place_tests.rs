@@ -4,20 +4,9 @@
 
 use serde_json::{json, Value};
 
+use crate::engine::policy::claude::tests::governance::{drive, INTENTS};
 use crate::engine::Engine;
 use crate::testing::TestHost;
-
-const INTENTS: &str = "\
-active_intents:
-  - id: INT-1
-    name: Auth
-    status: IN_PROGRESS
-    owned_scope: [src/auth/**]
-";
-
-fn drive(e: &mut Engine, fs: &mut TestHost, call: Value) -> Value {
-    crate::testing::drive(e, &call.to_string(), fs)
-}
 
 fn project() -> TestHost {
     let mut fs = TestHost {

@@ -355,11 +355,12 @@ fn mutations_apply_as_the_js_glue_applies_them() {
 }
 
 #[cfg(feature = "policy")]
-mod governance {
+pub(super) mod governance {
     use super::*;
     use crate::testing::TestHost;
 
-    const INTENTS: &str = "\
+    /// INT-1 owns src/auth/** (also `place`'s tests').
+    pub(in crate::engine::policy::claude) const INTENTS: &str = "\
 active_intents:
   - id: INT-1
     name: Auth
@@ -367,7 +368,11 @@ active_intents:
     owned_scope: [src/auth/**]
 ";
 
-    fn drive(e: &mut Engine, fs: &mut TestHost, call: Value) -> Value {
+    pub(in crate::engine::policy::claude) fn drive(
+        e: &mut Engine,
+        fs: &mut TestHost,
+        call: Value,
+    ) -> Value {
         crate::testing::drive(e, &call.to_string(), fs)
     }
 
