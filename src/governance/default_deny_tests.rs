@@ -5,19 +5,13 @@
 
 use serde_json::{json, Value};
 
+use super::gate::decoy_tests::YAML;
 use super::gate::{gate, Decision, GateState};
 use super::intents;
 use super::ops::GovConfig;
 use super::scope::{resolve, Scope};
 use crate::host::{self, profiles::CLAUDE_CODE, Profile};
 
-const YAML: &str = "\
-active_intents:
-  - id: BILL
-    name: Billing
-    status: IN_PROGRESS
-    owned_scope: [src/billing/**]
-";
 
 fn decide(cfg: &GovConfig, active: Option<&str>, tool: &str, args: Value) -> Decision {
     let f = intents::parse("f", YAML);

@@ -559,4 +559,4 @@ active_intents:
 
 #[cfg(test)]
 #[path = "gate_decoy_tests.rs"]
-mod decoy_tests;
+pub(super) mod decoy_tests;

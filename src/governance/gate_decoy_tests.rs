@@ -8,7 +8,8 @@ use crate::governance::intents;
 use crate::governance::scope::resolve;
 use crate::host::profiles::{CLAUDE_CODE, OPENCLAW, OPENCODE, VSCODE};
 
-const YAML: &str = "\
+/// BILL owns src/billing/** (also the default-deny tests').
+pub(in crate::governance) const YAML: &str = "\
 active_intents:
   - id: BILL
     name: Billing
