@@ -54,7 +54,11 @@ function projectDir(host, env, fallback) {
 function createClaude(o = {}) {
   const env = o.env || process.env;
   const host = typeof o.host === "string" && DIALECTS[o.host] ? o.host : "claude-code";
+  // The project is where hookwise was set up: the folder given, else the host's project-folder
+  // variable, else this process's folder — walked up by the core to the governed project (a
+  // sub-folder, a worktree); never the payload's `cwd`.
   const cwd = o.cwd || projectDir(host, env, process.cwd());
+  const findRoot = !o.cwd;
   const transcripts = new Map(); // session_id -> transcript_path, from the hooks' payloads
   let lastSession = "";
   const hw = new Hookwise({
@@ -64,6 +68,7 @@ function createClaude(o = {}) {
     cwd,
     worktree: cwd,
     directory: cwd,
+    findRoot,
     env,
     options: o.options || {},
     log: o.log,
@@ -120,7 +125,7 @@ function createClaude(o = {}) {
      * its dialect, or Claude Code's PreCompact plain text); `ok: false` when the core gave no
      * answer and nothing could be decided (the caller reports an error: the host decides).
      */
-    async hook(event, input) {
+    async hook(event, input, unreadable) {
       remember(input);
       await hw.init();
       // A core that did not start cannot say whether governance or enforcement is on: the
@@ -134,6 +139,7 @@ function createClaude(o = {}) {
         input: input === undefined ? null : input,
         random: randomBytes(16).toString("hex"),
         nowMs: Date.now(),
+        ...(unreadable ? { unreadable: String(unreadable) } : {}),
       };
       let failure = null;
       const r = await hw.run(call, (e) => (failure = e));
@@ -241,22 +247,26 @@ function readTranscript(file) {
 /**
  * One hook event, start to end, as a command hook runs it: the payload's text in, the answer
  * out (`{ok, text}`; `ok: false`: nothing could be decided, the caller exits non-zero). The
- * project: `cwd`, else the host's project-folder variable, else the payload's absolute `cwd`.
+ * project: `cwd`, else the host's project-folder variable, else this process's folder (see
+ * `createClaude`); the payload's `cwd` only says where relative paths start.
  * A warm process hands its payloads to `createClaude(...).hook` instead.
  */
 async function runHook({ host, event, raw, cwd, env = process.env, log } = {}) {
+  // what could not be read is said, not dropped: the core blocks it where policy is on
+  const text = typeof raw === "string" ? raw : (raw && raw.text) || "";
+  let unreadable = raw && raw.over ? "over 64 MiB" : text.trim() === "" ? "empty" : null;
   let payload = null;
-  try {
-    payload = JSON.parse(raw);
-  } catch {
-    /* read as nothing: the core answers what it can */
+  if (!unreadable) {
+    try {
+      payload = JSON.parse(text);
+    } catch {
+      unreadable = "not JSON";
+    }
   }
-  const fromPayload = payload && typeof payload.cwd === "string" && path.isAbsolute(payload.cwd) ? payload.cwd : undefined;
   const h = DIALECTS[host] ? host : "claude-code";
-  const dir = cwd || projectDir(h, env, fromPayload);
-  const hooks = createClaude({ host: h, cwd: dir, env, log });
+  const hooks = createClaude({ host: h, cwd, env, log });
   try {
-    return await hooks.hook(event, payload);
+    return await hooks.hook(event, payload, unreadable);
   } finally {
     await hooks.dispose();
   }

@@ -329,6 +329,8 @@ const commands = {
     const host = flags.host === undefined ? "claude-code" : flags.host;
     if (!DIALECTS[host]) throw new UsageError(`unknown --host ${JSON.stringify(host)} (${Object.keys(DIALECTS).join(", ")})`);
     const raw = await readStdin(64 * 1024 * 1024);
+    // The project is where hookwise was set up (the host's project-folder variable, else this
+    // process's folder, walked up by the core to the governed project), never the payload's `cwd`.
     const cwd = flags.cwd ? path.resolve(flags.cwd) : undefined;
     const r = await runHook({ host, event, raw, cwd, log: (level, message) => level === "error" && process.stderr.write(`hookwise ${level}: ${message}\n`) });
     if (!r.ok) {
@@ -515,8 +517,8 @@ function readStdin(max) {
       n += c.length;
       if (n <= max) parts.push(c);
     });
-    process.stdin.on("end", () => resolve(Buffer.concat(parts).toString("utf8")));
-    process.stdin.on("error", () => resolve(""));
+    process.stdin.on("end", () => resolve({ text: n > max ? "" : Buffer.concat(parts).toString("utf8"), over: n > max }));
+    process.stdin.on("error", () => resolve({ text: "", over: false }));
   });
 }
 

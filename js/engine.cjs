@@ -98,7 +98,7 @@ class Engine {
 
   async _preHooked(r, tool, sessionId, callId) {
     if (r && r.followUp) {
-      if (this._hw.watched.has(tool)) {
+      if (this._hw.gates(tool)) {
         // Intent governance records the change after the tool ran: executePostHook with this
         // call's params. Oldest first out when a host never calls it.
         this._pending.set(callId, { tool, sessionId: sessionId || "" });

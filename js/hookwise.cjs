@@ -35,6 +35,7 @@ class Hookwise {
     this.core = null;
     this.plan = {};
     this.watched = new Set();
+    this.ungated = null;
     this.discovery = null;
     this.followUps = new Set();
     this.ready = null;
@@ -66,6 +67,7 @@ class Hookwise {
             directory: this.o.directory ?? "",
             mcp: this.mcpCapable,
             host: this.o.host, // which host's tool names and argument keys (core default: "vscode")
+            ...(this.o.findRoot ? { findRoot: true } : {}), // started in a folder of the project: the core finds it
           };
           this.initCall = init;
           // a host whose calls only the policy core answers (Claude Code's `claude.hook`)
@@ -99,13 +101,20 @@ class Hookwise {
 
   setPlan(plan) {
     this.plan = plan || {};
-    // Intent governance: these tools reach the core with their whole arguments.
+    // Intent governance: these tools reach the core with their whole arguments, and (default
+    // deny) every tool the plan does not list as ungated.
     this.watched = new Set(Array.isArray(this.plan.toolBeforeTools) ? this.plan.toolBeforeTools : []);
+    this.ungated = Array.isArray(this.plan.ungatedTools) ? new Set(this.plan.ungatedTools) : null;
   }
 
-  /** Intent governance is on (the plan watches the mutating tools). */
+  /** Intent governance is on (the plan watches tools). */
   get governanceOn() {
-    return this.watched.size > 0;
+    return this.watched.size > 0 || this.ungated !== null;
+  }
+
+  /** Governance reads this tool's calls whole (the plan's lists; a nameless call could be any tool). */
+  gates(tool) {
+    return this.watched.has(tool) || (this.ungated !== null && !(tool && this.ungated.has(tool))) || (!tool && this.governanceOn);
   }
 
   /** Replace the lean core with the policy one and run `init` on it again. */
@@ -190,7 +199,7 @@ class Hookwise {
     let call;
     // Governance or enforcement reads this call whole: what cannot cross is said, not dropped.
     // A call whose tool name could not be read could be any tool: governance looks at it.
-    const whole = this.plan.toolBeforeAll || this.watched.has(tool) || (!tool && this.watched.size > 0);
+    const whole = this.plan.toolBeforeAll || this.gates(tool);
     if (whole) {
       const bad = unreadable || this.unreadable(args);
       call = { hook: "tool.before", tool, sessionId, callId, ...(bad ? { unreadable: bad } : { args }), ...(dryRun ? { dryRun: true } : {}) };
@@ -230,7 +239,7 @@ class Hookwise {
     if (!callId || !this.followUps.has(callId)) return null;
     this.followUps.delete(callId);
     const call = { hook: "tool.after", tool, sessionId, callId };
-    if (args !== undefined && this.watched.has(tool)) {
+    if (args !== undefined && this.gates(tool)) {
       const bad = this.unreadable(args);
       if (bad) call.unreadable = bad;
       else call.args = args;
@@ -268,7 +277,8 @@ class Hookwise {
     }
     const fc = this.plan.failClosed;
     // a call without a tool name could be any tool
-    if (!fc || !(fc.all || !tool || (Array.isArray(fc.tools) && fc.tools.includes(tool)))) return null;
+    const except = fc && fc.all && tool && Array.isArray(fc.except) && fc.except.includes(tool);
+    if (!fc || !((fc.all && !except) || !tool || (Array.isArray(fc.tools) && fc.tools.includes(tool)))) return null;
     const why = (error && error.message) || "hookwise is not running";
     return { block: String(fc.message).split("{tool}").join(tool).split("{error}").join(why) };
   }

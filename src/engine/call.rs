@@ -157,6 +157,12 @@ pub struct InitCall {
     /// `vscode`; anything else unknown: a warning and `vscode`.
     #[serde(default)]
     pub host: Option<Value>,
+    /// The host started hookwise somewhere inside the project (a command hook runs in the
+    /// session's current folder): the project is the governed root above `cwd`
+    /// ([`crate::governance::root`]), and `cwd`, `worktree` and `directory` become it.
+    #[serde(default)]
+    #[cfg_attr(not(feature = "policy"), serde(skip))]
+    pub find_root: bool,
 }
 
 fn yes() -> bool {
@@ -194,6 +200,12 @@ pub struct ToolBeforeCall {
     /// enforcement refuse the call; knowledge context reads what is there.
     #[serde(default)]
     pub unreadable: Option<String>,
+    /// Where this call's relative paths start, when the host says so per call (a hook
+    /// payload's `cwd`): used only when it lies inside the governed project; empty: the
+    /// project's own (`init`'s `directory`).
+    #[serde(default)]
+    #[cfg_attr(not(feature = "policy"), serde(skip))]
+    pub directory: String,
 }
 
 /// `tool.after`'s fields.
@@ -224,6 +236,10 @@ pub struct ToolAfterCall {
     #[serde(default)]
     #[cfg_attr(not(feature = "policy"), serde(skip))]
     pub unreadable: Option<String>,
+    /// As in `tool.before`: where the call's relative paths start.
+    #[serde(default)]
+    #[cfg_attr(not(feature = "policy"), serde(skip))]
+    pub directory: String,
 }
 
 impl Call {
@@ -272,6 +288,13 @@ pub struct Plan {
     /// in the lean build.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tool_before_tools: Vec<String>,
+    /// Intent governance is on and gates by default: `tool.before` of every tool NOT listed
+    /// here goes to the engine with the whole arguments too (an unknown tool, another MCP
+    /// server's, one new in a host release: default deny, [`crate::host`]). Listed: the tools
+    /// that run without an intent. `None`: governance is off (always in the lean build).
+    #[cfg(feature = "policy")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ungated_tools: Option<Vec<String>>,
     /// Governance or enforcement is on: a `tool.before` the core cannot answer (it fails, or
     /// the host cannot hand it over) is blocked, never waved through.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -288,21 +311,37 @@ pub struct Plan {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct FailClosed {
-    /// Every tool (enforcement is on).
+    /// Every tool (enforcement is on; or governance is on, but for `except`).
     pub all: bool,
-    /// The tools governance gates.
+    /// The tools governance gates besides.
     pub tools: Vec<String>,
+    /// With `all`: the tools that are not blocked (governance's ungated tools, while
+    /// enforcement is off).
+    #[cfg(feature = "policy")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub except: Vec<String>,
     pub message: String,
 }
 
 impl FailClosed {
     const MESSAGE: &'static str = "hookwise blocked `{tool}`: it could not check this call ({error}), and in this project intent governance or pre-action enforcement blocks what it cannot check. Try again; tell the user if it keeps failing.";
 
-    /// `None` when neither is on.
-    pub fn new(enforcing: bool, gated: Vec<String>) -> Option<FailClosed> {
-        (enforcing || !gated.is_empty()).then(|| FailClosed {
-            all: enforcing,
+    /// `None` when neither is on. `ungated`: governance is on; every tool but these is gated.
+    pub fn new(
+        enforcing: bool,
+        gated: Vec<String>,
+        ungated: Option<Vec<String>>,
+    ) -> Option<FailClosed> {
+        let governing = ungated.is_some();
+        (enforcing || governing || !gated.is_empty()).then(|| FailClosed {
+            all: enforcing || governing,
             tools: gated,
+            #[cfg(feature = "policy")]
+            except: if enforcing {
+                Vec::new()
+            } else {
+                ungated.unwrap_or_default()
+            },
             message: Self::MESSAGE.to_string(),
         })
     }

@@ -531,9 +531,12 @@ mod policy {
         // the plan tells the host which calls to block when the core cannot answer
         let (_, r) = start(&mut fs, json!({}));
         let fc = &r["plan"]["failClosed"];
-        assert_eq!(fc["all"], false, "{r}");
-        assert!(fc["tools"].as_array().unwrap().contains(&json!("write")));
-        assert!(!fc["tools"].as_array().unwrap().contains(&json!("read")));
+        // default deny: every tool but the ungated ones
+        assert_eq!(fc["all"], true, "{r}");
+        assert!(fc["except"].as_array().unwrap().contains(&json!("read")));
+        assert!(fc["except"].as_array().unwrap().contains(&json!("select_active_intent")));
+        assert!(!fc["except"].as_array().unwrap().contains(&json!("write")));
+        assert_eq!(fc["except"], r["plan"]["ungatedTools"], "{r}");
         assert!(fc["message"].as_str().unwrap().contains("{error}"));
     }
 }

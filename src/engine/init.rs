@@ -50,6 +50,7 @@ pub(super) async fn init(io: Io, shared: Rc<RefCell<Shared>>, call: InitCall) ->
         directory,
         mcp: host_mcp,
         host,
+        find_root,
     } = call;
     let (profile, host_log) = match &host {
         None | Some(Value::Null) => crate::host::choose(None),
@@ -62,6 +63,16 @@ pub(super) async fn init(io: Io, shared: Rc<RefCell<Shared>>, call: InitCall) ->
     } else {
         cwd
     };
+    // A hook process started in a folder of the project (or of a worktree of it): the project.
+    let (cwd, worktree, directory) = match find_root {
+        true => {
+            let root = policy::project_root(&io, &cwd).await;
+            (root.clone(), root.clone(), root)
+        }
+        false => (cwd, worktree, directory),
+    };
+    #[cfg(feature = "policy")]
+    let root = find_root.then(|| cwd.clone());
     // One step: does the project want enforcement or governance, and its .opencode/hookwise.json.
     let (wanted, (file, file_path), governance) = wants_policy(&io, &options, &cwd).await;
     // The lean build has neither: the host loads the policy build and starts again.
@@ -142,6 +153,8 @@ pub(super) async fn init(io: Io, shared: Rc<RefCell<Shared>>, call: InitCall) ->
         compaction: true,
         tool_before_all: enforcing,
         tool_before_tools: setup.watched_tools(),
+        #[cfg(feature = "policy")]
+        ungated_tools: setup.ungated_tools(),
         fail_closed: setup.fail_closed(),
         args_limits: crate::wire::ARGS_LIMITS,
         tools: tools.specs(),
@@ -166,7 +179,14 @@ pub(super) async fn init(io: Io, shared: Rc<RefCell<Shared>>, call: InitCall) ->
     // Enforcement's memory search has a deadline far shorter than a start: it must find the
     // session warm, not start it.
     let warm = warm || (enforcing && is_mcp);
-    json!({ "discovery": found, "plan": plan, "logs": logs, "warmMcp": warm })
+    #[allow(unused_mut)]
+    let mut out = json!({ "discovery": found, "plan": plan, "logs": logs, "warmMcp": warm });
+    #[cfg(feature = "policy")]
+    if let Some(root) = root {
+        // the project a hook process found itself in (`findRoot`)
+        out["root"] = json!(root);
+    }
+    out
 }
 
 /// Whether the project wants pre-action enforcement: option `enforcement`, an `enforcement`

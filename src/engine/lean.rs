@@ -181,6 +181,12 @@ impl Setup {
     }
 }
 
+/// `init`'s `findRoot` is the policy build's (the hosts that ask start with it): the lean
+/// build keeps the folder it was given.
+pub(super) async fn project_root(_io: &Io, cwd: &str) -> String {
+    cwd.to_string()
+}
+
 pub(super) fn is_mcp(_source: Option<&Source>) -> bool {
     false
 }

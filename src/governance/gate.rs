@@ -12,11 +12,12 @@
 //!   - shell: **cannot be scope-checked by path** (a command can write anything); it needs
 //!     an active intent, nothing more
 //!   - reads are not gated; they are remembered for stale-write checks
-//!   - any other tool put in the mutating list: needs an active intent, and every string
-//!     under any path key (`filePath`, `file_path`, `path`, `notebook_path`, any case; or in
-//!     an array there) is scope-checked
-//! - Only tools in the configured mutating list are gated (default: the host's shell, write,
-//!   edit and patch tools).
+//!   - any other tool (unknown to the profile, new in a host release, another MCP server's):
+//!     needs an active intent, and every string under any path key (`filePath`, `file_path`,
+//!     `path`, `notebook_path`, any case; or in an array there) is scope-checked
+//! - **Default deny**: every tool is gated except what the host profile knows changes nothing
+//!   by itself, hookwise's own tools and the user's `readOnlyTools`
+//!   ([`super::ops::GovConfig::gated`]; the caller passes the decision in [`GateState`]).
 //! - No active intent → blocked, naming `select_active_intent` and the ids to choose from.
 //!   An active intent that is no longer IN_PROGRESS (or no longer in the file) counts as none.
 //! - Every path must resolve inside the worktree and inside the intent's scope; otherwise
@@ -159,8 +160,8 @@ pub enum Decision {
 pub struct GateState<'a> {
     /// The host's tools.
     pub host: &'a Profile,
-    /// The tools that are gated.
-    pub mutating: &'a [String],
+    /// Whether a tool is gated ([`super::ops::GovConfig::gated`]).
+    pub gated: &'a dyn Fn(&str) -> bool,
     /// The intents (governance is on).
     pub intents: &'a IntentFile,
     /// The session's active intent id.
@@ -198,11 +199,7 @@ pub fn gate(
     state: &GateState,
     resolve: &mut dyn FnMut(&str) -> Resolved,
 ) -> Decision {
-    if !state.mutating.iter().any(|t| t == tool) {
-        return Decision::Allow;
-    }
-    let entry = state.host.entry(tool);
-    if entry.role == Role::Read {
+    if !(state.gated)(tool) {
         return Decision::Allow;
     }
     let intent = match state.active {
@@ -339,7 +336,7 @@ active_intents:
         let m = mutating();
         let st = GateState {
             host: crate::host::default_profile(),
-            mutating: &m,
+            gated: &|t| m.iter().any(|x| x == t),
             intents: &f,
             active,
             scope: scope.as_ref(),
@@ -498,7 +495,7 @@ active_intents:
         let m = mutating();
         let st = GateState {
             host: crate::host::default_profile(),
-            mutating: &m,
+            gated: &|t| m.iter().any(|x| x == t),
             intents: &f,
             active: Some("ALL"),
             scope: scope.as_ref(),
@@ -532,7 +529,7 @@ active_intents:
         let only_write = vec!["write".to_string(), "mcp_fs_write".to_string()];
         let st = GateState {
             host: crate::host::default_profile(),
-            mutating: &only_write,
+            gated: &|t| only_write.iter().any(|x| x == t),
             intents: &f,
             active: None,
             scope: None,
@@ -562,4 +559,4 @@ active_intents:
 
 #[cfg(test)]
 #[path = "gate_decoy_tests.rs"]
-mod decoy_tests;
+pub(super) mod decoy_tests;

@@ -8,7 +8,8 @@ use crate::governance::intents;
 use crate::governance::scope::resolve;
 use crate::host::profiles::{CLAUDE_CODE, OPENCLAW, OPENCODE, VSCODE};
 
-const YAML: &str = "\
+/// BILL owns src/billing/** (also the default-deny tests').
+pub(in crate::governance) const YAML: &str = "\
 active_intents:
   - id: BILL
     name: Billing
@@ -23,7 +24,7 @@ fn on(host: &'static Profile, mutating: &[String], tool: &str, args: Value) -> D
     let scope = Some(Scope::compile(&["src/billing/**"]));
     let st = GateState {
         host,
-        mutating,
+        gated: &|t| mutating.iter().any(|x| x == t),
         intents: &f,
         active: Some("BILL"),
         scope: scope.as_ref(),
@@ -255,7 +256,7 @@ fn shell_decoys_need_an_intent_only() {
     let m = OPENCLAW.mutating();
     let st = GateState {
         host: &OPENCLAW,
-        mutating: &m,
+        gated: &|t| m.iter().any(|x| x == t),
         intents: &f,
         active: None,
         scope: None,
@@ -346,7 +347,7 @@ fn paths_openclaw_rewrites_before_writing_are_refused() {
     let m = OPENCLAW.mutating();
     let st = GateState {
         host: &OPENCLAW,
-        mutating: &m,
+        gated: &|t| m.iter().any(|x| x == t),
         intents: &f,
         active: Some("ALL"),
         scope: scope.as_ref(),
@@ -377,7 +378,7 @@ fn paths_openclaw_rewrites_before_writing_are_refused() {
     let o = OPENCODE.mutating();
     let st = GateState {
         host: &OPENCODE,
-        mutating: &o,
+        gated: &|t| o.iter().any(|x| x == t),
         ..st
     };
     for p in ["@types/a.d.ts", "src/report.docodex", "./@scope/x"] {
@@ -390,7 +391,7 @@ fn paths_openclaw_rewrites_before_writing_are_refused() {
     // and OpenClaw's ordinary paths, `@` inside a path included
     let st = GateState {
         host: &OPENCLAW,
-        mutating: &m,
+        gated: &|t| m.iter().any(|x| x == t),
         ..st
     };
     for p in [

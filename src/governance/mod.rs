@@ -193,6 +193,7 @@ pub mod intents;
 pub mod ops;
 pub mod patch;
 pub mod ranges;
+pub mod root;
 pub mod scope;
 pub mod trace;
 
@@ -213,3 +214,7 @@ pub use ops::{
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+#[path = "default_deny_tests.rs"]
+mod default_deny_tests;

@@ -211,10 +211,14 @@ fn a_failed_append_is_logged_and_never_fails_the_call_itself() {
         !t.after("nobody", "write", json!({"filePath": "src/a"}))
             .recorded
     );
-    // without tool.before (a host that only reports after), the change is still recorded,
-    // after the record that failed earlier (kept, not lost: see trace_io_tests)
+    // without tool.before nothing is recorded (issue 29: a PostToolUse without its
+    // PreToolUse); the next gated call records the one that failed earlier, then its own
     t.calls += 1;
     t.fs.file("/w/src/a", "a\n");
+    let r = t.after("s", "write", json!({"filePath": "src/a"}));
+    assert!(!r.recorded, "{r:?}");
+    assert!(t.before("s", "write", json!({"filePath": "src/a"})).block.is_none());
+    t.fs.file("/w/src/a", "b\n");
     let r = t.after("s", "write", json!({"filePath": "src/a"}));
     assert!(r.recorded, "{r:?}");
     assert_eq!(t.trace_lines().len(), 2);
@@ -255,6 +259,24 @@ fn concurrent_appends_keep_one_chain() {
     fs.shuffle_seed = 0x5eed;
     let mut t = T::new(fs);
     t.select("s", "INT-1");
+    // each call gated first (a tool.after without its tool.before records nothing)
+    let gov = t.gov.clone();
+    t.fs.run(move |io| async move {
+        for i in 0..6 {
+            let input = ToolCallInput {
+                tool: "write".into(),
+                session_id: "s".into(),
+                call_id: format!("c{i}"),
+                args: json!({ "filePath": format!("src/f{i}") }),
+                worktree: WT.into(),
+                directory: String::new(),
+            };
+            assert!(tool_before(&io, &gov, &input).await.block.is_none());
+        }
+    });
+    for i in 0..6 {
+        t.fs.file(&format!("/w/src/f{i}"), &format!("{i} changed\n"));
+    }
     let gov = t.gov.clone();
     let ids = t.fs.run(move |io| async move {
         let inputs: Vec<AfterInput> = (0..6)

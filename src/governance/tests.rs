@@ -259,7 +259,7 @@ fn bench_gate_decision() {
         let args = json!({"filePath": path, "content": "x"});
         let st = GateState {
             host: crate::host::default_profile(),
-            mutating: &mutating,
+            gated: &|t| mutating.iter().any(|x| x == t),
             intents: &file,
             active: Some("INT-25"),
             scope: Some(&scope),

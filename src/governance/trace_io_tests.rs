@@ -602,7 +602,8 @@ fn a_trace_that_cannot_be_written_blocks_changes_until_it_can() {
 
 #[test]
 fn a_record_that_fails_in_tool_after_is_written_by_the_next_tool_after() {
-    // a host that reports only after (no tool.before): the queue is flushed there too
+    // a tool.after without its tool.before records nothing (issue 29); the next gated call
+    // writes the queue first
     let mut p = P::new();
     p.writes(1);
     p.fs.fail_append = true;
@@ -610,10 +611,17 @@ fn a_record_that_fails_in_tool_after_is_written_by_the_next_tool_after() {
     assert!(!r.recorded);
     p.fs.fail_append = false;
     p.calls += 1;
+    p.fs.file("/w/src/y.ts", "y\n");
+    let r = p.after("write", json!({"filePath": "src/y.ts", "content": "y\n"}));
+    assert!(!r.recorded, "never gated: {r:?}");
+    let args = json!({"filePath": "src/z.ts", "content": "z\n"});
+    p.fs.file("/w/src/z.ts", "");
+    let b = p.before("write", args.clone());
+    assert!(b.block.is_none(), "{b:?}");
+    assert!(b.logs.iter().any(|l| l.message.contains("written late")), "{b:?}");
     p.fs.file("/w/src/z.ts", "z\n");
-    let r = p.after("write", json!({"filePath": "src/z.ts", "content": "z\n"}));
+    let r = p.after("write", args);
     assert!(r.recorded, "{r:?}");
-    assert!(r.logs.iter().any(|l| l.message.contains("written late")));
     assert_eq!(p.lines().len(), 3);
     assert!(p.verify().report.ok);
 }

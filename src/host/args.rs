@@ -179,15 +179,48 @@ pub fn patch_text<'a>(tool: &Tool, args: &'a Value) -> Result<Option<&'a str>, A
     read(tool.keys.patch, is_patch_key, args)
 }
 
-/// The files a call of a tool without file keys of its own may name (a user-added mutating
-/// tool): every string under any path key, and every string in an array there. Anything else
-/// under a path key cannot be read.
+/// Keys a tool the profile does not know may name a file or folder under (besides every
+/// host's path keys): an MCP server's `move_file {source, destination}`, `paths`, `cwd`, …
+const OTHER_PATH_KEYS: &[&str] = &[
+    "paths",
+    "file",
+    "files",
+    "filename",
+    "filepaths",
+    "dir",
+    "directory",
+    "folder",
+    "cwd",
+    "workdir",
+    "root",
+    "source",
+    "destination",
+    "dest",
+    "target",
+    "newpath",
+    "oldpath",
+    "worktreepath",
+];
+
+/// A key under which a tool the profile does not know may name a file (any case, `_`/`-`
+/// ignored).
+pub fn is_other_path_key(key: &str) -> bool {
+    is_path_key(key) || OTHER_PATH_KEYS.iter().any(|t| norm_eq(key, t))
+}
+
+/// The files a call of a tool without file keys of its own may name (a tool the profile does
+/// not know): every string under any path key ([`is_other_path_key`]), and every string in an
+/// array there. Anything else under such a key cannot be read.
 pub fn other_paths(args: &Value) -> Result<Vec<&str>, ArgError> {
+    paths_under(args, is_other_path_key)
+}
+
+fn paths_under(args: &Value, keys: fn(&str) -> bool) -> Result<Vec<&str>, ArgError> {
     let Some(map) = args.as_object() else {
         return Ok(Vec::new());
     };
     let mut out: Vec<&str> = Vec::new();
-    for (k, v) in map.iter().filter(|(k, _)| is_path_key(k)) {
+    for (k, v) in map.iter().filter(|(k, _)| keys(k)) {
         match v {
             Value::Null => {}
             Value::String(s) => add(&mut out, s),
@@ -223,7 +256,7 @@ pub fn other_paths(args: &Value) -> Result<Vec<&str>, ArgError> {
 /// tool the profile does not know (option `readTools`), the one path under any path key.
 pub fn read_path<'a>(tool: &Tool, args: &'a Value) -> Option<&'a str> {
     if tool.keys.path.is_empty() {
-        match other_paths(args).ok()?.as_slice() {
+        match paths_under(args, is_path_key).ok()?.as_slice() {
             [one] => Some(one),
             _ => None,
         }

@@ -6,8 +6,13 @@
 //! the gate, the trace, pre-action enforcement and context placement read that host's
 //! [`Profile`] ([`profiles`]). A new host is a profile here plus a thin JS adapter.
 //!
-//! - A tool the profile does not name has role [`Role::Other`] (it is gated only when the user
-//!   lists it in `governance.mutatingTools`; see [`args::other_paths`]).
+//! - A tool the profile does not name has role [`Role::Other`]. Under intent governance it is
+//!   gated like a write (**default deny**): only what the profile knows changes nothing by
+//!   itself ([`Profile::ungated`]: [`Role::Read`], and [`Role::Subagent`], whose own calls are
+//!   gated) and hookwise's own tools ([`Profile::own_tool`]) pass without an intent; every
+//!   other tool — unknown, new in a host release, another MCP server's — needs one, and every
+//!   string under its path keys is scope-checked ([`args::other_paths`]). A new profile only
+//!   marks its read-only tools `Role::Read`; the default deny follows.
 //! - Reading a call's file or patch ([`args::path`], [`args::patch_text`]) applies the
 //!   **ambiguity rule**: the tool's own key gives the value; every other key that any profile
 //!   uses for that purpose (any ASCII case, `_`/`-` ignored: `FilePath`, `file-path`) must be
@@ -21,6 +26,7 @@ pub mod answer;
 pub mod args;
 #[cfg(feature = "policy")]
 pub mod dialect;
+mod gated;
 pub mod profiles;
 /// The command-hook hosts (Codex, Gemini CLI, Copilot CLI, Qwen Code): served by the policy
 /// core only (their hooks are `hook.event` calls), so the lean wasm does not carry them.
@@ -43,7 +49,8 @@ pub enum Role {
     /// Changes nothing in the project (reads, searches, fetches, its own todo list). With
     /// `keys.path`, the file it reads is remembered for stale-write checks.
     Read,
-    /// Starts a sub-agent with a prompt (`keys.prompt`).
+    /// Starts a sub-agent with a prompt (`keys.prompt`). Not gated itself: the sub-agent's own
+    /// tool calls pass through the same hooks and inherit the session's intent.
     Subagent,
     /// Anything else.
     Other,
@@ -183,8 +190,7 @@ impl Profile {
         v
     }
 
-    /// The tools that change the project (shell, write, edit, patch): governance's default
-    /// `mutatingTools`.
+    /// The tools this profile knows to change the project (shell, write, edit, patch).
     pub fn mutating(&self) -> Vec<String> {
         self.all()
             .into_iter()

@@ -148,7 +148,7 @@ const OPENCODE_TOOLS: &[Tool] = &[
     reader("skill"),
     reader("question"),
     // malformed model arguments arrive as `invalid`: nothing runs
-    tool("invalid", Role::Other, NONE, W),
+    reader("invalid"),
 ];
 
 pub static OPENCODE: Profile = Profile {
@@ -245,6 +245,9 @@ pub static OPENCLAW: Profile = Profile {
 
 const CLAUDE_CODE_TOOLS: &[Tool] = &[
     shell("Bash", W),
+    // `Monitor {command, …}` runs its command as a background process; `PowerShell {command}`
+    shell("Monitor", W),
+    shell("PowerShell", W),
     write("Write", &["file_path"]),
     edit("Edit", SNAKE_EDIT),
     edit(
@@ -256,13 +259,20 @@ const CLAUDE_CODE_TOOLS: &[Tool] = &[
     subagent("Agent", "prompt"),
     // the sub-agent tool's name before 2.1
     subagent("Task", "prompt"),
+    // What changes nothing in the project (2.1.330's tool list). Every other tool —
+    // `EnterWorktree`, `Workflow`, `Skill`, `CronCreate`, `TaskCreate`, another MCP server's
+    // `mcp__*` — is gated under governance (see `gated.rs`).
     reader("Grep"),
     reader("Glob"),
+    reader("LSP"),
     reader("WebFetch"),
     reader("WebSearch"),
     reader("TodoWrite"),
     reader("ToolSearch"),
     reader("ListAgents"),
+    reader("TaskGet"),
+    reader("TaskList"),
+    reader("CronList"),
 ];
 
 pub static CLAUDE_CODE: Profile = Profile {

@@ -125,7 +125,7 @@ pub(super) fn refuse_unreadable(
     // a tool without a name (the host could not read one) could be any tool
     let gov = &s.policy.gov;
     let gated =
-        gov.on && (tool.is_empty() || gov.gov.config().mutating_tools.iter().any(|t| t == tool));
+        gov.on && (tool.is_empty() || gov.gov.config().gated(tool));
     let enforcing = s.policy.enforcing();
     let what = if gated {
         "intent governance cannot check its scope"

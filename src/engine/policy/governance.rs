@@ -75,6 +75,20 @@ impl Wiring {
         )
     }
 
+    /// This wiring for one call whose relative paths start in `directory` (a hook payload's
+    /// `cwd`): taken only when it lies below the worktree; the root itself, anything outside
+    /// it or empty leaves the wiring as it is (the payload never moves the governed root).
+    pub fn at(&self, directory: &str) -> Wiring {
+        let mut w = self.clone();
+        let d = crate::paths::normalize(directory);
+        if crate::paths::is_absolute(&d)
+            && crate::paths::relative(&d, &self.worktree).is_some_and(|r| !r.is_empty())
+        {
+            w.directory = d;
+        }
+        w
+    }
+
     /// The tools whose `tool.before` must reach the engine with whole arguments.
     pub fn watched_tools(&self) -> Vec<String> {
         if self.on {

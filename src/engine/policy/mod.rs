@@ -349,6 +349,12 @@ impl Setup {
         self.gov.watched_tools()
     }
 
+    /// The tools that run without an intent while governance is on (the plan's
+    /// `ungatedTools`; every other tool reaches the engine whole).
+    pub(super) fn ungated_tools(&self) -> Option<Vec<String>> {
+        self.gov.on.then(|| self.gov.gov.config().ungated_tools())
+    }
+
     /// What the host blocks when the core cannot answer (the plan's `failClosed`).
     pub(super) fn fail_closed(&self) -> Option<FailClosed> {
         FailClosed::new(
@@ -358,8 +364,14 @@ impl Setup {
             } else {
                 Vec::new()
             },
+            self.ungated_tools(),
         )
     }
+}
+
+/// `init`'s `findRoot`: the governed project above `cwd` ([`crate::governance::root`]).
+pub(super) async fn project_root(io: &Io, cwd: &str) -> String {
+    crate::governance::root::governed_root(io, cwd).await
 }
 
 /// The source answers through the warm MCP session.
@@ -422,7 +434,8 @@ pub(super) async fn tool_before(
     // Intent governance first: its block skips enforcement and the lookups.
     let gate = match args {
         Some(a) => {
-            let w = shared.borrow().policy.gov.clone(); // no borrow across awaits
+            // no borrow across awaits
+            let w = shared.borrow().policy.gov.at(&call.directory);
             let mut g = w.tool_before(io, tool, session_id, call_id, a).await;
             if let Some(b) = g.block.take() {
                 return Err(ToolResult {
@@ -508,6 +521,7 @@ pub(super) async fn tool_after(
         random,
         failed,
         unreadable,
+        directory,
     } = call;
     let args = match &unreadable {
         Some(code) => {
@@ -521,7 +535,7 @@ pub(super) async fn tool_after(
     };
     let (w, now) = {
         let s = shared.borrow();
-        (s.policy.gov.clone(), s.clock.get() as f64)
+        (s.policy.gov.at(&directory), s.clock.get() as f64)
     };
     if let Some(args) = args {
         let mut g = w

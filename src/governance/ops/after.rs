@@ -66,7 +66,7 @@ pub async fn tool_after(io: &Io, gov: &Governance, input: &AfterInput) -> AfterO
     let pending = gov.take_pending(&input.call_id);
     let cfg = gov.config();
     let tool = input.tool.as_str();
-    if !cfg.mutating_tools.iter().any(|t| t == tool) {
+    if !cfg.gated(tool) {
         return out;
     }
     let wt = input.worktree.as_str();
@@ -80,7 +80,7 @@ pub async fn tool_after(io: &Io, gov: &Governance, input: &AfterInput) -> AfterO
     if input.failed || entry.role == Role::Shell || pending.as_ref().is_some_and(|p| p.blocked) {
         return out; // a shell command's changes are not known file by file
     }
-    let Some(pending) = pending_files(io, gov, &cfg, input, pending).await else {
+    let Some(pending) = pending_files(pending) else {
         return out;
     };
     let written = read_written(io, wt, &pending).await;
@@ -120,44 +120,12 @@ fn notice_mutation(notice: &str) -> Mutation {
     }
 }
 
-/// The files the call wrote, as `tool.before` kept them; when it was not seen for this call,
-/// resolved now (their earlier text is unknown). `None`: no file inside the worktree.
-async fn pending_files(
-    io: &Io,
-    gov: &Governance,
-    cfg: &GovConfig,
-    input: &AfterInput,
-    pending: Option<Pending>,
-) -> Option<Pending> {
-    match pending {
-        Some(p) if !p.files.is_empty() => Some(p),
-        _ => {
-            let tgts = targets(cfg.host, &input.tool, &input.args).unwrap_or_default();
-            let raws: Vec<String> = tgts.iter().map(|t| t.path.clone()).collect();
-            let resolved = resolve_paths(io, &input.worktree, &input.directory, &raws).await;
-            let files = raws
-                .into_iter()
-                .zip(resolved)
-                .filter_map(|(raw, r)| match r {
-                    Resolved::Inside(rel) => Some(PendingFile {
-                        raw,
-                        rel,
-                        before: Before::Unknown,
-                    }),
-                    _ => None,
-                })
-                .collect::<Vec<_>>();
-            if files.is_empty() {
-                return None;
-            }
-            Some(Pending {
-                blocked: false,
-                intent: gov.active_intent(&input.session_id),
-                files,
-                notice: None,
-            })
-        }
-    }
+/// The files the call wrote, as `tool.before` kept them. `None`: nothing to record.
+fn pending_files(pending: Option<Pending>) -> Option<Pending> {
+    // Only a call the gate saw and allowed is recorded, once: its `tool.before` left what it
+    // will write. A `tool.after` without one (a PostToolUse hook tool called on its own, a
+    // replay of one already recorded, a call the engine never gated) records nothing.
+    pending.filter(|p| !p.files.is_empty())
 }
 
 /// The files as written: each relative path once, with what reading it gave.

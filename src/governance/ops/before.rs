@@ -36,9 +36,8 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
     let mut out = GateOutput::default();
     let cfg = gov.config();
     let tool = input.tool.as_str();
-    let watched =
-        cfg.mutating_tools.iter().any(|t| t == tool) || cfg.read_tools.iter().any(|t| t == tool);
-    if !watched {
+    let gated = cfg.gated(tool);
+    if !gated && !cfg.read_tools.iter().any(|t| t == tool) {
         return out;
     }
     let Some(file) = refresh(io, gov, &input.worktree, &mut out.logs).await else {
@@ -46,7 +45,7 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
     };
     let wt = input.worktree.as_str();
 
-    if cfg.read_tools.iter().any(|t| t == tool) && !cfg.mutating_tools.iter().any(|t| t == tool) {
+    if !gated {
         if cfg.stale_writes {
             if let Some(p) = host::args::read_path(cfg.host.entry(tool), &input.args) {
                 if let Some(Resolved::Inside(rel)) =
@@ -84,7 +83,7 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
         .collect();
     let state = GateState {
         host: cfg.host,
-        mutating: &cfg.mutating_tools,
+        gated: &|t| cfg.gated(t),
         intents: &file,
         active: active.as_deref(),
         scope: scope.as_deref(),

@@ -55,6 +55,7 @@ use crate::protocol::{Log, Mutation, PathKey};
 use crate::runtime::Step;
 use crate::session::SessionInfo;
 
+mod place;
 pub mod setup;
 pub mod setup_cli;
 
@@ -76,6 +77,10 @@ pub struct Hook {
     /// The host's clock, ms since the epoch.
     #[serde(default)]
     pub now_ms: f64,
+    /// Why the host could not read the hook's input (a command hook's stdin: not JSON, empty,
+    /// too large): PreToolUse blocks under governance or enforcement ([`place`]).
+    #[serde(default)]
+    pub unreadable: Option<String>,
 }
 
 /// Start answering `hook` (the engine's `hook.event` arm).
@@ -105,7 +110,7 @@ pub fn start(engine: &mut Engine, hook: Hook) -> Step {
     let p = Payload(&hook.input);
     let session_id = p.str("session_id");
     match kind {
-        Event::PreTool => pre_tool_use(engine, d, name, &p, session_id),
+        Event::PreTool => pre_tool_use(engine, d, name, &p, session_id, hook.unreadable.as_deref()),
         Event::PostTool => post_tool_use(engine, d, name, &p, session_id, hook.random),
         Event::Prompt if matches!(hook.input.get("prompt"), Some(Value::String(s)) if s.is_empty()) => {
             nothing(engine, d, name, kind)
@@ -241,18 +246,52 @@ fn join(parts: Vec<String>) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("\n\n"))
 }
 
+/// Governance's root and whether what cannot be read is blocked, as the engine has them now.
+fn policy_of(engine: &Engine) -> place::Policy {
+    let s = engine.shared.borrow();
+    place::Policy {
+        root: s.policy.governed_root(),
+        strict: s.policy.gov.on || s.policy.enforcing(),
+    }
+}
+
+/// A PreToolUse answered with the host's deny without asking the engine's hooks.
+fn refuse(engine: &mut Engine, d: &'static Dialect, name: &'static str, reason: String) -> Step {
+    engine.start_seq(Vec::new(), move |_| {
+        let log = json!(Log::warn(reason.clone()));
+        let a = Answer::Deny {
+            reason: reason.clone(),
+        };
+        answer(render(d, name, Event::PreTool, a), Some("deny"), vec![log])
+    })
+}
+
 fn pre_tool_use(
     engine: &mut Engine,
     d: &'static Dialect,
     name: &'static str,
     p: &Payload<'_>,
     session_id: String,
+    given: Option<&str>,
 ) -> Step {
     let tool = p.str("tool_name");
+    let policy = policy_of(engine);
+    if let Some(why) = place::unreadable(given, p.0) {
+        if policy.strict {
+            return refuse(engine, d, name, place::unreadable_block(&why));
+        }
+    }
+    if let Some(b) = place::hook_tool_block(&tool) {
+        return refuse(engine, d, name, b);
+    }
     if d.own_tool(&tool).is_some() {
         // hookwise's own tool: decided when it is called (`tool.call`)
         return nothing(engine, d, name, Event::PreTool);
     }
+    let directory = match place::directory(&policy, &tool, &p.str("cwd")) {
+        Ok(d) => d,
+        Err(b) => return refuse(engine, d, name, b),
+    };
     let call_id = p.call_id(d);
     let (args, unreadable) = match p.tool_input() {
         Ok(a) => (Some(a), None),
@@ -268,6 +307,7 @@ fn pre_tool_use(
         dry_run: false,
         result_only: false,
         unreadable,
+        directory,
     });
     engine.start_seq(vec![before], move |r| pre_answer(d, name, args, &r[0]))
 }
@@ -414,6 +454,8 @@ fn post_tool_use(
         None => {}
     }
     let call_id = p.call_id(d);
+    // relative paths as PreToolUse read them (a `cwd` outside the project was blocked there)
+    let directory = place::directory(&policy_of(engine), &tool, &p.str("cwd")).unwrap_or_default();
     // The text the core kept for this call's result: Claude Code had it with PreToolUse (this
     // first `tool.after`, without arguments, only takes it); the other hosts get it now.
     let taken = Call::ToolAfter(ToolAfterCall {
@@ -424,6 +466,7 @@ fn post_tool_use(
         random: String::new(),
         failed: false,
         unreadable: None,
+        directory: String::new(),
     });
     let calls = {
         let (args, unreadable) = match p.tool_input() {
@@ -439,6 +482,7 @@ fn post_tool_use(
             // PostToolUse runs for calls that succeeded (failures are PostToolUseFailure)
             failed: false,
             unreadable,
+            directory,
         });
         vec![taken, record]
     };
