@@ -193,6 +193,7 @@ pub mod intents;
 pub mod ops;
 pub mod patch;
 pub mod ranges;
+pub mod reading;
 pub mod scope;
 pub mod trace;
 

@@ -2,7 +2,8 @@
 //! realpath-resolved paths.
 
 use super::*;
-use crate::protocol::ReplyError;
+use crate::governance::reading::{read_write_path, Node};
+use crate::protocol::{LstatResult, ReplyError};
 
 pub(super) use crate::paths::join;
 
@@ -80,7 +81,8 @@ pub(super) async fn refresh(
         (Some(text), _) => (sha256_hex(text.as_bytes()), Some(text), None),
         (None, code) => {
             let err = code.map_or_else(|| "no reply".into(), |e| e.describe(r.detail.as_deref()));
-            if is_missing(code) && enabled == Enabled::Auto {
+            let dangling = is_missing(code) && st.is_symlink;
+            if is_missing(code) && enabled == Enabled::Auto && !dangling {
                 let mut st = gov.inner.borrow_mut();
                 if let Some(p) = st.projects.get_mut(worktree) {
                     p.file = None;
@@ -89,7 +91,9 @@ pub(super) async fn refresh(
                 }
                 return None;
             }
-            let message = if is_missing(code) {
+            let message = if dangling {
+                "the file is a symlink whose target does not exist, so the intents cannot be read; changes are blocked until it is a readable file again (ask the user)".to_string()
+            } else if is_missing(code) {
                 "the file does not exist; governance is on by option, so changes are blocked until intents are added (hookwise init creates the file)".to_string()
             } else {
                 intents::unreadable(&err, size)
@@ -159,6 +163,49 @@ pub async fn resolve_paths(io: &Io, worktree: &str, base: &str, raws: &[String])
     }
     raws.iter()
         .map(|_| Resolved::Invalid("too many levels of symlinks".into()))
+        .collect()
+}
+
+/// Where writes to `raws` land ([`crate::governance::reading`]): the host's `lstat` of every
+/// component the two readings walk through, one batched `Lstat` per round (a second round only
+/// to follow symlinks' targets), until nothing new is asked.
+pub async fn resolve_writes(io: &Io, worktree: &str, base: &str, raws: &[String]) -> Vec<Resolved> {
+    let mut known: HashMap<String, Node> = HashMap::new();
+    for _ in 0..16 {
+        let mut misses: Vec<String> = Vec::new();
+        let mut out = Vec::with_capacity(raws.len());
+        for raw in raws {
+            let mut look = |q: &str| match known.get(q) {
+                Some(n) => Some(n.clone()),
+                None => {
+                    if !misses.iter().any(|m| m == q) {
+                        misses.push(q.to_string());
+                    }
+                    None
+                }
+            };
+            out.push(read_write_path(worktree, base, raw, &mut look));
+        }
+        if misses.is_empty() {
+            return out;
+        }
+        let v = io
+            .request(Request::Lstat {
+                paths: misses.clone(),
+            })
+            .await;
+        let reply: LstatResult = serde_json::from_value(v).unwrap_or_default();
+        let mut entries = reply.entries.into_iter();
+        for m in misses {
+            let n = match entries.next() {
+                Some((kind, target, nlink)) => Node::from_entry(&kind, target, nlink),
+                None => Node::Unreadable("the host did not answer".into()),
+            };
+            known.insert(m, n);
+        }
+    }
+    raws.iter()
+        .map(|_| Resolved::Refused("too many levels of symlinks".into()))
         .collect()
 }
 
