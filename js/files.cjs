@@ -44,7 +44,7 @@ async function stat({ path: p }) {
 // Each path itself, a final symlink not followed (protocol::LstatResult): [kind, target, nlink]
 // per path, synchronous like the reads below (a call asks a few dozen lstats in one batch).
 function lstat({ paths }) {
-  const entries = paths.map((p) => {
+  const facts = paths.map((p) => {
     try {
       const st = fs.lstatSync(p);
       if (st.isSymbolicLink()) return ["link", fs.readlinkSync(p), st.nlink];
@@ -54,7 +54,7 @@ function lstat({ paths }) {
       return ["error", String((e && e.message) || e), 0];
     }
   });
-  return { entries };
+  return { facts };
 }
 
 // Reads and stats are synchronous: a note is a few kilobytes, and a synchronous read of one

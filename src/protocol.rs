@@ -163,14 +163,14 @@ pub struct StatResult {
     pub is_symlink: bool,
 }
 
-/// The reply to `Request::Lstat`: for each path, in order, `[kind, target, nlink]` — `kind`
+/// The reply to `Request::Lstat`, `{"facts": [...]}`: for each path, in order, `[kind, target, nlink]` — `kind`
 /// one of `file`, `dir`, `link`, `other`, `missing`, `error`; `target` the link's target as
 /// `readlink` gives it (for `error`: the host's words), else `null`; `nlink` the number of
 /// names the file has (hard links). Compact arrays: a call asks a few dozen.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct LstatResult {
-    pub entries: Vec<(String, Option<String>, u64)>,
+    pub facts: Vec<(String, Option<String>, u64)>,
 }
 
 /// Why a host reply failed. It crosses as a code, `"error": "not-found"`, beside an optional

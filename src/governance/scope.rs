@@ -24,10 +24,10 @@
 //!   that, the host is asked at most once per component (plus the worktree), and the work is
 //!   linear in the path's length: each component is verified or found missing once, and
 //!   every question is a slice of one rendered path.
-//! - Known limit: a *dangling* symlink (one whose target does not exist) looks like a missing
-//!   file to the host's stat, so a write through it is judged by the link's own path. hookwise
-//!   is a guardrail for honest agents, not a sandbox: `bash` can write anywhere once an intent
-//!   is active.
+//! - This is the reading of reads (stale-write checks, the record of a `tool.after` without
+//!   its `tool.before`): a *dangling* symlink looks missing to the host's stat here. A
+//!   **write** is judged by [`super::reading`] instead: on the text and on disk, a dangling
+//!   link by its target, hard links and `.git` refused.
 //!
 //! # Globs (`owned_scope`)
 //! Patterns use globset's syntax and semantics (with `literal_separator`), matched by

@@ -204,7 +204,7 @@ impl TestHost {
 
     /// `lstat` of each path as js/files.cjs answers it: `[kind, target, nlink]`.
     fn lstat(&self, paths: &[String]) -> Value {
-        let entries: Vec<Value> = paths
+        let facts: Vec<Value> = paths
             .iter()
             .map(|p| {
                 if let Some(t) = self.links.get(p) {
@@ -218,7 +218,7 @@ impl TestHost {
                 }
             })
             .collect();
-        json!({ "entries": entries })
+        json!({ "facts": facts })
     }
 
     pub fn read(&self, path: &str) -> Option<&str> {

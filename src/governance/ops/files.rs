@@ -195,7 +195,7 @@ pub async fn resolve_writes(io: &Io, worktree: &str, base: &str, raws: &[String]
             })
             .await;
         let reply: LstatResult = serde_json::from_value(v).unwrap_or_default();
-        let mut entries = reply.entries.into_iter();
+        let mut entries = reply.facts.into_iter();
         for m in misses {
             let n = match entries.next() {
                 Some((kind, target, nlink)) => Node::from_entry(&kind, target, nlink),
