@@ -18,6 +18,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { e2eGate, makeSandbox, assertRunOk } from "../e2e/lib/opencode.mjs";
 import { validate } from "../js/agent-trace-schema.mjs";
+import { resultOf, use, traceRecords } from "./lib/results.mjs";
 import { installPacked, tmp } from "./lib/pkg.mjs";
 import { INTENTS, GOVERNED } from "./lib/fixtures.mjs";
 import { suiteGate } from "../e2e-shared/gate.mjs";
@@ -31,18 +32,6 @@ const suiteSkip = suiteGate(e2eGate(), "security paths", "opencode");
 const YAML = ".orchestration/active_intents.yaml";
 const WIDE = INTENTS.replace('owned_scope: ["src/billing/**"]', 'owned_scope: ["**"]');
 
-/** The result the model read for `callId` (OpenCode's own record of the call). */
-function resultOf(r, callId) {
-  for (const req of r.mainRequests()) {
-    const res = req.toolResults().find((t) => t.toolCallId === callId);
-    if (res) return res.content;
-  }
-  const u = r.toolUses().find((x) => x.callID === callId);
-  if (u) return String(u.error ?? u.output ?? "");
-  assert.fail(`no model request carries the result of ${callId}\n${r.describe()}`);
-}
-const use = (r, id) => r.toolUses().find((u) => u.callID === id);
-
 function assertBlocked(r, id, what, reason) {
   const result = resultOf(r, id);
   assert.equal(use(r, id)?.status, "error", `${what}: the tool ran; the model read:\n${result.slice(0, 600)}`);
@@ -52,11 +41,6 @@ function assertBlocked(r, id, what, reason) {
 
 function assertRan(r, id, what) {
   assert.equal(use(r, id)?.status, "completed", `${what} was blocked:\n${resultOf(r, id).slice(0, 600)}\n${r.describe()}`);
-}
-
-function traceRecords(dir) {
-  const f = path.join(dir, ".orchestration/agent_trace.jsonl");
-  return fs.existsSync(f) ? fs.readFileSync(f, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
 }
 
 describe("issue 29: paths as OpenCode means them", { skip: suiteSkip }, () => {
