@@ -1,5 +1,5 @@
 "use strict";
-// The host's file requests: stat, reads (one file, or a batch into pooled slabs), listings,
+// The host's file requests: stat, lstat, reads (one file, or a batch into pooled slabs), listings,
 // writes and creations, appended lines and a log's tail. Every failure answers with a code
 // (protocol::ReplyError) and Node's words. Part of js/host.cjs.
 
@@ -30,8 +30,31 @@ async function stat({ path: p }) {
       mtimeMs: st.mtimeMs,
     };
   } catch (e) {
-    return { exists: false, ...failed(e) };
+    const r = { exists: false, ...failed(e) };
+    // A dangling symlink looks missing to stat: say that the link itself is there.
+    try {
+      if (r.error === "not-found" && fs.lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink()) r.isSymlink = true;
+    } catch {
+      /* the link cannot be looked at either: not found as stat said */
+    }
+    return r;
   }
+}
+
+// Each path itself, a final symlink not followed (protocol::LstatResult): [kind, target, nlink]
+// per path, synchronous like the reads below (a call asks a few dozen lstats in one batch).
+function lstat({ paths }) {
+  const facts = paths.map((p) => {
+    try {
+      const st = fs.lstatSync(p);
+      if (st.isSymbolicLink()) return ["link", fs.readlinkSync(p), st.nlink];
+      return [st.isFile() ? "file" : st.isDirectory() ? "dir" : "other", null, st.nlink];
+    } catch (e) {
+      if (e && (e.code === "ENOENT" || e.code === "ENOTDIR")) return ["missing", null, 0];
+      return ["error", String((e && e.message) || e), 0];
+    }
+  });
+  return { facts };
 }
 
 // Reads and stats are synchronous: a note is a few kilobytes, and a synchronous read of one
@@ -291,4 +314,4 @@ async function readTail({ path: p, maxBytes }) {
   }
 }
 
-module.exports = { failed, OPEN_FLAGS, stat, readFile, readFiles, appendLine, inOrder, writeFile, dirEntry, packListing, listDir, createFile, readTail };
+module.exports = { failed, OPEN_FLAGS, stat, lstat, readFile, readFiles, appendLine, inOrder, writeFile, dirEntry, packListing, listDir, createFile, readTail };

@@ -5,7 +5,7 @@
 
 const { createWatchers } = require("./watch.cjs");
 const { spawnProcess, hasBun, failure, now } = require("./spawn.cjs");
-const { stat, readFile, readFiles, appendLine, inOrder, writeFile, dirEntry, packListing, listDir, createFile, readTail } = require("./files.cjs");
+const { stat, lstat, readFile, readFiles, appendLine, inOrder, writeFile, dirEntry, packListing, listDir, createFile, readTail } = require("./files.cjs");
 const { appendChained, writeHead } = require("./trace-chain.cjs");
 
 function sleep({ ms }) {
@@ -57,6 +57,8 @@ function createHost({ runner, extra, env, watch, mcp } = {}) {
           return sleep(req);
         case "stat":
           return settled(stat(req));
+        case "lstat":
+          return settled(Promise.resolve(lstat(req)));
         case "readFile":
           return settled(readFile(req));
         case "readFiles":

@@ -21,6 +21,10 @@ pub enum Request {
     Sleep { ms: u64 },
     /// Look at a path. Reply: `StatResult`.
     Stat { path: String },
+    /// Look at each path itself, not following a final symlink (`lstat`, and `readlink` for a
+    /// link): the facts a write's two readings are walked with (`governance::reading`), one
+    /// request for every component of a call's paths. Reply: `LstatResult`.
+    Lstat { paths: Vec<String> },
     /// Read a file as UTF-8. Reply: `ReadResult`, or the file's raw bytes sent beside the
     /// replies' JSON as `{"blob": [offset, length, size?, mtimeMs?]}` (see [`resolve_blob`]):
     /// no text decoding, escaping or re-encoding on the way in.
@@ -165,6 +169,19 @@ pub struct StatResult {
     /// Why it could not be looked at (`NotFound` when it does not exist).
     pub error: Option<ReplyError>,
     pub detail: Option<String>,
+    /// Not found, but the path itself is a symlink (its target is missing: a dangling link).
+    /// Sent only when true.
+    pub is_symlink: bool,
+}
+
+/// The reply to `Request::Lstat`, `{"facts": [...]}`: for each path, in order, `[kind, target, nlink]` — `kind`
+/// one of `file`, `dir`, `link`, `other`, `missing`, `error`; `target` the link's target as
+/// `readlink` gives it (for `error`: the host's words), else `null`; `nlink` the number of
+/// names the file has (hard links). Compact arrays: a call asks a few dozen.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LstatResult {
+    pub facts: Vec<(String, Option<String>, u64)>,
 }
 
 /// Why a host reply failed. It crosses as a code, `"error": "not-found"`, beside an optional

@@ -22,6 +22,8 @@ mod mcp;
 mod patch;
 #[path = "fuzz/paths.rs"]
 mod paths;
+#[path = "fuzz/reading.rs"]
+mod reading;
 #[path = "fuzz/records.rs"]
 mod records;
 #[path = "fuzz/scaling.rs"]

@@ -63,6 +63,17 @@ fn the_lean_build_asks_for_the_policy_build_when_the_intents_file_exists() {
     }
 }
 
+/// Issue 29: an intents file that is a dangling symlink still wants governance (which then
+/// fails closed on it), instead of looking like no file at all.
+#[cfg(not(feature = "policy"))]
+#[test]
+fn a_dangling_intents_file_still_asks_for_the_policy_build() {
+    let mut fs = TestHost::default();
+    fs.link("/w/.orchestration/active_intents.yaml", "/nowhere.yaml");
+    let (_, r) = start(&mut fs, json!({}));
+    assert_eq!(r, json!({"needs": "policy"}));
+}
+
 #[cfg(not(feature = "policy"))]
 #[test]
 fn without_the_file_the_lean_build_starts_as_before() {

@@ -243,7 +243,10 @@ async fn wants_policy(
     let in_file = parsed
         .as_ref()
         .is_some_and(|v| v.get("enforcement").is_some());
-    let intents = replies[2].get("exists").and_then(Value::as_bool) == Some(true);
+    // a dangling symlink in its place counts: governance then fails closed on it
+    let intents = ["exists", "isSymlink"]
+        .iter()
+        .any(|k| replies[2].get(*k).and_then(Value::as_bool) == Some(true));
     (
         options.get("enforcement").is_some()
             || (st.exists && st.is_dir)

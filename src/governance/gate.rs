@@ -33,6 +33,7 @@ use serde_json::Value;
 
 use super::intents::{IntentFile, Status};
 use super::patch;
+use super::reading::{self, Verdict};
 use super::scope::{Resolved, Scope};
 use crate::host::{args, Profile, Role, Tool};
 
@@ -254,23 +255,17 @@ pub fn gate(
     };
     let mut bad = Vec::new();
     let mut governance = Vec::new();
+    let mut refused = Vec::new();
     let mut seen: HashMap<&str, ()> = HashMap::new();
     for t in &targets {
         if seen.insert(t.path.as_str(), ()).is_some() {
             continue;
         }
-        match resolve(&t.path) {
-            Resolved::Inside(rel) if is_governance_path(&rel) => {
-                governance.push(format!("`{rel}`"))
-            }
-            Resolved::Inside(rel) if scope.matches(&rel) => {}
-            Resolved::Inside(rel) if rel == t.path => bad.push(format!("`{rel}`")),
-            Resolved::Inside(rel) => bad.push(format!("`{}` (resolves to `{rel}`)", t.path)),
-            Resolved::Outside(real) => bad.push(format!(
-                "`{}` (resolves to {real}, outside the worktree)",
-                t.path
-            )),
-            Resolved::Invalid(why) => bad.push(format!("`{}` ({why})", t.path)),
+        match reading::verdict(&t.path, resolve(&t.path), &|rel| scope.matches(rel)) {
+            Verdict::Allow => {}
+            Verdict::Governance(s) => governance.push(s),
+            Verdict::OutOfScope(s) => bad.push(s),
+            Verdict::Refused(s) => refused.push(s),
         }
     }
     if !governance.is_empty() {
@@ -278,6 +273,9 @@ pub fn gate(
             "hookwise blocked `{tool}`: {} is in .orchestration/, which holds the intents and the trace; only the user changes it. Ask the user if an intent or its scope needs to change.",
             governance.join(", ")
         ));
+    }
+    if !refused.is_empty() {
+        return Decision::Block(reading::refused_message(tool, &refused));
     }
     if bad.is_empty() {
         return Decision::Allow;

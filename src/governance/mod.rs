@@ -194,6 +194,7 @@ pub mod ops;
 pub mod patch;
 pub mod ranges;
 pub mod root;
+pub mod reading;
 pub mod scope;
 pub mod trace;
 

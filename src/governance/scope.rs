@@ -24,10 +24,10 @@
 //!   that, the host is asked at most once per component (plus the worktree), and the work is
 //!   linear in the path's length: each component is verified or found missing once, and
 //!   every question is a slice of one rendered path.
-//! - Known limit: a *dangling* symlink (one whose target does not exist) looks like a missing
-//!   file to the host's stat, so a write through it is judged by the link's own path. hookwise
-//!   is a guardrail for honest agents, not a sandbox: `bash` can write anywhere once an intent
-//!   is active.
+//! - This is the reading of reads (stale-write checks, the record of a `tool.after` without
+//!   its `tool.before`): a *dangling* symlink looks missing to the host's stat here. A
+//!   **write** is judged by [`super::reading`] instead: on the text and on disk, a dangling
+//!   link by its target, hard links and `.git` refused.
 //!
 //! # Globs (`owned_scope`)
 //! Patterns use globset's syntax and semantics (with `literal_separator`), matched by
@@ -64,6 +64,22 @@ pub enum Resolved {
     /// Refused before resolution (over the length limits, NUL, backslash on POSIX, empty, the
     /// worktree itself).
     Invalid(String),
+    /// Inside the worktree through a symlink that stays inside it ([`super::reading`]): the
+    /// path folded on its text, and the file it names. Both must be in scope.
+    Linked { lexical: String, real: String },
+    /// Never written through a file tool, whatever the scope says ([`super::reading`]): a
+    /// hard-linked file, `.git`, a path that names two files. The text says why.
+    Refused(String),
+}
+
+impl Resolved {
+    /// The file, relative to the worktree, when it is inside it.
+    pub fn file(&self) -> Option<&str> {
+        match self {
+            Resolved::Inside(rel) | Resolved::Linked { real: rel, .. } => Some(rel),
+            _ => None,
+        }
+    }
 }
 
 /// The longest path a tool call may name, in bytes (Linux's `PATH_MAX`). A longer one is
@@ -75,13 +91,13 @@ pub const MAX_PATH_COMPONENTS: usize = 256;
 
 /// An absolute path: its root (`/`, `C:/` or `//` for UNC) and its components.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Abs {
-    root: String,
-    comps: Vec<String>,
+pub(super) struct Abs {
+    pub(super) root: String,
+    pub(super) comps: Vec<String>,
 }
 
 impl Abs {
-    fn parse(p: &str) -> Option<Abs> {
+    pub(super) fn parse(p: &str) -> Option<Abs> {
         let (root, rest) = if let Some(rest) = p.strip_prefix("//") {
             ("//".to_string(), rest)
         } else if let Some(rest) = p.strip_prefix('/') {
@@ -101,7 +117,7 @@ impl Abs {
         })
     }
 
-    fn render(&self) -> String {
+    pub(super) fn render(&self) -> String {
         let mut s = self.root.clone();
         s.push_str(&self.comps.join("/"));
         s
@@ -120,7 +136,7 @@ pub fn is_windows_path(p: &str) -> bool {
     (b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':') || p.starts_with("\\\\")
 }
 
-fn slashes(p: &str, windows: bool) -> String {
+pub(super) fn slashes(p: &str, windows: bool) -> String {
     if windows {
         p.replace('\\', "/")
     } else {
@@ -252,7 +268,7 @@ impl Walk {
     }
 }
 
-fn same_comp(a: &str, b: &str, windows: bool) -> bool {
+pub(super) fn same_comp(a: &str, b: &str, windows: bool) -> bool {
     if windows {
         a.eq_ignore_ascii_case(b)
     } else {
@@ -311,36 +327,45 @@ fn over_limits(path: &str, windows: bool, limits: (usize, usize)) -> Option<Stri
     None
 }
 
-fn resolve_bounded(
+/// The worktree and the path joined to it (or to `base`), both absolute, with `.` and empty
+/// components dropped (`..` kept); `Err` when the path is refused before anything is asked
+/// (over the limits, NUL, empty, a backslash on POSIX, a drive-relative path). Shared by both
+/// readings ([`resolve`] and [`super::reading`]).
+pub(super) fn joined(
     worktree: &str,
     base: &str,
     path: &str,
     limits: (usize, usize),
-    realpath: &mut dyn FnMut(&str) -> Option<String>,
-) -> Resolved {
+) -> Result<(Abs, Abs, bool), Resolved> {
     let windows = is_windows_path(worktree);
     if let Some(why) = over_limits(path, windows, limits) {
-        return Resolved::Invalid(why);
+        return Err(Resolved::Invalid(why));
     }
     if path.contains('\0') || worktree.contains('\0') || base.contains('\0') {
-        return Resolved::Invalid("the path contains a NUL byte".into());
+        return Err(Resolved::Invalid("the path contains a NUL byte".into()));
     }
     if path.trim().is_empty() {
-        return Resolved::Invalid("the path is empty".into());
+        return Err(Resolved::Invalid("the path is empty".into()));
     }
     if !windows && path.contains('\\') {
-        return Resolved::Invalid("the path contains a backslash; use forward slashes".into());
+        return Err(Resolved::Invalid(
+            "the path contains a backslash; use forward slashes".into(),
+        ));
     }
     let wt = slashes(worktree, windows);
     let p = slashes(path, windows);
     let Some(wt_abs) = Abs::parse(&wt) else {
-        return Resolved::Invalid(format!("the worktree {worktree} is not an absolute path"));
+        return Err(Resolved::Invalid(format!(
+            "the worktree {worktree} is not an absolute path"
+        )));
     };
     let joined = match Abs::parse(&p) {
         Some(a) => a,
         None if windows && p.len() >= 2 && p.as_bytes()[1] == b':' => {
             // `C:foo` (drive-relative) is not something a tool should send.
-            return Resolved::Invalid(format!("{path} is a drive-relative path"));
+            return Err(Resolved::Invalid(format!(
+                "{path} is a drive-relative path"
+            )));
         }
         None => {
             let mut a = if base.is_empty() {
@@ -349,7 +374,9 @@ fn resolve_bounded(
                 match Abs::parse(&slashes(base, windows)) {
                     Some(b) => b,
                     None => {
-                        return Resolved::Invalid(format!("the directory {base} is not absolute"))
+                        return Err(Resolved::Invalid(format!(
+                            "the directory {base} is not absolute"
+                        )))
                     }
                 }
             };
@@ -360,6 +387,20 @@ fn resolve_bounded(
             );
             a
         }
+    };
+    Ok((wt_abs, joined, windows))
+}
+
+fn resolve_bounded(
+    worktree: &str,
+    base: &str,
+    path: &str,
+    limits: (usize, usize),
+    realpath: &mut dyn FnMut(&str) -> Option<String>,
+) -> Resolved {
+    let (wt_abs, joined, windows) = match joined(worktree, base, path, limits) {
+        Ok(j) => j,
+        Err(r) => return r,
     };
 
     // Walk the components; resolve what came before each `..` first.

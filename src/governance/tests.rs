@@ -183,6 +183,9 @@ use schema_check::schema_errors;
 #[path = "ops_gate_tests.rs"]
 mod gate_cases;
 
+#[path = "ops_paths_tests.rs"]
+mod path_cases;
+
 #[path = "ops_trace_tests.rs"]
 mod trace_cases;
 

@@ -55,8 +55,12 @@ pub struct TestHost {
     /// Files by absolute path. A text starting with U+FFFD stands for bytes that are not UTF-8.
     pub files: BTreeMap<String, String>,
     pub dirs: BTreeSet<String>,
-    /// Symlinks: absolute path → absolute target.
+    /// Symlinks: absolute path → target (absolute, or relative to the link's folder as
+    /// `readlink` gives it; [`TestHost::realpath`] follows both).
     pub links: BTreeMap<String, String>,
+    /// Files with more than one name (hard links): path → how many names. A hard link's
+    /// text is a copy made when it was linked (the tests only ask what `lstat` tells).
+    pub nlinks: BTreeMap<String, u64>,
     pub mtimes: BTreeMap<String, f64>,
     /// Files with an execute bit.
     pub executables: BTreeSet<String>,
@@ -103,6 +107,7 @@ impl Default for TestHost {
             files: BTreeMap::new(),
             dirs: BTreeSet::new(),
             links: BTreeMap::new(),
+            nlinks: BTreeMap::new(),
             mtimes: BTreeMap::new(),
             executables: BTreeSet::new(),
             clock: 0,
@@ -231,6 +236,35 @@ impl TestHost {
         self.links.insert(path.to_string(), target.to_string());
     }
 
+    /// A second name `path` for the file `existing` (a hard link): both count one more name.
+    pub fn hard_link(&mut self, path: &str, existing: &str) {
+        let text = self.files.get(existing).cloned().unwrap_or_default();
+        let n = self.nlinks.get(existing).copied().unwrap_or(1) + 1;
+        self.file(path, &text);
+        for p in [path, existing] {
+            self.nlinks.insert(p.to_string(), n);
+        }
+    }
+
+    /// `lstat` of each path as js/files.cjs answers it: `[kind, target, nlink]`.
+    fn lstat(&self, paths: &[String]) -> Value {
+        let facts: Vec<Value> = paths
+            .iter()
+            .map(|p| {
+                if let Some(t) = self.links.get(p) {
+                    json!(["link", t, 1])
+                } else if self.files.contains_key(p) {
+                    json!(["file", null, self.nlinks.get(p).copied().unwrap_or(1)])
+                } else if self.dirs.contains(p) {
+                    json!(["dir", null, 2])
+                } else {
+                    json!(["missing", null, 0])
+                }
+            })
+            .collect();
+        json!({ "facts": facts })
+    }
+
     pub fn read(&self, path: &str) -> Option<&str> {
         self.files.get(path).map(String::as_str)
     }
@@ -268,7 +302,11 @@ impl TestHost {
                 if hops > 40 {
                     return None;
                 }
-                done.clear();
+                if t.starts_with('/') {
+                    done.clear();
+                } else {
+                    done.pop();
+                }
                 for c in t.split('/').filter(|c| !c.is_empty()).rev() {
                     todo.push(c.to_string());
                 }
@@ -359,6 +397,7 @@ impl TestHost {
                 types_only,
             } => self.list(path, *recursive, *max_entries, *skip_hidden, *types_only),
             Request::Stat { path } => self.stat(path),
+            Request::Lstat { paths } => self.lstat(paths),
             Request::ReadFile { path, max_bytes } => self.read_one(path, *max_bytes),
             Request::ReadFiles { .. } if self.old => {
                 json!({"error": "other", "detail": "unsupported request kind readFiles"})
@@ -463,7 +502,11 @@ impl TestHost {
                        "mtimeMs": self.mtimes.get(&real).copied().unwrap_or(0.0)})
             }
             None => {
-                json!({"exists": false, "error": "not-found", "detail": format!("ENOENT: no such file or directory, stat '{path}'")})
+                let mut r = json!({"exists": false, "error": "not-found", "detail": format!("ENOENT: no such file or directory, stat '{path}'")});
+                if self.links.contains_key(path) {
+                    r["isSymlink"] = json!(true);
+                }
+                r
             }
         }
     }

@@ -99,6 +99,15 @@ fn the_test_host_replies_as_the_js_host_does() {
         }
     }
     host.executables.insert(format!("{root}/tool"));
+    for (rel, target) in fixture["links"].as_object().unwrap() {
+        host.link(&format!("{root}/{rel}"), target.as_str().unwrap());
+    }
+    for (rel, existing) in fixture["hardLinks"].as_object().unwrap() {
+        host.hard_link(
+            &format!("{root}/{rel}"),
+            &format!("{root}/{}", existing.as_str().unwrap()),
+        );
+    }
     let cases = fixture["cases"].as_array().unwrap();
     assert!(cases.len() > 20);
     for (i, case) in cases.iter().enumerate() {

@@ -68,6 +68,9 @@ test("the JS host's replies have the shapes and codes the Rust test host gives",
     fs.writeFileSync(p, text === null ? Buffer.from([0xff, 0xfe, 0xfd]) : text);
   }
   fs.chmodSync(path.join(root, "tool"), 0o755);
+  const made = (rel) => (fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true }), path.join(root, rel));
+  for (const [rel, target] of Object.entries(fixture.links)) fs.symlinkSync(target, made(rel));
+  for (const [rel, existing] of Object.entries(fixture.hardLinks)) fs.linkSync(path.join(root, existing), made(rel));
   const host = createHost({ watch: false });
   try {
     assert.ok(fixture.cases.length > 20);

@@ -72,7 +72,7 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
         .map(|i| i.status == Status::InProgress)
         .unwrap_or(false);
     let resolved = if intent_ok && !raws.is_empty() {
-        resolve_paths(io, wt, &input.directory, &raws).await
+        resolve_writes(io, wt, &input.directory, &raws).await
     } else {
         Vec::new()
     };
@@ -117,9 +117,9 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
     // Allowed: stale-write check, and the earlier text of each file for the record.
     let mut files: Vec<(Target, String)> = Vec::new();
     for (t, r) in tgts.iter().zip(resolved.iter()) {
-        if let Resolved::Inside(rel) = r {
+        if let Some(rel) = r.file() {
             if !files.iter().any(|(_, x)| x == rel) || t.op == TargetOp::MoveTo {
-                files.push((t.clone(), rel.clone()));
+                files.push((t.clone(), rel.to_string()));
             }
         }
     }

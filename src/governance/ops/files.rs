@@ -2,7 +2,8 @@
 //! realpath-resolved paths.
 
 use super::*;
-use crate::protocol::ReplyError;
+use crate::governance::reading::{read_write_path, Node};
+use crate::protocol::{LstatResult, ReplyError};
 
 pub(super) use crate::paths::join;
 
@@ -80,7 +81,8 @@ pub(super) async fn refresh(
         (Some(text), _) => (sha256_hex(text.as_bytes()), Some(text), None),
         (None, code) => {
             let err = code.map_or_else(|| "no reply".into(), |e| e.describe(r.detail.as_deref()));
-            if is_missing(code) && enabled == Enabled::Auto {
+            let dangling = is_missing(code) && st.is_symlink;
+            if is_missing(code) && enabled == Enabled::Auto && !dangling {
                 let mut st = gov.inner.borrow_mut();
                 if let Some(p) = st.projects.get_mut(worktree) {
                     p.file = None;
@@ -89,7 +91,9 @@ pub(super) async fn refresh(
                 }
                 return None;
             }
-            let message = if is_missing(code) {
+            let message = if dangling {
+                "the file is a symlink whose target does not exist, so the intents cannot be read; changes are blocked until it is a readable file again (ask the user)".to_string()
+            } else if is_missing(code) {
                 "the file does not exist; governance is on by option, so changes are blocked until intents are added (hookwise init creates the file)".to_string()
             } else {
                 intents::unreadable(&err, size)
@@ -129,37 +133,77 @@ pub(super) async fn refresh(
     Some(f)
 }
 
-/// Resolve paths with the host's realpaths: run the resolver, stat what it asked about, and
-/// run it again until it asks nothing new (one batch per round; a second round only after `..`).
-pub async fn resolve_paths(io: &Io, worktree: &str, base: &str, raws: &[String]) -> Vec<Resolved> {
-    let mut known: HashMap<String, Option<String>> = HashMap::new();
-    for _ in 0..8 {
+/// Run `read` on every raw path with the facts known so far, ask the host (`ask`, one batch)
+/// for every fact it missed, and run it again until nothing new is asked; after `max` rounds
+/// every path is `exhausted`. A run that missed a fact is not taken.
+async fn in_rounds<N: Clone, F: std::future::Future<Output = Vec<N>>>(
+    raws: &[String],
+    max: usize,
+    read: impl Fn(&str, &mut dyn FnMut(&str) -> Option<N>) -> Resolved,
+    ask: impl Fn(Vec<String>) -> F,
+    exhausted: &str,
+) -> Vec<Resolved> {
+    let mut known: HashMap<String, N> = HashMap::new();
+    for _ in 0..max {
         let mut misses: Vec<String> = Vec::new();
         let mut out = Vec::with_capacity(raws.len());
         for raw in raws {
-            let mut look = |q: &str| match known.get(q) {
-                Some(v) => v.clone(),
-                None => {
-                    if !misses.iter().any(|m| m == q) {
-                        misses.push(q.to_string());
-                    }
-                    None
+            let mut look = |q: &str| {
+                let v = known.get(q).cloned();
+                if v.is_none() && !misses.iter().any(|m| m == q) {
+                    misses.push(q.to_string());
                 }
+                v
             };
-            out.push(resolve_from(worktree, base, raw, &mut look));
+            out.push(read(raw, &mut look));
         }
         if misses.is_empty() {
             return out;
         }
-        let stats = join_all(misses.iter().map(|m| stat(io, m)).collect()).await;
-        for (m, s) in misses.into_iter().zip(stats) {
-            let real = if s.exists { s.realpath } else { None };
-            known.insert(m, real);
-        }
+        let facts = ask(misses.clone()).await;
+        known.extend(misses.into_iter().zip(facts));
     }
     raws.iter()
-        .map(|_| Resolved::Invalid("too many levels of symlinks".into()))
+        .map(|_| Resolved::Invalid(exhausted.into()))
         .collect()
+}
+
+/// Resolve paths with the host's realpaths (one batch of stats per round; a second round only
+/// after `..`): the reading of reads.
+pub async fn resolve_paths(io: &Io, worktree: &str, base: &str, raws: &[String]) -> Vec<Resolved> {
+    let read = |raw: &str, look: &mut dyn FnMut(&str) -> Option<Option<String>>| {
+        resolve_from(worktree, base, raw, &mut |q| look(q).flatten())
+    };
+    let ask = |misses: Vec<String>| async move {
+        let stats = join_all(misses.iter().map(|m| stat(io, m)).collect()).await;
+        stats
+            .into_iter()
+            .map(|s| if s.exists { s.realpath } else { None })
+            .collect()
+    };
+    in_rounds(raws, 8, read, ask, "too many levels of symlinks").await
+}
+
+/// Where writes to `raws` land ([`crate::governance::reading`]): the host's `lstat` of every
+/// component the two readings walk through, one batched `Lstat` per round (a second round only
+/// to follow symlinks' targets), until nothing new is asked.
+pub async fn resolve_writes(io: &Io, worktree: &str, base: &str, raws: &[String]) -> Vec<Resolved> {
+    let read = |raw: &str, look: &mut dyn FnMut(&str) -> Option<Node>| {
+        read_write_path(worktree, base, raw, look)
+    };
+    let ask = |misses: Vec<String>| async move {
+        let n = misses.len();
+        let v = io.request(Request::Lstat { paths: misses }).await;
+        let reply: LstatResult = serde_json::from_value(v).unwrap_or_default();
+        let mut facts = reply.facts.into_iter();
+        (0..n)
+            .map(|_| match facts.next() {
+                Some((kind, target, nlink)) => Node::from_entry(&kind, target, nlink),
+                None => Node::Unreadable("the host did not answer".into()),
+            })
+            .collect()
+    };
+    in_rounds(raws, 16, read, ask, "too many levels of symlinks").await
 }
 
 /// A file's content fingerprint and text. `None` for a folder or an unreadable path.
