@@ -26,7 +26,11 @@ fn ctx(cmd: &str) -> ActionContext {
 }
 
 fn fires(sop: &str, cmd: &str) -> bool {
-    let s = Rc::new(parse("sops/x.md", sop, &Settings::default().sections).unwrap().0);
+    let s = Rc::new(
+        parse("sops/x.md", sop, &Settings::default().sections)
+            .unwrap()
+            .0,
+    );
     let c = ctx(cmd);
     match_sop(&s, &c, &c.haystack.to_lowercase()).is_some()
 }
@@ -61,7 +65,11 @@ fn options_that_run_programs_make_a_command_executing() {
     ] {
         let c = ctx(cmd);
         assert!(!c.read_only, "{cmd} counted as read-only");
-        assert!(fires(RM_SOP, cmd), "{cmd}: the rm -rf SOP did not fire\n{}", c.haystack);
+        assert!(
+            fires(RM_SOP, cmd),
+            "{cmd}: the rm -rf SOP did not fire\n{}",
+            c.haystack
+        );
     }
 }
 
@@ -130,8 +138,13 @@ fn quoted_arguments_are_data_unless_a_program_runs_them() {
         "gh pr create --body 'do not git push --force'",
         "git add -A && git commit -m 'docs: git push --force is blocked'",
         "bash -c \"git commit -m 'never git push --force'\"",
+        "cat > NOTES.md <<'EOF'\nnever git push --force\nEOF",
     ] {
-        assert!(!fires(PUSH_SOP, cmd), "{cmd}: data tripped the SOP\n{}", ctx(cmd).haystack);
+        assert!(
+            !fires(PUSH_SOP, cmd),
+            "{cmd}: data tripped the SOP\n{}",
+            ctx(cmd).haystack
+        );
     }
     for cmd in [
         "git push --force origin main",
@@ -143,8 +156,13 @@ fn quoted_arguments_are_data_unless_a_program_runs_them() {
         "git -c alias.p='!git push --force' p",
         "GIT_EDITOR='git push --force' git commit",
         "cat x | xargs -I{} sh -c 'git push --force {}'",
+        "sh <<'EOF'\ngit push --force\nEOF",
     ] {
-        assert!(fires(PUSH_SOP, cmd), "{cmd}: the SOP did not fire\n{}", ctx(cmd).haystack);
+        assert!(
+            fires(PUSH_SOP, cmd),
+            "{cmd}: the SOP did not fire\n{}",
+            ctx(cmd).haystack
+        );
     }
 }
 
@@ -161,6 +179,10 @@ fn nesting_past_the_reader_fails_closed() {
         .risk_reasons
         .iter()
         .any(|r| r == "commands nested deeper than hookwise reads"));
+    assert!(
+        fires(PUSH_SOP, &line),
+        "an SOP naming commands applies to what cannot be read"
+    );
     let c = ctx(&"echo $(".repeat(400));
     assert_eq!(c.risk, Risk::Critical);
 }

@@ -23,8 +23,7 @@ mod tables;
 mod targets;
 
 pub use command::{
-    arguments_are_data, canonical, command_line, command_read_only, segment_read_only,
-    subcommand,
+    arguments_are_data, canonical, command_line, command_read_only, segment_read_only, subcommand,
 };
 use command::{salient_flags, segment_risk, subcommand_at};
 use tables::*;
@@ -116,6 +115,10 @@ pub struct ActionContext {
     pub subcommand: Option<String>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub sudo: bool,
+    /// Part of the command line nests deeper than the shell reader follows: its commands
+    /// cannot be checked, so every SOP that names commands applies ([`super::sop`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unread: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub project: Option<String>,
     /// The primary service (of the riskiest command, else the first one named).
@@ -196,12 +199,14 @@ pub fn extract_on(
         for (i, seg) in segs.iter().enumerate() {
             let canon = command_line(seg, data);
             hay.push(canon.clone());
-            if !seg.heredoc.is_empty() {
+            // a here-document fed to `cat` is data like a quoted argument; fed to `sh`, code
+            if !seg.heredoc.is_empty() && !data {
                 hay.push(seg.heredoc.trim_end().to_string());
             }
             texts.extend(seg.words.iter().cloned());
-            let (mut risk, mut why) = segment_risk(seg, &canon, rules);
+            let (mut risk, mut why) = segment_risk(seg, &canon, !data, rules);
             if seg.truncated {
+                ctx.unread = true;
                 raise(
                     &mut risk,
                     &mut why,

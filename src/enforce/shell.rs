@@ -730,7 +730,10 @@ mod tests {
         let s = split(&line);
         assert!(s.len() <= (MAX_DEPTH + 2) as usize);
         let last = s.last().unwrap();
-        assert!(last.truncated && last.words[0].contains("rm -rf x"), "{s:?}");
+        assert!(
+            last.truncated && last.words[0].contains("rm -rf x"),
+            "{s:?}"
+        );
         let bomb = "$(".repeat(5000);
         let s = split(&bomb);
         assert!(s.len() <= MAX_SEGMENTS);

@@ -226,7 +226,10 @@ fn matching_and_confidence() {
     assert!(m(&md, "git commit -m \"never git push --force to main\"").is_none());
     assert!(m(&md, "git commit -m 'x' && git push --force").is_some());
     assert!(m(&md, "bash -c \"git commit -m 'never git push --force'\"").is_none());
-    assert!(m(&md, "echo 'git push --force' | sh").is_some(), "sh runs its input");
+    assert!(
+        m(&md, "echo 'git push --force' | sh").is_some(),
+        "sh runs its input"
+    );
     assert!(m(&md, "echo forcepush").is_none(), "whole words only");
     assert_eq!(m(&y, "sudo systemctl reload nginx").unwrap().0, 0.95);
     assert_eq!(

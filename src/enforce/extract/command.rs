@@ -55,10 +55,15 @@ pub fn arguments_are_data(segs: &[Segment]) -> bool {
     })
 }
 
-pub(super) fn segment_risk(seg: &Segment, canon: &str, rules: &Rules) -> (Risk, Vec<String>) {
+pub(super) fn segment_risk(
+    seg: &Segment,
+    canon: &str,
+    heredoc: bool,
+    rules: &Rules,
+) -> (Risk, Vec<String>) {
     let mut risk = Risk::Low;
     let mut why = Vec::new();
-    let text = if seg.heredoc.is_empty() {
+    let text = if seg.heredoc.is_empty() || !heredoc {
         canon.to_string()
     } else {
         format!("{canon}\n{}", seg.heredoc)

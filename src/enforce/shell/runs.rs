@@ -41,8 +41,16 @@ fn executing_var(name: &str) -> bool {
         || name.ends_with("EDITOR")
         || matches!(
             name,
-            "PATH" | "LD_PRELOAD" | "LD_LIBRARY_PATH" | "LD_AUDIT" | "BASH_ENV" | "ENV"
-                | "PYTHONSTARTUP" | "NODE_OPTIONS" | "PERL5OPT" | "RUBYOPT"
+            "PATH"
+                | "LD_PRELOAD"
+                | "LD_LIBRARY_PATH"
+                | "LD_AUDIT"
+                | "BASH_ENV"
+                | "ENV"
+                | "PYTHONSTARTUP"
+                | "NODE_OPTIONS"
+                | "PERL5OPT"
+                | "RUBYOPT"
         )
 }
 
@@ -76,10 +84,20 @@ const OPTION_EFFECTS: &[(&str, &[&str])] = &[
     ("ag", &["--pager"]),
     ("ack", &["--pager", "--output"]),
     ("yq", &["-i", "--inplace"]),
-    ("journalctl", &[
-        "--vacuum-size", "--vacuum-time", "--vacuum-files", "--rotate", "--flush",
-        "--setup-keys", "--relinquish-var", "--sync", "--update-catalog",
-    ]),
+    (
+        "journalctl",
+        &[
+            "--vacuum-size",
+            "--vacuum-time",
+            "--vacuum-files",
+            "--rotate",
+            "--flush",
+            "--setup-keys",
+            "--relinquish-var",
+            "--sync",
+            "--update-catalog",
+        ],
+    ),
     ("date", &["-s", "--set"]),
     ("file", &["-C", "--compile"]),
     ("history", &["-c", "-w", "-a", "-r", "-d", "-n", "-s"]),
@@ -307,7 +325,10 @@ fn git(rest: &[String], e: &mut Effects) {
             if w == "--config-env" {
                 i += 1;
             }
-        } else if matches!(w.as_str(), "-C" | "--git-dir" | "--work-tree" | "--namespace") {
+        } else if matches!(
+            w.as_str(),
+            "-C" | "--git-dir" | "--work-tree" | "--namespace"
+        ) {
             if w != "-C" {
                 e.executes = true; // another repository's config and hooks
             }
@@ -331,7 +352,10 @@ fn git(rest: &[String], e: &mut Effects) {
         _ => &[],
     };
     for w in args {
-        if let Some(o) = run_opts.iter().find(|o| option_is(w, o) || w.starts_with(*o)) {
+        if let Some(o) = run_opts
+            .iter()
+            .find(|o| option_is(w, o) || w.starts_with(*o))
+        {
             e.executes = true;
             let v = option_value(std::slice::from_ref(w), &[o])
                 .or_else(|| option_value(args, &[o]))
@@ -373,7 +397,11 @@ fn awk_program(rest: &[String]) -> Option<String> {
         if !w.starts_with('-') {
             return Some(w.clone());
         }
-        i += if matches!(w.as_str(), "-v" | "-F") { 2 } else { 1 };
+        i += if matches!(w.as_str(), "-v" | "-F") {
+            2
+        } else {
+            1
+        };
     }
     None
 }
