@@ -139,6 +139,8 @@ fn quoted_arguments_are_data_unless_a_program_runs_them() {
         "git add -A && git commit -m 'docs: git push --force is blocked'",
         "bash -c \"git commit -m 'never git push --force'\"",
         "cat > NOTES.md <<'EOF'\nnever git push --force\nEOF",
+        "git -c user.name='Jane Doe' commit -m 'never git push --force'",
+        "GIT_AUTHOR_NAME='Jane Doe' git commit -m 'never git push --force'",
     ] {
         assert!(
             !fires(PUSH_SOP, cmd),

@@ -149,7 +149,9 @@ pub fn effects(words: &[String]) -> Effects {
         let (name, value) = w.split_once('=').unwrap_or((w, ""));
         if executing_var(name) {
             e.executes = true;
-            if !value.is_empty() {
+            let command =
+                COMMAND_VARS.contains(&name) || name.ends_with("PAGER") || name.ends_with("EDITOR");
+            if command && !value.is_empty() {
                 e.bodies.push(value.to_string());
             }
         }
@@ -315,9 +317,9 @@ fn git(rest: &[String], e: &mut Effects) {
             } else {
                 w[2..].to_string()
             };
-            let value = kv.split_once('=').map_or("", |(_, v)| v);
+            let (key, value) = kv.split_once('=').unwrap_or((&kv, ""));
             let value = value.strip_prefix('!').unwrap_or(value);
-            if !value.is_empty() {
+            if !value.is_empty() && command_key(key) {
                 e.bodies.push(value.to_string());
             }
         } else if w.starts_with("--config-env") || w.starts_with("--exec-path=") {
@@ -382,6 +384,39 @@ fn git(rest: &[String], e: &mut Effects) {
     if sub == "reflog" && args.first().is_some_and(|a| a == "expire" || a == "delete") {
         e.writes = true;
     }
+}
+
+/// A git configuration key whose value is a command (`core.pager`, `core.fsmonitor`,
+/// `alias.x`, `diff.external`, `filter.x.clean`, `credential.helper`, …). Any `-c` makes git
+/// executing; only these values are read as commands (`user.name='Jane Doe'` is a name).
+fn command_key(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    k.starts_with("alias.")
+        || k.starts_with("pager.")
+        || [
+            "pager",
+            "editor",
+            "fsmonitor",
+            "sshcommand",
+            "askpass",
+            "program",
+            "command",
+            "cmd",
+            "helper",
+            "driver",
+            "external",
+            "textconv",
+            "clean",
+            "smudge",
+            "process",
+            "hook",
+            "proxy",
+            "viewer",
+            "browser",
+            "tool",
+        ]
+        .iter()
+        .any(|s| k.ends_with(s))
 }
 
 /// awk's program text: the first operand, unless `-f` gives a file.
