@@ -1,5 +1,6 @@
-// Issue 29, high 6 and 8, in the real OpenCode 1.18.33 with the packed package, offline, against a
-// scripted model. Three runs start together:
+// Issue 29, high 6 and 8, in the real OpenCode 1.18.33 and the real Claude Code 2.1.330 (at the end
+// of the file) with the packed package, offline, against a scripted model. In OpenCode three runs
+// start together:
 //   E. enforcement, a strict SOP on `rm -rf` and one on `git push --force`: commands that run
 //      another program through an option (`git grep --open-files-in-pager=…`, `git -c
 //      core.fsmonitor=…`, `GIT_PAGER=…`, `find -exec`) must meet the SOP (the folders they would
@@ -36,8 +37,9 @@ const suiteSkip = suiteGate(e2eGate(), "security commands", "opencode");
 const YAML = ".orchestration/active_intents.yaml";
 const RM_MARKER = "SEC-RM-RF-SOP-MARKER";
 const WRITE_MARKER = "SEC-SHELL-WRITES-SOP-MARKER";
-const sop = (id, match, marker) => `---\nid: ${id}\ncategory: security\nmatch:\n  tools: [bash]\n${match}---\n# ${id}\n\n## Preflight\n1. Ask the user first (${marker}).\n`;
+const sop = (id, match, marker, tools = "bash") => `---\nid: ${id}\ncategory: security\nmatch:\n  tools: [${tools}]\n${match}---\n# ${id}\n\n## Preflight\n1. Ask the user first (${marker}).\n`;
 const RM_SOP = sop("no-rm-rf", "  patterns: ['rm\\s+-(rf|fr)\\b']\n", RM_MARKER);
+const RM_SOP_CLAUDE = sop("no-rm-rf", "  patterns: ['rm\\s+-(rf|fr)\\b']\n", RM_MARKER, "Bash");
 const FORCE_SOP = sop("force-push", "  patterns: ['git\\s+push\\s.*--force']\n", "SEC-FORCE");
 // tools only: applies to every shell call that is not read-only (read-only ones take the fast path)
 const WRITES_SOP = sop("shell-writes", "", WRITE_MARKER);
@@ -242,7 +244,7 @@ describe("issue 29, high 6 and 8, in the real Claude Code", { skip: suiteGate(cl
   };
 
   before(async () => {
-    ce = hookwiseProject({ git: true, env: IDENTITY, files: { ".hookwise/sops/rm.md": RM_SOP, "v1/keep.txt": "keep\n", "v2/keep.txt": "keep\n", "README.md": "# demo\n" } });
+    ce = hookwiseProject({ git: true, env: IDENTITY, files: { ".hookwise/sops/rm.md": RM_SOP_CLAUDE, "v1/keep.txt": "keep\n", "v2/keep.txt": "keep\n", "README.md": "# demo\n" } });
     cg = hookwiseProject({ git: true, files: { ".orchestration/active_intents.yaml": SHARED_INTENTS, "src/auth/.keep": "", "README.md": "# demo\n" } });
     const local = cg.exists(".claude/settings.local.json") ? JSON.parse(cg.read(".claude/settings.local.json")) : {};
     const allowSelect = (local.permissions?.allow ?? []).includes(SELECT) ? "" : ` ${SELECT}`;
