@@ -24,6 +24,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { e2eGate, makeSandbox, assertRunOk } from "../e2e/lib/opencode.mjs";
+import { resultOf, use } from "./lib/results.mjs";
 import { installPacked, tmp } from "./lib/pkg.mjs";
 import { INTENTS, GOVERNED } from "./lib/fixtures.mjs";
 import { suiteGate } from "../e2e-shared/gate.mjs";
@@ -44,17 +45,6 @@ const FORCE_SOP = sop("force-push", "  patterns: ['git\\s+push\\s.*--force']\n",
 // tools only: applies to every shell call that is not read-only (read-only ones take the fast path)
 const WRITES_SOP = sop("shell-writes", "", WRITE_MARKER);
 const IDENTITY = { GIT_AUTHOR_NAME: "e2e", GIT_AUTHOR_EMAIL: "e2e@example.invalid", GIT_COMMITTER_NAME: "e2e", GIT_COMMITTER_EMAIL: "e2e@example.invalid" };
-
-function resultOf(r, callId) {
-  for (const req of r.mainRequests()) {
-    const res = req.toolResults().find((t) => t.toolCallId === callId);
-    if (res) return res.content;
-  }
-  const u = r.toolUses().find((x) => x.callID === callId);
-  if (u) return String(u.error ?? u.output ?? "");
-  assert.fail(`no model request carries the result of ${callId}\n${r.describe()}`);
-}
-const use = (r, id) => r.toolUses().find((u) => u.callID === id);
 
 function assertBlocked(r, id, pattern) {
   const result = resultOf(r, id);

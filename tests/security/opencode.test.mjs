@@ -22,6 +22,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { e2eGate, makeSandbox, assertRunOk } from "../e2e/lib/opencode.mjs";
 import { validate } from "../js/agent-trace-schema.mjs";
+import { resultOf, use } from "./lib/results.mjs";
 import { installPacked, tmp, walk } from "./lib/pkg.mjs";
 import { FAKE_ROOT, FAKE_MAENIFOLD } from "./lib/procs.mjs";
 import { INTENTS, GOVERNED, ENFORCED, SOP_MARKER, UNICODE_CONTENT, SECRET_CONVERSATION, SECRET_COMMAND, SECRETS, deepArray, secretsIn } from "./lib/fixtures.mjs";
@@ -39,19 +40,6 @@ const GPT = {
   small_model: "mock/gpt-5-mock",
   provider: { mock: { models: { "gpt-5-mock": { name: "gpt-5-mock", tool_call: true, limit: { context: 200000, output: 4096 } } } } },
 };
-
-/** The run's model request carrying the result of `callId`, and that result. */
-function resultOf(r, callId) {
-  for (const req of r.mainRequests()) {
-    const res = req.toolResults().find((t) => t.toolCallId === callId);
-    if (res) return res.content;
-  }
-  // a compaction replaced the history before the model was asked again: OpenCode's own record
-  const u = r.toolUses().find((x) => x.callID === callId);
-  if (u) return String(u.error ?? u.output ?? "");
-  assert.fail(`no model request carries the result of ${callId}\n${r.describe()}`);
-}
-const use = (r, id) => r.toolUses().find((u) => u.callID === id);
 
 /** The call did not run: OpenCode reports an error, and the model reads hookwise's reason. */
 function assertBlocked(r, id, what) {
