@@ -74,7 +74,7 @@ fn segment_names(seg: &Segment, vars: &[(String, String)]) -> Option<String> {
             .filter(|_| shell::is_assignment(w))
             .map_or(w.as_str(), |(_, v)| v);
         let e = expand(value, vars);
-        for part in e.split(|c: char| matches!(c, '/' | '=' | ':' | ' ' | '\t' | '\n' | '@')) {
+        for part in e.split(['/', '=', ':', ' ', '\t', '\n', '@']) {
             if component_names(part) {
                 return Some(format!("`{w}`"));
             }
