@@ -6,6 +6,8 @@
 //! feature) through its one driver, bounded by `testing::bound`. Native only (`tests/wasm.rs` is the wasm-pack target).
 #![cfg(not(target_arch = "wasm32"))]
 
+#[path = "fuzz/commands.rs"]
+mod commands;
 #[path = "fuzz/common.rs"]
 mod common;
 #[path = "fuzz/config.rs"]

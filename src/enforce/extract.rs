@@ -6,7 +6,10 @@
 //! are read with [`super::shell`]: every
 //! segment of a chain is looked at and the riskiest one describes the call. A command whose
 //! every segment is read-only (`ls`, `cat`, `git status`, …, no output redirection to a file,
-//! no command substitution) takes the fast path and is never blocked.
+//! no command substitution, no option that runs a program or writes a file: `git -c`,
+//! `tree -o`, `GIT_PAGER=…`) takes the fast path and is never blocked. SOPs see commands, not
+//! the text they carry: a quoted argument of a program that does not run it is `'…'`
+//! ([`command_line`]); what a program does run is read as a command of its own.
 
 use super::re::Regex;
 use serde::{Deserialize, Serialize};
@@ -19,7 +22,9 @@ mod command;
 mod tables;
 mod targets;
 
-pub use command::{canonical, command_read_only, segment_read_only, subcommand};
+pub use command::{
+    arguments_are_data, canonical, command_line, command_read_only, segment_read_only, subcommand,
+};
 use command::{salient_flags, segment_risk, subcommand_at};
 use tables::*;
 pub use targets::{find_urls, host_of_destination, project_in};
@@ -110,6 +115,10 @@ pub struct ActionContext {
     pub subcommand: Option<String>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub sudo: bool,
+    /// Part of the command line nests deeper than the shell reader follows: its commands
+    /// cannot be checked, so every SOP that names commands applies ([`super::sop`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unread: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub project: Option<String>,
     /// The primary service (of the riskiest command, else the first one named).
@@ -162,7 +171,7 @@ pub fn extract_on(
         tool: tool.to_string(),
         ..Default::default()
     };
-    let command_line = crate::host::args::command(host, tool, args);
+    let line_arg = crate::host::args::command(host, tool, args);
     let mut tokens: Vec<String> = Vec::new(); // lowercase, for services and keywords
     let mut hosts: Vec<String> = Vec::new();
 
@@ -179,21 +188,32 @@ pub fn extract_on(
     }
 
     let mut texts: Vec<String> = Vec::new(); // every string, for projects and URLs
-    if let Some(line) = command_line {
+    if let Some(line) = line_arg {
         let segs = shell::split(line);
         let mut hay = vec![tool.to_string()];
         let mut best: Option<(Risk, usize)> = None;
         let mut all_read_only = true;
         let mut reasons: Vec<String> = Vec::new();
         let mut risks: Vec<Risk> = Vec::new();
+        let data = arguments_are_data(&segs);
         for (i, seg) in segs.iter().enumerate() {
-            let canon = canonical(seg);
+            let canon = command_line(seg, data);
             hay.push(canon.clone());
-            if !seg.heredoc.is_empty() {
+            // a here-document fed to `cat` is data like a quoted argument; fed to `sh`, code
+            if !seg.heredoc.is_empty() && !data {
                 hay.push(seg.heredoc.trim_end().to_string());
             }
             texts.extend(seg.words.iter().cloned());
-            let (risk, why) = segment_risk(seg, &canon, rules);
+            let (mut risk, mut why) = segment_risk(seg, &canon, !data, rules);
+            if seg.truncated {
+                ctx.unread = true;
+                raise(
+                    &mut risk,
+                    &mut why,
+                    Risk::Critical,
+                    "commands nested deeper than hookwise reads",
+                );
+            }
             reasons.extend(why);
             risks.push(risk);
             if !segment_read_only(seg, rules) {
@@ -458,3 +478,7 @@ fn flatten(
 #[cfg(test)]
 #[path = "extract_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "classify_tests.rs"]
+mod classify_tests;

@@ -109,7 +109,7 @@ fn command_table() {
             "terraform plan -out tf.plan",
             Some("terraform plan"),
             Risk::Low,
-            true,
+            false, // writes the plan file
         ),
         (
             "systemctl restart nginx",

@@ -5,7 +5,12 @@
 //! substitutions (`$(…)`, backticks, `<(…)`), `sh -c '…'` bodies and ssh remote commands
 //! out as segments of their own.
 //!
-//! It never fails: an unbalanced quote runs to the end of the input.
+//! It never fails: an unbalanced quote runs to the end of the input. What it cannot follow
+//! (nesting deeper than [`MAX_DEPTH`], more than [`MAX_SEGMENTS`] commands) becomes one
+//! `truncated` segment holding the unread text, never silence.
+
+mod runs;
+pub use runs::{effects, shell_c_body, Effects};
 
 /// One simple command.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -22,6 +27,14 @@ pub struct Segment {
     pub has_substitution: bool,
     /// For a segment from an ssh remote command: the host it runs on.
     pub remote_host: Option<String>,
+    /// It runs code besides its program (a `-c` body, `git -c`, a pager or editor variable,
+    /// inline interpreter code, `find -exec`): see [`runs::effects`].
+    pub executes: bool,
+    /// An option or operand makes it write a file (`tree -o`, `uniq IN OUT`, `yq -i`).
+    pub writes_by_option: bool,
+    /// Commands nested deeper than the reader follows (or past its segment cap) were left
+    /// unread here: `words` holds the unread text as one word. Never read-only.
+    pub truncated: bool,
 }
 
 impl Segment {
@@ -37,8 +50,8 @@ impl Segment {
     }
 }
 
-const MAX_DEPTH: u32 = 4;
-const MAX_SEGMENTS: usize = 256;
+pub const MAX_DEPTH: u32 = 4;
+pub const MAX_SEGMENTS: usize = 256;
 
 /// Split a command line into its simple commands, in order of appearance (nested ones right
 /// after the segment that holds them).
@@ -50,7 +63,7 @@ pub fn split(line: &str) -> Vec<Segment> {
 
 fn split_into(line: &str, nested: bool, host: Option<&str>, depth: u32, out: &mut Vec<Segment>) {
     if depth > MAX_DEPTH {
-        return;
+        return push_truncated(line, host, out);
     }
     let chars: Vec<char> = line.chars().collect();
     let mut p = Parser {
@@ -67,17 +80,17 @@ fn split_into(line: &str, nested: bool, host: Option<&str>, depth: u32, out: &mu
     p.run();
     for (mut seg, inner) in p.done {
         if out.len() >= MAX_SEGMENTS {
-            return;
+            return push_truncated(line, host, out);
         }
         seg.nested = nested;
         seg.remote_host = host.map(str::to_string);
+        let fx = effects(&seg.words);
+        seg.executes = fx.executes;
+        seg.writes_by_option = fx.writes;
         let words = seg.words.clone();
         out.push(seg);
-        for body in inner {
-            split_into(&body, true, host, depth + 1, out);
-        }
-        if let Some(body) = shell_c_body(&words) {
-            split_into(&body, true, host, depth + 1, out);
+        for body in inner.iter().chain(&fx.bodies) {
+            split_into(body, true, host, depth + 1, out);
         }
         if let Some((start, _)) = command_start(&words) {
             if basename(&words[start]) == "ssh" {
@@ -88,6 +101,26 @@ fn split_into(line: &str, nested: bool, host: Option<&str>, depth: u32, out: &mu
             }
         }
     }
+}
+
+/// Text the reader does not follow, kept as one segment that is never read-only (its raw text
+/// is still matched by SOP patterns). One per split at most.
+fn push_truncated(line: &str, host: Option<&str>, out: &mut Vec<Segment>) {
+    if out.iter().any(|s| s.truncated) {
+        return;
+    }
+    let text: String = line.chars().take(4096).collect();
+    if out.len() >= MAX_SEGMENTS {
+        out.pop();
+    }
+    out.push(Segment {
+        words: vec![text],
+        nested: true,
+        truncated: true,
+        executes: true,
+        remote_host: host.map(str::to_string),
+        ..Default::default()
+    });
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -561,22 +594,6 @@ pub fn command_start(words: &[String]) -> Option<(usize, bool)> {
 
 const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "fish", "ash"];
 
-/// The body of `sh -c '…'` (also `bash -lc`, `sudo bash -c`, `docker exec c sh -c …`).
-pub fn shell_c_body(words: &[String]) -> Option<String> {
-    let j = words.iter().position(|w| SHELLS.contains(&basename(w)))?;
-    let mut k = j + 1;
-    while let Some(w) = words.get(k) {
-        if w.starts_with('-') && !w.starts_with("--") && w[1..].contains('c') {
-            return words.get(k + 1).cloned();
-        }
-        if !w.starts_with('-') {
-            return None;
-        }
-        k += 1;
-    }
-    None
-}
-
 /// ssh's arguments (after the program): the destination and the remote command's words.
 pub fn ssh_parts(args: &[String]) -> (Option<String>, Vec<String>) {
     let i = skip_options(args, 0, "BbcDEeFIiJLlmOoPpQRSWw", &[]);
@@ -711,9 +728,16 @@ mod tests {
             line = format!("bash -c {}", shell_quote(&line));
         }
         let s = split(&line);
-        assert!(s.len() <= (MAX_DEPTH + 1) as usize);
+        assert!(s.len() <= (MAX_DEPTH + 2) as usize);
+        let last = s.last().unwrap();
+        assert!(
+            last.truncated && last.words[0].contains("rm -rf x"),
+            "{s:?}"
+        );
         let bomb = "$(".repeat(5000);
-        assert!(split(&bomb).len() <= MAX_SEGMENTS);
+        let s = split(&bomb);
+        assert!(s.len() <= MAX_SEGMENTS);
+        assert!(s.iter().any(|s| s.truncated));
     }
 
     fn shell_quote(s: &str) -> String {

@@ -218,8 +218,17 @@ fn matching_and_confidence() {
     assert_eq!(m(&md, "git push -f").unwrap().0, 1.0);
     assert!(m(&md, "git push origin main").is_none());
     assert_eq!(
-        m(&md, "echo 'about to force push' && git push").unwrap().0,
+        m(&md, "echo about to force push && git push").unwrap().0,
         0.5
+    );
+    // a quoted argument of a program that does not run it is data, not a command
+    assert!(m(&md, "echo 'about to force push' && git push").is_none());
+    assert!(m(&md, "git commit -m \"never git push --force to main\"").is_none());
+    assert!(m(&md, "git commit -m 'x' && git push --force").is_some());
+    assert!(m(&md, "bash -c \"git commit -m 'never git push --force'\"").is_none());
+    assert!(
+        m(&md, "echo 'git push --force' | sh").is_some(),
+        "sh runs its input"
     );
     assert!(m(&md, "echo forcepush").is_none(), "whole words only");
     assert_eq!(m(&y, "sudo systemctl reload nginx").unwrap().0, 0.95);

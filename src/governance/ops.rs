@@ -21,6 +21,8 @@ use super::scope::{resolve_from, Resolved, Scope};
 use super::trace::{self, RecordInput};
 use crate::host::{self, args::EditShape, Profile, Role};
 
+#[path = "guard.rs"]
+pub mod guard;
 #[path = "trace_io.rs"]
 mod trace_io;
 use trace_io::Unwritten;

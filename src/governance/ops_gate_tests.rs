@@ -23,10 +23,10 @@ fn governance_off_changes_nothing() {
     );
     assert!(t.system("s").system.is_empty());
     assert!(!t.select("s", "INT-1").ok);
-    // only the intents file was looked at; nothing was written
+    // only the intents file (and the guard's lock) was looked at; nothing was written
     assert!(
         t.fs.log.iter().all(
-            |r| matches!(r, Request::ReadFile { path, .. } | Request::Stat { path } if path.ends_with("active_intents.yaml"))
+            |r| matches!(r, Request::ReadFile { path, .. } | Request::Stat { path } if path.ends_with("active_intents.yaml") || path.ends_with("governance.lock"))
         ),
         "{:?}",
         t.fs.log

@@ -192,6 +192,9 @@ mod trace_cases;
 #[path = "host_tools_tests.rs"]
 mod host_tools;
 
+#[path = "guard_tests.rs"]
+mod guard_cases;
+
 #[test]
 fn options() {
     let (c, l) = GovConfig::from_options(None);

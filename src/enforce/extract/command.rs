@@ -6,23 +6,64 @@ use super::*;
 
 /// `program args…` of a segment (after wrappers), then its here-document on later lines.
 pub fn canonical(seg: &Segment) -> String {
+    command_line(seg, false)
+}
+
+/// `program args…` as SOPs and risk patterns see it: with `data`, an argument holding
+/// whitespace (a quoted string: a commit message, an `echo`'s text) is shown as `'…'`, so a
+/// pattern matches the command, not the text it carries (`git commit -m "never git push
+/// --force"` is a commit). Whatever a program runs of its arguments was read as segments of
+/// their own ([`crate::enforce::shell::effects`]).
+pub fn command_line(seg: &Segment, data: bool) -> String {
+    let shown = |w: &str| -> String {
+        if data && w.chars().any(char::is_whitespace) {
+            "'…'".to_string()
+        } else {
+            w.to_string()
+        }
+    };
     match seg.command_start() {
-        Some((start, _)) => {
+        Some((start, _)) if !seg.truncated => {
             let mut s = basename(&seg.words[start]).to_string();
             for w in &seg.words[start + 1..] {
                 s.push(' ');
-                s.push_str(w);
+                s.push_str(&shown(w));
             }
             s
         }
-        None => seg.words.join(" "),
+        _ => seg.words.join(" "),
     }
 }
 
-pub(super) fn segment_risk(seg: &Segment, canon: &str, rules: &Rules) -> (Risk, Vec<String>) {
+/// May the quoted arguments of this line be read as data? Only when every command in it is
+/// one whose arguments are known not to run (a read-only program, git, the file utilities), or
+/// a shell whose `-c` body was read as commands of its own: `echo "rm -rf x" | sh` and
+/// `python -c "…"` keep their text.
+pub fn arguments_are_data(segs: &[Segment]) -> bool {
+    segs.iter().all(|seg| {
+        if seg.truncated {
+            return false;
+        }
+        let Some((start, _)) = seg.command_start() else {
+            return true;
+        };
+        let prog = basename(&seg.words[start]);
+        DATA_PROGRAMS.contains(&prog)
+            || READ_ONLY_PROGRAMS.contains(&prog)
+            || prog == "eval"
+            || (crate::enforce::shell::shell_c_body(&seg.words).is_some())
+    })
+}
+
+pub(super) fn segment_risk(
+    seg: &Segment,
+    canon: &str,
+    heredoc: bool,
+    rules: &Rules,
+) -> (Risk, Vec<String>) {
     let mut risk = Risk::Low;
     let mut why = Vec::new();
-    let text = if seg.heredoc.is_empty() {
+    let text = if seg.heredoc.is_empty() || !heredoc {
         canon.to_string()
     } else {
         format!("{canon}\n{}", seg.heredoc)
@@ -73,6 +114,9 @@ pub fn segment_read_only(seg: &Segment, rules: &Rules) -> bool {
 
 /// The program and subcommand only read (whatever the redirections and substitutions).
 pub fn command_read_only(seg: &Segment, rules: &Rules) -> bool {
+    if seg.executes || seg.writes_by_option || seg.truncated {
+        return false; // `git -c core.pager=…`, `tree -o f`, `GIT_PAGER=… git log`
+    }
     let Some((start, _)) = seg.command_start() else {
         return true; // assignments only
     };

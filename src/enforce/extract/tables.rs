@@ -108,6 +108,13 @@ pub(super) const READ_ONLY_PROGRAMS: &[&str] = &[
     "who",
 ];
 
+/// Programs besides the read-only ones whose arguments are data: they never run them as
+/// commands (what they run through options, `git -c core.pager=…`, is read separately).
+pub(super) const DATA_PROGRAMS: &[&str] = &[
+    "git", "cp", "mv", "mkdir", "touch", "rm", "rmdir", "ln", "chmod", "chown", "chgrp", "tee",
+    "sort", "gh", "curl", "wget", "kill",
+];
+
 /// Subcommands that only read, by program. A `*` entry: any subcommand starting with the rest.
 pub(super) const READ_ONLY_SUBCOMMANDS: &[(&str, &[&str])] = &[
     (

@@ -83,6 +83,10 @@ pub fn match_sop(sop: &Rc<Sop>, ctx: &ActionContext, hay_lower: &str) -> Option<
             best = Some((c, why));
         }
     };
+    if ctx.unread && !(m.patterns.is_empty() && m.commands.is_empty()) {
+        // fail closed: a command the reader could not reach may be the one the SOP names
+        consider(1.0, "commands nested deeper than hookwise reads".into());
+    }
     if let Some(p) = m.patterns.iter().find(|p| p.is_match(&ctx.haystack)) {
         consider(1.0, format!("pattern '{}'", p.as_str()));
     }

@@ -285,11 +285,25 @@ pub struct TraceHeadCall {
 
 /// `governance.scaffold`: create the intents file (`active_intents: []`), never overwriting.
 pub(in crate::engine) async fn governance_scaffold(io: Io, call: GovScaffoldCall) -> Value {
-    let r = gov::init_scaffold(&io, &gov::InitInput { worktree: call.cwd }).await;
+    let r = gov::init_scaffold(
+        &io,
+        &gov::InitInput {
+            worktree: call.cwd.clone(),
+        },
+    )
+    .await;
     let rel = gov::ops::INTENTS_FILE;
     let kept = !r.created && r.message.ends_with("left unchanged");
+    let mut created: Vec<String> = if r.created { vec![rel.into()] } else { vec![] };
+    // a person re-initialises governance that a shell command locked
+    if let Some(why) = gov::ops::guard::reset(&io, &call.cwd).await {
+        created.push(format!(
+            "{}: governance reset (it was locked because {why})",
+            gov::ops::guard::LOCK_FILE
+        ));
+    }
     json!({
-        "created": if r.created { vec![rel] } else { vec![] },
+        "created": created,
         "kept": if kept { vec![rel] } else { vec![] },
         "failed": if r.created || kept { vec![] } else { vec![r.message] },
     })

@@ -70,6 +70,11 @@ pub async fn tool_after(io: &Io, gov: &Governance, input: &AfterInput) -> AfterO
         return out;
     }
     let wt = input.worktree.as_str();
+    if let Some(snap) = pending.as_ref().and_then(|p| p.guard.as_ref()) {
+        if let Some(n) = guard::after_shell(io, gov, wt, snap, &mut out.logs).await {
+            out.mutations.push(notice_mutation(&n));
+        }
+    }
     if refresh(io, gov, wt, &mut out.logs).await.is_none() {
         return out;
     }

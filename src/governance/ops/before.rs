@@ -40,6 +40,13 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
     if !gated && !cfg.read_tools.iter().any(|t| t == tool) {
         return out;
     }
+    if cfg.mutating_tools.iter().any(|t| t == tool) {
+        if let Some(msg) = guard::locked(io, gov, &input.worktree, tool).await {
+            out.block = Some(msg);
+            gov.put_blocked(&input.call_id);
+            return out;
+        }
+    }
     let Some(file) = refresh(io, gov, &input.worktree, &mut out.logs).await else {
         return out;
     };
@@ -62,6 +69,11 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
         return out;
     }
 
+    if let Some(spelling) = guard::shell_names_governance(cfg.host, tool, &input.args) {
+        out.block = Some(guard::names_block(tool, &spelling));
+        gov.put_blocked(&input.call_id);
+        return out;
+    }
     let active = gov.active_intent(&input.session_id);
     let scope = active.as_deref().and_then(|id| gov.scope(wt, &file, id));
     let tgts: Vec<Target> = targets(cfg.host, tool, &input.args).unwrap_or_default();
@@ -154,8 +166,13 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
         gov.put_blocked(&input.call_id);
         return out;
     }
+    let guard = if cfg.host.entry(tool).role == Role::Shell {
+        Some(guard::snapshot(io, gov, wt).await)
+    } else {
+        None
+    };
     let notice = gov.take_notice(wt);
-    if !pending_files.is_empty() || notice.is_some() {
+    if !pending_files.is_empty() || notice.is_some() || guard.is_some() {
         gov.put_pending(
             &input.call_id,
             Pending {
@@ -163,6 +180,7 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
                 intent: active,
                 files: pending_files,
                 notice,
+                guard,
             },
         );
         out.follow_up = true;

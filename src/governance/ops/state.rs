@@ -62,6 +62,8 @@ pub(super) struct Pending {
     pub(super) intent: Option<String>,
     pub(super) files: Vec<PendingFile>,
     pub(super) notice: Option<String>,
+    /// A shell call under governance: what the core knew of `.orchestration/` before it.
+    pub(super) guard: Option<guard::Snapshot>,
 }
 
 #[derive(Default)]
@@ -73,6 +75,8 @@ pub(super) struct State {
     pub(super) reads: HashMap<(String, String), String>,
     pub(super) read_order: VecDeque<(String, String)>,
     pub(super) pending: VecDeque<(String, Pending)>,
+    /// Worktree → why governance is locked there ([`guard`]): every gated call is blocked.
+    pub(super) locks: HashMap<String, String>,
 }
 
 /// The governance state of one engine: a cheap handle to share with operations.
