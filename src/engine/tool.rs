@@ -118,6 +118,12 @@ async fn knowledge(
             })
             .collect()
     };
+    // A vault's index is brought up to date once, before the lookups start together: a lookup
+    // does not wait for a refresh another one started, so the others would read the index as
+    // it was before the notes changed (a note deleted or renamed since still answering).
+    if let Source::Vault(v) = &source {
+        v.ensure_fresh(io).await;
+    }
     let src = source.with_timeout(cfg.deadline_ms);
     let lookups = concepts
         .iter()
