@@ -4,8 +4,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { createEngine } from "./engine.mjs";
-import { registerOpenCode, describeRegistration } from "./opencode-config.mjs";
+// The engine and OpenCode's configuration are loaded by the commands that need them: a command
+// hook answered by the warm server (js/warm-client.cjs) loads neither.
 
 const require = createRequire(import.meta.url);
 
@@ -145,6 +145,7 @@ async function engineFor(flags, { quiet, options: extra, host } = {}) {
   const warnings = [];
   const timer = quiet ? null : setTimeout(() => process.stderr.write("hookwise: indexing…\n"), 1000);
   const t0 = performance.now();
+  const { createEngine } = require("./engine.cjs");
   const engine = await createEngine({
     cwd,
     env,
@@ -299,7 +300,6 @@ const commands = {
   async hook({ _, flags }) {
     const event = _[1];
     if (!event) throw new UsageError("hook needs the event name, e.g. hookwise hook PreToolUse");
-    const { createClaude } = require("./claude.cjs");
     const raw = await readStdin(64 * 1024 * 1024);
     let payload = null;
     try {
@@ -308,6 +308,15 @@ const commands = {
       /* read as nothing: the core answers what it can */
     }
     const cwd = flags.cwd ? path.resolve(flags.cwd) : payload && typeof payload.cwd === "string" && path.isAbsolute(payload.cwd) ? payload.cwd : undefined;
+    // The project's warm server answers when it can (the payload as read); else this process does.
+    if (process.env.HOOKWISE_WARM !== "0") {
+      // the project as createClaude resolves it
+      const project = cwd || process.env.CLAUDE_PROJECT_DIR || process.cwd();
+      const w = await require("./warm-client.cjs").askWarm({ event, raw, project, explain: true });
+      if (process.env.HOOKWISE_DEBUG) process.stderr.write(`hookwise debug: ${w.answer ? "answered warm" : `cold (${w.why})`}\n`);
+      if (w.answer) return void process.stdout.write(w.answer.text);
+    }
+    const { createClaude } = require("./claude.cjs");
     const claude = createClaude({ cwd, log: (level, message) => level === "error" && process.stderr.write(`hookwise ${level}: ${message}\n`) });
     const r = await claude.hook(event, payload);
     await claude.dispose();
@@ -325,6 +334,7 @@ const commands = {
     const cwd = path.resolve(flags.cwd || process.cwd());
     if (flags.opencode !== undefined && flags.opencode !== "1" && flags.opencode !== "2") throw new UsageError(`--opencode must be 1 or 2, not ${JSON.stringify(flags.opencode)}`);
     const { engine } = await engineFor(flags, { quiet: true });
+    const { registerOpenCode, describeRegistration } = await import("./opencode-config.mjs");
     const r = await engine.scaffold({ governance: !!flags.governance });
     let opencode;
     try {
