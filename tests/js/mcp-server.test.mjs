@@ -171,9 +171,11 @@ test("hookwise hook <Event>: a command hook reads the payload on stdin and answe
     ".orchestration/active_intents.yaml": "active_intents:\n  - id: INT-1\n    name: Auth\n    status: IN_PROGRESS\n    owned_scope: [\"src/**\"]\n",
   });
   const payload = { session_id: "s1", cwd: project, hook_event_name: "PreToolUse", tool_name: "Write", tool_input: { file_path: path.join(project, "x.ts"), content: "x" }, tool_use_id: "t1" };
-  const out = execFileSync(NODE, [CLI, "hook", "PreToolUse"], { input: JSON.stringify(payload), env: noCliEnv(), encoding: "utf8" });
+  // the hook's own process answers (the warm server has its own suite: warm.test.mjs)
+  const env = () => noCliEnv({ HOOKWISE_WARM: "0" });
+  const out = execFileSync(NODE, [CLI, "hook", "PreToolUse"], { input: JSON.stringify(payload), env: env(), encoding: "utf8" });
   assert.equal(JSON.parse(out).hookSpecificOutput.permissionDecision, "deny");
-  const ok = execFileSync(NODE, [CLI, "hook", "UserPromptSubmit"], { input: "not json", env: noCliEnv(), cwd: project, encoding: "utf8" });
+  const ok = execFileSync(NODE, [CLI, "hook", "UserPromptSubmit"], { input: "not json", env: env(), cwd: project, encoding: "utf8" });
   assert.ok(ok === "{}" || JSON.parse(ok).hookSpecificOutput, ok);
 });
 

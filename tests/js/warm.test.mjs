@@ -41,6 +41,22 @@ function hook(env, event, payload) {
   return { out: r.stdout, code: r.status, stderr: r.stderr, how: m ? (m[1] === "answered warm" ? "warm" : "cold") : "?", why: m && m[2] };
 }
 
+/** `hook`, without blocking this process (a fake server in it must answer meanwhile). */
+function hookAsync(env, event, payload) {
+  return new Promise((resolve) => {
+    const c = spawn(RUNTIME, [CLI, "hook", event], { env, cwd: payload.cwd, stdio: ["pipe", "pipe", "pipe"] });
+    let out = "";
+    let stderr = "";
+    c.stdout.on("data", (d) => (out += d));
+    c.stderr.on("data", (d) => (stderr += d));
+    c.stdin.end(JSON.stringify(payload));
+    c.on("close", (code) => {
+      const m = /hookwise debug: (answered warm|cold \(([^)]*)\))/.exec(stderr);
+      resolve({ out, code, stderr, how: m ? (m[1] === "answered warm" ? "warm" : "cold") : "?", why: m && m[2] });
+    });
+  });
+}
+
 /** Hooks until one is answered warm (the first ones start the server and decide cold). */
 async function untilWarm(env, event, payload, ms = 60_000) {
   const until = Date.now() + ms;
@@ -255,8 +271,9 @@ test("a server answering garbage, another request's answer or nothing: every hoo
     });
     fs.rmSync(p.socket, { force: true });
     await new Promise((r) => fake.listen(p.socket, r));
-    const r = hook(env, "PreToolUse", writeCall(project, "x.ts"));
+    const r = await hookAsync(env, "PreToolUse", writeCall(project, "x.ts"));
     assert.equal(r.how, "cold", `${a}: ${r.stderr}`);
+    assert.notEqual(r.why, "timeout", `${a}: answered, not timed out`);
     assert.equal(decision(r), "deny", `${a}: ${r.out}`);
     await new Promise((r) => fake.close(r));
   }
@@ -383,4 +400,36 @@ test("HOOKWISE_WARM=0: the hook answers in its own process and starts no server"
   assert.equal(decision(r), "deny");
   await sleep(500);
   assert.ok(!fs.existsSync(paths(env, project).lock));
+});
+
+test("hookwise mcp: an intents file or hookwise.json that changes after its start is seen by the next hook", T, async () => {
+  const project = writeFiles(tmpdir("hookwise-warm-"), { "README.md": "x\n" });
+  const child = spawn(nodeBinary(), [CLI, "mcp"], { cwd: project, env: noCliEnv(), stdio: ["pipe", "pipe", "inherit"] });
+  let buf = "";
+  const waiting = new Map();
+  child.stdout.on("data", (d) => {
+    buf += d;
+    let i;
+    while ((i = buf.indexOf("\n")) !== -1) {
+      const m = JSON.parse(buf.slice(0, i));
+      buf = buf.slice(i + 1);
+      const w = waiting.get(m.id);
+      if (w) w(m);
+    }
+  });
+  let id = 0;
+  const ask = (method, params) => new Promise((r) => (waiting.set(++id, r), child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n")));
+  await ask("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "0" } });
+  const pre = async () => {
+    const w = writeCall(project, "src/a.ts");
+    const r = await ask("tools/call", { name: "hook_pre_tool_use", arguments: { ...w, tool_input: JSON.stringify(w.tool_input) } });
+    return decision({ out: r.result.content[0].text });
+  };
+  assert.equal(await pre(), "allow");
+  writeFiles(project, { ".orchestration/active_intents.yaml": intentsYaml(["INT-1", "Auth", ["src/**"]]) });
+  assert.equal(await pre(), "deny");
+  writeFiles(project, { ".hookwise/hookwise.json": JSON.stringify({ governance: false }) });
+  assert.equal(await pre(), "allow");
+  child.stdin.end();
+  await new Promise((r) => child.on("exit", r));
 });
