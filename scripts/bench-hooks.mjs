@@ -21,9 +21,9 @@ import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import readline from "node:readline";
 import { fileURLToPath } from "node:url";
 import { benchVault, relOf, DIRS } from "./bench-vault-notes.mjs";
+import { lineClient, benchEnv } from "./bench-hook-lib.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dist = path.join(root, "pkg/dist");
@@ -42,13 +42,7 @@ process.on("exit", () => {
   for (const s of servers) s.kill("SIGKILL");
   if (process.env.KEEP !== "1") fs.rmSync(tmp, { recursive: true, force: true });
 });
-const home = path.join(tmp, "home");
-fs.mkdirSync(home);
-const noMaenifoldPath = (process.env.PATH ?? "")
-  .split(":")
-  .filter((d) => d && !fs.existsSync(path.join(d, "maenifold")))
-  .join(":");
-const baseEnv = { PATH: noMaenifoldPath, HOME: home, TZ: "UTC", LANG: process.env.LANG ?? "C.UTF-8" };
+const { baseEnv } = benchEnv(tmp);
 
 // ---- the projects ---------------------------------------------------------------------------
 const SOP = `---\nid: git-force-push\ncategory: process\nmatch:\n  tools: [Bash]\n  patterns: ['git\\s+push\\s.*(--force|-f\\b)']\n---\n# Force-pushing\n\n## Preflight\n- the branch is yours\n`;
@@ -118,22 +112,7 @@ function command(env, event, pl) {
 async function mcpServer(p) {
   const child = spawn(process.execPath, [cli, "mcp"], { cwd: p.dir, env: baseEnv, stdio: ["pipe", "pipe", "inherit"] });
   servers.push(child);
-  const waiting = new Map();
-  let id = 0;
-  readline.createInterface({ input: child.stdout }).on("line", (line) => {
-    const m = JSON.parse(line);
-    const w = waiting.get(m.id);
-    if (w) {
-      waiting.delete(m.id);
-      w(m);
-    }
-  });
-  const ask = (method, params) =>
-    new Promise((resolve) => {
-      const n = ++id;
-      waiting.set(n, resolve);
-      child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: n, method, params }) + "\n");
-    });
+  const ask = lineClient(child);
   await ask("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench-hooks", version: "0" } });
   await ask("tools/list", {});
   return {
