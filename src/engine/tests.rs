@@ -208,9 +208,18 @@ fn bad_calls_are_typed_errors() {
 fn every_concept_of_a_call_sees_a_note_deleted_since_the_last_call() {
     let mut host = TestHost::default();
     host.watcher.watching = Some(true);
-    host.file("/w/kb/notes.md", "See [[alpha]] and [[beta]] with [[delta]].\n");
-    host.file("/w/kb/alpha.md", "ALPHA-TEXT is how [[alpha]] works with [[delta]].\n");
-    host.file("/w/kb/beta.md", "BETA-TEXT is how [[beta]] works with [[delta]].\n");
+    host.file(
+        "/w/kb/notes.md",
+        "See [[alpha]] and [[beta]] with [[delta]].\n",
+    );
+    host.file(
+        "/w/kb/alpha.md",
+        "ALPHA-TEXT is how [[alpha]] works with [[delta]].\n",
+    );
+    host.file(
+        "/w/kb/beta.md",
+        "BETA-TEXT is how [[beta]] works with [[delta]].\n",
+    );
     let mut engine = Engine::new();
     let init = json!({"hook": "init", "env": {"PATH": "/none", "HOOKWISE_VAULT": "/w/kb"}, "cwd": "/w",
         "mcp": false, "options": {"vaultRefreshMs": 0}});
@@ -222,10 +231,16 @@ fn every_concept_of_a_call_sees_a_note_deleted_since_the_last_call() {
         .to_string()
     };
     let r = crate::testing::drive(&mut engine, &call("c1"), &mut host);
-    assert!(r.to_string().contains("ALPHA-TEXT") && r.to_string().contains("BETA-TEXT"), "{r}");
+    assert!(
+        r.to_string().contains("ALPHA-TEXT") && r.to_string().contains("BETA-TEXT"),
+        "{r}"
+    );
     host.files.remove("/w/kb/beta.md");
     host.watcher.changed.insert("beta.md".into());
     let r = crate::testing::drive(&mut engine, &call("c2"), &mut host);
     assert!(r.to_string().contains("ALPHA-TEXT"), "{r}");
-    assert!(!r.to_string().contains("BETA-TEXT"), "a deleted note still answers: {r}");
+    assert!(
+        !r.to_string().contains("BETA-TEXT"),
+        "a deleted note still answers: {r}"
+    );
 }
