@@ -58,7 +58,7 @@ function createClaude(o = {}) {
   // variable, else this process's folder — walked up by the core to the governed project (a
   // sub-folder, a worktree); never the payload's `cwd`.
   const cwd = o.cwd || projectDir(host, env, process.cwd());
-  const findRoot = !o.cwd;
+  const findRoot = o.findRoot === undefined ? !o.cwd : !!o.findRoot;
   const transcripts = new Map(); // session_id -> transcript_path, from the hooks' payloads
   let lastSession = "";
   const hw = new Hookwise({

@@ -4,8 +4,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { createEngine } from "./engine.mjs";
-import { registerOpenCode, describeRegistration } from "./opencode-config.mjs";
+// The engine and OpenCode's configuration are loaded by the commands that need them: a command
+// hook answered by the warm server (js/warm-client.cjs) loads neither.
 
 const require = createRequire(import.meta.url);
 
@@ -169,6 +169,7 @@ async function engineFor(flags, { quiet, options: extra, host } = {}) {
   const warnings = [];
   const timer = quiet ? null : setTimeout(() => process.stderr.write("hookwise: indexing…\n"), 1000);
   const t0 = performance.now();
+  const { createEngine } = require("./engine.cjs");
   const engine = await createEngine({
     cwd,
     env,
@@ -325,13 +326,22 @@ const commands = {
   async hook({ _, flags }) {
     const event = _[1];
     if (!event) throw new UsageError("hook needs the event name, e.g. hookwise hook PreToolUse");
-    const { runHook, DIALECTS } = require("./claude.cjs");
+    const DIALECTS = require("./dialects.json");
     const host = flags.host === undefined ? "claude-code" : flags.host;
-    if (!DIALECTS[host]) throw new UsageError(`unknown --host ${JSON.stringify(host)} (${Object.keys(DIALECTS).join(", ")})`);
+    if (!Object.prototype.hasOwnProperty.call(DIALECTS, host)) throw new UsageError(`unknown --host ${JSON.stringify(host)} (${Object.keys(DIALECTS).join(", ")})`);
     const raw = await readStdin(64 * 1024 * 1024);
     // The project is where hookwise was set up (the host's project-folder variable, else this
     // process's folder, walked up by the core to the governed project), never the payload's `cwd`.
     const cwd = flags.cwd ? path.resolve(flags.cwd) : undefined;
+    // The project's warm server answers when it can (the payload as read); else this process does.
+    if (process.env.HOOKWISE_WARM !== "0" && !raw.over) {
+      const v = DIALECTS[host].projectDirVar && process.env[DIALECTS[host].projectDirVar];
+      const project = cwd || (typeof v === "string" && path.isAbsolute(v) ? v : process.cwd());
+      const w = await require("./warm-client.cjs").askWarm({ event, raw: raw.text, project, host, explain: true });
+      if (process.env.HOOKWISE_DEBUG) process.stderr.write(`hookwise debug: ${w.answer ? "answered warm" : `cold (${w.why})`}\n`);
+      if (w.answer) return void process.stdout.write(w.answer.text);
+    }
+    const { runHook } = require("./claude.cjs");
     const r = await runHook({ host, event, raw, cwd, log: (level, message) => level === "error" && process.stderr.write(`hookwise ${level}: ${message}\n`) });
     if (!r.ok) {
       // non-blocking: the agent goes on without hookwise
@@ -353,6 +363,7 @@ const commands = {
     const cwd = path.resolve(flags.cwd || process.cwd());
     if (flags.opencode !== undefined && flags.opencode !== "1" && flags.opencode !== "2") throw new UsageError(`--opencode must be 1 or 2, not ${JSON.stringify(flags.opencode)}`);
     const { engine } = await engineFor(flags, { quiet: true });
+    const { registerOpenCode, describeRegistration } = await import("./opencode-config.mjs");
     const r = await engine.scaffold({ governance: !!flags.governance });
     let opencode;
     try {

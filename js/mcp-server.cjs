@@ -10,6 +10,7 @@
 
 const { createClaude } = require("./claude.cjs");
 const { claudePreToolUse } = require("./failsafe.cjs");
+const { watchInputs } = require("./fresh.cjs");
 
 /** Protocol versions this server speaks, newest first (Claude Code 2.1.330 asks 2025-11-25). */
 const PROTOCOLS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
@@ -81,13 +82,37 @@ function serve(o = {}) {
     ((level, message) => {
       if (debug || level === "warn" || level === "error") process.stderr.write(`hookwise ${level}: ${message}\n`);
     });
-  const claude = createClaude({ host: o.host, cwd: o.cwd, env, log, options: o.options, wasmPath: o.wasmPath });
+  // One engine, made again when a file its init read has changed (js/fresh.cjs): a long-lived
+  // server answers as a fresh one would after hookwise.json, an SOP folder or the intents file
+  // comes or goes.
+  let claude = null;
+  let inputs = null;
   // Claude Code's hooks call the server's hook tools; the other hosts run command hooks and
   // get the model tools only
-  const hookTools = claude.host === "claude-code";
+  let hookTools = true;
   const setup = () => (hookTools ? claude.setup() : Promise.resolve({ tools: [], events: [] }));
-  // start the engine now: the first hook finds it warm
-  claude.hw.init().then(() => (claude.hw.plan.toolBefore || claude.hw.governanceOn ? setup().catch(() => {}) : null));
+  function makeEngine() {
+    const c = createClaude({ host: o.host, cwd: o.cwd, env, log, options: o.options, wasmPath: o.wasmPath });
+    claude = c;
+    hookTools = c.host === "claude-code";
+    inputs = watchInputs(c.hw);
+    // start the engine now: the first hook finds it warm
+    c.hw.init().then(() => (c.hw.plan.toolBefore || c.hw.governanceOn ? setup().catch(() => {}) : null));
+  }
+  makeEngine();
+  /** The engine, made again first if an input of its init changed. */
+  async function current() {
+    await inputs.ready();
+    const why = inputs.changed();
+    if (why && !inputs.untrusted()) {
+      log("info", `hookwise mcp: a new engine (changed: ${why})`);
+      const old = claude;
+      makeEngine();
+      Promise.resolve(old.dispose()).catch(() => {});
+      await inputs.ready();
+    }
+    return claude;
+  }
 
   let buf = "";
   let stopping = null;
@@ -129,6 +154,7 @@ function serve(o = {}) {
       case "tools/list": {
         let tools = [];
         try {
+          await current();
           const s = await setup();
           tools = [...s.tools, ...(await claude.modelTools())];
         } catch (e) {
@@ -139,6 +165,7 @@ function serve(o = {}) {
       case "tools/call": {
         const name = typeof params.name === "string" ? params.name : "";
         const args = params.arguments && typeof params.arguments === "object" ? params.arguments : {};
+        const claude = await current();
         let s = null;
         try {
           s = await setup();
@@ -257,7 +284,13 @@ function serve(o = {}) {
     process.on("SIGINT", onSigint);
     process.on("SIGTERM", onSigterm);
   }
-  return { closed, stop, claude };
+  return {
+    closed,
+    stop,
+    get claude() {
+      return claude;
+    },
+  };
 }
 
 module.exports = { serve, PROTOCOLS, topLevelId };

@@ -25,9 +25,9 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import readline from "node:readline";
 import { fileURLToPath } from "node:url";
-import { benchVault } from "./bench-vault-notes.mjs";
+import { benchVault, DIRS } from "./bench-vault-notes.mjs";
+import { lineClient, benchEnv } from "./bench-hook-lib.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dist = path.join(root, "pkg/dist");
@@ -57,13 +57,7 @@ console.log(`hookwise Claude Code hook benchmark (node ${process.versions.node},
 console.log(`generated ${N} notes in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
 // ---- two projects set up by `hookwise init --claude`: no knowledge source, and the vault --------
-const home = path.join(tmp, "home");
-fs.mkdirSync(home);
-const noMaenifoldPath = (process.env.PATH ?? "")
-  .split(":")
-  .filter((d) => d && !fs.existsSync(path.join(d, "maenifold")))
-  .join(":");
-const baseEnv = { PATH: noMaenifoldPath, HOME: home, TZ: "UTC", LANG: process.env.LANG ?? "C.UTF-8" };
+const { home, baseEnv } = benchEnv(tmp);
 
 function project(name, vaultDir) {
   const dir = path.join(tmp, name);
@@ -124,27 +118,7 @@ function payload(dir, command) {
 async function startServer(p) {
   const s = p.server;
   const child = spawn(s.command, s.args ?? [], { cwd: p.dir, env: { ...p.env, ...(s.env ?? {}) }, stdio: ["pipe", "pipe", "inherit"] });
-  const waiting = new Map();
-  let seq = 0;
-  readline.createInterface({ input: child.stdout }).on("line", (line) => {
-    let m;
-    try {
-      m = JSON.parse(line);
-    } catch {
-      return;
-    }
-    const w = waiting.get(m.id);
-    if (w) {
-      waiting.delete(m.id);
-      w(m);
-    }
-  });
-  const request = (method, params) =>
-    new Promise((resolve) => {
-      const id = ++seq;
-      waiting.set(id, resolve);
-      child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
-    });
+  const request = lineClient(child);
   const t = performance.now();
   const init = await request("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench-claude", version: "0" } });
   const initMs = performance.now() - t;

@@ -77,11 +77,26 @@ impl VaultIndex {
         self.refreshed_ms.set(Some(self.clock.get().max(now)));
         *self.last.borrow_mut() = stats;
     }
+
+    /// Bring the index up to date once, then hold further refreshes until the returned guard
+    /// is dropped: the lookups of one call start together and a lookup does not wait for a
+    /// refresh another one started, so each reads the index as this refresh left it (not as it
+    /// was before a note was deleted or renamed). `None` when another operation's refresh is
+    /// running (nothing to hold: the lookups read the index as it is, as before).
+    pub async fn refreshed_and_held(&self, io: &Io) -> Option<Refreshing<'_>> {
+        self.ensure_fresh(io).await;
+        if self.refreshing.get() {
+            return None;
+        }
+        self.refreshing.set(true);
+        Some(Refreshing(&self.refreshing))
+    }
 }
 
 /// Clears the "refresh running" flag when dropped: at the end of a refresh, or when its
-/// future is dropped half-way.
-struct Refreshing<'a>(&'a Cell<bool>);
+/// future is dropped half-way; or, from [`VaultIndex::refreshed_and_held`], when the lookups
+/// that held refreshes are done.
+pub struct Refreshing<'a>(&'a Cell<bool>);
 
 impl Drop for Refreshing<'_> {
     fn drop(&mut self) {

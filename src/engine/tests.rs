@@ -200,3 +200,47 @@ fn bad_calls_are_typed_errors() {
     );
     assert_eq!(e.resume_json(1, "nah").unwrap_err().kind, "BadReply");
 }
+
+/// A long-lived engine (the warm hook server, `hookwise mcp`): every concept of one call reads
+/// the vault as it is now. The lookups of a call start together and a lookup does not wait for
+/// a refresh another one started, so the vault is brought up to date once before them.
+#[test]
+fn every_concept_of_a_call_sees_a_note_deleted_since_the_last_call() {
+    let mut host = TestHost::default();
+    host.watcher.watching = Some(true);
+    host.file(
+        "/w/kb/notes.md",
+        "See [[alpha]] and [[beta]] with [[delta]].\n",
+    );
+    host.file(
+        "/w/kb/alpha.md",
+        "ALPHA-TEXT is how [[alpha]] works with [[delta]].\n",
+    );
+    host.file(
+        "/w/kb/beta.md",
+        "BETA-TEXT is how [[beta]] works with [[delta]].\n",
+    );
+    let mut engine = Engine::new();
+    let init = json!({"hook": "init", "env": {"PATH": "/none", "HOOKWISE_VAULT": "/w/kb"}, "cwd": "/w",
+        "mcp": false, "options": {"vaultRefreshMs": 0}});
+    let r = crate::testing::drive(&mut engine, &init.to_string(), &mut host);
+    assert!(r["plan"]["toolBefore"].is_object(), "{r}");
+    let call = |id: &str| {
+        json!({"hook": "tool.before", "tool": "task", "sessionId": "s", "callId": id,
+            "args": {"prompt": "[[alpha]] and [[beta]]"}})
+        .to_string()
+    };
+    let r = crate::testing::drive(&mut engine, &call("c1"), &mut host);
+    assert!(
+        r.to_string().contains("ALPHA-TEXT") && r.to_string().contains("BETA-TEXT"),
+        "{r}"
+    );
+    host.files.remove("/w/kb/beta.md");
+    host.watcher.changed.insert("beta.md".into());
+    let r = crate::testing::drive(&mut engine, &call("c2"), &mut host);
+    assert!(r.to_string().contains("ALPHA-TEXT"), "{r}");
+    assert!(
+        !r.to_string().contains("BETA-TEXT"),
+        "a deleted note still answers: {r}"
+    );
+}

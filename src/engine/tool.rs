@@ -118,6 +118,12 @@ async fn knowledge(
             })
             .collect()
     };
+    // A vault's index is brought up to date once, and held so while the lookups run: they start
+    // together, and a lookup does not wait for a refresh another one started.
+    let hold = match &source {
+        Source::Vault(v) => v.refreshed_and_held(io).await,
+        _ => None,
+    };
     let src = source.with_timeout(cfg.deadline_ms);
     let lookups = concepts
         .iter()
@@ -126,6 +132,7 @@ async fn knowledge(
         .map(|(c, _)| src.build_context(io, c, q))
         .collect();
     let mut fresh = join_all(lookups).await.into_iter();
+    drop(hold);
     let mut answers: Vec<Option<Result<BuildContext, String>>> = Vec::with_capacity(concepts.len());
     {
         let mut s = shared.borrow_mut();

@@ -44,7 +44,7 @@ function maenifoldScript(req) {
 
 describe("knowledge context in the real Claude Code", { skip: suiteSkip }, () => {
   const sandboxes = [];
-  let vault, mae, resumed, fake, command, vsbRef, agent;
+  let vault, mae, resumed, fake, command, vsbRef, agent, commandDir;
 
   before(async () => {
     const vsb = hookwiseProject({ files: vaultFiles(".hookwise/knowledge") });
@@ -54,6 +54,7 @@ describe("knowledge context in the real Claude Code", { skip: suiteSkip }, () =>
     sandboxes.push(asb);
     const csb = hookwiseProject({ files: vaultFiles(".hookwise/knowledge"), initArgs: ["--command"] });
     sandboxes.push(csb);
+    commandDir = csb.dir;
     const msb = hookwiseProject();
     sandboxes.push(msb);
     fake = fakeMaenifold(msb.root, { FAKE_MAENIFOLD_STARTUP_MS: "300" });
@@ -106,7 +107,11 @@ describe("knowledge context in the real Claude Code", { skip: suiteSkip }, () =>
     assert.ok(ctx.includes("[[session-tokens]]") && ctx.includes("SHA-256 hash of each refresh token"), command.describe());
     assert.deepEqual(command.mcpServers(), [], "no hookwise MCP server in command mode");
     assert.ok(command.procs.some((p) => p.cmdline.includes("hook") && p.cmdline.includes("PreToolUse")), "a `hookwise hook PreToolUse` process ran");
-    assert.deepEqual(command.leftovers, []);
+    // The warm hook server the first hook started outlives claude by design (it serves the next
+    // session; it exits when idle or when the project goes: tests/js/warm.test.mjs); nothing else.
+    const warm = command.leftovers.filter((p) => p.cmdline.some((a) => a.endsWith("warm-server.cjs")));
+    assert.deepEqual(command.leftovers.filter((p) => !warm.includes(p)), []);
+    assert.ok(warm.length <= 1 && warm.every((p) => p.cmdline.includes(commandDir)), JSON.stringify(warm));
   });
 
   test("maenifold: the first request carries the session-start context", () => {

@@ -171,14 +171,16 @@ test("hookwise hook <Event>: a command hook reads the payload on stdin and answe
     ".orchestration/active_intents.yaml": "active_intents:\n  - id: INT-1\n    name: Auth\n    status: IN_PROGRESS\n    owned_scope: [\"src/**\"]\n",
   });
   const payload = { session_id: "s1", cwd: project, hook_event_name: "PreToolUse", tool_name: "Write", tool_input: { file_path: path.join(project, "x.ts"), content: "x" }, tool_use_id: "t1" };
-  // Claude Code runs a command hook in the project (and sets CLAUDE_PROJECT_DIR)
-  const out = execFileSync(NODE, [CLI, "hook", "PreToolUse"], { input: JSON.stringify(payload), env: noCliEnv(), cwd: project, encoding: "utf8" });
+  // Claude Code runs a command hook in the project (and sets CLAUDE_PROJECT_DIR); the hook's own
+  // process answers (the warm server has its own suite: warm.test.mjs)
+  const env = (extra = {}) => noCliEnv({ HOOKWISE_WARM: "0", ...extra });
+  const out = execFileSync(NODE, [CLI, "hook", "PreToolUse"], { input: JSON.stringify(payload), env: env(), cwd: project, encoding: "utf8" });
   assert.equal(JSON.parse(out).hookSpecificOutput.permissionDecision, "deny");
   // the payload's cwd never moves the project: another folder is outside it, not ungoverned
   const elsewhere = tmpdir("hookwise-claude-other-");
-  const moved = execFileSync(NODE, [CLI, "hook", "PreToolUse"], { input: JSON.stringify({ ...payload, cwd: elsewhere }), env: { ...noCliEnv(), CLAUDE_PROJECT_DIR: project }, cwd: elsewhere, encoding: "utf8" });
+  const moved = execFileSync(NODE, [CLI, "hook", "PreToolUse"], { input: JSON.stringify({ ...payload, cwd: elsewhere }), env: env({ CLAUDE_PROJECT_DIR: project }), cwd: elsewhere, encoding: "utf8" });
   assert.match(JSON.parse(moved).hookSpecificOutput.permissionDecisionReason, /outside the governed project/);
-  const ok = execFileSync(NODE, [CLI, "hook", "UserPromptSubmit"], { input: "not json", env: noCliEnv(), cwd: project, encoding: "utf8" });
+  const ok = execFileSync(NODE, [CLI, "hook", "UserPromptSubmit"], { input: "not json", env: env(), cwd: project, encoding: "utf8" });
   assert.ok(ok === "{}" || JSON.parse(ok).hookSpecificOutput, ok);
 });
 

@@ -1,0 +1,245 @@
+"use strict";
+// The command hook's side of the warm hook server (js/warm-server.cjs): `hookwise hook <Event>`
+// hands its payload, untouched, to the project's warm server over a Unix socket and prints the
+// answer. Transport only, and never the only way: no server, a server still starting, one that
+// does not answer in time or answers anything but a well-formed answer to this very request —
+// the hook decides cold, in its own process, exactly as without a warm server (governance and
+// enforcement stay fail-closed there). A missing server is started, detached, for the next call.
+//
+// Isolation: the socket lives in a per-user folder (mode 0700, owned by the user, not a symlink;
+// anything else and the warm path is off), its name is a hash of the user, the project, the
+// installed hookwise and the environment the core reads, and each request carries the per-user
+// secret kept in that folder (mode 0600). The server checks both.
+//
+// Only node: built-ins are loaded here: this runs in every hook process, before anything else.
+
+const fs = require("node:fs");
+const net = require("node:net");
+const os = require("node:os");
+const path = require("node:path");
+const crypto = require("node:crypto");
+
+/** Protocol version of a request line; a server speaking another answers nothing we accept. */
+const PROTOCOL = 1;
+/** How long a hook waits for a running server's answer before it decides cold. */
+const DEFAULT_TIMEOUT_MS = 5000;
+/** The environment the core reads (config.rs, discovery.rs): a different one is another server. */
+const ENV_KEYS = /^(HOOKWISE_|MAENIFOLD_)|^(PATH|HOME)$/;
+
+const uid = () => (typeof process.getuid === "function" ? process.getuid() : -1);
+
+/**
+ * The per-user folder of warm servers: `$XDG_RUNTIME_DIR/hookwise` when that is the user's own,
+ * else `<tmpdir>/hookwise-<uid>`. Created 0700; refused (null) when it exists with another owner,
+ * looser permissions or as a symlink — another user could then reach or replace the sockets.
+ */
+function runtimeDir(env = process.env) {
+  if (process.platform === "win32") return null;
+  const me = uid();
+  const candidates = [];
+  if (env.XDG_RUNTIME_DIR && path.isAbsolute(env.XDG_RUNTIME_DIR)) candidates.push(path.join(env.XDG_RUNTIME_DIR, "hookwise"));
+  candidates.push(path.join(os.tmpdir(), `hookwise-${me}`));
+  for (const dir of candidates) {
+    try {
+      fs.mkdirSync(dir, { mode: 0o700 });
+    } catch (e) {
+      if (!e || e.code !== "EEXIST") continue;
+    }
+    try {
+      const st = fs.lstatSync(dir);
+      if (st.isDirectory() && !st.isSymbolicLink() && st.uid === me && (st.mode & 0o077) === 0) return dir;
+    } catch {
+      /* next candidate */
+    }
+  }
+  return null;
+}
+
+/** The per-user secret (created once, 0600, in `dir`); null when it cannot be read safely. */
+function secret(dir) {
+  const file = path.join(dir, "secret");
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+      try {
+        const st = fs.fstatSync(fd);
+        if (!st.isFile() || st.uid !== uid() || (st.mode & 0o077) !== 0) return null;
+        const s = fs.readFileSync(fd, "utf8").trim();
+        return /^[0-9a-f]{64}$/.test(s) ? s : null;
+      } finally {
+        fs.closeSync(fd);
+      }
+    } catch (e) {
+      if (!e || e.code !== "ENOENT") return null;
+    }
+    try {
+      const tmp = path.join(dir, `secret.${process.pid}.${crypto.randomBytes(4).toString("hex")}`);
+      fs.writeFileSync(tmp, crypto.randomBytes(32).toString("hex") + "\n", { mode: 0o600, flag: "wx" });
+      try {
+        fs.linkSync(tmp, file); // atomic: the first writer wins, everyone reads the same secret
+      } catch {
+        /* another process won */
+      }
+      fs.unlinkSync(tmp);
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
+/** What makes two hook processes answerable by the same server. */
+function serverKey(project, env = process.env) {
+  const h = crypto.createHash("sha256");
+  h.update(`hookwise-warm\0${PROTOCOL}\0${uid()}\0${project}\0${__dirname}\0`);
+  // the installed hookwise: an upgrade is another server (the old one idles out)
+  for (const f of ["warm-server.cjs", "claude.cjs", "core.cjs", "hookwise_bg.wasm", "policy/hookwise_bg.wasm"]) {
+    try {
+      const st = fs.statSync(path.join(__dirname, f));
+      h.update(`${f}:${st.size}:${st.mtimeMs}\0`);
+    } catch {
+      h.update(`${f}:-\0`);
+    }
+  }
+  for (const k of Object.keys(env).filter((k) => ENV_KEYS.test(k)).sort()) h.update(`${k}=${env[k]}\0`);
+  return h.digest("hex").slice(0, 32);
+}
+
+/** The socket, lock and log paths of the server for `project`. */
+/** What a server is keyed by: its project and the host whose hooks it answers. */
+function serverFor(project, host) {
+  return host === "claude-code" ? project : `${project}\0${host}`;
+}
+
+function serverPaths(dir, project, env) {
+  const key = serverKey(project, env);
+  return { key, socket: path.join(dir, `${key}.sock`), lock: path.join(dir, `${key}.lock`) };
+}
+
+/** The pid in a lock file if that process is alive and is a warm server, else 0. */
+function lockHolder(lock) {
+  let pid = 0;
+  try {
+    pid = Number.parseInt(fs.readFileSync(lock, "utf8"), 10) || 0;
+  } catch {
+    return 0;
+  }
+  if (pid <= 0) return 0;
+  try {
+    process.kill(pid, 0);
+  } catch (e) {
+    if (!e || e.code !== "EPERM") return 0;
+  }
+  try {
+    // Linux: a pid reused by another program is not our server
+    if (!fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("warm-server")) return 0;
+  } catch {
+    /* no /proc: trust the pid */
+  }
+  return pid;
+}
+
+/** Start the server for `project`, detached (it outlives this hook); never throws. */
+function startServer(project, host, env, paths) {
+  try {
+    if (lockHolder(paths.lock)) return false; // starting or running already
+    const { spawn } = require("node:child_process");
+    const child = spawn(process.execPath, [path.join(__dirname, "warm-server.cjs"), project, host], {
+      detached: true,
+      stdio: "ignore",
+      env,
+      cwd: project,
+      windowsHide: true,
+    });
+    child.on("error", () => {});
+    child.unref();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Ask the warm server of `project` to answer hook `event` with the payload `raw` (the hook's
+ * stdin, as read). Resolves `{ok, text}` — the answer the server's engine gave — or null: decide
+ * cold (the reason is in `why` of the `{null, why}` pair when `o.explain` is set). Never rejects.
+ * @param {object} o
+ * @param {string} o.event
+ * @param {string} o.raw
+ * @param {string} o.project  the project's folder, absolute
+ * @param {object} [o.env]
+ * @param {number} [o.timeoutMs]
+ * @param {boolean} [o.start] start a server when none runs (default true)
+ */
+async function askWarm(o) {
+  const r = await ask(o);
+  return o.explain ? r : r.answer;
+}
+
+function ask({ event, raw, project, host = "claude-code", env = process.env, timeoutMs, start = true }) {
+  const none = (why) => ({ answer: null, why });
+  if (!project || !path.isAbsolute(project)) return Promise.resolve(none("no project"));
+  const dir = runtimeDir(env);
+  if (!dir) return Promise.resolve(none("no private runtime folder"));
+  const key = secret(dir);
+  if (!key) return Promise.resolve(none("no secret"));
+  // one server a project and host: each host's hooks are answered in its own dialect
+  const paths = serverPaths(dir, serverFor(project, host), env);
+  const limit = Number(env.HOOKWISE_WARM_TIMEOUT_MS) > 0 ? Number(env.HOOKWISE_WARM_TIMEOUT_MS) : timeoutMs || DEFAULT_TIMEOUT_MS;
+  const id = crypto.randomBytes(12).toString("hex");
+  return new Promise((resolve) => {
+    let done = false;
+    let buf = "";
+    const sock = net.createConnection(paths.socket);
+    const finish = (r) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      sock.destroy();
+      resolve(r);
+    };
+    const timer = setTimeout(() => {
+      // Connected but silent: a hung server. It is ended so that the next hook starts a new one.
+      const pid = lockHolder(paths.lock);
+      if (pid) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          /* gone meanwhile */
+        }
+      }
+      finish(none("timeout"));
+    }, limit);
+    sock.on("error", (e) => {
+      const code = (e && e.code) || "error";
+      if (start && (code === "ENOENT" || code === "ECONNREFUSED")) startServer(project, host, env, paths);
+      finish(none(code));
+    });
+    sock.on("connect", () => {
+      sock.write(JSON.stringify({ v: PROTOCOL, id, secret: key, project, host, event: String(event), payload: raw }) + "\n");
+    });
+    sock.setEncoding("utf8");
+    sock.on("data", (chunk) => {
+      buf += chunk;
+      const nl = buf.indexOf("\n");
+      if (nl === -1) {
+        if (buf.length > 64 * 1024 * 1024) finish(none("answer too long"));
+        return;
+      }
+      let m;
+      try {
+        m = JSON.parse(buf.slice(0, nl));
+      } catch {
+        return finish(none("garbage"));
+      }
+      // Only a well-formed answer to this request counts; anything else is decided cold.
+      if (!m || typeof m !== "object" || m.id !== id) return finish(none("garbage"));
+      if (m.busy) return finish(none("busy"));
+      if (m.ok !== true || typeof m.text !== "string") return finish(none(typeof m.error === "string" ? m.error : "garbage"));
+      finish({ answer: { ok: true, text: m.text }, why: "warm" });
+    });
+    sock.on("end", () => finish(none("closed")));
+  });
+}
+
+module.exports = { serverFor, askWarm, runtimeDir, secret, serverKey, serverPaths, lockHolder, startServer, PROTOCOL, DEFAULT_TIMEOUT_MS };
