@@ -18,6 +18,9 @@ pub struct Note {
     /// Front matter `title`, else the first `# H1`, else the file stem.
     pub title: String,
     pub tags: Vec<String>,
+    /// Front matter `aliases` (or `alias`): other names a link may use for this note, as
+    /// Obsidian and Foam read them.
+    pub aliases: Vec<String>,
     /// Front matter `modified` (or `updated`), as milliseconds since the epoch.
     pub modified_ms: Option<f64>,
     /// Byte offset of the body (after the front matter) in the text.
@@ -38,6 +41,7 @@ pub const SUMMARY_CHARS: usize = 200;
 pub struct FrontMatter {
     pub title: Option<String>,
     pub tags: Vec<String>,
+    pub aliases: Vec<String>,
     pub modified: Option<String>,
 }
 
@@ -69,12 +73,14 @@ pub fn split_front_matter(text: &str) -> (Option<&str>, usize) {
     (None, 0) // never closed: not front matter
 }
 
-/// Read `title`, `tags` and `modified` from a front matter block: `key: value` lines, inline
-/// lists (`[a, b]`), block lists (`- a`), quoted scalars. Robust to everything else.
+/// Read `title`, `tags`, `aliases` and `modified` from a front matter block: `key: value`
+/// lines, inline lists (`[a, b]`), block lists (`- a`), quoted scalars. Robust to everything
+/// else.
 pub fn parse_front_matter(block: &str) -> FrontMatter {
     let mut fm = FrontMatter::default();
-    // In a block list of tags (`tags:` then `- a` lines).
+    // In a block list of tags (`tags:` then `- a` lines), or of aliases.
     let mut tag_list = false;
+    let mut alias_list = false;
     for raw in block.lines() {
         let t = raw.trim();
         let tb = t.as_bytes();
@@ -86,6 +92,8 @@ pub fn parse_front_matter(block: &str) -> FrontMatter {
         if tb[0] == b'-' && (tb.len() == 1 || tb[1] == b' ') {
             if tag_list {
                 push_tag(&mut fm.tags, &unquote(&t[1..]));
+            } else if alias_list {
+                push_alias(&mut fm.aliases, &unquote(&t[1..]));
             }
             continue;
         }
@@ -93,6 +101,7 @@ pub fn parse_front_matter(block: &str) -> FrontMatter {
             continue; // a nested map or a folded scalar: not read
         }
         tag_list = false;
+        alias_list = false;
         let Some((k, v)) = t.split_once(':') else {
             continue;
         };
@@ -128,6 +137,22 @@ pub fn parse_front_matter(block: &str) -> FrontMatter {
                     }
                 }
             }
+            "aliases" | "alias" => {
+                if value.is_empty() {
+                    alias_list = true;
+                } else if let Some(inner) =
+                    value.strip_prefix('[').and_then(|x| x.strip_suffix(']'))
+                {
+                    for part in inner.split(',') {
+                        push_alias(&mut fm.aliases, &unquote(part));
+                    }
+                } else {
+                    // One alias, or several separated by commas (Obsidian's text field).
+                    for part in unquote(value).split(',') {
+                        push_alias(&mut fm.aliases, part);
+                    }
+                }
+            }
             "modified" | "updated" | "date_modified" | "lastmod"
                 if fm.modified.is_none() && !value.is_empty() =>
             {
@@ -145,6 +170,16 @@ fn push_tag(tags: &mut Vec<String>, t: &str) {
         tags.push(t.to_string());
     }
 }
+
+fn push_alias(aliases: &mut Vec<String>, a: &str) {
+    let a = a.trim();
+    if !a.is_empty() && aliases.len() < MAX_ALIASES && !aliases.iter().any(|x| x == a) {
+        aliases.push(a.to_string());
+    }
+}
+
+/// Aliases kept per note (a hostile note cannot make one name table entry per byte).
+pub const MAX_ALIASES: usize = 32;
 
 /// A scalar without its quotes (a copy only when quoted: escapes and doubled `'` are undone).
 fn unquote(v: &str) -> Cow<'_, str> {
@@ -552,6 +587,7 @@ pub fn parse(text: &str, stem: &str) -> Note {
     Note {
         title: fm.title.or(h1).unwrap_or_else(|| stem.to_string()),
         tags: fm.tags,
+        aliases: fm.aliases,
         modified_ms,
         body_start,
         concepts: links.concepts,

@@ -380,6 +380,7 @@ pub fn parse(text: &str, stem: &str) -> Note {
     Note {
         title,
         tags: fm.tags,
+        aliases: fm.aliases,
         modified_ms: fm.modified.as_deref().and_then(parse_iso8601_ms),
         body_start,
         concepts,
