@@ -5,6 +5,13 @@ use super::*;
 use crate::maenifold::NoteRef;
 use crate::wikilink::split_section;
 
+/// An Obsidian block id: `^` and letters, digits or `-`.
+fn is_block_id(w: &str) -> bool {
+    w.len() > 1
+        && w.starts_with('^')
+        && w[1..].bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+}
+
 impl Vault {
     /// BuildContext-equivalent. `concept` is normalized first; an unknown concept gives the
     /// empty answer (no knowledge, not an error). `depth` ≥ 2 adds the 2-hop ring.
@@ -117,10 +124,12 @@ impl Vault {
         let rec = self.file(f);
         let found = section.and_then(|s| excerpt::section_start(&rec.text, rec.body_start, s));
         let from = found.unwrap_or_else(|| excerpt::opening_start(&rec.text, rec.body_start));
-        let mut text = excerpt::preview(&rec.text, from, NOTE_CHARS);
-        if let Some(block) = section.and_then(|s| s.strip_prefix('^')).filter(|_| found.is_some()) {
-            text = text.replace(&format!(" ^{block}"), "");
-        }
+        // Block ids (` ^id` ending a block) are markup, not text.
+        let text: String = excerpt::preview(&rec.text, from, NOTE_CHARS)
+            .split(' ')
+            .filter(|w| !is_block_id(w))
+            .collect::<Vec<_>>()
+            .join(" ");
         NoteRef {
             uri: rec.uri.clone(),
             title: rec.title.clone(),

@@ -107,6 +107,7 @@ fn context_leads_with_the_note_itself_then_links() {
     assert_eq!(n.uri, "memory://app/Offline Sync");
     assert_eq!(n.title, "Offline Sync");
     assert!(n.text.starts_with("Sightings are written to SQLite"), "{}", n.text);
+    assert!(!n.text.contains("^batches"), "a block id is markup: {}", n.text);
     assert_eq!(b.linked_from, vec!["memory://app/photo-pipeline".to_string()]);
     // by an alias nobody links as such: the same note
     let b = v.build_context("sync-engine", 1, 10, false);
