@@ -130,6 +130,7 @@ impl Vault {
             .filter(|w| !is_block_id(w))
             .collect::<Vec<_>>()
             .join(" ");
+        let own = [normalize(&rec.title), normalize(stem_of(&rec.path))];
         NoteRef {
             uri: rec.uri.clone(),
             title: rec.title.clone(),
@@ -139,7 +140,7 @@ impl Vault {
                 .concepts
                 .iter()
                 .map(|&(c, _)| self.graph.name(c).to_string())
-                .filter(|n| *n != normalize(&rec.title) && *n != normalize(stem_of(&rec.path)))
+                .filter(|n| !own.contains(n))
                 .take(NOTE_LINKS)
                 .collect(),
         }
@@ -157,14 +158,17 @@ impl Vault {
         };
         names.push((name.to_string(), NameKind::Alias));
         let mut files: Vec<FileId> = Vec::new();
+        let mut ids = 0;
         for (n, _) in &names {
             if let Some(c) = self.graph.id(n) {
-                for &x in self.graph.files_of(c) {
-                    if Some(x) != f && !files.contains(&x) {
-                        files.push(x);
-                    }
-                }
+                files.extend(self.graph.files_of(c).iter().filter(|&&x| Some(x) != f));
+                ids += 1;
             }
+        }
+        if ids > 1 {
+            // A note linked under two names: once each (sorted, then adjacent duplicates).
+            crate::sort::sort(&mut files);
+            files.dedup();
         }
         top_k(&mut files, LINKED_FROM, |a, b| self.by_recency(*a, *b));
         files.iter().map(|&x| self.file(x).uri.clone()).collect()
