@@ -141,7 +141,7 @@ fn a_section_or_block_link_brings_that_part() {
 
 #[test]
 fn a_note_that_links_only_the_concept_counts_as_mentioning_it() {
-    let v = vault_of(&[("ops/cutover.md", ONLY), ("plan.md", MENTION), ("other.md", "[[cutover]] alone\n")]);
+    let v = vault_of(&[("ops/cutover.md", ONLY), ("plan.md", MENTION), ("other.md", "![[cutover#Plan]] embedded alone\n")]);
     let b = v.build_context("cutover", 1, 10, false);
     assert_eq!(b.note.unwrap().uri, "memory://ops/cutover");
     let mut from = b.linked_from.clone();

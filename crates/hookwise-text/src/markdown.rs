@@ -171,6 +171,52 @@ fn push_tag(tags: &mut Vec<String>, t: &str) {
     }
 }
 
+/// Inline `#tags` of a body (Obsidian's: `#` after a space or a line's start, then letters,
+/// digits, `_`, `-` or `/`, not all digits), outside fenced code and inline code, added to
+/// `tags` once each (at most [`MAX_INLINE_TAGS`]). A heading's `# ` is no tag.
+pub fn inline_tags(body: &str, tags: &mut Vec<String>) {
+    let b = body.as_bytes();
+    let mut fence = false;
+    let mut added = 0;
+    for line in body.split('\n') {
+        let t = line.trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fence = !fence;
+            continue;
+        }
+        if fence || find_byte(line.as_bytes(), b'#').is_none() {
+            continue;
+        }
+        let start = line.as_ptr() as usize - b.as_ptr() as usize;
+        let lb = line.as_bytes();
+        let mut in_code = false;
+        for i in 0..lb.len() {
+            match lb[i] {
+                b'`' => in_code = !in_code,
+                b'#' if !in_code && (i == 0 || lb[i - 1].is_ascii_whitespace()) => {
+                    let rest = &body[start + i + 1..start + lb.len()];
+                    let end = rest
+                        .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '/')))
+                        .unwrap_or(rest.len());
+                    let tag = &rest[..end];
+                    if !tag.is_empty() && !tag.bytes().all(|c| c.is_ascii_digit()) {
+                        if added >= MAX_INLINE_TAGS {
+                            return;
+                        }
+                        let before = tags.len();
+                        push_tag(tags, tag);
+                        added += tags.len() - before;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Inline tags kept per note.
+pub const MAX_INLINE_TAGS: usize = 32;
+
 fn push_alias(aliases: &mut Vec<String>, a: &str) {
     let a = a.trim();
     if !a.is_empty() && aliases.len() < MAX_ALIASES && !aliases.iter().any(|x| x == a) {
@@ -584,9 +630,11 @@ pub fn parse(text: &str, stem: &str) -> Note {
     links.flush(&mut run, body, block_start);
 
     let modified_ms = fm.modified.as_deref().and_then(parse_iso8601_ms);
+    let mut tags = fm.tags;
+    inline_tags(body, &mut tags);
     Note {
         title: fm.title.or(h1).unwrap_or_else(|| stem.to_string()),
-        tags: fm.tags,
+        tags,
         aliases: fm.aliases,
         modified_ms,
         body_start,
