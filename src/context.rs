@@ -44,10 +44,31 @@ pub enum Style {
 
 /// Characters of a preview kept per file.
 const PREVIEW_CHARS: usize = 240;
+/// Characters of the concept's own note kept.
+const NOTE_CHARS: usize = 400;
 
 /// The body lines for one concept's section (without the `---` separator).
 pub fn section_lines(b: &BuildContext) -> Vec<String> {
     let mut lines = vec![format!("## [[{}]]", b.concept)];
+    // The note the concept names comes first: what the concept is, in its own words.
+    if let Some(n) = &b.note {
+        let at = match &n.section {
+            Some(s) => format!("{}#{s}", n.uri),
+            None => n.uri.clone(),
+        };
+        lines.push(format!(
+            "Note {at} ({}): {}",
+            n.title,
+            clip(&collapse(&n.text), NOTE_CHARS)
+        ));
+        if !n.links.is_empty() {
+            let l: Vec<String> = n.links.iter().map(|c| format!("[[{c}]]")).collect();
+            lines.push(format!("Links to: {}", l.join(", ")));
+        }
+    }
+    if !b.linked_from.is_empty() {
+        lines.push(format!("Linked from: {}", b.linked_from.join(", ")));
+    }
     if !b.direct.is_empty() {
         let rel: Vec<String> = b
             .direct

@@ -235,6 +235,8 @@ impl Source {
         match self {
             #[cfg(feature = "policy")]
             Source::Mcp { h, cli, timeout_ms } => {
+                // maenifold's graph knows concepts, not sections of notes.
+                let concept = crate::wikilink::split_section(concept).0;
                 let ask = session::build_context(io, h, Some(&**cli), concept, q);
                 timeout(io, *timeout_ms, ask).await.unwrap_or_else(|| {
                     Err(format!(
@@ -253,6 +255,18 @@ impl Source {
         concept: &str,
         q: ContextQuery,
     ) -> Result<BuildContext, String> {
+        if let Source::Vault(v) = self {
+            // In process: the value itself, with what maenifold's text form has no place for
+            // (the note the concept names, the notes linking it).
+            v.ensure_fresh(io).await;
+            return Ok(v.vault.borrow().build_context(
+                concept,
+                q.depth,
+                q.max_entities as usize,
+                q.include_content,
+            ));
+        }
+        let concept = crate::wikilink::split_section(concept).0;
         let payload = json!({
             "conceptName": concept,
             "depth": q.depth,
@@ -291,22 +305,6 @@ fn vault_call(
             .unwrap_or(d)
     };
     match tool.to_ascii_lowercase().as_str() {
-        "buildcontext" => {
-            let concept = str_of("conceptName");
-            if concept.trim().is_empty() {
-                return Err("BuildContext: conceptName is missing".into());
-            }
-            let b = vault.build_context(
-                &concept,
-                num_of("depth", 2) as u32,
-                num_of("maxEntities", 20) as usize,
-                payload
-                    .get("includeContent")
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false),
-            );
-            Ok(b.to_text())
-        }
         "searchmemories" => {
             let query = str_of("query");
             let hits = vault.search(&query, num_of("pageSize", 10) as usize);
@@ -346,6 +344,11 @@ fn vault_call(
                 } else {
                     vault.uri_of_slug(&id)
                 }?;
+                vault.read(&u).map(|t| (u, t))
+            }).or_else(|| {
+                // A title, an alias or a path, resolved as a link to it would be.
+                let name = id.strip_prefix("memory://").unwrap_or(&id);
+                let u = vault.resolve_uri(name.strip_prefix("[[").and_then(|n| n.strip_suffix("]]")).unwrap_or(name))?;
                 vault.read(&u).map(|t| (u, t))
             });
             match found {

@@ -68,7 +68,7 @@ impl ArgsView<'_> {
                 let mut set = ConceptSet::default();
                 for e in excerpts.iter() {
                     let shell = matches!((e.path.as_slice(), shell_field), ([PathKey::Key(k)], Some(f)) if k == f);
-                    set.add_text(
+                    set.add_text_sections(
                         &e.text,
                         if shell {
                             ScanMode::Shell
@@ -123,7 +123,7 @@ pub fn concepts_in_args(host: &Profile, tool: &str, args: &Value) -> Vec<String>
             for (k, v) in m {
                 match v {
                     Value::String(s) if Some(k.as_str()) == shell_field => {
-                        set.add_text(&strip_blocks(s), ScanMode::Shell)
+                        set.add_text_sections(&strip_blocks(s), ScanMode::Shell)
                     }
                     _ => walk(v, &mut set),
                 }
@@ -136,7 +136,7 @@ pub fn concepts_in_args(host: &Profile, tool: &str, args: &Value) -> Vec<String>
 
 fn walk(v: &Value, set: &mut ConceptSet) {
     match v {
-        Value::String(s) => set.add_text(&strip_blocks(s), ScanMode::Prose),
+        Value::String(s) => set.add_text_sections(&strip_blocks(s), ScanMode::Prose),
         Value::Array(a) => a.iter().for_each(|x| walk(x, set)),
         Value::Object(m) => m.values().for_each(|x| walk(x, set)),
         _ => {}

@@ -176,8 +176,17 @@ async fn knowledge(
             Log::debug(msg)
         });
     }
+    // The concepts as the host reports them: names, a section asked for (`jwt#Claims`) shown
+    // as its concept, once.
+    let mut names: Vec<String> = Vec::with_capacity(concepts.len());
+    for c in &concepts {
+        let base = crate::wikilink::split_section(c).0;
+        if !names.iter().any(|n| n == base) {
+            names.push(base.to_string());
+        }
+    }
     let mut result = ToolResult {
-        concepts,
+        concepts: names,
         logs,
         ..Default::default()
     };

@@ -13,6 +13,31 @@ pub struct BuildContext {
     pub expanded: Vec<String>,
     pub community: Option<u32>,
     pub siblings: Vec<Sibling>,
+    /// The note the concept names — by file name, path, title or alias, as Obsidian and Foam
+    /// resolve a link — with its opening or the linked section. The vault's; maenifold's
+    /// graph has no notes of a concept's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<NoteRef>,
+    /// Notes that link the concept (or the note under any of its names), newest first,
+    /// the note itself left out. The vault's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub linked_from: Vec<String>,
+}
+
+/// The note a concept names, with the text to show.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NoteRef {
+    pub uri: String,
+    pub title: String,
+    /// The heading or `^block` the link asked for, when it was found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub section: Option<String>,
+    /// The note's opening, or the section's text.
+    pub text: String,
+    /// The concepts the note links (its own names left out), in the order it links them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -55,7 +80,11 @@ enum Section {
 impl BuildContext {
     /// True when maenifold knows nothing about the concept (`Direct relations (0 CONCEPTS):`).
     pub fn is_empty(&self) -> bool {
-        self.direct.is_empty() && self.expanded.is_empty() && self.siblings.is_empty()
+        self.direct.is_empty()
+            && self.expanded.is_empty()
+            && self.siblings.is_empty()
+            && self.note.is_none()
+            && self.linked_from.is_empty()
     }
 
     /// Parse the CLI's text form. Unknown lines are ignored (forward compatible); a text that

@@ -7,7 +7,7 @@ pub mod memory;
 pub mod recent;
 pub mod search;
 
-pub use build_context::{BuildContext, Relation, Sibling};
+pub use build_context::{BuildContext, NoteRef, Relation, Sibling};
 
 use serde_json::Value;
 

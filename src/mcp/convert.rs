@@ -225,6 +225,7 @@ pub fn build_context_from_value(v: &Value) -> Result<BuildContext, ConvertError>
         expanded,
         community,
         siblings,
+        ..Default::default()
     })
 }
 

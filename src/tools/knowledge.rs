@@ -250,8 +250,9 @@ async fn knowledge_context(
     let depth = int_arg(CONTEXT, input, "depth", 1, 2, 1)? as u32;
     let bare = raw.strip_prefix("[[").unwrap_or(&raw);
     let bare = bare.strip_suffix("]]").unwrap_or(bare);
-    let concept = crate::wikilink::normalize(bare);
-    if concept.is_empty() {
+    // `[[Note#Heading]]` asks for that section of the note.
+    let concept = crate::wikilink::concept_with_section(bare);
+    if crate::wikilink::split_section(&concept).0.is_empty() {
         return Err(format!("{CONTEXT}: `concept` has no name in it."));
     }
     let q = ContextQuery {

@@ -2,6 +2,7 @@
 //! previews and the search hits' snippets.
 
 use hookwise_text::markdown::{collapse, cut_words};
+use hookwise_text::wikilink::normalize;
 
 /// A preview of `text` from byte offset `from` (the start of a block): that block and the
 /// prose after it, whitespace collapsed, at most `max` characters. It stops before a code
@@ -37,6 +38,93 @@ pub fn preview(text: &str, from: usize, max: usize) -> String {
         }
     }
     cut_words(head.to_string())
+}
+
+/// Where a note's opening starts: the body after blank lines and a leading `# Title` line.
+pub fn opening_start(text: &str, body_start: usize) -> usize {
+    let mut pos = body_start.min(text.len());
+    let mut title_seen = false;
+    for line in text[pos..].split_inclusive('\n') {
+        let t = line.trim();
+        if t.is_empty() || (!title_seen && t.starts_with("# ")) {
+            title_seen |= !t.is_empty();
+            pos += line.len();
+            continue;
+        }
+        break;
+    }
+    pos
+}
+
+/// Where the section a link names starts in a note: `Heading` (any level; Obsidian's
+/// `A#B` nesting names the last one; compared like concept names) → the text under that
+/// heading; `^id` → the start of the block that ends with ` ^id` (or precedes a line that is
+/// only `^id`). Headings and markers inside fenced code do not count. `None`: no such
+/// section.
+pub fn section_start(text: &str, body_start: usize, section: &str) -> Option<usize> {
+    let body_start = body_start.min(text.len());
+    if let Some(id) = section.strip_prefix('^') {
+        let id = id.trim();
+        if id.is_empty() {
+            return None;
+        }
+        let marker = format!("^{id}");
+        let mut para = body_start;
+        let mut prev = body_start;
+        let mut pos = body_start;
+        let mut fence = false;
+        for line in text[body_start..].split_inclusive('\n') {
+            let t = line.trim();
+            if t.starts_with("```") || t.starts_with("~~~") {
+                fence = !fence;
+            }
+            if !fence {
+                if t == marker {
+                    return Some(prev); // the block above the marker line
+                }
+                if t.ends_with(&marker)
+                    && t[..t.len() - marker.len()].ends_with(char::is_whitespace)
+                {
+                    return Some(para);
+                }
+            }
+            if t.is_empty() {
+                para = pos + line.len();
+            } else if para == pos {
+                prev = pos;
+            }
+            pos += line.len();
+        }
+        return None;
+    }
+    let want = normalize(section.rsplit('#').next().unwrap_or(section));
+    if want.is_empty() {
+        return None;
+    }
+    let mut pos = body_start;
+    let mut fence = false;
+    for line in text[body_start..].split_inclusive('\n') {
+        let t = line.trim();
+        pos += line.len();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fence = !fence;
+            continue;
+        }
+        if fence {
+            continue;
+        }
+        let hashes = t.bytes().take_while(|&b| b == b'#').count();
+        if (1..=6).contains(&hashes) && t.as_bytes().get(hashes) == Some(&b' ') {
+            let heading = t[hashes..].trim().trim_end_matches('#').trim();
+            if normalize(heading) == want {
+                // The text under it, blank lines skipped.
+                let rest = &text[pos..];
+                let skip = rest.len() - rest.trim_start_matches(['\n', '\r', ' ', '\t']).len();
+                return Some(pos + skip);
+            }
+        }
+    }
+    None
 }
 
 /// Where the prose starting at `from` naturally pauses (see [`preview`]), or the end of

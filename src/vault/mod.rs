@@ -45,6 +45,14 @@ pub const MAX_FILE_BYTES: u64 = 5 * 1024 * 1024;
 pub const FILES_PER_RELATION: usize = 3;
 /// Characters of one content preview.
 pub const PREVIEW_CHARS: usize = 500;
+/// Characters of a concept's own note shown in its context.
+pub const NOTE_CHARS: usize = 400;
+/// Concepts a note links, listed with it.
+pub const NOTE_LINKS: usize = 8;
+/// Notes linking a concept's note, listed with it.
+pub const LINKED_FROM: usize = 5;
+/// How much a note's incoming links weigh in search: its score × (1 + this × ln(1 + links)).
+pub const GRAPH_WEIGHT: f32 = 0.15;
 /// Characters of one search snippet.
 pub const SNIPPET_CHARS: usize = 200;
 /// Direct relations whose neighbors make the 2-hop ring (maenifold walks the top 5).
@@ -167,6 +175,7 @@ struct FileRec {
     uri: String,
     title: String,
     tags: Vec<String>,
+    aliases: Vec<String>,
     mtime_ms: f64,
     size: u64,
     /// Front matter `modified`, else the host's mtime.
@@ -191,6 +200,9 @@ pub struct Vault {
     files: Vec<Option<FileRec>>,
     by_path: FxHashMap<String, FileId>,
     by_uri: FxHashMap<String, FileId>,
+    /// A note's names as a link spells them, normalized like concepts: its path, file name,
+    /// title and aliases ([`NameKind`]), each with the files bearing it.
+    names: FxHashMap<String, Vec<(FileId, NameKind)>>,
     free_ids: Vec<FileId>,
     graph: Graph,
     index: SearchIndex,
@@ -202,6 +214,16 @@ pub struct Vault {
     failed: FxHashMap<String, (Meta, ReadError)>,
     /// The vault root's real path, as the latest plan was given it.
     root_real: String,
+}
+
+/// How a note bears a name, strongest first: a link resolves to the note whose path, then
+/// file name, then front matter title, then alias matches (Obsidian's and Foam's order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum NameKind {
+    Path,
+    FileName,
+    Title,
+    Alias,
 }
 
 /// What a plan does with one listed entry.
@@ -228,6 +250,28 @@ pub fn memory_uri(rel_path: &str) -> String {
 pub fn uri_path(uri: &str) -> Option<String> {
     let rest = uri.strip_prefix("memory://")?;
     Some(format!("{}.md", rest.trim_start_matches('/')))
+}
+
+/// The names a link may give a note, normalized like concepts, each once (its strongest
+/// kind): the path without `.md` (when in a folder), the file name, the title, the aliases.
+fn note_names(path: &str, title: &str, aliases: &[String]) -> Vec<(String, NameKind)> {
+    let mut out: Vec<(String, NameKind)> = Vec::with_capacity(3 + aliases.len());
+    let mut add = |raw: &str, kind: NameKind| {
+        let n = normalize(raw);
+        if !n.is_empty() && !out.iter().any(|(x, _)| *x == n) {
+            out.push((n, kind));
+        }
+    };
+    let no_ext = path.strip_suffix(".md").unwrap_or(path);
+    if no_ext.contains(['/', '\\']) {
+        add(no_ext, NameKind::Path);
+    }
+    add(stem_of(path), NameKind::FileName);
+    add(title, NameKind::Title);
+    for a in aliases {
+        add(a, NameKind::Alias);
+    }
+    out
 }
 
 fn stem_of(path: &str) -> &str {
@@ -490,13 +534,21 @@ impl Vault {
         let id = self.alloc_id();
         let ids: Vec<ConceptId> = concepts.iter().map(|c| c.0).collect();
         self.graph.add_file(id, &ids);
-        self.index.add(id, &note.title, &text[note.body_start..]);
+        // Aliases are names of the note: they weigh as its title does.
+        if note.aliases.is_empty() {
+            self.index.add(id, &note.title, &text[note.body_start..]);
+        } else {
+            let names = format!("{} {}", note.title, note.aliases.join(" "));
+            self.index.add(id, &names, &text[note.body_start..]);
+        }
         let uri = memory_uri(path);
+        self.name_note(id, path, &note.title, &note.aliases);
         let rec = FileRec {
             path: path.to_string(),
             uri: uri.clone(),
             title: note.title,
             tags: note.tags,
+            aliases: note.aliases,
             mtime_ms: meta.mtime_ms,
             size: meta.size,
             modified_ms: note.modified_ms.unwrap_or(meta.mtime_ms),
@@ -509,6 +561,42 @@ impl Vault {
         self.files[id as usize] = Some(rec);
         self.by_path.insert(path.to_string(), id);
         self.by_uri.insert(uri, id);
+    }
+
+    /// Record the names of note `id` ([`note_names`]).
+    fn name_note(&mut self, id: FileId, path: &str, title: &str, aliases: &[String]) {
+        for (name, kind) in note_names(path, title, aliases) {
+            let list = self.names.entry(name).or_default();
+            if !list.iter().any(|&(f, _)| f == id) {
+                list.push((id, kind));
+            }
+        }
+    }
+
+    /// The note a link names (a normalized name): by path, file name, title, then alias; of
+    /// several bearing the name in the same way, the shortest path (then the first in byte
+    /// order), as Obsidian picks.
+    pub fn note_named(&self, name: &str) -> Option<FileId> {
+        let list = self.names.get(name)?;
+        list.iter()
+            .min_by(|a, b| {
+                let (fa, fb) = (self.file(a.0), self.file(b.0));
+                a.1.cmp(&b.1)
+                    .then_with(|| fa.path.len().cmp(&fb.path.len()))
+                    .then_with(|| fa.path.cmp(&fb.path))
+            })
+            .map(|&(f, _)| f)
+    }
+
+    /// The URI of the note a link, a title, an alias or a path names (see
+    /// [`Vault::note_named`]).
+    pub fn resolve_uri(&self, name: &str) -> Option<String> {
+        let name = name.trim();
+        let name = name.strip_suffix(".md").unwrap_or(name);
+        let name = crate::wikilink::split_section(name).0;
+        let name = crate::wikilink::link_target(name);
+        self.note_named(&normalize(name))
+            .map(|f| self.file(f).uri.clone())
     }
 
     fn alloc_id(&mut self) -> FileId {
@@ -526,6 +614,14 @@ impl Vault {
         };
         let rec = self.files[id as usize].take().expect("live file");
         self.by_uri.remove(&rec.uri);
+        for (name, _) in note_names(&rec.path, &rec.title, &rec.aliases) {
+            if let Some(list) = self.names.get_mut(&name) {
+                list.retain(|&(f, _)| f != id);
+                if list.is_empty() {
+                    self.names.remove(&name);
+                }
+            }
+        }
         self.graph.remove_file(id);
         self.index.remove(id);
         let live = self.by_path.len();
@@ -582,3 +678,7 @@ pub use load::*;
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+#[path = "resolve_tests.rs"]
+mod resolve_tests;

@@ -2,6 +2,15 @@
 //! activity and the top concepts.
 
 use super::*;
+use crate::maenifold::NoteRef;
+use crate::wikilink::split_section;
+
+/// An Obsidian block id: `^` and letters, digits or `-`.
+fn is_block_id(w: &str) -> bool {
+    w.len() > 1
+        && w.starts_with('^')
+        && w[1..].bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+}
 
 impl Vault {
     /// BuildContext-equivalent. `concept` is normalized first; an unknown concept gives the
@@ -13,12 +22,27 @@ impl Vault {
         max_entities: usize,
         include_content: bool,
     ) -> BuildContext {
-        let name = normalize(concept);
+        let (target, section) = split_section(concept);
+        let name = normalize(target);
         let mut out = BuildContext {
             concept: name.clone(),
             ..Default::default()
         };
-        let Some(c) = self.graph.id(&name) else {
+        let note = self.note_named(&name);
+        if let Some(f) = note {
+            out.note = Some(self.note_ref(f, section));
+        }
+        out.linked_from = self.linked_from(note, &name);
+        // The graph's concept: the link's own, else (a note reached by another of its names
+        // that nobody links as such) the note's most linked name.
+        let concept_id = self.graph.id(&name).or_else(|| {
+            let f = self.file(note?);
+            note_names(&f.path, &f.title, &f.aliases)
+                .iter()
+                .filter_map(|(n, _)| self.graph.id(n))
+                .max_by_key(|&c| self.graph.files_of(c).len())
+        });
+        let Some(c) = concept_id else {
             return out;
         };
         let g = &self.graph;
@@ -93,13 +117,93 @@ impl Vault {
         out
     }
 
+    /// Note `f` as a concept's context shows it: its opening, or the section (`## Heading`,
+    /// any level) or block (`^id`) the link names when the note has it, and the concepts it
+    /// links.
+    fn note_ref(&self, f: FileId, section: Option<&str>) -> NoteRef {
+        let rec = self.file(f);
+        let found = section.and_then(|s| excerpt::section_start(&rec.text, rec.body_start, s));
+        let from = found.unwrap_or_else(|| excerpt::opening_start(&rec.text, rec.body_start));
+        // Block ids (` ^id` ending a block) are markup, not text.
+        let text: String = excerpt::preview(&rec.text, from, NOTE_CHARS)
+            .split(' ')
+            .filter(|w| !is_block_id(w))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let own = [normalize(&rec.title), normalize(stem_of(&rec.path))];
+        NoteRef {
+            uri: rec.uri.clone(),
+            title: rec.title.clone(),
+            section: section.filter(|_| found.is_some()).map(str::to_string),
+            text,
+            links: rec
+                .concepts
+                .iter()
+                .map(|&(c, _)| self.graph.name(c).to_string())
+                .filter(|n| !own.contains(n))
+                .take(NOTE_LINKS)
+                .collect(),
+        }
+    }
+
+    /// The notes linking the concept `name` or note `f` under any of its names, newest
+    /// first, at most [`LINKED_FROM`], `f` left out.
+    fn linked_from(&self, f: Option<FileId>, name: &str) -> Vec<String> {
+        let mut names = match f {
+            Some(f) => {
+                let rec = self.file(f);
+                note_names(&rec.path, &rec.title, &rec.aliases)
+            }
+            None => Vec::new(),
+        };
+        names.push((name.to_string(), NameKind::Alias));
+        let mut files: Vec<FileId> = Vec::new();
+        let mut ids = 0;
+        for (n, _) in &names {
+            if let Some(c) = self.graph.id(n) {
+                files.extend(self.graph.files_of(c).iter().filter(|&&x| Some(x) != f));
+                ids += 1;
+            }
+        }
+        if ids > 1 {
+            // A note linked under two names: once each (sorted, then adjacent duplicates).
+            crate::sort::sort(&mut files);
+            files.dedup();
+        }
+        top_k(&mut files, LINKED_FROM, |a, b| self.by_recency(*a, *b));
+        files.iter().map(|&x| self.file(x).uri.clone()).collect()
+    }
+
     /// SearchMemories-equivalent: BM25 over titles and bodies, best first.
     pub fn search(&self, query: &str, limit: usize) -> Vec<Hit> {
+        self.search_with(query, limit, true)
+    }
+
+    /// [`Vault::search`], with the link graph's signal or on words alone (enforcement
+    /// compares hits' scores with the query's reference score, which knows no graph).
+    fn search_with(&self, query: &str, limit: usize, graph: bool) -> Vec<Hit> {
         let terms = search::query_terms(query);
         if terms.is_empty() {
             return Vec::new();
         }
         let mut ranked = self.index.scores(&terms);
+        // The link graph as a signal: of the best matches by words, a note that more notes
+        // link (under any of its names) ranks a little higher — what the vault's authors
+        // point to is what they meant to be found.
+        let by_score = |a: &(FileId, f32), b: &(FileId, f32)| {
+            b.1.total_cmp(&a.1)
+                .then_with(|| self.file(a.0).uri.cmp(&self.file(b.0).uri))
+        };
+        top_k(&mut ranked, limit.saturating_mul(4).max(20), by_score);
+        for (f, score) in ranked.iter_mut().filter(|_| graph) {
+            let rec = self.file(*f);
+            let inlinks: usize = note_names(&rec.path, &rec.title, &rec.aliases)
+                .iter()
+                .filter_map(|(n, _)| self.graph.id(n))
+                .map(|c| self.graph.files_of(c).iter().filter(|&&x| x != *f).count())
+                .sum();
+            *score *= 1.0 + GRAPH_WEIGHT * (1.0 + inlinks as f32).ln();
+        }
         top_k(&mut ranked, limit, |a, b| {
             b.1.total_cmp(&a.1)
                 .then_with(|| self.file(a.0).uri.cmp(&self.file(b.0).uri))
@@ -137,7 +241,7 @@ impl Vault {
         let terms = search::query_terms(query);
         let reference = self.index.reference_score(&terms);
         let hits = self
-            .search(query, limit)
+            .search_with(query, limit, false)
             .into_iter()
             .map(|h| {
                 let tags = self

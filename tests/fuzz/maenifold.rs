@@ -204,6 +204,8 @@ fn build_context() -> impl Strategy<Value = BuildContext> {
                 expanded,
                 community: if siblings.is_empty() { None } else { community },
                 siblings,
+                // the vault's own (the note, its backlinks): not in maenifold's text form
+                ..Default::default()
             },
         )
 }

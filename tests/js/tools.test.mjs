@@ -93,6 +93,33 @@ test("a vault: the three read tools are offered (remember off); search → read 
   assert.match(none.text, /^No notes match "zebra"/);
 });
 
+test("a vault kept the Obsidian/Foam way: [[Title]], an alias, a path or [[T#Heading]] names the note; read and context take the same names", T, async () => {
+  const files = {
+    "app/Offline Sync.md": "---\naliases: [sync engine]\n---\n# Offline Sync\n\nSightings are written to SQLite first. ^batches\n\n## Conflict resolution\n\nThe last write wins per field.\n",
+    "app/photo-pipeline.md": "---\ntitle: Photo Pipeline\n---\n# Photo pipeline\n\nPhotos wait for Wi-Fi; see [[Offline Sync]].\n",
+    "journal/outage.md": "# Outage\n\nNothing was lost, thanks to [[sync engine]].\n",
+  };
+  const { e } = await vaultEngine({}, files);
+  for (const link of ["Offline Sync", "offline_sync", "sync engine", "app/Offline Sync"]) {
+    const aug = await e.augmentToolCall({ tool: "bash", args: { command: `echo [[${link}]]` } });
+    assert.match(aug.context, /# Note memory:\/\/app\/Offline Sync \(Offline Sync\): Sightings are written to SQLite first\./, link);
+    assert.match(aug.context, /# Linked from: .*memory:\/\/journal\/outage/, `${link}: a note whose only link is this one counts`);
+  }
+  const section = await e.augmentToolCall({ tool: "task", args: { prompt: "see [[Offline Sync#Conflict resolution]]" } });
+  assert.match(section.context, /Note memory:\/\/app\/Offline Sync#Conflict resolution \(Offline Sync\): The last write wins per field\./);
+  const block = await e.augmentToolCall({ tool: "task", args: { prompt: "see [[Offline Sync#^batches]]" } });
+  assert.match(block.context, /Offline Sync#\^batches \(Offline Sync\): Sightings are written to SQLite first\.\n/);
+  const ctx = await e.callTool("knowledge_context", { concept: "[[Photo Pipeline]]" });
+  assert.match(ctx.text, /^Note memory:\/\/app\/photo-pipeline \(Photo Pipeline\): Photos wait for Wi-Fi/m);
+  const byTitle = await e.callTool("knowledge_read", { id: "Photo Pipeline" });
+  assert.equal(byTitle.isError, false, byTitle.text);
+  assert.match(byTitle.text, /^Photo Pipeline — memory:\/\/app\/photo-pipeline/);
+  const byAlias = await e.callTool("knowledge_read", { id: "sync engine" });
+  assert.match(byAlias.text, /^Offline Sync — memory:\/\/app\/Offline Sync/);
+  const none = await e.callTool("knowledge_read", { id: "No Such Note" });
+  assert.equal(none.isError, true);
+});
+
 test("bad input is an isError text the model can read, never a throw", T, async () => {
   const { e } = await vaultEngine();
   const cases = [

@@ -500,7 +500,7 @@ test("the plugin with a vault (HOOKWISE_VAULT, no CLI): tool context, session st
   // A bash call gets the vault's knowledge as comment lines.
   const out = { args: { command: "echo [[frost-alerts]]" } };
   await hooks["tool.execute.before"]({ tool: "bash", sessionID: "ses_1", callID: "c1" }, out);
-  assert.match(out.args.command, /^# <!-- Knowledge Graph Context \(hookwise\) -->\n# ## \[\[frost-alerts\]\]\n# Related: .*\[\[orchard\]\]/);
+  assert.match(out.args.command, /^# <!-- Knowledge Graph Context \(hookwise\) -->\n# ## \[\[frost-alerts\]\]\n# Note memory:\/\/ops\/frost-alerts \(Frost alerts\): \[\[Frost Alerts\]\] page the grower[^\n]*\n(?:# [^\n]*\n)*# Related: .*\[\[orchard\]\]/);
   assert.ok(out.args.command.endsWith("\necho [[frost-alerts]]"));
 
   // Session start: the next system prompt carries the project's context from the vault.

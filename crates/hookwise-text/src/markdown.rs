@@ -18,6 +18,9 @@ pub struct Note {
     /// Front matter `title`, else the first `# H1`, else the file stem.
     pub title: String,
     pub tags: Vec<String>,
+    /// Front matter `aliases` (or `alias`): other names a link may use for this note, as
+    /// Obsidian and Foam read them.
+    pub aliases: Vec<String>,
     /// Front matter `modified` (or `updated`), as milliseconds since the epoch.
     pub modified_ms: Option<f64>,
     /// Byte offset of the body (after the front matter) in the text.
@@ -38,6 +41,7 @@ pub const SUMMARY_CHARS: usize = 200;
 pub struct FrontMatter {
     pub title: Option<String>,
     pub tags: Vec<String>,
+    pub aliases: Vec<String>,
     pub modified: Option<String>,
 }
 
@@ -69,12 +73,14 @@ pub fn split_front_matter(text: &str) -> (Option<&str>, usize) {
     (None, 0) // never closed: not front matter
 }
 
-/// Read `title`, `tags` and `modified` from a front matter block: `key: value` lines, inline
-/// lists (`[a, b]`), block lists (`- a`), quoted scalars. Robust to everything else.
+/// Read `title`, `tags`, `aliases` and `modified` from a front matter block: `key: value`
+/// lines, inline lists (`[a, b]`), block lists (`- a`), quoted scalars. Robust to everything
+/// else.
 pub fn parse_front_matter(block: &str) -> FrontMatter {
     let mut fm = FrontMatter::default();
-    // In a block list of tags (`tags:` then `- a` lines).
+    // In a block list of tags (`tags:` then `- a` lines), or of aliases.
     let mut tag_list = false;
+    let mut alias_list = false;
     for raw in block.lines() {
         let t = raw.trim();
         let tb = t.as_bytes();
@@ -86,6 +92,8 @@ pub fn parse_front_matter(block: &str) -> FrontMatter {
         if tb[0] == b'-' && (tb.len() == 1 || tb[1] == b' ') {
             if tag_list {
                 push_tag(&mut fm.tags, &unquote(&t[1..]));
+            } else if alias_list {
+                push_alias(&mut fm.aliases, &unquote(&t[1..]));
             }
             continue;
         }
@@ -93,6 +101,7 @@ pub fn parse_front_matter(block: &str) -> FrontMatter {
             continue; // a nested map or a folded scalar: not read
         }
         tag_list = false;
+        alias_list = false;
         let Some((k, v)) = t.split_once(':') else {
             continue;
         };
@@ -128,6 +137,22 @@ pub fn parse_front_matter(block: &str) -> FrontMatter {
                     }
                 }
             }
+            "aliases" | "alias" => {
+                if value.is_empty() {
+                    alias_list = true;
+                } else if let Some(inner) =
+                    value.strip_prefix('[').and_then(|x| x.strip_suffix(']'))
+                {
+                    for part in inner.split(',') {
+                        push_alias(&mut fm.aliases, &unquote(part));
+                    }
+                } else {
+                    // One alias, or several separated by commas (Obsidian's text field).
+                    for part in unquote(value).split(',') {
+                        push_alias(&mut fm.aliases, part);
+                    }
+                }
+            }
             "modified" | "updated" | "date_modified" | "lastmod"
                 if fm.modified.is_none() && !value.is_empty() =>
             {
@@ -145,6 +170,62 @@ fn push_tag(tags: &mut Vec<String>, t: &str) {
         tags.push(t.to_string());
     }
 }
+
+/// Inline `#tags` of a body (Obsidian's: `#` after a space or a line's start, then letters,
+/// digits, `_`, `-` or `/`, not all digits), outside fenced code and inline code, added to
+/// `tags` once each (at most [`MAX_INLINE_TAGS`]). A heading's `# ` is no tag.
+pub fn inline_tags(body: &str, tags: &mut Vec<String>) {
+    let b = body.as_bytes();
+    let mut fence = false;
+    let mut added = 0;
+    for line in body.split('\n') {
+        let t = line.trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fence = !fence;
+            continue;
+        }
+        if fence || find_byte(line.as_bytes(), b'#').is_none() {
+            continue;
+        }
+        let start = line.as_ptr() as usize - b.as_ptr() as usize;
+        let lb = line.as_bytes();
+        let mut in_code = false;
+        for i in 0..lb.len() {
+            match lb[i] {
+                b'`' => in_code = !in_code,
+                b'#' if !in_code && (i == 0 || lb[i - 1].is_ascii_whitespace()) => {
+                    let rest = &body[start + i + 1..start + lb.len()];
+                    let end = rest
+                        .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '/')))
+                        .unwrap_or(rest.len());
+                    let tag = &rest[..end];
+                    if !tag.is_empty() && !tag.bytes().all(|c| c.is_ascii_digit()) {
+                        if added >= MAX_INLINE_TAGS {
+                            return;
+                        }
+                        let before = tags.len();
+                        push_tag(tags, tag);
+                        added += tags.len() - before;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Inline tags kept per note.
+pub const MAX_INLINE_TAGS: usize = 32;
+
+fn push_alias(aliases: &mut Vec<String>, a: &str) {
+    let a = a.trim();
+    if !a.is_empty() && aliases.len() < MAX_ALIASES && !aliases.iter().any(|x| x == a) {
+        aliases.push(a.to_string());
+    }
+}
+
+/// Aliases kept per note (a hostile note cannot make one name table entry per byte).
+pub const MAX_ALIASES: usize = 32;
 
 /// A scalar without its quotes (a copy only when quoted: escapes and doubled `'` are undone).
 fn unquote(v: &str) -> Cow<'_, str> {
@@ -549,9 +630,12 @@ pub fn parse(text: &str, stem: &str) -> Note {
     links.flush(&mut run, body, block_start);
 
     let modified_ms = fm.modified.as_deref().and_then(parse_iso8601_ms);
+    let mut tags = fm.tags;
+    inline_tags(body, &mut tags);
     Note {
         title: fm.title.or(h1).unwrap_or_else(|| stem.to_string()),
-        tags: fm.tags,
+        tags,
+        aliases: fm.aliases,
         modified_ms,
         body_start,
         concepts: links.concepts,

@@ -377,9 +377,13 @@ pub fn parse(text: &str, stem: &str) -> Note {
     flush(&mut run, block_start);
 
     let title = fm.title.clone().or(h1).unwrap_or_else(|| stem.to_string());
+    // Inline #tags: one function for both (this reference checks the link and summary pass).
+    let mut tags = fm.tags;
+    crate::markdown::inline_tags(&text[body_start..], &mut tags);
     Note {
         title,
-        tags: fm.tags,
+        tags,
+        aliases: fm.aliases,
         modified_ms: fm.modified.as_deref().and_then(parse_iso8601_ms),
         body_start,
         concepts,

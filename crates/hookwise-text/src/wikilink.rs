@@ -212,6 +212,32 @@ pub fn link_target(body: &str) -> &str {
     &body[..i]
 }
 
+/// A link body's concept with the section it points at: `[[JWT#Claims]]` → `jwt#Claims`,
+/// `[[Note#^block-id]]` → `note#^block-id`, `[[JWT]]` → `jwt`. A concept name never holds
+/// `#` (the target stops there), so the first `#` separates the two ([`split_section`]).
+pub fn concept_with_section(body: &str) -> String {
+    let target = link_target(body);
+    let mut c = normalize(target);
+    let rest = &body[target.len()..];
+    if let Some(section) = rest.strip_prefix('#') {
+        let section = section.split('|').next().unwrap_or_default().trim();
+        if !c.is_empty() && !section.is_empty() {
+            c.push('#');
+            c.push_str(section);
+        }
+    }
+    c
+}
+
+/// A concept from [`concept_with_section`] split into the concept and its section, if any.
+pub fn split_section(concept: &str) -> (&str, Option<&str>) {
+    match concept.split_once('#') {
+        Some((c, s)) if !s.is_empty() => (c, Some(s)),
+        Some((c, _)) => (c, None),
+        None => (concept, None),
+    }
+}
+
 /// Collects normalized concepts, deduplicated, keeping first-seen order. Deduplication is by
 /// a set beside the list: the text may be a model's (a tool call's arguments), and a linear
 /// scan per link made 50,000 distinct links cost 3.6 s.
@@ -224,6 +250,11 @@ pub struct ConceptSet {
 impl ConceptSet {
     pub fn add_text(&mut self, text: &str, mode: ScanMode) {
         for_each_link(text, mode, |body| self.push(concept_of(body)));
+    }
+    /// [`ConceptSet::add_text`] keeping the section a link points at
+    /// ([`concept_with_section`]): a tool call's `[[Note#Heading]]` asks for that section.
+    pub fn add_text_sections(&mut self, text: &str, mode: ScanMode) {
+        for_each_link(text, mode, |body| self.push(concept_with_section(body)));
     }
     pub fn push(&mut self, concept: String) {
         if !concept.is_empty() && !self.seen.contains(&concept) {

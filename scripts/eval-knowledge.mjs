@@ -1,0 +1,188 @@
+#!/usr/bin/env node
+// How well the embedded vault answers, on vaults written the way people keep them:
+//   node scripts/eval-knowledge.mjs [--base DIR] [--json]
+// Vaults: examples/vault (hookwise's own, maenifold-style) and examples/garden (Obsidian's and
+// Foam's conventions: title file names and kebab-case slugs with a front matter title, aliases,
+// headings, ^blocks, ![[embeds]], #tags). Probes are made from the notes themselves, by rules
+// written here independently of the core:
+// - self-recall: for every note linked twice or more, `[[T]]` (T as the links spell it most
+//   often) must bring context that names the note itself (its memory:// id);
+// - heading recall: for every `## H` of a note, `[[Title#H]]` must bring the section's first
+//   words;
+// - alias recall: for every front matter alias, `[[alias]]` must name the note;
+// - search: the questions in scripts/eval-knowledge.json, paraphrased (few of their words are
+//   the note's), must find their note in knowledge_search's top 5 (hit@5), and MRR.
+// --base DIR: a built package (its dist/ folder's parent, e.g. another checkout's pkg/) measured
+// in the same run, printed beside this build's figures ("before").
+import fs from "node:fs";
+import path from "node:path";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const args = process.argv.slice(2);
+const flag = (name) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const json = args.includes("--json");
+const builds = [["now", path.resolve(flag("--pkg") || path.join(root, "pkg"))]];
+if (flag("--base")) builds.unshift(["before", path.resolve(flag("--base"))]);
+const questions = JSON.parse(fs.readFileSync(path.join(root, "scripts/eval-knowledge.json"), "utf8"));
+
+// ---- the vault, read by this script's own rules ------------------------------------------
+const norm = (s) =>
+  s.trim().toLowerCase().replace(/[\s_/]+/g, "-").replace(/-+/g, "-").replace(/^-|-$/g, "");
+
+function frontMatter(text) {
+  const m = /^---\n([\s\S]*?)\n---\n/.exec(text);
+  if (!m) return { fm: {}, body: text };
+  const fm = {};
+  for (const line of m[1].split("\n")) {
+    const kv = /^(\w+):\s*(.*)$/.exec(line);
+    if (!kv) continue;
+    let v = kv[2].trim();
+    if (v.startsWith("[") && v.endsWith("]")) v = v.slice(1, -1).split(",").map((x) => x.trim()).filter(Boolean);
+    fm[kv[1].toLowerCase()] = v;
+  }
+  return { fm, body: text.slice(m[0].length) };
+}
+
+function readVault(dir) {
+  const notes = [];
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      if (e.name.startsWith(".")) continue;
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith(".md")) {
+        const rel = path.relative(dir, p).split(path.sep).join("/");
+        const text = fs.readFileSync(p, "utf8");
+        const { fm, body } = frontMatter(text);
+        const h1 = /^# (.+)$/m.exec(body);
+        const title = typeof fm.title === "string" ? fm.title : h1 ? h1[1] : path.basename(rel, ".md");
+        const aliases = Array.isArray(fm.aliases) ? fm.aliases : typeof fm.aliases === "string" ? [fm.aliases] : [];
+        const sections = [];
+        const re = /^## (.+)\n+([^\n#][^\n]*)/gm;
+        for (let m; (m = re.exec(body)); ) sections.push({ heading: m[1].trim(), first: m[2].trim() });
+        notes.push({ rel, uri: `memory://${rel.slice(0, -3)}`, stem: path.basename(rel, ".md"), title, aliases, sections, body });
+      }
+    }
+  };
+  walk(dir);
+  return notes;
+}
+
+/** Obsidian's reading of a link: file name, then title, then alias; shortest path wins. */
+function resolver(notes) {
+  return (target) => {
+    const t = norm(target);
+    const by = (f) => notes.filter(f).sort((a, b) => a.rel.length - b.rel.length)[0];
+    return (
+      by((n) => norm(n.rel.slice(0, -3)) === t) ||
+      by((n) => norm(n.stem) === t) ||
+      by((n) => norm(n.title) === t) ||
+      by((n) => n.aliases.some((a) => norm(a) === t))
+    );
+  };
+}
+
+function probes(name, dir) {
+  const notes = readVault(dir);
+  const resolve = resolver(notes);
+  const spelled = new Map(); // uri → Map(link text → count)
+  for (const n of notes) {
+    const body = n.body.replace(/```[\s\S]*?```/g, "").replace(/`[^`\n]*`/g, "");
+    for (const m of body.matchAll(/\[\[([^\[\]|#^]+)(?:[#|][^\[\]]*)?\]\]/g)) {
+      const target = resolve(m[1]);
+      if (!target || target === n) continue;
+      const counts = spelled.get(target.uri) || new Map();
+      counts.set(m[1].trim(), (counts.get(m[1].trim()) || 0) + 1);
+      spelled.set(target.uri, counts);
+    }
+  }
+  const self = [];
+  for (const n of notes) {
+    const counts = spelled.get(n.uri);
+    if (!counts) continue;
+    const total = [...counts.values()].reduce((a, b) => a + b, 0);
+    if (total < 2) continue;
+    const text = [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0][0];
+    self.push({ link: text, want: n.uri });
+  }
+  const headings = notes.flatMap((n) =>
+    n.sections.map((s) => ({ link: `${n.title}#${s.heading}`, want: s.first.split(/\s+/).slice(0, 6).join(" ") })),
+  );
+  const aliases = notes.flatMap((n) => n.aliases.map((a) => ({ link: a, want: n.uri })));
+  return { name, dir, notes: notes.length, self, headings, aliases, questions: questions[name] || [] };
+}
+
+// ---- one build -----------------------------------------------------------------------------
+async function measure(pkgDir, set) {
+  const require = createRequire(import.meta.url);
+  const { createEngine } = require(path.join(pkgDir, "dist/engine.cjs"));
+  const engine = await createEngine({
+    cwd: set.dir,
+    env: { ...process.env, HOOKWISE_VAULT: set.dir, MAENIFOLD_CLI: "", PATH: "/nonexistent" },
+    options: { knowledge: "vault", vault: set.dir, tokenBudget: 1500 },
+    watch: false,
+    log: () => {},
+  });
+  const context = async (link) => (await engine.augmentToolCall({ tool: "task", args: { prompt: `Look at [[${link}]] first.` } })).context || "";
+  const collapse = (s) => s.replace(/\s+/g, " ");
+  const rate = async (list, ok) => {
+    let hit = 0;
+    const missed = [];
+    for (const p of list) {
+      if (ok(collapse(await context(p.link)), p)) hit++;
+      else missed.push(p.link);
+    }
+    return { hit, of: list.length, missed };
+  };
+  const self = await rate(set.self, (c, p) => c.includes(p.want));
+  const headings = await rate(set.headings, (c, p) => c.includes(p.want));
+  const aliases = await rate(set.aliases, (c, p) => c.includes(p.want));
+  let hits = 0;
+  let rr = 0;
+  const missed = [];
+  for (const q of set.questions) {
+    const a = await engine.callTool("knowledge_search", { query: q.q, limit: 5 });
+    // "1. Title — memory://path with spaces (score 0.93)": an id may hold spaces.
+    const uris = [...a.text.matchAll(/(memory:\/\/[^\n]+?) \(score /g)].map((m) => m[1]);
+    const ranked = [...new Set(uris)];
+    const at = ranked.indexOf(q.note);
+    if (at >= 0 && at < 5) {
+      hits++;
+      rr += 1 / (at + 1);
+    } else missed.push(q.q);
+  }
+  await engine.dispose();
+  return { self, headings, aliases, search: { hit: hits, of: set.questions.length, mrr: set.questions.length ? rr / set.questions.length : 0, missed } };
+}
+
+const sets = [probes("vault", path.join(root, "examples/vault")), probes("garden", path.join(root, "examples/garden"))];
+const results = {};
+for (const [label, dir] of builds) {
+  results[label] = {};
+  for (const set of sets) results[label][set.name] = await measure(dir, set);
+}
+if (json) {
+  process.stdout.write(JSON.stringify(results, null, 2) + "\n");
+} else {
+  const pct = (r) => (r.of ? `${r.hit}/${r.of} (${Math.round((100 * r.hit) / r.of)} %)` : "–");
+  const rows = [
+    ["self-recall: [[T]] names note T", (r) => pct(r.self)],
+    ["heading recall: [[T#H]] brings section H", (r) => pct(r.headings)],
+    ["alias recall: [[alias]] names the note", (r) => pct(r.aliases)],
+    ["search hit@5", (r) => pct(r.search)],
+    ["search MRR", (r) => (r.search.of ? r.search.mrr.toFixed(2) : "–")],
+  ];
+  for (const set of sets) {
+    console.log(`\n${set.name} (${set.notes} notes, examples/${path.basename(set.dir)})`);
+    console.log(`| | ${builds.map(([l]) => l).join(" | ")} |\n|---|${builds.map(() => "---").join("|")}|`);
+    for (const [label, f] of rows) console.log(`| ${label} | ${builds.map(([l]) => f(results[l][set.name])).join(" | ")} |`);
+    const last = results[builds[builds.length - 1][0]][set.name];
+    const miss = [...last.self.missed.map((m) => `self [[${m}]]`), ...last.headings.missed.map((m) => `heading [[${m}]]`), ...last.aliases.missed.map((m) => `alias [[${m}]]`), ...last.search.missed.map((m) => `search "${m}"`)];
+    if (miss.length) console.log(`missed (${builds[builds.length - 1][0]}): ${miss.slice(0, 12).join("; ")}${miss.length > 12 ? `; … ${miss.length - 12} more` : ""}`);
+  }
+}
