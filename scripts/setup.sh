@@ -40,4 +40,11 @@ if [ "${HOOKWISE_SKIP_CLAUDE:-}" != "1" ]; then
   bash scripts/setup-claude.sh >/dev/null
 fi
 
+# The command-hook agent CLIs for tests/e2e-{codex,gemini,copilot,qwen}: Codex, Gemini CLI,
+# Copilot CLI and Qwen Code, pinned, from the npm registry, cached outside the repository
+# (~860 MB, about 20 s once; nothing when cached).
+if [ "${HOOKWISE_SKIP_CLIS:-}" != "1" ]; then
+  bash scripts/setup-clis.sh >/dev/null
+fi
+
 npm run build --silent
