@@ -1,0 +1,310 @@
+// The command-hook agent CLIs (Codex, Gemini CLI, Copilot CLI, Qwen Code) as the real-host suites
+// run them: each pinned CLI from scripts/setup-clis.sh, headless, offline, in a throwaway project
+// and home, against the one scripted model of ./model.mjs, with hookwise packed, installed into the
+// project and set up by `hookwise init --<host>` — the user's path. The recipes follow what was
+// checked against each CLI (../shared/facts/command-hook-hosts.md, the host probes).
+//
+// const gate = cliGate("codex");                     // { bin, skip } | { bin, error } (under CI) | { bin }
+// const sb = agentProject("codex", { files, git });  // packed hookwise installed, `init --codex` run
+// const r = await sb.run({ prompt, script, modelName?, env?, timeoutMs? });
+//   r.code, r.stdout, r.stderr, r.model (the scripted model: requests(), mainRequests()),
+//   r.result(n) (the text of the n-th tool result the model read), r.procs, r.leftovers,
+//   r.hookwiseProcs(), r.describe()
+// HOSTS[host]: shell(cmd), write(abs, content), mcp(tool) — a call as this host's model makes it.
+import { execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { startModel } from "./model.mjs";
+import { sandboxProcesses, isHookwise } from "./procs.mjs";
+import { pathWithoutMaenifold } from "./env.mjs";
+import { packHookwise } from "../e2e/lib/pack.mjs";
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const KEEP = process.env.HOOKWISE_E2E_KEEP === "1";
+
+const toml = (s) => JSON.stringify(s);
+const writeJson = (file, value) => {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify(value, null, 2) + "\n");
+};
+
+/** How each CLI runs offline. `model` is the scripted model, `o` the run's options. */
+export const HOSTS = {
+  codex: {
+    label: "Codex",
+    defaultModel: "mock-1",
+    user(sb, model, o) {
+      const codexHome = path.join(sb.home, ".codex");
+      fs.mkdirSync(codexHome, { recursive: true });
+      // The user's own config: the provider, no approvals, and the project trusted (a user step).
+      fs.writeFileSync(
+        path.join(codexHome, "config.toml"),
+        `model = ${toml(o.modelName)}\nmodel_provider = "mock"\napproval_policy = "never"\nsandbox_mode = "danger-full-access"\n` +
+          `[model_providers.mock]\nname = "mock"\nbase_url = ${toml(model.baseURL)}\nwire_api = "responses"\nenv_key = "MOCK_API_KEY"\n` +
+          `[projects.${toml(sb.dir)}]\ntrust_level = "trusted"\n`,
+      );
+      return { CODEX_HOME: codexHome, MOCK_API_KEY: "x" };
+    },
+    // Hook trust is a user step too (`codex` asks once per hook); the flag stands for it.
+    argv: (bin, prompt) => [bin, ["exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", prompt]],
+    shell: (command) => ({ tool: "exec_command", args: { cmd: command } }),
+    patch: (text) => ({ custom: "apply_patch", input: text }),
+    mcp: (tool) => `mcp__hookwise__${tool}`,
+  },
+  gemini: {
+    label: "Gemini CLI",
+    defaultModel: "gemini-2.5-flash",
+    user(sb, model) {
+      writeJson(path.join(sb.home, ".gemini", "settings.json"), {
+        security: { auth: { selectedType: "gemini-api-key" } },
+        privacy: { usageStatisticsEnabled: false },
+        general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+        telemetry: { enabled: false },
+      });
+      // GEMINI_CLI_TRUST_WORKSPACE: the user's "trust this folder" answer.
+      return { GEMINI_API_KEY: "x", GOOGLE_GEMINI_BASE_URL: model.url, GEMINI_CLI_TRUST_WORKSPACE: "true", CI: "1" };
+    },
+    argv: (bin, prompt, o) => [process.execPath, [bin, "-p", prompt, "-m", o.modelName, "--output-format", "json", "--approval-mode", "yolo"]],
+    shell: (command) => ({ tool: "run_shell_command", args: { command, description: "run it" } }),
+    write: (file, content) => ({ tool: "write_file", args: { file_path: file, content } }),
+    mcp: (tool) => `mcp_hookwise_${tool}`,
+  },
+  copilot: {
+    label: "Copilot CLI",
+    defaultModel: "mock-1",
+    user(sb, model, o) {
+      // COPILOT_ALLOW_ALL=true: the user's folder trust (and tool approval) for this run.
+      return {
+        COPILOT_OFFLINE: "true",
+        COPILOT_PROVIDER_BASE_URL: model.baseURL,
+        COPILOT_PROVIDER_TYPE: "openai",
+        COPILOT_PROVIDER_API_KEY: "x",
+        COPILOT_MODEL: o.modelName,
+        COPILOT_ALLOW_ALL: "true",
+        // the CLI unpacks itself (235 MB) into its cache on first run: share one across sandboxes
+        XDG_CACHE_HOME: path.join(os.homedir(), ".cache", "hookwise-clis", "copilot-xdg-cache"),
+      };
+    },
+    argv: (bin, prompt) => [bin, ["-p", prompt, "--allow-all", "--no-ask-user", "--disable-builtin-mcps", "--output-format", "json"]],
+    shell: (command) => ({ tool: "bash", args: { command, description: "run it", mode: "sync", initial_wait: 30 } }),
+    write: (file, content) => ({ tool: "create", args: { path: file, file_text: content } }),
+    mcp: (tool) => `hookwise-${tool}`,
+  },
+  qwen: {
+    label: "Qwen Code",
+    defaultModel: "mock-1",
+    user(sb, model, o) {
+      // folderTrust off: the user's trust of this folder.
+      writeJson(path.join(sb.home, ".qwen", "settings.json"), {
+        security: { auth: { selectedType: "openai" }, folderTrust: { enabled: false } },
+        privacy: { usageStatisticsEnabled: false },
+        general: { enableAutoUpdate: false, disableAutoUpdate: true },
+        telemetry: { enabled: false },
+      });
+      return { OPENAI_API_KEY: "x", OPENAI_BASE_URL: model.baseURL, OPENAI_MODEL: o.modelName, CI: "1" };
+    },
+    argv: (bin, prompt) => [process.execPath, [bin, "-p", prompt, "--yolo", "--output-format", "json"]],
+    shell: (command) => ({ tool: "run_shell_command", args: { command, description: "run it", is_background: false } }),
+    write: (file, content) => ({ tool: "write_file", args: { file_path: file, content } }),
+    mcp: (tool) => `mcp__hookwise__${tool}`,
+  },
+};
+
+/** Where scripts/setup-clis.sh installed `name` (its `--where`), or null. */
+export function cliBin(name) {
+  const env = `${name.toUpperCase()}_BIN`;
+  if (process.env[env]) return process.env[env];
+  try {
+    const out = execFileSync("bash", [path.join(repoRoot, "scripts/setup-clis.sh"), "--where", name], { encoding: "utf8" });
+    return out.trim().split(" ").slice(1).join(" ") || null;
+  } catch {
+    return null;
+  }
+}
+
+/** `{ bin, skip, error }`: skip without the CLI, except under CI where its absence is an error. */
+export function cliGate(name) {
+  const bin = cliBin(name);
+  if (bin && fs.existsSync(bin)) return { bin };
+  const msg = `no ${HOSTS[name].label} (run scripts/setup-clis.sh ${name}, or set ${name.toUpperCase()}_BIN)`;
+  return process.env.CI ? { bin, error: msg } : { bin, skip: msg };
+}
+
+let packed = null;
+/** The packed tarball of pkg/ (once per test process). */
+export function tarball() {
+  if (packed) return packed;
+  if (!fs.existsSync(path.join(repoRoot, "pkg", "package.json"))) throw new Error("no built package at pkg/: run `npm run build` first");
+  const { packDir, packed: info } = packHookwise("hookwise-e2e-agents-pack-");
+  process.on("exit", () => fs.rmSync(packDir, { recursive: true, force: true }));
+  packed = path.join(packDir, info[0].filename);
+  return packed;
+}
+
+const childEnvBase = () => Object.fromEntries(["LANG", "LC_ALL", "TERM", "SHELL"].filter((k) => process.env[k] != null).map((k) => [k, process.env[k]]));
+
+/**
+ * A throwaway project for `host` with `files`, in git when `git`; hookwise packed, installed
+ * offline and set up by `hookwise init --<host>` unless `init` is false.
+ */
+export function agentProject(host, { files = {}, git = true, init = true, initArgs = [], env = {} } = {}) {
+  const recipe = HOSTS[host];
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), `hookwise-e2e-${host}-`));
+  const dir = path.join(root, "project");
+  const home = path.join(root, "home");
+  const tmp = path.join(root, "tmp");
+  for (const d of [dir, home, tmp, path.join(home, ".config"), path.join(home, ".cache")]) fs.mkdirSync(d, { recursive: true });
+  const sbEnv = {
+    ...childEnvBase(),
+    PATH: pathWithoutMaenifold(),
+    TZ: "UTC",
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, ".config"),
+    XDG_CACHE_HOME: path.join(home, ".cache"),
+    TMPDIR: tmp,
+    NO_COLOR: "1",
+    npm_config_offline: "true",
+    npm_config_update_notifier: "false",
+    npm_config_fund: "false",
+    npm_config_audit: "false",
+    HOOKWISE_E2E_SANDBOX: root,
+    ...env,
+  };
+  const gitEnv = { ...sbEnv, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@example.com" };
+  const writeFiles = (f) => {
+    for (const [rel, content] of Object.entries(f)) {
+      const p = path.join(dir, rel);
+      fs.mkdirSync(path.dirname(p), { recursive: true });
+      fs.writeFileSync(p, content);
+    }
+  };
+  writeFiles(files);
+  if (git) {
+    execFileSync("git", ["init", "-q", "-b", "main"], { cwd: dir, env: gitEnv });
+    execFileSync("git", ["add", "-A"], { cwd: dir, env: gitEnv });
+    execFileSync("git", ["commit", "-q", "--allow-empty", "-m", "initial"], { cwd: dir, env: gitEnv });
+  }
+  const sb = {
+    host,
+    recipe,
+    root,
+    dir,
+    home,
+    env: sbEnv,
+    writeFiles,
+    read: (rel) => fs.readFileSync(path.join(dir, rel), "utf8"),
+    exists: (rel) => fs.existsSync(path.join(dir, rel)),
+    abs: (rel) => path.join(dir, rel),
+    /** The Agent Trace records of the project, parsed. */
+    traces() {
+      const f = path.join(dir, ".orchestration/agent_trace.jsonl");
+      return fs.existsSync(f) ? fs.readFileSync(f, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
+    },
+    run: (opts) => runAgent(sb, opts),
+    cleanup() {
+      if (KEEP) return console.log(`# kept sandbox ${root}`);
+      for (const p of sandboxProcesses(root)) {
+        try {
+          process.kill(p.pid, "SIGKILL");
+        } catch {}
+      }
+      fs.rmSync(root, { recursive: true, force: true });
+    },
+  };
+  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "e2e-project", private: true, version: "1.0.0" }, null, 2) + "\n");
+  execFileSync("npm", ["install", "--ignore-scripts", "--offline", "--no-audit", "--no-fund", "--loglevel=error", tarball()], {
+    cwd: dir,
+    env: { ...sbEnv, npm_config_cache: path.join(root, "npm-cache") },
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+  if (init) {
+    sb.initOutput = execFileSync(path.join(dir, "node_modules", ".bin", "hookwise"), ["init", `--${host}`, ...initArgs], { cwd: dir, env: sbEnv, encoding: "utf8", timeout: 60_000 });
+  }
+  return sb;
+}
+
+/** One headless run of the host's CLI in the sandbox, against its own scripted model. */
+async function runAgent(sb, { prompt, script = [], modelOpts = {}, modelName, env = {}, timeoutMs = 120_000 } = {}) {
+  const recipe = sb.recipe;
+  const gate = cliGate(sb.host);
+  if (!gate.bin) throw new Error(gate.skip ?? gate.error);
+  const model = await startModel(script, modelOpts);
+  const o = { modelName: modelName ?? recipe.defaultModel };
+  const childEnv = { ...sb.env, ...recipe.user(sb, model, o), ...env };
+  const [cmd, args] = recipe.argv(gate.bin, prompt, o);
+  const started = Date.now();
+  const child = spawn(cmd, args, { cwd: sb.dir, env: childEnv, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => (stdout += d));
+  child.stderr.on("data", (d) => (stderr += d));
+  const procs = new Map();
+  const watch = () => {
+    for (const p of sandboxProcesses(sb.root)) procs.set(p.pid, { ...p, firstSeen: procs.get(p.pid)?.firstSeen ?? Date.now() - started });
+  };
+  const timer = setInterval(watch, 25);
+  let timedOut = false;
+  const killer = setTimeout(() => {
+    timedOut = true;
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {}
+  }, timeoutMs);
+  const { code, signal } = await new Promise((resolve) => child.on("close", (c, s) => resolve({ code: c, signal: s })));
+  clearTimeout(killer);
+  clearInterval(timer);
+  const durationMs = Date.now() - started;
+  // Anything of the sandbox still alive after the CLI exited (grace: 2 s), then killed.
+  let leftovers = sandboxProcesses(sb.root);
+  for (let i = 0; i < 40 && leftovers.length; i++) {
+    await new Promise((res) => setTimeout(res, 50));
+    leftovers = sandboxProcesses(sb.root);
+  }
+  for (const p of leftovers) {
+    try {
+      process.kill(p.pid, "SIGKILL");
+    } catch {}
+  }
+  await model.close();
+  const main = () => model.mainRequests();
+  const r = {
+    code,
+    signal,
+    timedOut,
+    durationMs,
+    stdout,
+    stderr,
+    model,
+    procs: [...procs.values()],
+    leftovers,
+    pid: child.pid,
+    hookwiseProcs: () => [...procs.values()].filter(isHookwise),
+    /** The text of the n-th tool result (0-based) as the model read it, from the last main request. */
+    result(n) {
+      return main().at(-1)?.toolResults()[n]?.content;
+    },
+    describe() {
+      const reqs = model
+        .requests()
+        .map((q) => `  #${q.seq} ${q.wire} ${q.kind}: tools ${q.tools.length}; results ${JSON.stringify(q.toolResults().map((t) => t.content.slice(0, 300)))}; last user ${JSON.stringify(q.lastUserText().slice(-300))}`)
+        .join("\n");
+      return `${sb.host} exit ${code}${signal ? ` (${signal})` : ""}${timedOut ? " TIMED OUT" : ""} in ${durationMs} ms\nstdout: ${stdout.slice(-1500)}\nstderr: ${stderr.slice(-2000)}\nrequests:\n${reqs}\nmodel errors: ${JSON.stringify(model.errors())}\nprocs: ${JSON.stringify(r.procs.map((p) => [p.pid, p.ppid, p.cmdline.join(" ").slice(0, 140)]))}`;
+    },
+  };
+  return r;
+}
+
+/** The run ended well: no timeout, exit 0, the model understood every request. */
+export function assertRunOk(assert, r) {
+  assert.equal(r.timedOut, false, `timed out\n${r.describe()}`);
+  assert.equal(r.code, 0, `exit ${r.code}\n${r.describe()}`);
+  assert.deepEqual(r.model.errors(), [], `the scripted model saw errors\n${r.describe()}`);
+}
+
+/** (f): no process of the sandbox (hookwise's MCP server, a hook, a child of either) outlived the CLI. */
+export function assertNothingLeft(assert, r) {
+  assert.deepEqual(r.leftovers.map((p) => p.cmdline.join(" ")), [], `left after the CLI exited\n${r.describe()}`);
+}
