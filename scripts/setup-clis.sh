@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Installs the command-hook agent CLIs the real-host suites run (tests/e2e-codex, -gemini,
-# -copilot, -qwen), each pinned, from the npm registry, into a cache outside the repository
+# Installs the agent CLIs the real-host suites run (tests/e2e-codex, -gemini, -copilot, -qwen;
+# OpenCode 1.x for tests/e2e), each pinned, from the npm registry, into a cache outside the repository
 # keyed by name and version, so a second run (and CI with the cache restored) installs nothing.
 #
-#   bash scripts/setup-clis.sh                  # every CLI below (≈ 860 MB, well under a minute)
+#   bash scripts/setup-clis.sh                  # every CLI below (≈ 1.2 GB, well under a minute)
 #   bash scripts/setup-clis.sh codex qwen       # only these
 #   bash scripts/setup-clis.sh --where codex    # the entry point if installed, else nothing (exit 1)
 #   HOOKWISE_CLIS_CACHE=/dir bash ...           # another cache root
@@ -20,12 +20,14 @@ root=${HOOKWISE_CLIS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hookwise-clis}
 # Gemini CLI's and Qwen Code's install scripts fetch nothing the CLI needs offline (facts:
 # command-hook-hosts.md), so they are skipped. Codex and Copilot ship their native binary as an
 # optional per-platform dependency: the entry points are those binaries, not the node launchers.
+# OpenCode's install script puts its platform binary at bin/opencode.exe (kept).
 table() {
   cat <<'EOF'
 codex|@openai/codex|0.171.0||@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex|native
 gemini|@google/gemini-cli|0.61.0|--ignore-scripts|@google/gemini-cli/bundle/gemini.js|node
 copilot|@github/copilot|1.0.102||@github/copilot-linux-x64/copilot|native
 qwen|@qwen-code/qwen-code|0.24.4|--ignore-scripts|@qwen-code/qwen-code/cli.js|node
+opencode|opencode-ai|1.18.33||opencode-ai/bin/opencode.exe|native
 EOF
 }
 
