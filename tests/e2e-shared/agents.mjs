@@ -10,7 +10,8 @@
 //   r.code, r.stdout, r.stderr, r.model (the scripted model: requests(), mainRequests()),
 //   r.result(n) (the text of the n-th tool result the model read), r.procs, r.leftovers,
 //   r.hookwiseProcs(), r.describe()
-// HOSTS[host]: shell(cmd), write(abs, content), mcp(tool) — a call as this host's model makes it.
+// HOSTS[host]: shell(cmd), write(rel, content, { exists, old }, sb) → a step; mcp(tool, args) →
+// the steps (Codex searches first) — each a call as this host's model makes it.
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -50,8 +51,19 @@ export const HOSTS = {
     // Hook trust is a user step too (`codex` asks once per hook); the flag stands for it.
     argv: (bin, prompt) => [bin, ["exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", prompt]],
     shell: (command) => ({ tool: "exec_command", args: { cmd: command } }),
-    patch: (text) => ({ custom: "apply_patch", input: text }),
-    mcp: (tool) => `mcp__hookwise__${tool}`,
+    // apply_patch is offered to gpt-5.5 (not to mock-1); its paths are relative to the project
+    writeModel: "gpt-5.5",
+    write: (rel, content, { exists = false, old = "" } = {}) => ({
+      custom: "apply_patch",
+      input: exists
+        ? `*** Begin Patch\n*** Update File: ${rel}\n@@\n${old.split("\n").filter(Boolean).map((l) => `-${l}`).join("\n")}\n${content.split("\n").filter(Boolean).map((l) => `+${l}`).join("\n")}\n*** End Patch\n`
+        : `*** Begin Patch\n*** Add File: ${rel}\n${content.split("\n").filter(Boolean).map((l) => `+${l}`).join("\n")}\n*** End Patch\n`,
+    }),
+    // MCP tools sit behind tool_search: the model searches, then calls the tool in its namespace
+    mcp: (tool, args) => [
+      { item: { type: "tool_search_call", execution: "client", call_id: `search_${tool}`, arguments: { query: tool } } },
+      { item: { type: "function_call", namespace: "mcp__hookwise", name: tool, call_id: `call_${tool}`, arguments: JSON.stringify(args) } },
+    ],
   },
   gemini: {
     label: "Gemini CLI",
@@ -68,8 +80,8 @@ export const HOSTS = {
     },
     argv: (bin, prompt, o) => [process.execPath, [bin, "-p", prompt, "-m", o.modelName, "--output-format", "json", "--approval-mode", "yolo"]],
     shell: (command) => ({ tool: "run_shell_command", args: { command, description: "run it" } }),
-    write: (file, content) => ({ tool: "write_file", args: { file_path: file, content } }),
-    mcp: (tool) => `mcp_hookwise_${tool}`,
+    write: (rel, content, _o, sb) => ({ tool: "write_file", args: { file_path: sb.abs(rel), content } }),
+    mcp: (tool, args) => [{ tool: `mcp_hookwise_${tool}`, args }],
   },
   copilot: {
     label: "Copilot CLI",
@@ -89,8 +101,9 @@ export const HOSTS = {
     },
     argv: (bin, prompt) => [bin, ["-p", prompt, "--allow-all", "--no-ask-user", "--disable-builtin-mcps", "--output-format", "json"]],
     shell: (command) => ({ tool: "bash", args: { command, description: "run it", mode: "sync", initial_wait: 30 } }),
-    write: (file, content) => ({ tool: "create", args: { path: file, file_text: content } }),
-    mcp: (tool) => `hookwise-${tool}`,
+    write: (rel, content, { exists = false, old = "" } = {}, sb) =>
+      exists ? { tool: "edit", args: { path: sb.abs(rel), old_str: old, new_str: content } } : { tool: "create", args: { path: sb.abs(rel), file_text: content } },
+    mcp: (tool, args) => [{ tool: `hookwise-${tool}`, args }],
   },
   qwen: {
     label: "Qwen Code",
@@ -107,8 +120,8 @@ export const HOSTS = {
     },
     argv: (bin, prompt) => [process.execPath, [bin, "-p", prompt, "--yolo", "--output-format", "json"]],
     shell: (command) => ({ tool: "run_shell_command", args: { command, description: "run it", is_background: false } }),
-    write: (file, content) => ({ tool: "write_file", args: { file_path: file, content } }),
-    mcp: (tool) => `mcp__hookwise__${tool}`,
+    write: (rel, content, _o, sb) => ({ tool: "write_file", args: { file_path: sb.abs(rel), content } }),
+    mcp: (tool, args) => [{ tool: `mcp__hookwise__${tool}`, args }],
   },
 };
 

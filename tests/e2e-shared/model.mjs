@@ -18,6 +18,7 @@
 //   { tool, args, id? }                     one tool call ({ input } is accepted for args)
 //   { tools: [{ name, args, id? }], text? } several calls at once
 //   { custom: "apply_patch", input }        a Responses custom tool call (Codex's apply_patch)
+//   { item: {...} }                         a Responses output item as given (tool_search_call, a namespaced call)
 //   { status, error }                       an HTTP error answer
 //   { overflow: true }                      Anthropic's "prompt is too long" (Claude Code compacts)
 //   …and any reply may carry { delayMs } (wait first) or { usage: { prompt_tokens } } (token count).
@@ -100,13 +101,14 @@ const responses = {
       tools: (b.tools ?? []).map((t) => t.name ?? t.type),
       system: [b.instructions ?? "", ...items.filter((i) => i.type === "message" && (i.role === "system" || i.role === "developer")).map((i) => contentText(i.content))].join("\n"),
       messages: items.map((i) => ({ role: i.role ?? i.type, text: i.type === "message" ? contentText(i.content) : i.type?.endsWith("_output") ? contentText(i.output) : JSON.stringify(i.arguments ?? i.input ?? "") })),
-      results: items.filter((i) => /_call_output$/.test(i.type ?? "")).map((i) => ({ id: i.call_id, content: contentText(i.output) })),
-      calls: items.filter((i) => /_call$/.test(i.type ?? "")).map((i) => ({ id: i.call_id, name: i.name, args: i.type === "custom_tool_call" ? i.input : parseArgs(i.arguments) })),
+      results: items.filter((i) => /_call_output$|^tool_search_output$/.test(i.type ?? "")).map((i) => ({ id: i.call_id, content: i.type === "tool_search_output" ? JSON.stringify(i.tools ?? i) : contentText(i.output) })),
+      calls: items.filter((i) => /_call$/.test(i.type ?? "")).map((i) => ({ id: i.call_id, name: i.name ?? i.type, ...(i.namespace ? { namespace: i.namespace } : {}), args: i.type === "custom_tool_call" ? i.input : parseArgs(i.arguments) })),
     };
   },
   send(res, r, body) {
     const items = [];
-    if (r.text || (!r.custom && callsOf(r).length === 0)) items.push({ type: "message", role: "assistant", id: newId("msg"), status: "completed", content: [{ type: "output_text", text: r.text ?? "", annotations: [] }] });
+    if (r.text || (!r.custom && !r.item && callsOf(r).length === 0)) items.push({ type: "message", role: "assistant", id: newId("msg"), status: "completed", content: [{ type: "output_text", text: r.text ?? "", annotations: [] }] });
+    if (r.item) items.push({ id: newId("item"), status: "completed", ...r.item });
     if (r.custom) items.push({ type: "custom_tool_call", id: newId("ctc"), status: "completed", call_id: r.id ?? newId("call"), name: r.custom, input: r.input });
     for (const c of callsOf(r)) items.push({ type: "function_call", id: newId("fc"), status: "completed", call_id: c.id, name: c.name, arguments: c.rawArgs ?? JSON.stringify(c.args) });
     const input = r.usage?.prompt_tokens ?? 100;
