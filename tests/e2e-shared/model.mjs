@@ -75,9 +75,10 @@ const chat = {
     };
   },
   send(res, r, body) {
-    const calls = callsOf(r).map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.rawArgs ?? JSON.stringify(c.args) } }));
-    const promptTokens = r.usage?.prompt_tokens ?? Math.max(1, Math.ceil(JSON.stringify(body.messages ?? []).length / 4));
-    const usage = { prompt_tokens: promptTokens, completion_tokens: 10, total_tokens: promptTokens + 10 };
+    const calls = callsOf(r).map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.rawArgs !== undefined ? String(c.rawArgs) : JSON.stringify(c.args) } }));
+    const approx = Math.max(1, Math.ceil(JSON.stringify(body.messages ?? []).length / 4));
+    const usage = { prompt_tokens: approx, completion_tokens: 10, ...(r.usage ?? {}) };
+    usage.total_tokens = r.usage?.total_tokens ?? usage.prompt_tokens + usage.completion_tokens;
     const finish = calls.length ? "tool_calls" : "stop";
     const base = { id: newId("chatcmpl"), created: Math.floor(Date.now() / 1000), model: body.model ?? "mock-1" };
     if (body.stream === false) {
@@ -85,9 +86,10 @@ const chat = {
       return res.end(JSON.stringify({ ...base, object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: r.text ?? null, ...(calls.length ? { tool_calls: calls } : {}) }, finish_reason: finish }], usage }));
     }
     const chunk = (choice, extra = {}) => `data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, ...choice }], ...extra })}\n\n`;
-    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-    res.write(chunk({ delta: { role: "assistant", content: r.text ?? "" }, finish_reason: null }));
-    calls.forEach((c, index) => res.write(chunk({ delta: { tool_calls: [{ index, ...c }] }, finish_reason: null })));
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+    if (r.text) res.write(chunk({ delta: { role: "assistant", content: r.text }, finish_reason: null }));
+    calls.forEach((c, index) => res.write(chunk({ delta: { ...(index === 0 && !r.text ? { role: "assistant" } : {}), tool_calls: [{ index, ...c }] }, finish_reason: null })));
+    if (!calls.length && !r.text) res.write(chunk({ delta: { role: "assistant", content: "" }, finish_reason: null }));
     res.write(chunk({ delta: {}, finish_reason: finish }, { usage }));
     res.end("data: [DONE]\n\n");
   },
@@ -122,6 +124,9 @@ const responses = {
   },
 };
 
+/** What Claude Code's summary request says in its last user turn. */
+export const SUMMARY_MARKER = "Your task is to create a detailed summary of the conversation so far";
+
 const anthropic = {
   read(b) {
     const msgs = b.messages ?? [];
@@ -135,13 +140,15 @@ const anthropic = {
       calls: blocks("assistant", "tool_use").map((x) => ({ id: x.id, name: x.name, args: x.input })),
     };
   },
-  send(res, r, body) {
+  send(res, r, body, req) {
     if (r.overflow) {
       res.writeHead(400, { "content-type": "application/json" });
       return res.end(JSON.stringify({ type: "error", error: { type: "invalid_request_error", message: r.message ?? "prompt is too long: 250000 tokens > 200000 maximum" } }));
     }
     const blocks = [];
-    if (r.text) blocks.push({ type: "text", text: r.text });
+    // Claude Code (2.1.330) wants a summary inside <summary> tags; without them it asks again.
+    const text = r.text && req.lastUserText().includes(SUMMARY_MARKER) && !r.text.includes("<summary>") ? `<analysis>scripted</analysis>\n<summary>\n${r.text}\n</summary>` : r.text;
+    if (text) blocks.push({ type: "text", text });
     for (const c of callsOf(r)) blocks.push({ type: "tool_use", id: c.id, name: c.name, input: c.args });
     if (!blocks.length) blocks.push({ type: "text", text: "" });
     const stop = blocks.some((x) => x.type === "tool_use") ? "tool_use" : "end_turn";
@@ -218,11 +225,10 @@ function auxDefault(req) {
   const t = req.text();
   if (req.wire === "gemini" && t.includes("next_speaker")) return JSON.stringify({ reasoning: "done", next_speaker: "user" });
   if (req.wire === "gemini" && /complexity|classif/i.test(t)) return JSON.stringify({ reasoning: "simple", model_choice: "flash", complexity_reasoning: "simple", complexity_score: 10 });
-  if (req.wire === "anthropic" && t.includes("create a detailed summary")) return "<analysis>scripted</analysis>\n<summary>\nSummary: the conversation so far was scripted.\n</summary>";
   return "Summary: the conversation so far was scripted. Continue with the task.";
 }
 
-function view(rec) {
+function view(rec, extend) {
   const r = rec.read;
   const text = () => [r.system, ...r.messages.map((m) => m.text)].join("\n");
   return {
@@ -236,18 +242,23 @@ function view(rec) {
     lastUserText: () => [...r.messages].reverse().find((m) => m.role === "user")?.text ?? "",
     text,
     findText: (needle) => (typeof needle === "string" ? text().includes(needle) : needle.test(text())),
+    ...(extend ? extend(rec) : {}),
   };
 }
 
 /**
- * Start the scripted model. `opts`: { aux?: step or (req) => step for tool-less requests,
- * fallback?: the reply once the script ran out (default "done."), log?: (line) => void }.
+ * Start the scripted model. `opts`: { aux?: step or (req) => step for requests that are not
+ * "main", fallback?: the reply once the script ran out (default "done."), log?: (line) => void,
+ * classify?: (req) => kind (default "main" when it offers tools, else "aux"), extend?: (rec) =>
+ * accessors merged into every view (a suite's own names for its wire), quietRoutes?: answer an
+ * unknown path 404 without counting it an error }.
  */
 export async function startModel(script = [], opts = {}) {
   const records = [];
   const errors = [];
   let mainIndex = 0;
   const steps = Array.isArray(script) ? script : null;
+  const v = (rec) => view(rec, opts.extend);
   const server = http.createServer((req, res) => {
     const chunks = [];
     req.on("data", (c) => chunks.push(c));
@@ -265,7 +276,7 @@ export async function startModel(script = [], opts = {}) {
         }
         const wire = wireOf(pathname);
         if (!wire) {
-          errors.push(`unexpected ${req.method} ${req.url}`);
+          if (!opts.quietRoutes) errors.push(`unexpected ${req.method} ${req.url}`);
           res.writeHead(404, { "content-type": "application/json" });
           return res.end(JSON.stringify({ error: { message: `no route ${req.method} ${pathname}` } }));
         }
@@ -280,15 +291,17 @@ export async function startModel(script = [], opts = {}) {
         const read = wire[1].read(body);
         const urlModel = /\/models\/([^/:]+):/.exec(pathname)?.[1];
         const rec = { seq: records.length, wire: wire[0], url: req.url, headers: req.headers, time: Date.now(), body, read, urlModel };
-        const v = view(rec);
-        rec.kind = read.tools.length && !(wire[0] === "anthropic" && v.lastUserText().includes("create a detailed summary")) ? "main" : "aux";
+        rec.kind = opts.classify ? opts.classify(v(rec)) : read.tools.length && !(wire[0] === "anthropic" && v(rec).lastUserText().includes(SUMMARY_MARKER)) ? "main" : "aux";
         records.push(rec);
         let step;
         if (rec.kind === "main") {
           rec.mainIndex = mainIndex++;
           step = steps ? (rec.mainIndex < steps.length ? steps[rec.mainIndex] : opts.fallback ?? "done.") : script;
-        } else step = opts.aux ?? auxDefault;
-        if (typeof step === "function") step = await step(view(rec), { index: rec.mainIndex, requests: () => records.map(view) });
+        } else {
+          rec.mainIndex = -1;
+          step = opts.aux ?? auxDefault;
+        }
+        if (typeof step === "function") step = await step(v(rec), { index: rec.mainIndex, kind: rec.kind, requests: () => records.map(v) });
         step = normalize(step);
         rec.reply = step;
         opts.log?.(`model: ${rec.wire} ${rec.kind}#${rec.mainIndex ?? "-"} → ${JSON.stringify(step).slice(0, 160)}`);
@@ -297,9 +310,9 @@ export async function startModel(script = [], opts = {}) {
           res.writeHead(step.status, { "content-type": "application/json" });
           return res.end(JSON.stringify({ error: { message: step.error ?? "scripted error", type: "server_error" } }));
         }
-        wire[1].send(res, step, body, view(rec));
+        wire[1].send(res, step, body, v(rec));
       } catch (e) {
-        errors.push(String(e?.stack ?? e));
+        errors.push(e instanceof Error ? e : String(e));
         if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
         res.end(JSON.stringify({ error: { message: `script error: ${e?.message ?? e}` } }));
       }
@@ -317,9 +330,11 @@ export async function startModel(script = [], opts = {}) {
     url,
     /** The OpenAI-style base (chat completions, Responses): `${url}/v1`. */
     baseURL: `${url}/v1`,
-    requests: () => records.map(view),
-    mainRequests: () => records.filter((r) => r.kind === "main").map(view),
-    auxRequests: () => records.filter((r) => r.kind === "aux").map(view),
+    requests: () => records.map(v),
+    mainRequests: () => records.filter((r) => r.kind === "main").map(v),
+    auxRequests: () => records.filter((r) => r.kind === "aux").map(v),
+    /** Requests of one kind (a suite's own classify). */
+    ofKind: (kind) => records.filter((r) => r.kind === kind).map(v),
     /** Script functions that threw and requests nobody understood (each answered as an error). */
     errors: () => [...errors],
     remaining: () => (steps ? Math.max(0, steps.length - mainIndex) : undefined),
