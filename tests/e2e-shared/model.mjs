@@ -22,8 +22,8 @@
 //   { status, error }                       an HTTP error answer
 //   { overflow: true }                      Anthropic's "prompt is too long" (Claude Code compacts)
 //   …and any reply may carry { delayMs } (wait first) or { usage: { prompt_tokens } } (token count).
-// Only "main" requests consume the script: those that offer tools. Requests without tools (titles,
-// summaries, Gemini's next-speaker and routing checks) are "aux" and get `opts.aux` (default: a
+// Only "main" requests consume the script: those that offer tools and are not a host's compaction
+// prompt. The others (titles, summaries, Gemini's next-speaker and routing checks) are "aux" and get `opts.aux` (default: a
 // one-line summary; Gemini's JSON checks get the JSON they parse).
 //
 // Every request is recorded, whatever its wire, as one view (`req`): seq, wire, kind, url, body,
@@ -220,6 +220,9 @@ function normalize(step) {
   return step;
 }
 
+/** A host's compaction prompt (Claude Code, Qwen Code, Copilot CLI send it with the tools still offered). */
+const COMPACTION_PROMPT = new RegExp(`${SUMMARY_MARKER}|summarizes a conversation when its context window|CONTEXT CHECKPOINT COMPACTION|The history is being compacted`);
+
 /** The default answer to a request that offers no tools. */
 function auxDefault(req) {
   const t = req.text();
@@ -291,7 +294,7 @@ export async function startModel(script = [], opts = {}) {
         const read = wire[1].read(body);
         const urlModel = /\/models\/([^/:]+):/.exec(pathname)?.[1];
         const rec = { seq: records.length, wire: wire[0], url: req.url, headers: req.headers, time: Date.now(), body, read, urlModel };
-        rec.kind = opts.classify ? opts.classify(v(rec)) : read.tools.length && !(wire[0] === "anthropic" && v(rec).lastUserText().includes(SUMMARY_MARKER)) ? "main" : "aux";
+        rec.kind = opts.classify ? opts.classify(v(rec)) : read.tools.length && !COMPACTION_PROMPT.test(v(rec).lastUserText()) ? "main" : "aux";
         records.push(rec);
         let step;
         if (rec.kind === "main") {
