@@ -44,7 +44,7 @@ export const HOSTS = {
         path.join(codexHome, "config.toml"),
         `model = ${toml(o.modelName)}\nmodel_provider = "mock"\napproval_policy = "never"\nsandbox_mode = "danger-full-access"\n` +
           `[model_providers.mock]\nname = "mock"\nbase_url = ${toml(model.baseURL)}\nwire_api = "responses"\nenv_key = "MOCK_API_KEY"\n` +
-          `[projects.${toml(sb.dir)}]\ntrust_level = "trusted"\n`,
+          `${o.codexConfig ?? ""}\n[projects.${toml(sb.dir)}]\ntrust_level = "trusted"\n`,
       );
       return { CODEX_HOME: codexHome, MOCK_API_KEY: "x" };
     },
@@ -60,6 +60,8 @@ export const HOSTS = {
         : `*** Begin Patch\n*** Add File: ${rel}\n${content.split("\n").filter(Boolean).map((l) => `+${l}`).join("\n")}\n*** End Patch\n`,
     }),
     // MCP tools sit behind tool_search: the model searches, then calls the tool in its namespace
+    // auto-compaction past a token limit the user's config sets low
+    compact: { usage: 250000, codexConfig: "model_auto_compact_token_limit = 2000\nmodel_context_window = 8000" },
     mcp: (tool, args) => [
       { item: { type: "tool_search_call", execution: "client", call_id: `search_${tool}`, arguments: { query: tool } } },
       { item: { type: "function_call", namespace: "mcp__hookwise", name: tool, call_id: `call_${tool}`, arguments: JSON.stringify(args) } },
@@ -74,6 +76,7 @@ export const HOSTS = {
         privacy: { usageStatisticsEnabled: false },
         general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
         telemetry: { enabled: false },
+        ...(o.userSettings ?? {}),
       });
       // GEMINI_CLI_TRUST_WORKSPACE: the user's "trust this folder" answer.
       return { GEMINI_API_KEY: "x", GOOGLE_GEMINI_BASE_URL: model.url, GEMINI_CLI_TRUST_WORKSPACE: "true", CI: "1" };
@@ -104,6 +107,8 @@ export const HOSTS = {
     write: (rel, content, { exists = false, old = "" } = {}, sb) =>
       exists ? { tool: "edit", args: { path: sb.abs(rel), old_str: old, new_str: content } } : { tool: "create", args: { path: sb.abs(rel), file_text: content } },
     mcp: (tool, args) => [{ tool: `hookwise-${tool}`, args }],
+    // auto-compaction near the prompt limit the provider's env sets
+    compact: { usage: 38000, env: { COPILOT_PROVIDER_MAX_PROMPT_TOKENS: "40000" } },
   },
   qwen: {
     label: "Qwen Code",
@@ -115,6 +120,7 @@ export const HOSTS = {
         privacy: { usageStatisticsEnabled: false },
         general: { enableAutoUpdate: false, disableAutoUpdate: true },
         telemetry: { enabled: false },
+        ...(o.userSettings ?? {}),
       });
       return { OPENAI_API_KEY: "x", OPENAI_BASE_URL: model.baseURL, OPENAI_MODEL: o.modelName, CI: "1" };
     },
@@ -122,6 +128,8 @@ export const HOSTS = {
     shell: (command) => ({ tool: "run_shell_command", args: { command, description: "run it", is_background: false } }),
     write: (rel, content, _o, sb) => ({ tool: "write_file", args: { file_path: sb.abs(rel), content } }),
     mcp: (tool, args) => [{ tool: `mcp__hookwise__${tool}`, args }],
+    // auto-compaction past the fraction of the window the user's settings set
+    compact: { usage: 40000, userSettings: { context: { autoCompactThreshold: 0.1 } } },
   },
 };
 
@@ -240,12 +248,12 @@ export function agentProject(host, { files = {}, git = true, init = true, initAr
 }
 
 /** One headless run of the host's CLI in the sandbox, against its own scripted model. */
-async function runAgent(sb, { prompt, script = [], modelOpts = {}, modelName, env = {}, timeoutMs = 120_000 } = {}) {
+async function runAgent(sb, { prompt, script = [], modelOpts = {}, modelName, env = {}, timeoutMs = 120_000, ...more } = {}) {
   const recipe = sb.recipe;
   const gate = cliGate(sb.host);
   if (!gate.bin) throw new Error(gate.skip ?? gate.error);
   const model = await startModel(script, modelOpts);
-  const o = { modelName: modelName ?? recipe.defaultModel };
+  const o = { ...more, modelName: modelName ?? recipe.defaultModel };
   const childEnv = { ...sb.env, ...recipe.user(sb, model, o), ...env };
   const [cmd, args] = recipe.argv(gate.bin, prompt, o);
   const started = Date.now();

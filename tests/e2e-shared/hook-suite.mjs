@@ -13,7 +13,11 @@
 //   4. a write outside the scope → blocked, the file unchanged (b);
 //   the first request carries the session-start context (d);
 // undecidable (the governance project once more, its policy wasm corrupted):
-//   1. a write inside the scope → blocked where the host can be told to fail closed.
+//   1. a write inside the scope → blocked where the host can be told to fail closed;
+// compaction, where the host has a hook for it (the fake maenifold on PATH; the prompt names
+// [[auth]] and [[jwt]]): a shell call whose answer reports a nearly full context → the host
+// compacts, hookwise files the compaction memory, and where the host starts the session again
+// after it, the next request carries what was kept (e).
 // Every run: hookwise's hooks ran, and nothing of the sandbox outlived the CLI (f).
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -24,20 +28,23 @@ import { agentProject, cliGate, HOSTS, assertRunOk, assertNothingLeft } from "./
 import { suiteGate } from "./gate.mjs";
 import { vaultFiles, enforceSops, INTENTS, LOGIN, FORCE, FORCE_MARKER } from "./fixtures.mjs";
 import { validate } from "../js/agent-trace-schema.mjs";
+import { fakeMaenifold } from "../e2e-claude/lib/hookwise.mjs";
 
 export const VAULT_COMMAND = `printf 'result:%s\\n' "[[Session Tokens]]"`;
 /** A passage of the example vault's note on session tokens (only its context carries it). */
 export const NOTE_PASSAGE = "SHA-256 hash of each refresh token";
+const COMPACT_PROMPT = "Harden [[auth]] for the REST API. We decided to use [[jwt]] instead of opaque session ids.";
 
 /**
  * The suite for `host` (a key of HOSTS). `o.failClosed`: whether the host can be told to block
- * when a hook has no usable answer (default true); `o.extra(ctx)`: more tests inside the suite,
+ * when a hook has no usable answer (default true); `o.contextAfterCompaction`: whether context
+ * reaches the model after a compaction (default true); `o.extra(ctx)`: more tests inside the suite,
  * with `ctx` = { know, gov, broken } (each { sb, r } once `before` ran).
  */
 export function hookSuite(host, o = {}) {
   const h = HOSTS[host];
   const skip = suiteGate(cliGate(host), `e2e-${host}`, host);
-  const ctx = { know: {}, gov: {}, broken: {} };
+  const ctx = { know: {}, gov: {}, broken: {}, ...(h.compact ? { compact: {} } : {}) };
 
   describe(`hookwise in the real ${h.label}`, { skip }, () => {
     before(async () => {
@@ -62,12 +69,31 @@ export function hookSuite(host, o = {}) {
       // A hook hookwise cannot decide: the policy core does not load.
       fs.writeFileSync(path.join(gov.sb.dir, "node_modules/hookwise/dist/policy/hookwise_bg.wasm"), "not a wasm module");
       broken.sb = gov.sb;
-      broken.r = await gov.sb.run({ prompt: "Add the logout.", modelName: h.writeModel, script: [w("src/auth/logout.ts", LOGIN), "done"] });
+      const compact = ctx.compact;
+      if (compact) {
+        compact.sb = agentProject(host);
+        compact.fake = fakeMaenifold(compact.sb.root);
+        Object.assign(compact.sb.env, compact.fake.env);
+      }
+      [broken.r] = await Promise.all([
+        gov.sb.run({ prompt: "Add the logout.", modelName: h.writeModel, script: [w("src/auth/logout.ts", LOGIN), "done"] }),
+        compact &&
+          compact.sb
+            .run({
+              prompt: COMPACT_PROMPT,
+              script: [{ ...h.shell("ls"), usage: { prompt_tokens: h.compact.usage } }, h.shell("echo after"), "continued after compaction"],
+              env: h.compact.env,
+              userSettings: h.compact.userSettings,
+              codexConfig: h.compact.codexConfig,
+            })
+            .then((r) => (compact.r = r)),
+      ]);
     });
 
     after(() => {
       ctx.know.sb?.cleanup();
       ctx.gov.sb?.cleanup();
+      ctx.compact?.sb?.cleanup();
     });
 
     /** The results the model read, in call order (the last main request holds them all). */
@@ -156,6 +182,25 @@ export function hookSuite(host, o = {}) {
       assert.ok(first && first.length > 0, "the model reads a reason");
       console.log(`# ${h.label} fail-closed reason: ${JSON.stringify(first.slice(0, 300))}`);
     });
+
+    if (h.compact) {
+      test("(e) the host compacts; hookwise files the compaction memory; what was kept reaches the model where the host restarts the session", () => {
+        const { r, fake } = ctx.compact;
+        assertRunOk(assert, r);
+        const summaries = r.model.auxRequests().filter((q) => /summar/i.test(q.lastUserText()));
+        assert.ok(summaries.length >= 1, `the host sent a compaction request\n${r.describe()}`);
+        const writes = fake.calls().filter((c) => c.event === "call" && /write_?memory/i.test(c.tool));
+        assert.equal(writes.length, 1, `one compaction memory: ${JSON.stringify(fake.calls().map((c) => [c.mode, c.event, c.tool]))}\n${r.describe()}`);
+        const w = writes[0];
+        assert.match(w.payload?.folder ?? w.args?.folder ?? "", /^sessions\/compaction\/\d{4}\/\d{2}\/\d{2}$/, JSON.stringify(w));
+        assert.match(w.payload?.content ?? w.args?.content ?? "", /\[\[auth\]\]/);
+        const after = r.model.mainRequests().filter((q) => q.seq > summaries[0].seq);
+        const kept = after.some((q) => q.findText("memory://sessions/compaction/"));
+        const guided = summaries.some((q) => q.findText("Knowledge Graph Preservation"));
+        console.log(`# ${h.label} compaction: preservation guidance in the summary request: ${guided ? "yes" : "no"}; what was kept after it: ${kept ? "yes" : "no"}`);
+        if (o.contextAfterCompaction !== false) assert.ok(kept, `the request after the compaction names the compaction memory\n${r.describe()}`);
+      });
+    }
 
     test("(f) hookwise's hooks ran, and nothing of the sandbox outlived the CLI", () => {
       for (const [name, run] of Object.entries(ctx)) {
