@@ -2,7 +2,7 @@
 // run them: each pinned CLI from scripts/setup-clis.sh, headless, offline, in a throwaway project
 // and home, against the one scripted model of ./model.mjs, with hookwise packed, installed into the
 // project and set up by `hookwise init --<host>` — the user's path. The recipes follow what was
-// checked against each CLI (../shared/facts/command-hook-hosts.md, the host probes).
+// checked against each CLI offline with a probe hook (what it sends, what it honours).
 //
 // const gate = cliGate("codex");                     // { bin, skip } | { bin, error } (under CI) | { bin }
 // const sb = agentProject("codex", { files, git });  // packed hookwise installed, `init --codex` run
