@@ -1,9 +1,13 @@
 "use strict";
-// `hookwise init --claude`: merge hookwise's entries into the project's .claude/settings.json
-// and .mcp.json. Never overwrites: other keys, other hooks and other servers stay as they are;
-// hookwise's own entries (an mcp_tool hook of its server, a command hook running `hook
-// <Event>` of a hookwise cli) are replaced when they differ; every change is reported. A file
-// that is not a JSON object is left alone (an error says so).
+// `hookwise init --claude | --codex | --gemini | --copilot | --qwen`: merge the entries the core
+// wrote (hooks, the MCP server) into the host's project files (.claude/settings.json and
+// .mcp.json, .codex/hooks.json and .codex/config.toml, .gemini/settings.json,
+// .github/hooks/hookwise.json and .github/mcp.json, .qwen/settings.json). Never overwrites:
+// other keys, other hooks and other servers stay as they are; hookwise's own entries (an
+// mcp_tool hook of its server, a command hook running `hook [--host H] <Event>` of a hookwise
+// cli, its `[mcp_servers.hookwise]` table) are replaced when they differ; every change is
+// reported. A file that is not a JSON object (JSON with comments included) or a TOML file
+// naming hookwise's server another way is left alone (an error says so).
 
 const fs = require("node:fs");
 const path = require("node:path");
@@ -20,7 +24,7 @@ function readJson(file) {
   try {
     value = text.trim() ? JSON.parse(text) : {};
   } catch (e) {
-    throw new Error(`${file} is not JSON (${e.message}); fix it or move it away, then run init --claude again`);
+    throw new Error(`${file} is not plain JSON (${e.message}; comments are not kept by a merge): left unchanged. Fix it or move it away, then run init again`);
   }
   if (!value || typeof value !== "object" || Array.isArray(value)) throw new Error(`${file} is not a JSON object; left unchanged`);
   return { value, existed: true };
@@ -38,7 +42,7 @@ function writeJson(file, value) {
 function isOurs(h, server) {
   if (!h || typeof h !== "object") return false;
   if (h.type === "mcp_tool") return h.server === server;
-  return h.type === "command" && typeof h.command === "string" && /hookwise/.test(h.command) && / hook [A-Za-z]+$/.test(h.command);
+  return h.type === "command" && typeof h.command === "string" && /hookwise/.test(h.command) && / hook (?:--host [a-z-]+ )?[A-Za-z]+$/.test(h.command);
 }
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
@@ -48,8 +52,12 @@ const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
  * ([{file, action, what}]).
  */
 function mergeClaudeSettings(file, hooks, { server }) {
+  return mergeHooks(file, path.join(".claude", "settings.json"), hooks, { server });
+}
+
+/** Merge `hooks` ({Event: [entry]}) under `"hooks"` of the JSON file `file` (shown as `rel`). */
+function mergeHooks(file, rel, hooks, { server }) {
   const { value: settings, existed } = readJson(file);
-  const rel = path.join(".claude", "settings.json");
   const changes = [];
   if (settings.hooks !== undefined && (typeof settings.hooks !== "object" || Array.isArray(settings.hooks) || settings.hooks === null)) throw new Error(`${file}: "hooks" is not an object; left unchanged`);
   const all = settings.hooks || {};
@@ -117,8 +125,12 @@ function serverEntry(node, cli) {
 }
 
 function mergeMcpJson(file, server, entry) {
+  return mergeMcpServers(file, ".mcp.json", server, entry);
+}
+
+/** The server entry under `mcpServers` of the JSON file `file` (shown as `rel`). */
+function mergeMcpServers(file, rel, server, entry) {
   const { value: cfg, existed } = readJson(file);
-  const rel = ".mcp.json";
   if (cfg.mcpServers !== undefined && (typeof cfg.mcpServers !== "object" || Array.isArray(cfg.mcpServers) || cfg.mcpServers === null)) throw new Error(`${file}: "mcpServers" is not an object; left unchanged`);
   const servers = cfg.mcpServers || {};
   const had = servers[server];
@@ -132,4 +144,62 @@ function mergeMcpJson(file, server, entry) {
   ];
 }
 
-module.exports = { mergeClaudeSettings, mergeMcpJson, mergePermissions, serverEntry, isOurs };
+/** The header of hookwise's table in a TOML file, and of its sub-tables. */
+const tableHeader = (line, table) => {
+  const m = /^\s*\[\s*([^\[\]]+?)\s*\]\s*(?:#.*)?$/.exec(line);
+  if (!m) return null;
+  const name = m[1].replace(/\s*\.\s*/g, ".").replace(/"([A-Za-z0-9_-]+)"/g, "$1");
+  return name === table ? "own" : name.startsWith(`${table}.`) ? "sub" : "other";
+};
+
+/**
+ * Put hookwise's table (`text`, starting with `[table]`) into a TOML file (Codex's
+ * .codex/config.toml): added at the end, or the table hookwise wrote before replaced (with its
+ * sub-tables); every other line kept as it is. A file that names the server in another form
+ * (an inline table, dotted keys) is left alone.
+ */
+function mergeTomlTable(file, rel, table, text) {
+  let src = "";
+  let existed = true;
+  try {
+    src = fs.readFileSync(file, "utf8");
+  } catch (e) {
+    if (!e || e.code !== "ENOENT") throw new Error(`${file}: ${e && e.code ? e.code : e}`);
+    existed = false;
+  }
+  const lines = src.split("\n");
+  let start = -1;
+  let end = lines.length;
+  for (let i = 0; i < lines.length; i++) {
+    const h = tableHeader(lines[i], table);
+    if (start < 0 && h === "own") start = i;
+    else if (start >= 0 && h === "other") {
+      end = i;
+      break;
+    }
+  }
+  const [parent, name] = [table.slice(0, table.lastIndexOf(".")), table.slice(table.lastIndexOf(".") + 1)];
+  if (start < 0 && new RegExp(`(^|\\n)\\s*(${parent}\\s*\\.\\s*"?${name}"?\\s*[.=]|"?${name}"?\\s*=\\s*\\{)`).test(src)) {
+    throw new Error(`${file} names the ${name} server in a form init does not edit: left unchanged; replace it with this table:\n${text}`);
+  }
+  const want = text.trimEnd();
+  if (start >= 0) {
+    const had = lines.slice(start, end).join("\n").trimEnd();
+    if (had === want) return [{ file: rel, action: "kept", what: `[${table}] is there already` }];
+    const next = [...lines.slice(0, start), ...want.split("\n"), ...(end < lines.length ? ["", ...lines.slice(end)] : [""])];
+    writeText(file, next.join("\n"));
+    return [{ file: rel, action: "updated", what: `[${table}]` }];
+  }
+  const sep = src === "" ? "" : src.endsWith("\n\n") ? "" : src.endsWith("\n") ? "\n" : "\n\n";
+  writeText(file, `${src}${sep}${want}\n`);
+  return [...(existed ? [] : [{ file: rel, action: "created", what: "the file" }]), { file: rel, action: "added", what: `[${table}]` }];
+}
+
+function writeText(file, text) {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.hookwise-${process.pid}.tmp`;
+  fs.writeFileSync(tmp, text);
+  fs.renameSync(tmp, file);
+}
+
+module.exports = { mergeClaudeSettings, mergeHooks, mergeMcpJson, mergeMcpServers, mergeTomlTable, mergePermissions, serverEntry, isOurs };

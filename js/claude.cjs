@@ -1,34 +1,64 @@
 "use strict";
-// Claude Code's side of hookwise, shared by `hookwise mcp` (js/mcp-server.cjs: one warm engine
-// per `claude` process, its hooks as `mcp_tool` calls) and `hookwise hook <Event>` (a `command`
-// hook: one process per event). Transport only: the core answers each event with the hook's
-// text (`claude.hook`), and names the hook tools and the settings entries (`setup`).
+// The command-hook hosts' side of hookwise (Claude Code, Codex, Gemini CLI, Copilot CLI, Qwen
+// Code), shared by `hookwise mcp` (js/mcp-server.cjs: one warm engine per agent process;
+// Claude Code's hooks as `mcp_tool` calls) and `hookwise hook [--host H] <Event>` (a `command`
+// hook: one process per event, or a warm process handed the payload). Transport only: the
+// core answers each event with the hook's text in the host's dialect (`hook.event`), names
+// the hook tools and the settings entries (`setup`, `setup.host`); when it cannot answer, the
+// host's deny comes from js/dialects.json (pinned from the core's dialect table).
 
 const fs = require("node:fs");
 const path = require("node:path");
 const { randomBytes } = require("node:crypto");
 const { Hookwise } = require("./hookwise.cjs");
+const DIALECTS = require("./dialects.json");
 
 /** The most of a transcript read for a compaction (its end: the latest messages). */
 const MAX_TRANSCRIPT_BYTES = 4 * 1024 * 1024;
 const MAX_SESSIONS = 256;
 
 /**
- * One hookwise for a Claude Code project.
+ * The host's PreToolUse deny with `reason`, as that host reads it (js/dialects.json, pinned
+ * from the core): what a hook answers when hookwise cannot decide a governed call.
+ * @param {string} host  a profile id (claude-code, codex, gemini, copilot, qwen)
+ * @param {string} reason
+ */
+function denyAnswer(host, reason) {
+  const d = DIALECTS[host] || DIALECTS["claude-code"];
+  return d.deny.replace("{reason}", () => JSON.stringify(String(reason)).slice(1, -1));
+}
+
+/** What a host's hook answers when hookwise has nothing to say for `event`. */
+function emptyAnswer(host, event) {
+  const d = DIALECTS[host] || DIALECTS["claude-code"];
+  return Object.prototype.hasOwnProperty.call(d.empty, event) ? d.empty[event] : "{}";
+}
+
+/** The project folder a hook names: the host's project-folder variable, else `fallback`. */
+function projectDir(host, env, fallback) {
+  const d = DIALECTS[host] || DIALECTS["claude-code"];
+  const v = d.projectDirVar && env[d.projectDirVar];
+  return typeof v === "string" && path.isAbsolute(v) ? v : fallback;
+}
+
+/**
+ * One hookwise for a command-hook host's project.
  * @param {object} o
- * @param {string} [o.cwd]   the project (default: CLAUDE_PROJECT_DIR or the current directory)
+ * @param {string} [o.host]  the host's profile id (default claude-code)
+ * @param {string} [o.cwd]   the project (default: the host's project-folder variable or the current directory)
  * @param {object} [o.env]
  * @param {(level: string, message: string) => void} [o.log]
  * @param {object} [o.options] engine options (tests; the project's files are read anyway)
  */
 function createClaude(o = {}) {
   const env = o.env || process.env;
-  const cwd = o.cwd || env.CLAUDE_PROJECT_DIR || process.cwd();
+  const host = typeof o.host === "string" && DIALECTS[o.host] ? o.host : "claude-code";
+  const cwd = o.cwd || projectDir(host, env, process.cwd());
   const transcripts = new Map(); // session_id -> transcript_path, from the hooks' payloads
   let lastSession = "";
   const hw = new Hookwise({
-    host: "claude-code",
-    // claude.hook is in the policy core only
+    host,
+    // hook.event is in the policy core only
     flavor: "policy",
     cwd,
     worktree: cwd,
@@ -61,6 +91,7 @@ function createClaude(o = {}) {
   return {
     hw,
     cwd,
+    host,
     get lastSession() {
       return lastSession;
     },
@@ -68,16 +99,25 @@ function createClaude(o = {}) {
     /** The hook tools, events and settings entries: `{server, tools, events, hooks, permissions}`. */
     async setup(input = {}) {
       if (!input.failClosed && !input.command && setup) return setup;
-      const r = await hw.run({ hook: "claude.hook", event: "setup", input });
+      const r = await hw.run({ hook: "hook.event", event: "setup", input });
       if (!r || !Array.isArray(r.tools)) throw new Error("hookwise could not start its core");
       if (!input.failClosed && !input.command) setup = r;
       return r;
     },
 
+    /** A command-hook host's project entries (`hookwise init --<host>`): `{hooks, hooksFile,
+     * mcpFile, mcp, trust, …}`, or without a host the hosts init knows. */
+    async hostSetup(input = {}) {
+      const r = await hw.run({ hook: "hook.event", event: "setup.host", input });
+      if (!r || (r.error === undefined && !r.hooks && !r.hosts)) throw new Error("hookwise could not start its core");
+      if (r.error) throw new Error(r.error);
+      return r;
+    },
+
     /**
-     * Answer one hook event. Returns `{text, ok}`: `text` is what Claude Code reads (hook JSON,
-     * or PreCompact's plain text); `ok: false` when the core gave no answer and nothing could be
-     * decided (the caller reports an error: Claude Code's `onFailure` decides).
+     * Answer one hook event. Returns `{text, ok}`: `text` is what the host reads (hook JSON in
+     * its dialect, or Claude Code's PreCompact plain text); `ok: false` when the core gave no
+     * answer and nothing could be decided (the caller reports an error: the host decides).
      */
     async hook(event, input) {
       remember(input);
@@ -87,7 +127,7 @@ function createClaude(o = {}) {
       // is on) decides, instead of an empty answer that would let every call through.
       if (hw.startError) return { ok: false, text: `hookwise could not start: ${hw.startError.message}` };
       const call = {
-        hook: "claude.hook",
+        hook: "hook.event",
         event: String(event),
         input: input === undefined ? null : input,
         random: randomBytes(16).toString("hex"),
@@ -96,14 +136,15 @@ function createClaude(o = {}) {
       let failure = null;
       const r = await hw.run(call, (e) => (failure = e));
       if (r && typeof r.text === "string") return { ok: true, text: r.text, result: r };
-      if (event === "PreToolUse") {
-        // governance or enforcement blocks what it cannot check (the core's words, from its plan)
+      if (event === DIALECTS[host].preToolEvent) {
+        // governance or enforcement blocks what it cannot check (the core's words, from its
+        // plan), in the host's deny
         const tool = input && typeof input.tool_name === "string" ? input.tool_name : "";
         const b = hw.core ? hw.failClosed(tool, failure) : null;
-        if (b) return { ok: true, blocked: b.block, text: JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: b.block } }) };
+        if (b) return { ok: true, blocked: b.block, text: denyAnswer(host, b.block) };
         if (!hw.core) return { ok: false, text: "hookwise is not running" };
       }
-      return { ok: true, text: event === "PreCompact" ? "" : "{}" };
+      return { ok: true, text: emptyAnswer(host, String(event)) };
     },
 
     /** The tools the model is offered now: the core's `plan.tools` (select_active_intent while
@@ -170,4 +211,31 @@ function readTranscript(file) {
   return { messages };
 }
 
-module.exports = { createClaude, readTranscript };
+/**
+ * One hook event, start to end, as a command hook runs it: the payload's text in, the answer
+ * out (`{ok, text}`; `ok: false`: nothing could be decided, the caller exits non-zero). The
+ * project: `cwd`, else the host's project-folder variable, else the payload's absolute `cwd`.
+ * A warm process hands its payloads to `createClaude(...).hook` instead.
+ */
+async function runHook({ host, event, raw, cwd, env = process.env, log } = {}) {
+  let payload = null;
+  try {
+    payload = JSON.parse(raw);
+  } catch {
+    /* read as nothing: the core answers what it can */
+  }
+  const fromPayload = payload && typeof payload.cwd === "string" && path.isAbsolute(payload.cwd) ? payload.cwd : undefined;
+  const h = DIALECTS[host] ? host : "claude-code";
+  const dir = cwd || projectDir(h, env, fromPayload);
+  const hooks = createClaude({ host: h, cwd: dir, env, log });
+  try {
+    return await hooks.hook(event, payload);
+  } finally {
+    await hooks.dispose();
+  }
+}
+
+/** `createClaude` for any command-hook host: `{host, …}`. */
+const createHooks = (o = {}) => createClaude(o);
+
+module.exports = { createClaude, createHooks, runHook, readTranscript, denyAnswer, emptyAnswer, projectDir, DIALECTS };

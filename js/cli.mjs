@@ -25,10 +25,14 @@ commands:
   init [--governance]           scaffold hookwise's configuration in this project (never overwrites);
                                 --governance also creates .orchestration/active_intents.yaml;
                                 adds hookwise to opencode.json for OpenCode 1.x or 2.x (--opencode 1|2)
+                                and sets up every coding agent it finds (below)
   init --claude [--command]     set hookwise up for Claude Code: hooks in .claude/settings.json and
                                 the server in .mcp.json (merged into what is there)
-  mcp                           the stdio MCP server Claude Code runs (hook tools, model tools)
-  hook <Event>                  a Claude Code command hook: the payload on stdin, the answer on stdout
+  init --codex | --gemini | --copilot | --qwen
+                                set hookwise up for that agent: its hooks and MCP server in its
+                                project files (merged into what is there)
+  mcp [--host HOST]             the stdio MCP server an agent runs (model tools; Claude Code's hook tools)
+  hook [--host HOST] <Event>    a command hook: the payload on stdin, the answer on stdout
 
 options (every command):
   --vault DIR    read knowledge from this markdown vault
@@ -76,21 +80,26 @@ it finds problems.`,
   doctor: `usage: hookwise doctor [--vault DIR] [--json]
 
 Which knowledge source is active and why, how the maenifold CLI was found, configuration
-warnings, and a timing of each hook.`,
-  mcp: `usage: hookwise mcp [--cwd DIR]
+warnings, and a timing of each hook; then each coding agent set up in the project (its hooks
+file names hookwise) with one hook round trip run as the agent runs it.`,
+  mcp: `usage: hookwise mcp [--host HOST] [--cwd DIR]
 
-The stdio MCP server (newline-delimited JSON-RPC) that Claude Code starts from the project's
-.mcp.json, once per claude process: one warm engine answers every mcp_tool hook (hook_* tools)
-and offers the model hookwise's tools (select_active_intent while intent governance is on).
-Exits when stdin closes or on SIGINT/SIGTERM, killing every process it started.`,
-  hook: `usage: hookwise hook <Event>
+The stdio MCP server (newline-delimited JSON-RPC) an agent starts from the project's
+configuration, once per agent process: it offers the model hookwise's tools
+(select_active_intent while intent governance is on, the knowledge tools). For Claude Code (the
+default host) one warm engine also answers every mcp_tool hook (hook_* tools). HOST: codex,
+gemini, copilot, qwen, claude-code. Exits when stdin closes or on SIGINT/SIGTERM, killing every
+process it started.`,
+  hook: `usage: hookwise hook [--host HOST] <Event>
 
-A Claude Code command hook (PreToolUse, PostToolUse, UserPromptSubmit, PreCompact,
-SessionStart): reads the hook's JSON payload on stdin and prints the answer on stdout (exit 0).
-A fallback for hosts without mcp_tool hooks: it starts a process per event (init --claude
---command writes these entries).`,
-  init: `usage: hookwise init [--governance] [--opencode 1|2] [--cwd DIR] [--json]
-       hookwise init --claude [--command] [--cwd DIR] [--json]
+A command hook of a coding agent: reads the hook's JSON payload on stdin and prints the answer
+on stdout in that agent's form (exit 0). HOST: claude-code (the default: PreToolUse,
+PostToolUse, UserPromptSubmit, PreCompact, SessionStart), codex (the same and PostCompact),
+gemini (BeforeTool, AfterTool, BeforeAgent, SessionStart), copilot and qwen (Claude Code's
+events). init --<host> writes these entries.`,
+  init: `usage: hookwise init [--governance] [--opencode 1|2] [--global] [--cwd DIR] [--json]
+       hookwise init --claude [--command] [--global] [--cwd DIR] [--json]
+       hookwise init --codex | --gemini | --copilot | --qwen [--global] [--cwd DIR] [--json]
 
 Creates hookwise's configuration files in the project when they do not exist yet. With
 --governance also .orchestration/active_intents.yaml (active_intents: []): intent governance
@@ -106,11 +115,26 @@ and the line to add is printed.
 --claude: sets hookwise up for Claude Code in the project, merging into the files there (never
 overwriting them, reporting each change): .claude/settings.json gets mcp_tool hooks
 (PreToolUse, PostToolUse, UserPromptSubmit, PreCompact, SessionStart after compaction) and
-.mcp.json the hookwise server, run by this installed hookwise (no network install). With
-intent governance or enforcement on, the PreToolUse hook blocks when hookwise cannot answer
-("onFailure": "block"); run it again after turning either on. --command writes command hooks
-(hookwise hook <Event>, a process per event) and no server; opencode.json is left alone.`,
+.mcp.json the hookwise server (no network install). With intent governance or enforcement on,
+the PreToolUse hook blocks when hookwise cannot answer ("onFailure": "block"); run it again
+after turning either on. --command writes command hooks (hookwise hook <Event>, a process per
+event) and no server; opencode.json is left alone.
+
+--codex, --gemini, --copilot, --qwen: the same for that agent: its hooks (every event hookwise
+answers) and the hookwise MCP server in its project files: .codex/hooks.json and
+.codex/config.toml; .gemini/settings.json; .github/hooks/hookwise.json and .github/mcp.json;
+.qwen/settings.json. The trust step the agent needs before it loads them is printed: you take
+it. Without any agent flag, init sets up every agent it finds in the project (.claude, .codex,
+.gemini, .github/hooks, .qwen) or on PATH (claude, codex, gemini, copilot, qwen).
+
+What init writes is portable: the project's own hookwise (node
+node_modules/hookwise/dist/cli.mjs, under the agent's project-folder variable where it has one),
+never a path of this machine; commit the files, and a clone plus npm install works. --global
+writes the hookwise on PATH instead.`,
 };
+
+/** The agents `init --<flag>` sets up with command hooks (the core's dialects name them). */
+const AGENT_FLAGS = ["codex", "gemini", "copilot", "qwen"];
 
 class UsageError extends Error {}
 class ExitCode extends Error {
@@ -131,7 +155,7 @@ function parseArgs(argv) {
         const v = inline ?? argv[++i];
         if (v === undefined) throw new UsageError(`--${k} needs a value`);
         out.flags[k] = v;
-      } else if (["json", "help", "governance", "init", "claude", "command"].includes(k)) out.flags[k] = true;
+      } else if (["json", "help", "governance", "init", "claude", "command", "global", ...AGENT_FLAGS].includes(k)) out.flags[k] = true;
       else throw new UsageError(`unknown option --${k}`);
     } else out._.push(a);
   }
@@ -240,7 +264,8 @@ const commands = {
     await time("tool.execute.before (no links)", () => engine.augmentToolCall({ tool: "bash", args: { command: "ls -la" }, dryRun: true }));
     await time("tool.execute.before ([[hookwise]])", () => engine.augmentToolCall({ tool: "bash", args: { command: "echo [[hookwise]]" }, dryRun: true }));
     await time("session start", () => engine.sessionPreview({}));
-    const json = { ...report, timingsMs: timings, warnings: [...(report.warnings || []), ...warnings] };
+    const agents = await agentsSetUp(path.resolve(flags.cwd || process.cwd()));
+    const json = { ...report, timingsMs: timings, agents, warnings: [...(report.warnings || []), ...warnings] };
     const d = report.discovery || {};
     const lines = [
       `knowledge source: ${report.source || "none"}`,
@@ -248,6 +273,7 @@ const commands = {
       `project: ${report.project || "(none)"}`,
       ...(report.vault ? [`vault: ${JSON.stringify(report.vault)}`] : []),
       `timings (ms): ${Object.entries(timings).map(([k, v]) => `${k} ${v}`).join("; ")}`,
+      ...(agents.length ? agents.map((a) => `agent ${a.host}: set up in ${a.file}; ${a.event} round trip ${a.ok ? `${a.ms} ms` : `FAILED after ${a.ms} ms: ${a.error}`}${a.note ? ` (${a.note})` : ""}`) : ["agents: none set up in this project (hookwise init --<agent>)"]),
       ...json.warnings.map((w) => `warning: ${w}`),
     ];
     print(flags, json, lines.join("\n"));
@@ -290,7 +316,7 @@ const commands = {
   async mcp({ flags }) {
     const { serve } = require("./mcp-server.cjs");
     const cwd = flags.cwd ? path.resolve(flags.cwd) : undefined;
-    const { closed } = serve({ cwd, version: packageVersion() });
+    const { closed } = serve({ cwd, host: flags.host, version: packageVersion() });
     await closed;
     // a watcher or a timer left behind must not keep a server Claude Code has left
     process.exit(0);
@@ -299,20 +325,14 @@ const commands = {
   async hook({ _, flags }) {
     const event = _[1];
     if (!event) throw new UsageError("hook needs the event name, e.g. hookwise hook PreToolUse");
-    const { createClaude } = require("./claude.cjs");
+    const { runHook, DIALECTS } = require("./claude.cjs");
+    const host = flags.host === undefined ? "claude-code" : flags.host;
+    if (!DIALECTS[host]) throw new UsageError(`unknown --host ${JSON.stringify(host)} (${Object.keys(DIALECTS).join(", ")})`);
     const raw = await readStdin(64 * 1024 * 1024);
-    let payload = null;
-    try {
-      payload = JSON.parse(raw);
-    } catch {
-      /* read as nothing: the core answers what it can */
-    }
-    const cwd = flags.cwd ? path.resolve(flags.cwd) : payload && typeof payload.cwd === "string" && path.isAbsolute(payload.cwd) ? payload.cwd : undefined;
-    const claude = createClaude({ cwd, log: (level, message) => level === "error" && process.stderr.write(`hookwise ${level}: ${message}\n`) });
-    const r = await claude.hook(event, payload);
-    await claude.dispose();
+    const cwd = flags.cwd ? path.resolve(flags.cwd) : undefined;
+    const r = await runHook({ host, event, raw, cwd, log: (level, message) => level === "error" && process.stderr.write(`hookwise ${level}: ${message}\n`) });
     if (!r.ok) {
-      // non-blocking: Claude Code goes on without hookwise
+      // non-blocking: the agent goes on without hookwise
       process.stderr.write(`hookwise: ${r.text}\n`);
       throw new ExitCode(1);
     }
@@ -320,7 +340,13 @@ const commands = {
   },
 
   async init({ flags }) {
-    if (flags.claude) return initClaude(flags);
+    const asked = AGENT_FLAGS.filter((f) => flags[f]);
+    if (flags.claude || asked.length) {
+      const out = [];
+      if (flags.claude) out.push(await initClaude(flags));
+      for (const f of asked) out.push(await initAgent(f, flags));
+      return report(flags, out);
+    }
     if (flags.command) throw new UsageError("--command goes with --claude");
     const cwd = path.resolve(flags.cwd || process.cwd());
     if (flags.opencode !== undefined && flags.opencode !== "1" && flags.opencode !== "2") throw new UsageError(`--opencode must be 1 or 2, not ${JSON.stringify(flags.opencode)}`);
@@ -333,11 +359,145 @@ const commands = {
       opencode = { error: e.message };
     }
     const oc = opencode.error ? [`failed opencode.json: ${opencode.error}`] : describeRegistration(opencode);
-    print(flags, { ...r, opencode }, [...r.created.map((f) => `created ${f}`), ...r.kept.map((f) => `kept ${f} (it exists)`), ...r.failed.map((f) => `failed ${f}`), ...oc].join("\n") || "nothing to do");
+    // every coding agent found in the project or on PATH, set up as init --<agent> would
+    const agents = [];
+    for (const a of await agentsFound(cwd)) {
+      try {
+        agents.push(a.flag === "claude" ? await initClaude(flags) : await initAgent(a.flag, flags));
+      } catch (e) {
+        agents.push({ host: a.host, error: e.message, changes: [], lines: [`failed ${a.flag}: ${e.message}`] });
+      }
+    }
+    const lines = [...r.created.map((f) => `created ${f}`), ...r.kept.map((f) => `kept ${f} (it exists)`), ...r.failed.map((f) => `failed ${f}`), ...oc, ...agents.flatMap((a) => a.lines)];
+    print(flags, { ...r, opencode, agents: agents.map(({ lines, ...a }) => a) }, lines.join("\n") || "nothing to do");
     if (r.failed.length) throw new Error(`could not create: ${r.failed.join("; ")} (in ${cwd})`);
     if (opencode.error) throw new Error(`could not add hookwise to opencode.json: ${opencode.error} (in ${cwd})`);
+    const failed = agents.filter((a) => a.error);
+    if (failed.length) throw new Error(failed.map((a) => `${a.host}: ${a.error}`).join("; "));
   },
 };
+
+/** The agents the core knows (`setup.host`), each with the folder and program that say it is used. */
+async function agentHosts(cwd) {
+  const { createClaude } = require("./claude.cjs");
+  const h = createClaude({ cwd, log: () => {} });
+  try {
+    return (await h.hostSetup({})).hosts;
+  } finally {
+    await h.dispose();
+  }
+}
+
+/** The agents used in the project (their folder) or installed (their program on PATH). */
+async function agentsFound(cwd) {
+  const onPath = (p) => (process.env.PATH || "").split(path.delimiter).some((d) => d && isExecutable(path.join(d, p)));
+  return (await agentHosts(cwd)).filter((a) => fs.existsSync(path.join(cwd, a.marker)) || onPath(a.program));
+}
+
+function isExecutable(f) {
+  try {
+    fs.accessSync(f, fs.constants.X_OK);
+    return fs.statSync(f).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The agents set up in the project (their hooks file names a hookwise hook), each with one hook
+ * round trip run as the agent runs it: its prompt event's command through the shell, in the
+ * project, with the agent's project-folder variable, a small payload on stdin. An `mcp_tool`
+ * set-up (Claude Code's default) is timed through the command form.
+ */
+async function agentsSetUp(cwd) {
+  const { spawnSync } = await import("node:child_process");
+  const { isOurs } = require("./claude-init.cjs");
+  const { DIALECTS } = require("./claude.cjs");
+  const out = [];
+  for (const a of await agentHosts(cwd)) {
+    let hooks;
+    try {
+      hooks = JSON.parse(fs.readFileSync(path.join(cwd, a.hooksFile), "utf8")).hooks;
+    } catch {
+      continue;
+    }
+    const entries = hooks && Array.isArray(hooks[a.promptEvent]) ? hooks[a.promptEvent] : [];
+    const ours = entries.flatMap((e) => (e && Array.isArray(e.hooks) ? e.hooks : [])).find((h) => isOurs(h, "hookwise"));
+    if (!ours) continue;
+    let command = ours.command;
+    let note = "";
+    if (ours.type !== "command") {
+      command = `${JSON.stringify(process.execPath)} ${JSON.stringify(fileURLToPath(import.meta.url))} hook ${a.promptEvent}`;
+      note = "mcp_tool hooks: timed through the command form";
+    }
+    const payload = JSON.stringify({ hook_event_name: a.promptEvent, session_id: "hookwise-doctor", cwd, prompt: "hookwise doctor" });
+    const env = { ...process.env };
+    const v = DIALECTS[a.host] && DIALECTS[a.host].projectDirVar;
+    if (v) env[v] = cwd;
+    const t0 = performance.now();
+    const r = spawnSync("/bin/sh", ["-c", command], { cwd, env, input: payload, encoding: "utf8", timeout: 60_000 });
+    const ms = Math.round((performance.now() - t0) * 10) / 10;
+    let error = r.error ? r.error.message : r.status !== 0 ? `exit ${r.status}: ${(r.stderr || "").trim().slice(0, 300)}` : "";
+    if (!error) {
+      try {
+        JSON.parse(r.stdout);
+      } catch {
+        error = `the answer is not JSON: ${JSON.stringify((r.stdout || "").slice(0, 120))}`;
+      }
+    }
+    out.push({ host: a.host, file: a.hooksFile, event: a.promptEvent, command, ms, ok: !error, ...(error ? { error } : {}), ...(note ? { note } : {}) });
+  }
+  return out;
+}
+
+/** Print what one or more `init --<agent>` did; a failure of any is an error (after the report). */
+function report(flags, results) {
+  print(flags, results.length === 1 ? strip(results[0]) : { agents: results.map(strip) }, results.flatMap((r) => r.lines).join("\n"));
+  const failed = results.filter((r) => r.error);
+  if (failed.length) throw new Error(failed.map((r) => r.error).join("; "));
+}
+
+const strip = ({ lines, ...r }) => r;
+
+/** A note when the project has no hookwise of its own for the portable entries to run. */
+function installNote(cwd, flags) {
+  if (flags.global || fs.existsSync(path.join(cwd, "node_modules", "hookwise", "dist", "cli.mjs"))) return [];
+  return ["note: the entries run the project's own hookwise (node_modules/hookwise), which is not installed here: run npm install --save-dev hookwise (or init again with --global to run the hookwise on PATH)"];
+}
+
+/** `hookwise init --<agent>` for a command-hook agent: its hooks and MCP server in its project files. */
+async function initAgent(flag, flags) {
+  const cwd = path.resolve(flags.cwd || process.cwd());
+  const { createClaude } = require("./claude.cjs");
+  const { mergeHooks, mergeMcpServers, mergeTomlTable } = require("./claude-init.cjs");
+  const hooks = createClaude({ host: flag, cwd, log: () => {} });
+  let s;
+  let failClosed = false;
+  try {
+    await hooks.hw.init();
+    failClosed = !!(hooks.hw.plan && hooks.hw.plan.failClosed);
+    s = await hooks.hostSetup({ host: flag, global: !!flags.global });
+  } finally {
+    await hooks.dispose();
+  }
+  const changes = [];
+  const errors = [];
+  const step = (f) => {
+    try {
+      changes.push(...f());
+    } catch (e) {
+      errors.push(e.message);
+    }
+  };
+  step(() => mergeHooks(path.join(cwd, s.hooksFile), s.hooksFile, s.hooks, { server: s.server }));
+  step(() =>
+    s.mcp.format === "toml"
+      ? mergeTomlTable(path.join(cwd, s.mcpFile), s.mcpFile, s.mcp.table, s.mcp.text)
+      : mergeMcpServers(path.join(cwd, s.mcpFile), s.mcpFile, s.server, s.mcp.entry),
+  );
+  const lines = [...changes.map((c) => `${c.action} ${c.file}: ${c.what}`), ...errors.map((e) => `failed: ${e}`), ...installNote(cwd, flags), `${flag}: ${s.trust}`];
+  return { host: s.host, cwd, failClosed, changes, trust: s.trust, ...(errors.length ? { error: errors.join("; ") } : {}), lines };
+}
 
 function packageVersion() {
   try {
@@ -364,32 +524,28 @@ function readStdin(max) {
 async function initClaude(flags) {
   const cwd = path.resolve(flags.cwd || process.cwd());
   const { createClaude } = require("./claude.cjs");
-  const { mergeClaudeSettings, mergeMcpJson, mergePermissions, serverEntry } = require("./claude-init.cjs");
+  const { mergeClaudeSettings, mergeMcpJson, mergePermissions } = require("./claude-init.cjs");
   const claude = createClaude({ cwd, log: () => {} });
   await claude.hw.init();
   const failClosed = !!claude.hw.plan.failClosed;
-  const cli = fileURLToPath(import.meta.url);
-  const command = flags.command ? `${shellQuote(process.execPath)} ${shellQuote(cli)}` : undefined;
   const modelTools = (await claude.modelTools()).map((t) => t && t.name).filter((n) => typeof n === "string");
-  const setup = await claude.setup({ failClosed, modelTools, ...(command ? { command } : {}) });
+  // portable entries: the project's own hookwise (or, with --global, the one on PATH)
+  const setup = await claude.setup({ failClosed, modelTools, commandHooks: !!flags.command, global: !!flags.global });
   await claude.dispose();
   const changes = [];
   const settingsPath = path.join(cwd, ".claude", "settings.json");
-  changes.push(...mergeClaudeSettings(settingsPath, setup.hooks, { server: setup.server, cli }));
+  changes.push(...mergeClaudeSettings(settingsPath, setup.hooks, { server: setup.server }));
   if (!flags.command) {
-    changes.push(...mergeMcpJson(path.join(cwd, ".mcp.json"), setup.server, serverEntry(process.execPath, cli)));
+    changes.push(...mergeMcpJson(path.join(cwd, ".mcp.json"), setup.server, setup.mcpServer));
     // the hook tools hidden from the model (their hooks still run); hookwise's own tools
     // allowed without a prompt (in -p, Claude Code reads MCP allow rules only from the local file)
     changes.push(...mergePermissions(settingsPath, path.join(".claude", "settings.json"), { deny: setup.permissions.deny }));
     changes.push(...mergePermissions(path.join(cwd, ".claude", "settings.local.json"), path.join(".claude", "settings.local.json"), { allow: setup.permissions.allow }));
   }
-  const json = { cwd, failClosed, mode: flags.command ? "command" : "mcp_tool", changes };
-  print(flags, json, [...changes.map((c) => `${c.action} ${c.file}: ${c.what}`), failClosed ? "intent governance or enforcement is on: the PreToolUse hook blocks calls when hookwise cannot answer" : "", ].filter(Boolean).join("\n"));
+  const lines = [...changes.map((c) => `${c.action} ${c.file}: ${c.what}`), failClosed ? "intent governance or enforcement is on: the PreToolUse hook blocks calls when hookwise cannot answer" : "", ...installNote(cwd, flags)].filter(Boolean);
+  return { host: "claude-code", cwd, failClosed, mode: flags.command ? "command" : "mcp_tool", changes, lines };
 }
 
-function shellQuote(s) {
-  return /^[A-Za-z0-9_\/.:@%+=-]+$/.test(s) ? s : `'${s.split("'").join(`'\\''`)}'`;
-}
 
 async function main(argv) {
   let parsed;

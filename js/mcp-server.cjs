@@ -20,6 +20,7 @@ const MAX_LINE = 64 * 1024 * 1024;
  * @param {object} o
  * @param {NodeJS.ReadableStream} [o.input]
  * @param {NodeJS.WritableStream} [o.output]
+ * @param {string} [o.host]  the host whose agent runs the server (default claude-code: its hook tools too)
  * @param {string} [o.cwd]
  * @param {object} [o.env]
  * @param {string} [o.version]
@@ -36,9 +37,13 @@ function serve(o = {}) {
     ((level, message) => {
       if (debug || level === "warn" || level === "error") process.stderr.write(`hookwise ${level}: ${message}\n`);
     });
-  const claude = createClaude({ cwd: o.cwd, env, log, options: o.options, wasmPath: o.wasmPath });
+  const claude = createClaude({ host: o.host, cwd: o.cwd, env, log, options: o.options, wasmPath: o.wasmPath });
+  // Claude Code's hooks call the server's hook tools; the other hosts run command hooks and
+  // get the model tools only
+  const hookTools = claude.host === "claude-code";
+  const setup = () => (hookTools ? claude.setup() : Promise.resolve({ tools: [], events: [] }));
   // start the engine now: the first hook finds it warm
-  claude.hw.init().then(() => (claude.hw.plan.toolBefore || claude.hw.governanceOn ? claude.setup().catch(() => {}) : null));
+  claude.hw.init().then(() => (claude.hw.plan.toolBefore || claude.hw.governanceOn ? setup().catch(() => {}) : null));
 
   let buf = "";
   let stopping = null;
@@ -80,7 +85,7 @@ function serve(o = {}) {
       case "tools/list": {
         let tools = [];
         try {
-          const s = await claude.setup();
+          const s = await setup();
           tools = [...s.tools, ...(await claude.modelTools())];
         } catch (e) {
           log("error", `hookwise mcp: tools/list: ${e && e.message}`);
@@ -92,7 +97,7 @@ function serve(o = {}) {
         const args = params.arguments && typeof params.arguments === "object" ? params.arguments : {};
         let s = null;
         try {
-          s = await claude.setup();
+          s = await setup();
         } catch (e) {
           // no core: Claude Code's onFailure decides (block for governance and enforcement)
           return reply(id, { content: [{ type: "text", text: `hookwise is not running: ${e && e.message}` }], isError: true });

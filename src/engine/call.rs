@@ -106,11 +106,13 @@ pub enum Call {
     /// `{needs: "policy"}`.
     #[serde(rename = "trace.head")]
     TraceHead(policy::TraceHeadCall),
-    /// A Claude Code hook event with its payload's fields: answered with Claude Code's hook
-    /// JSON (`engine/policy/claude`). Policy build (the lean one answers `{needs: "policy"}`: the
-    /// lean wasm stays within its size budget).
-    #[serde(rename = "claude.hook")]
-    Claude(policy::ClaudeHook),
+    /// A command-hook host's event with its payload's fields (Claude Code, Codex, Gemini CLI,
+    /// Copilot CLI, Qwen Code: the host `init` named), answered in that host's dialect
+    /// (`engine/policy/hook`, `host/dialect.rs`). `claude.hook` is its earlier name. Policy
+    /// build (the lean one answers `{needs: "policy"}`: the lean wasm stays within its size
+    /// budget).
+    #[serde(rename = "hook.event", alias = "claude.hook")]
+    Hook(policy::HookEvent),
     /// A model called one of the plan's `tools` ([`crate::tools`]). Result: `{text, isError}`
     /// (`text` is the tool result the model reads; bad input is an `isError` text).
     #[serde(rename = "tool.call")]

@@ -40,7 +40,7 @@ impl Engine {
             Call::IntentContext(c) => ops.start(move |io| policy::intent_context(io, shared, c)),
             Call::TraceVerify(c) => ops.start(move |io| policy::trace_verify(io, shared, c)),
             Call::TraceHead(c) => ops.start(move |io| policy::trace_head(io, shared, c)),
-            Call::Claude(hook) => policy::claude_hook(self, hook),
+            Call::Hook(hook) => policy::hook_event(self, hook),
             Call::ToolCall {
                 name,
                 input,

@@ -260,7 +260,7 @@ macro_rules! unread {
     )*};
 }
 unread!(
-    ClaudeHook,
+    HookEvent,
     GovScaffoldCall,
     IntentSelectCall,
     IntentContextCall,
@@ -268,8 +268,8 @@ unread!(
     TraceHeadCall
 );
 
-/// `claude.hook` lives in the policy build.
-pub(super) fn claude_hook(engine: &mut super::Engine, _hook: ClaudeHook) -> Step {
+/// `hook.event` lives in the policy build.
+pub(super) fn hook_event(engine: &mut super::Engine, _hook: HookEvent) -> Step {
     engine.ops.start(|_| async { needs_policy() })
 }
 

@@ -10,7 +10,8 @@ use crate::config::kind;
 /// the profiles in step.
 pub const PATH_KEYS_ANY: &[&str] = &["filepath", "path", "notebookpath"];
 /// The keys any profile reads a patch text from, normalised.
-pub const PATCH_KEYS_ANY: &[&str] = &["patchtext", "patch", "input"];
+/// (`command`: Codex hands its `apply_patch` to hooks as `{command: <patch>}`.)
+pub const PATCH_KEYS_ANY: &[&str] = &["patchtext", "patch", "input", "command"];
 
 /// A key as a comparison sees it: ASCII lower case, `_` and `-` dropped; `None` for a key that
 /// is not plain ASCII (no host reads a file from `fіlePath` with a Cyrillic `і`) or is longer

@@ -16,8 +16,16 @@
 //!   pass another (the decoy-key bypass). Keys in other scripts (a Cyrillic `і` in `fіlePath`)
 //!   are not path keys: no host reads them.
 
+#[cfg(feature = "policy")]
+pub mod answer;
 pub mod args;
+#[cfg(feature = "policy")]
+pub mod dialect;
 pub mod profiles;
+/// The command-hook hosts (Codex, Gemini CLI, Copilot CLI, Qwen Code): served by the policy
+/// core only (their hooks are `hook.event` calls), so the lean wasm does not carry them.
+#[cfg(feature = "policy")]
+pub mod profiles_cli;
 
 use crate::protocol::Log;
 
@@ -210,12 +218,27 @@ impl Profile {
 pub const DEFAULT: &str = "vscode";
 
 /// Every profile.
+#[cfg(not(feature = "policy"))]
 pub static ALL: &[&Profile] = &[
     &profiles::OPENCODE,
     &profiles::OPENCODE2,
     &profiles::OPENCLAW,
     &profiles::CLAUDE_CODE,
     &profiles::VSCODE,
+];
+
+/// Every profile (the policy core adds the command-hook hosts).
+#[cfg(feature = "policy")]
+pub static ALL: &[&Profile] = &[
+    &profiles::OPENCODE,
+    &profiles::OPENCODE2,
+    &profiles::OPENCLAW,
+    &profiles::CLAUDE_CODE,
+    &profiles::VSCODE,
+    &profiles_cli::CODEX,
+    &profiles_cli::GEMINI,
+    &profiles_cli::COPILOT,
+    &profiles_cli::QWEN,
 ];
 
 pub fn by_id(id: &str) -> Option<&'static Profile> {

@@ -8,7 +8,7 @@
 
 use super::{Block, Context, Keys, Profile, ResultChannel, Role, Tool, NONE};
 
-const fn tool(name: &'static str, role: Role, keys: Keys, context: Context) -> Tool {
+pub(super) const fn tool(name: &'static str, role: Role, keys: Keys, context: Context) -> Tool {
     Tool {
         name,
         role,
@@ -18,20 +18,20 @@ const fn tool(name: &'static str, role: Role, keys: Keys, context: Context) -> T
 }
 
 /// A list of argument keys (the first present is read).
-type K = &'static [&'static str];
+pub(super) type K = &'static [&'static str];
 
 /// A tool that changes nothing in the project, with its result as the place for context.
-const fn reader(name: &'static str) -> Tool {
+pub(super) const fn reader(name: &'static str) -> Tool {
     tool(name, Role::Read, NONE, W)
 }
 
 /// A tool that reads the file at `path`.
-const fn read(name: &'static str, path: K) -> Tool {
+pub(super) const fn read(name: &'static str, path: K) -> Tool {
     tool(name, Role::Read, Keys { path, ..NONE }, W)
 }
 
 /// A tool that writes `content` (every host's key) to the file at `path`.
-const fn write(name: &'static str, path: K) -> Tool {
+pub(super) const fn write(name: &'static str, path: K) -> Tool {
     tool(
         name,
         Role::Write,
@@ -45,12 +45,12 @@ const fn write(name: &'static str, path: K) -> Tool {
 }
 
 /// A tool that changes the file its `keys` name.
-const fn edit(name: &'static str, keys: Keys) -> Tool {
+pub(super) const fn edit(name: &'static str, keys: Keys) -> Tool {
     tool(name, Role::Edit, keys, W)
 }
 
 /// An edit's keys: one replacement (`old` by `new`, every occurrence with `replace_all`).
-const fn replace(path: K, old: K, new: K, replace_all: K) -> Keys {
+pub(super) const fn replace(path: K, old: K, new: K, replace_all: K) -> Keys {
     Keys {
         path,
         old,
@@ -61,7 +61,7 @@ const fn replace(path: K, old: K, new: K, replace_all: K) -> Keys {
 }
 
 /// An edit's keys: a list of replacements under `edits`, each `{item_old, item_new}`.
-const fn edit_list(path: K, item_old: K, item_new: K) -> Keys {
+pub(super) const fn edit_list(path: K, item_old: K, item_new: K) -> Keys {
     Keys {
         path,
         edits: "edits",
@@ -72,18 +72,18 @@ const fn edit_list(path: K, item_old: K, item_new: K) -> Keys {
 }
 
 /// An edit's keys when only the file is known (the change itself is another format).
-const fn file_only(path: K) -> Keys {
+pub(super) const fn file_only(path: K) -> Keys {
     Keys { path, ..NONE }
 }
 
 /// A tool that applies the patch text under `patch`.
-const fn patch(name: &'static str, patch: K) -> Tool {
+pub(super) const fn patch(name: &'static str, patch: K) -> Tool {
     tool(name, Role::Patch, Keys { patch, ..NONE }, W)
 }
 
 /// A tool that starts a sub-agent on the prompt under `prompt` (a model reads it: context goes
 /// there).
-const fn subagent(name: &'static str, prompt: &'static str) -> Tool {
+pub(super) const fn subagent(name: &'static str, prompt: &'static str) -> Tool {
     tool(
         name,
         Role::Subagent,
@@ -92,7 +92,7 @@ const fn subagent(name: &'static str, prompt: &'static str) -> Tool {
     )
 }
 
-const fn shell(name: &'static str, context: Context) -> Tool {
+pub(super) const fn shell(name: &'static str, context: Context) -> Tool {
     tool(
         name,
         Role::Shell,
@@ -104,10 +104,10 @@ const fn shell(name: &'static str, context: Context) -> Tool {
     )
 }
 
-const W: Context = Context::WithResult;
+pub(super) const W: Context = Context::WithResult;
 
 /// The edit keys of Claude Code's `Edit`, which Roo's `edit` and `search_and_replace` share.
-const SNAKE_EDIT: Keys = replace(
+pub(super) const SNAKE_EDIT: Keys = replace(
     &["file_path"],
     &["old_string"],
     &["new_string"],

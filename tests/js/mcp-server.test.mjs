@@ -199,8 +199,10 @@ test("init --claude merges hooks and the server into the project's files, never 
   assert.equal(settings.hooks.SessionStart[0].matcher, "compact");
   const mcp = JSON.parse(fs.readFileSync(path.join(project, ".mcp.json"), "utf8"));
   assert.ok(mcp.mcpServers.other, "the other server kept");
-  assert.equal(mcp.mcpServers.hookwise.command, NODE);
-  assert.deepEqual(mcp.mcpServers.hookwise.args, [fs.realpathSync(CLI), "mcp"]);
+  // portable: the project's own hookwise, no path of this machine
+  assert.equal(mcp.mcpServers.hookwise.command, "node");
+  assert.deepEqual(mcp.mcpServers.hookwise.args, ["node_modules/hookwise/dist/cli.mjs", "mcp"]);
+  assert.ok(!JSON.stringify(mcp).includes(project) && !JSON.stringify(settings).includes(project), "no absolute path of this machine");
   assert.ok(out.changes.some((c) => c.action === "added"));
   // again: nothing changes
   const again = JSON.parse(execFileSync(NODE, [CLI, "init", "--claude", "--json"], { cwd: project, env: noCliEnv(), encoding: "utf8" }));

@@ -536,20 +536,21 @@ pub(super) async fn tool_after(
     to_value(r)
 }
 
-/// Claude Code's hook events: a host adapter over the engine's own hooks.
-pub(crate) mod claude;
+/// The command-hook hosts' events (Claude Code, Codex, Gemini CLI, Copilot CLI, Qwen Code):
+/// one host adapter over the engine's own hooks, answering in each host's dialect.
+pub(crate) mod hook;
 
-/// `claude.hook`'s payload ([`claude`]).
-pub use claude::Hook as ClaudeHook;
+/// `hook.event`'s payload ([`hook`]).
+pub use hook::Hook as HookEvent;
 
-/// `claude.hook`: a Claude Code hook event, answered with Claude Code's hook JSON.
-pub(super) fn claude_hook(engine: &mut super::Engine, hook: ClaudeHook) -> Step {
-    claude::start(engine, hook)
+/// `hook.event`: a host's hook event, answered in the host's dialect.
+pub(super) fn hook_event(engine: &mut super::Engine, hook: HookEvent) -> Step {
+    hook::start(engine, hook)
 }
 
 impl super::Engine {
     /// Run `calls` one after another as one operation; `then` gets their results in order
-    /// (a host adapter answering one host event with several hook calls: [`claude`]).
+    /// (a host adapter answering one host event with several hook calls: [`hook`]).
     pub(crate) fn start_seq(
         &mut self,
         calls: Vec<super::Call>,

@@ -1,35 +1,43 @@
-//! Claude Code as a host: its hook events answered with its hook JSON.
+//! The command-hook hosts' events, answered in each host's dialect: Claude Code (its
+//! `mcp_tool` hooks through `hookwise mcp`, or `command` hooks), Codex, Gemini CLI, GitHub
+//! Copilot CLI and Qwen Code (`command` hooks: `hookwise hook --host <host> <Event>`).
 //!
-//! Claude Code runs hooks per event and reads their answer as JSON (`hookSpecificOutput`). With
-//! `mcp_tool` hooks it calls a tool of an MCP server it already runs (hookwise's `hookwise mcp`,
-//! one warm engine per `claude` process); with `command` hooks it starts a process per event
-//! (`hookwise hook <Event>`). Both hand the payload's fields to the engine as one call,
-//! `{"hook": "claude.hook", "event", "input", "random", "nowMs"}`, and get back
-//! `{"text", "decision"?, "logs"}`: `text` is what the hook prints (or the MCP tool answers).
+//! Every host hands a JSON payload per event and reads a JSON answer; the engine gets it as one
+//! call, `{"hook": "hook.event", "event", "input", "random", "nowMs"}` (`claude.hook`: its
+//! earlier name), and answers `{"text", "decision"?, "logs"}`: `text` is what the hook prints
+//! (or the MCP tool answers). The host is the one `init` named; its dialect
+//! ([`crate::host::dialect`]) says what each of its event names is to the core, and
+//! [`crate::host::answer`] writes the answer in the shape that host honours. The core decides
+//! once, here, for every host:
+//! - **PreToolUse** (Gemini CLI: BeforeTool): `tool.before` (the governance gate, pre-action
+//!   enforcement, knowledge context). A block is the host's deny with the reason (the model
+//!   reads it as the tool's error). Claude Code reads PreToolUse context (a system message
+//!   after the tool's result): enforcement's advice and the context block go there, and the
+//!   sub-agent tool's prompt gets the context block through `updatedInput`. The other hosts'
+//!   PreToolUse context does not reach the model: theirs goes with PostToolUse.
+//! - **PostToolUse** (AfterTool): `tool.after` without arguments (it takes the text the core
+//!   kept for the result: Claude Code had it with PreToolUse, the others get it now), then
+//!   `tool.after` with the arguments (the Agent Trace record); what the latter adds for the
+//!   model goes with the answer's context.
+//! - **UserPromptSubmit** (BeforeAgent) and **SessionStart**: the session-start context on a
+//!   session's first prompt (`session.created`; `mcp_tool` hooks do not run for Claude Code's
+//!   SessionStart at start-up, so UserPromptSubmit carries it), and intent governance's
+//!   `<intent_context>` (`system.transform`) on every prompt. Qwen Code's UserPromptSubmit with
+//!   an empty prompt (before every follow-up model call) answers nothing.
+//! - **PreCompact**: `session.compacting` (the compaction memory; the preservation guidance).
+//!   Claude Code adds a PreCompact hook's plain output to the summary request's instructions
+//!   (read in Claude Code 2.1.330: up to 10,000 characters become `newCustomInstructions`);
+//!   Qwen Code reads its `additionalContext` before compaction; Codex's answer carries nothing.
+//! - After a compaction, what was kept (concepts, decisions, the memory) reaches the model from
+//!   SessionStart with `source: "compact"` (Claude Code, Qwen Code), else with the session's
+//!   next answer that carries context.
+//! - hookwise's own MCP tools (`select_active_intent`, the knowledge tools), as the host names
+//!   them in a payload, are answered at once: the core decides them when they are called.
 //!
-//! Each event is one or more of the engine's own calls, run one after another as one operation
-//! ([`crate::engine::Engine::start_seq`]):
-//! - `PreToolUse`: `tool.before` (the governance gate, pre-action enforcement, knowledge
-//!   context). A block is `permissionDecision: "deny"` with the reason (the model reads it as the
-//!   tool's error); enforcement's advice and the context block are `additionalContext` (a system
-//!   message after the tool's result); the sub-agent tool's prompt gets the context block through
-//!   `updatedInput` (Claude Code runs the rewritten input, and the sub-agent reads its prompt).
-//! - `PostToolUse`: `tool.after` without arguments (it takes the text the core kept for the
-//!   result, which PreToolUse gave already), then `tool.after` with the arguments (the Agent
-//!   Trace record); what the latter adds for the model goes in `additionalContext`.
-//! - `UserPromptSubmit` (and `SessionStart` at start-up or resume, for `command` hooks): the
-//!   session-start context on a session's first prompt (`session.created`; `mcp_tool` hooks do
-//!   not run for `SessionStart` at start-up, so `UserPromptSubmit` carries it), and intent
-//!   governance's `<intent_context>` (`system.transform`) on every prompt.
-//! - `PreCompact`: `session.compacting` (the compaction memory; the preservation guidance). A
-//!   PreCompact hook's plain output is what Claude Code adds to the summary request's
-//!   instructions (read in Claude Code 2.1.330: a successful PreCompact hook's trimmed output,
-//!   up to 10,000 characters, becomes `newCustomInstructions`), so the answer is that text.
-//! - `SessionStart` with `source: "compact"`: what was kept (concepts, decisions, the memory)
-//!   as `additionalContext` for the first request after the compaction.
-//!
-//! Governance state is per Claude `session_id` (the engine's session id). Policy build only
-//! (the lean core answers `{needs: "policy"}`).
+//! Governance state, the context kept for a result and what a compaction kept live in the
+//! engine: one engine must serve a session's events (Claude Code's `hookwise mcp`, a warm
+//! process); a process per event decides each event alone. Policy build only (the lean core
+//! answers `{needs: "policy"}`).
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -38,18 +46,22 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::engine::{Call, Engine, ToolAfterCall, ToolBeforeCall};
+use crate::host::answer::{render, Answer};
+use crate::host::dialect::{self, Dialect, Event};
 use crate::protocol::{Log, Mutation, PathKey};
 use crate::runtime::Step;
 use crate::session::SessionInfo;
 
 pub mod setup;
+pub mod setup_cli;
 
-/// One Claude Code hook event (`claude.hook`).
+/// One hook event (`hook.event`).
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Hook {
-    /// `PreToolUse`, `PostToolUse`, `UserPromptSubmit`, `PreCompact`, `SessionStart`, or
-    /// `setup` (the hook tools and settings entries, [`setup`]).
+    /// The host's event name (`PreToolUse`, `BeforeTool`, …), or `setup` (Claude Code's hook
+    /// tools and settings entries, [`setup`]), or `setup.host` (a command-hook host's project
+    /// entries, [`setup_cli`]).
     pub event: String,
     /// The payload's fields: as Claude Code templates them for an `mcp_tool` hook (every value
     /// a string; `tool_input` as JSON text) or the whole payload of a `command` hook.
@@ -63,42 +75,63 @@ pub struct Hook {
     pub now_ms: f64,
 }
 
-/// Start answering `hook` (the engine's `claude.hook` arm).
+/// Start answering `hook` (the engine's `hook.event` arm).
 pub fn start(engine: &mut Engine, hook: Hook) -> Step {
+    match hook.event.as_str() {
+        "setup" => {
+            let v = setup::answer(&hook.input);
+            return engine.start_seq(Vec::new(), move |_| v);
+        }
+        "setup.host" => {
+            let v = setup_cli::answer(&hook.input);
+            return engine.start_seq(Vec::new(), move |_| v);
+        }
+        _ => {}
+    }
+    let host = engine.shared.borrow().host.id;
+    let d: &'static Dialect = dialect::of(host).unwrap_or(&dialect::CLAUDE_CODE);
+    let Some(&(name, kind)) = d.events.iter().find(|e| e.0 == hook.event) else {
+        let log = Log::debug(format!(
+            "hook.event: no answer for the `{}` event of {host}",
+            crate::redact::redact_string(hook.event.chars().take(64).collect::<String>())
+        ));
+        return engine.start_seq(Vec::new(), move |_| {
+            answer("{}".into(), None, vec![json!(log)])
+        });
+    };
     let p = Payload(&hook.input);
     let session_id = p.str("session_id");
-    match hook.event.as_str() {
-        "PreToolUse" => pre_tool_use(engine, &p, session_id),
-        "PostToolUse" => post_tool_use(engine, &p, session_id, hook.random),
-        "UserPromptSubmit" => prompt(engine, "UserPromptSubmit", &p, session_id),
-        "SessionStart" if p.str("source") == "compact" => {
+    match kind {
+        Event::PreTool => pre_tool_use(engine, d, name, &p, session_id),
+        Event::PostTool => post_tool_use(engine, d, name, &p, session_id, hook.random),
+        Event::Prompt if matches!(hook.input.get("prompt"), Some(Value::String(s)) if s.is_empty()) => {
+            nothing(engine, d, name, kind)
+        }
+        Event::Prompt => prompt(engine, d, name, kind, &p, session_id),
+        Event::SessionStart if p.str("source") == "compact" && d.compact_start => {
             let text = take_kept(&session_id);
             engine.start_seq(Vec::new(), move |_| {
-                answer(context_answer("SessionStart", text), None, Vec::new())
+                answer(say(d, name, kind, text), None, Vec::new())
             })
         }
-        "SessionStart" => prompt(engine, "SessionStart", &p, session_id),
-        "PreCompact" => {
+        Event::SessionStart => prompt(engine, d, name, kind, &p, session_id),
+        Event::PreCompact => {
             let call = Call::SessionCompacting {
                 session_id: session_id.clone(),
                 now_ms: hook.now_ms,
             };
-            engine.start_seq(vec![call], move |r| pre_compact(&session_id, &r[0]))
-        }
-        "setup" => {
-            let v = setup::answer(&hook.input);
-            engine.start_seq(Vec::new(), move |_| v)
-        }
-        other => {
-            let log = Log::debug(format!(
-                "claude.hook: no answer for the `{}` event",
-                crate::redact::redact_string(other.chars().take(64).collect::<String>())
-            ));
-            engine.start_seq(Vec::new(), move |_| {
-                answer(json!({}), None, vec![json!(log)])
+            engine.start_seq(vec![call], move |r| {
+                pre_compact(d, name, &session_id, &r[0])
             })
         }
+        Event::PostCompact => nothing(engine, d, name, kind),
     }
+}
+
+fn nothing(engine: &mut Engine, d: &'static Dialect, name: &'static str, kind: Event) -> Step {
+    engine.start_seq(Vec::new(), move |_| {
+        answer(render(d, name, kind, Answer::Nothing), None, Vec::new())
+    })
 }
 
 /// The payload's fields, read leniently: a missing or non-string field is `""`.
@@ -110,6 +143,33 @@ impl Payload<'_> {
             Some(Value::String(s)) => s.clone(),
             _ => String::new(),
         }
+    }
+
+    /// The tool call's id: the dialect's key, else one derived from the tool and its input
+    /// (the same for the call's PreToolUse and PostToolUse).
+    fn call_id(&self, d: &Dialect) -> String {
+        if let Some(id) = d
+            .call_id
+            .iter()
+            .map(|k| self.str(k))
+            .find(|s| !s.is_empty())
+        {
+            return id;
+        }
+        let input = match self.0.get("tool_input") {
+            Some(Value::String(s)) => s.clone(),
+            Some(v) => v.to_string(),
+            None => String::new(),
+        };
+        // FNV-1a over the session, the tool and its input
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in [self.str("session_id"), self.str("tool_name"), input]
+            .iter()
+            .flat_map(|s| s.bytes().chain([0]))
+        {
+            h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+        format!("hw-{h:016x}")
     }
 
     /// `tool_input`: an object (a `command` hook's payload) or its JSON text (an `mcp_tool`
@@ -134,17 +194,22 @@ impl Payload<'_> {
     }
 }
 
-/// The result of a `claude.hook` call: `text` is the hook's answer as Claude Code reads it.
-fn answer(out: Value, decision: Option<&str>, logs: Vec<Value>) -> Value {
-    let text = match &out {
-        Value::String(s) => s.clone(),
-        v => v.to_string(),
-    };
+/// The result of a `hook.event` call: `text` is the hook's answer as the host reads it.
+fn answer(text: String, decision: Option<&str>, logs: Vec<Value>) -> Value {
     let mut r = json!({ "text": text, "logs": logs });
     if let Some(d) = decision {
         r["decision"] = json!(d);
     }
     r
+}
+
+/// Context for the model (none: nothing to say).
+fn say(d: &Dialect, name: &str, kind: Event, text: Option<String>) -> String {
+    let a = match text.filter(|t| !t.trim().is_empty()) {
+        Some(t) => Answer::Context(t),
+        None => Answer::Nothing,
+    };
+    render(d, name, kind, a)
 }
 
 fn logs_of(results: &[Value]) -> Vec<Value> {
@@ -154,14 +219,6 @@ fn logs_of(results: &[Value]) -> Vec<Value> {
         .flatten()
         .cloned()
         .collect()
-}
-
-/// `{"hookSpecificOutput": {"hookEventName", "additionalContext"}}`, or `{}` with no text.
-fn context_answer(event: &str, text: Option<String>) -> Value {
-    match text.filter(|t| !t.trim().is_empty()) {
-        Some(t) => json!({"hookSpecificOutput": {"hookEventName": event, "additionalContext": t}}),
-        None => json!({}),
-    }
 }
 
 /// The texts a `tool.after` result appends to the tool's output.
@@ -181,9 +238,19 @@ fn join(parts: Vec<String>) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("\n\n"))
 }
 
-fn pre_tool_use(engine: &mut Engine, p: &Payload<'_>, session_id: String) -> Step {
+fn pre_tool_use(
+    engine: &mut Engine,
+    d: &'static Dialect,
+    name: &'static str,
+    p: &Payload<'_>,
+    session_id: String,
+) -> Step {
     let tool = p.str("tool_name");
-    let call_id = p.str("tool_use_id");
+    if d.own_tool(&tool).is_some() {
+        // hookwise's own tool: decided when it is called (`tool.call`)
+        return nothing(engine, d, name, Event::PreTool);
+    }
+    let call_id = p.call_id(d);
     let (args, unreadable) = match p.tool_input() {
         Ok(a) => (Some(a), None),
         Err(code) => (None, Some(code)),
@@ -199,19 +266,17 @@ fn pre_tool_use(engine: &mut Engine, p: &Payload<'_>, session_id: String) -> Ste
         result_only: false,
         unreadable,
     });
-    engine.start_seq(vec![before], move |r| pre_answer(args, &r[0]))
+    engine.start_seq(vec![before], move |r| pre_answer(d, name, args, &r[0]))
 }
 
 /// The PreToolUse answer from `tool.before`'s result.
-fn pre_answer(args: Option<Value>, before: &Value) -> Value {
+fn pre_answer(d: &Dialect, name: &str, args: Option<Value>, before: &Value) -> Value {
     let logs = logs_of(std::slice::from_ref(before));
     if let Some(reason) = before.get("block").and_then(Value::as_str) {
-        let out = json!({"hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": "deny",
-            "permissionDecisionReason": reason,
-        }});
-        return answer(out, Some("deny"), logs);
+        let a = Answer::Deny {
+            reason: reason.to_string(),
+        };
+        return answer(render(d, name, Event::PreTool, a), Some("deny"), logs);
     }
     let mutations: Vec<Mutation> = before
         .get("mutations")
@@ -223,6 +288,15 @@ fn pre_answer(args: Option<Value>, before: &Value) -> Value {
         if apply(&mut input, &mutations) > 0 {
             updated = Some(input);
         }
+    }
+    if !d.pre_context {
+        // the context waits for PostToolUse (the core keeps it for the call's result)
+        let decision = updated.is_some().then_some("allow");
+        let a = Answer::Allow {
+            context: None,
+            rewrite: updated,
+        };
+        return answer(render(d, name, Event::PreTool, a), decision, logs);
     }
     // enforcement's advice, then the knowledge block unless the sub-agent's prompt has it (as
     // the core keeps them for a tool's result)
@@ -240,21 +314,14 @@ fn pre_answer(args: Option<Value>, before: &Value) -> Value {
             parts.push(c.to_string());
         }
     }
-    let mut out = context_answer("PreToolUse", join(parts));
-    let mut decision = None;
-    if let Some(input) = updated {
-        // the rewritten input runs only with an allow; a sub-agent's prompt is the only
-        // argument hookwise rewrites in Claude Code (the sub-agent reads it)
-        let h = out
-            .as_object_mut()
-            .expect("an object")
-            .entry("hookSpecificOutput")
-            .or_insert_with(|| json!({"hookEventName": "PreToolUse"}));
-        h["permissionDecision"] = json!("allow");
-        h["updatedInput"] = input;
-        decision = Some("allow");
-    }
-    answer(out, decision, logs)
+    // the rewritten input runs only with an allow; a sub-agent's prompt is the only argument
+    // hookwise rewrites (the sub-agent reads it)
+    let decision = updated.is_some().then_some("allow");
+    let a = Answer::Allow {
+        context: join(parts),
+        rewrite: updated,
+    };
+    answer(render(d, name, Event::PreTool, a), decision, logs)
 }
 
 /// Apply the core's mutations to a copy of the arguments (as the JS glue's `applyMutations`):
@@ -304,11 +371,21 @@ fn strip_spans(s: &str, open: &str, close: &str) -> String {
     s
 }
 
-fn post_tool_use(engine: &mut Engine, p: &Payload<'_>, session_id: String, random: String) -> Step {
+fn post_tool_use(
+    engine: &mut Engine,
+    d: &'static Dialect,
+    name: &'static str,
+    p: &Payload<'_>,
+    session_id: String,
+    random: String,
+) -> Step {
     let tool = p.str("tool_name");
-    let call_id = p.str("tool_use_id");
-    // The text the core kept for this call's result went out with PreToolUse: this first
-    // `tool.after` (no arguments) takes it, and its answer is dropped.
+    if d.own_tool(&tool).is_some() {
+        return nothing(engine, d, name, Event::PostTool);
+    }
+    let call_id = p.call_id(d);
+    // The text the core kept for this call's result: Claude Code had it with PreToolUse (this
+    // first `tool.after`, without arguments, only takes it); the other hosts get it now.
     let taken = Call::ToolAfter(ToolAfterCall {
         tool: tool.clone(),
         session_id: session_id.clone(),
@@ -325,7 +402,7 @@ fn post_tool_use(engine: &mut Engine, p: &Payload<'_>, session_id: String, rando
         };
         let record = Call::ToolAfter(ToolAfterCall {
             tool,
-            session_id,
+            session_id: session_id.clone(),
             call_id,
             args,
             random,
@@ -338,10 +415,21 @@ fn post_tool_use(engine: &mut Engine, p: &Payload<'_>, session_id: String, rando
     engine.start_seq(calls, move |r| {
         let logs = logs_of(&r);
         let Some(last) = r.get(1) else {
-            return answer(json!({}), None, logs);
+            return answer(
+                render(d, name, Event::PostTool, Answer::Nothing),
+                None,
+                logs,
+            );
         };
-        let out = context_answer("PostToolUse", join(appended(last)));
-        let mut v = answer(out, None, logs);
+        let mut parts = Vec::new();
+        if !d.compact_start {
+            parts.extend(take_kept(&session_id));
+        }
+        if !d.pre_context {
+            parts.extend(appended(&r[0]));
+        }
+        parts.extend(appended(last));
+        let mut v = answer(say(d, name, Event::PostTool, join(parts)), None, logs);
         if let Some(id) = last.get("recorded") {
             // the Agent Trace record's id: for the log and the tests
             v["recorded"] = id.clone();
@@ -350,9 +438,16 @@ fn post_tool_use(engine: &mut Engine, p: &Payload<'_>, session_id: String, rando
     })
 }
 
-/// UserPromptSubmit (and SessionStart for `command` hooks): the session-start context on the
-/// session's first prompt, governance's `<intent_context>` on every prompt.
-fn prompt(engine: &mut Engine, event: &'static str, p: &Payload<'_>, session_id: String) -> Step {
+/// UserPromptSubmit and SessionStart: the session-start context on the session's first
+/// prompt, governance's `<intent_context>` on every prompt.
+fn prompt(
+    engine: &mut Engine,
+    d: &'static Dialect,
+    name: &'static str,
+    kind: Event,
+    p: &Payload<'_>,
+    session_id: String,
+) -> Step {
     let created = Call::SessionCreated {
         session: SessionInfo {
             id: session_id.clone(),
@@ -362,26 +457,29 @@ fn prompt(engine: &mut Engine, event: &'static str, p: &Payload<'_>, session_id:
     // the session's context is given by `session.created`: marked as there already, so
     // `system.transform` adds only governance's block
     let governance = Call::SystemTransform {
-        session_id: Some(session_id),
+        session_id: Some(session_id.clone()),
         system: vec![crate::session::format::HEADER.to_string()],
         model_id: Some(p.str("model")).filter(|m| !m.is_empty()),
     };
     engine.start_seq(vec![created, governance], move |r| {
         let logs = logs_of(&r);
         let mut parts = Vec::new();
+        if !d.compact_start {
+            parts.extend(take_kept(&session_id));
+        }
         if let Some(c) = r[0].get("sessionContext").and_then(Value::as_str) {
             parts.push(c.to_string());
         }
         if let Some(s) = r[1].get("system").and_then(Value::as_array) {
             parts.extend(s.iter().filter_map(Value::as_str).map(str::to_string));
         }
-        answer(context_answer(event, join(parts)), None, logs)
+        answer(say(d, name, kind, join(parts)), None, logs)
     })
 }
 
-/// PreCompact: the preservation guidance as plain text (Claude Code adds it to the summary
-/// request's instructions); what was kept waits for SessionStart after the compaction.
-fn pre_compact(session_id: &str, r: &Value) -> Value {
+/// PreCompact: the preservation guidance (Claude Code adds it to the summary request's
+/// instructions); what was kept waits for the session's next context.
+fn pre_compact(d: &Dialect, name: &str, session_id: &str, r: &Value) -> Value {
     let logs = logs_of(std::slice::from_ref(r));
     let guidance = r
         .get("context")
@@ -407,7 +505,12 @@ fn pre_compact(session_id: &str, r: &Value) -> Value {
         session_id,
         kept_text(&strs("concepts"), &strs("decisions"), memory.as_deref()),
     );
-    let mut v = answer(Value::String(guidance), None, logs);
+    let a = if guidance.trim().is_empty() {
+        Answer::Nothing
+    } else {
+        Answer::Guidance(guidance)
+    };
+    let mut v = answer(render(d, name, Event::PreCompact, a), None, logs);
     if let Some(m) = memory {
         v["memory"] = json!(m);
     }
@@ -475,4 +578,8 @@ fn take_kept(session_id: &str) -> Option<String> {
 
 #[cfg(test)]
 #[path = "tests.rs"]
-mod tests;
+pub(crate) mod tests;
+
+#[cfg(test)]
+#[path = "dialect_tests.rs"]
+mod dialect_tests;

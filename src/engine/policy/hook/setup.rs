@@ -129,14 +129,21 @@ pub fn permissions(model_tools: &[&str]) -> Value {
     })
 }
 
-/// The `setup` answer. Input: `{failClosed?: bool, command?: string, server?: string,
-/// modelTools?: [name]}`.
+/// The `setup` answer. Input: `{failClosed?: bool, commandHooks?: bool, global?: bool,
+/// command?: string, server?: string, modelTools?: [name]}`: `commandHooks` writes command
+/// hooks running the project's hookwise (`"$CLAUDE_PROJECT_DIR"/node_modules/…`; with
+/// `global`, the `hookwise` on PATH), `command` another way to run hookwise. `mcpServer` is
+/// the `.mcp.json` entry, portable as well ([`super::setup_cli`]).
 pub fn answer(input: &Value) -> Value {
     let fail_closed = input.get("failClosed").and_then(Value::as_bool) == Some(true);
+    let global = input.get("global").and_then(Value::as_bool) == Some(true);
+    let base = (input.get("commandHooks").and_then(Value::as_bool) == Some(true))
+        .then(|| super::setup_cli::command_base("CLAUDE_PROJECT_DIR", global));
     let command = input
         .get("command")
         .and_then(Value::as_str)
-        .filter(|c| !c.trim().is_empty());
+        .filter(|c| !c.trim().is_empty())
+        .or(base.as_deref());
     let model_tools: Vec<&str> = input
         .get("modelTools")
         .and_then(Value::as_array)
@@ -160,6 +167,7 @@ pub fn answer(input: &Value) -> Value {
         "events": EVENTS.iter().map(|e| json!({"event": e.0, "tool": e.1})).collect::<Vec<_>>(),
         "hooks": settings_hooks(fail_closed, command, server),
         "permissions": permissions(&model_tools),
+        "mcpServer": super::setup_cli::claude_server(global),
         "logs": [],
     })
 }

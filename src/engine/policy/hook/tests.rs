@@ -9,10 +9,10 @@ use super::*;
 use crate::protocol::Request;
 use crate::testing::drive::{drive_with, Reply};
 
-const AUTH: &str = "Context for CONCEPT: auth\n\nDirect relations (1 CONCEPTS):\n  • jwt (co-occurs in 2 files)\n    Files: memory://notes/auth-design\n    Content preview:\n      memory://notes/auth-design: Tokens are RS256-signed.\n";
+pub(crate) const AUTH: &str = "Context for CONCEPT: auth\n\nDirect relations (1 CONCEPTS):\n  • jwt (co-occurs in 2 files)\n    Files: memory://notes/auth-design\n    Content preview:\n      memory://notes/auth-design: Tokens are RS256-signed.\n";
 
 /// A host with the maenifold CLI at /bin/maenifold (run per call), as the engine tests' host.
-fn cli_host(req: &Request) -> Reply {
+pub(crate) fn cli_host(req: &Request) -> Reply {
     match req {
         Request::Stat { path } if path == "/bin/maenifold" => Reply::Now(
             json!({"exists": true, "realpath": path, "isFile": true, "executable": true}),

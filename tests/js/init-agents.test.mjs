@@ -1,0 +1,184 @@
+// `hookwise init --codex | --gemini | --copilot | --qwen`, `hookwise init` finding the agents,
+// `hookwise hook --host`, `hookwise doctor`'s agents, and the pinned dialect table the JS
+// falls back on (js/dialects.json).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { createRequire } from "node:module";
+import { dist, repo, tmpdir, writeFiles, noCliEnv, nodeBinary } from "./helpers.mjs";
+
+const require = createRequire(import.meta.url);
+const T = { timeout: 120_000 };
+const NODE = nodeBinary();
+const CLI = path.join(dist, "cli.mjs");
+
+/** Run the cli in `project`; `{status, stdout, stderr, json}`. */
+function cli(project, args, env = {}) {
+  const r = spawnSync(NODE, [CLI, ...args], { cwd: project, env: noCliEnv(env), encoding: "utf8", timeout: 60_000 });
+  let json = null;
+  try {
+    json = JSON.parse(r.stdout);
+  } catch {}
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr, json };
+}
+
+const read = (project, rel) => fs.readFileSync(path.join(project, rel), "utf8");
+const readJson = (project, rel) => JSON.parse(read(project, rel));
+
+/** hookwise "installed" in the project: node_modules/hookwise is the built package. */
+function installed(project) {
+  fs.mkdirSync(path.join(project, "node_modules"), { recursive: true });
+  fs.symlinkSync(path.join(repo, "pkg"), path.join(project, "node_modules", "hookwise"));
+  return project;
+}
+
+const noMachinePath = (project, text) => {
+  assert.ok(!text.includes(project) && !text.includes(repo) && !text.includes(NODE), `a path of this machine in ${text}`);
+};
+
+test("init --codex merges hooks and the MCP table into .codex, never overwriting, portable", T, () => {
+  const project = writeFiles(tmpdir("hookwise-codex-"), {
+    ".codex/hooks.json": JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "./mine.sh" }] }] } }),
+    ".codex/config.toml": 'model = "gpt-5.5"\n\n[mcp_servers.other]\ncommand = "x"\n',
+  });
+  const r = cli(project, ["init", "--codex", "--json"]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.json.host, "codex");
+  const hooks = readJson(project, ".codex/hooks.json").hooks;
+  assert.equal(hooks.PreToolUse.length, 2, "the user's hook kept");
+  assert.equal(hooks.PreToolUse[0].hooks[0].command, "./mine.sh");
+  const ours = hooks.PreToolUse[1];
+  assert.equal(ours.matcher, ".*");
+  assert.equal(ours.hooks[0].command, "node node_modules/hookwise/dist/cli.mjs hook --host codex PreToolUse");
+  assert.equal(ours.hooks[0].timeout, 30);
+  for (const e of ["PostToolUse", "UserPromptSubmit", "SessionStart", "PreCompact", "PostCompact"]) assert.ok(hooks[e], e);
+  const toml = read(project, ".codex/config.toml");
+  assert.ok(toml.startsWith('model = "gpt-5.5"\n\n[mcp_servers.other]\ncommand = "x"\n'), toml);
+  assert.match(toml, /\[mcp_servers\.hookwise\]\ncommand = "node"\nargs = \["node_modules\/hookwise\/dist\/cli\.mjs", "mcp", "--host", "codex"\]/);
+  noMachinePath(project, read(project, ".codex/hooks.json") + toml);
+  assert.match(r.json.trust, /trust_level = "trusted"/, "the trust step is printed, not taken");
+  assert.ok(!fs.existsSync(path.join(r.json.cwd, ".codex", "trust")));
+  // again: nothing changes
+  const again = cli(project, ["init", "--codex", "--json"]);
+  assert.ok(again.json.changes.every((c) => c.action === "kept"), JSON.stringify(again.json.changes));
+  assert.equal(read(project, ".codex/config.toml"), toml);
+  // the text report names each change and the note that hookwise is not installed here
+  const text = cli(project, ["init", "--codex"]);
+  assert.match(text.stdout, /kept \.codex\/hooks\.json/);
+  assert.match(text.stdout, /npm install --save-dev hookwise/);
+});
+
+test("init --gemini and --qwen use the agent's project-folder variable; --global the hookwise on PATH", T, () => {
+  const project = writeFiles(tmpdir("hookwise-gemini-"), { ".gemini/settings.json": JSON.stringify({ ui: { theme: "x" }, mcpServers: { other: { command: "y" } } }) });
+  assert.equal(cli(project, ["init", "--gemini", "--qwen"]).status, 0);
+  const g = readJson(project, ".gemini/settings.json");
+  assert.deepEqual(g.ui, { theme: "x" });
+  assert.ok(g.mcpServers.other);
+  assert.deepEqual(g.mcpServers.hookwise, { command: "node", args: ["node_modules/hookwise/dist/cli.mjs", "mcp", "--host", "gemini"] });
+  assert.deepEqual(Object.keys(g.hooks).sort(), ["AfterTool", "BeforeAgent", "BeforeTool", "SessionStart"]);
+  const bt = g.hooks.BeforeTool[0].hooks[0];
+  assert.equal(bt.command, 'node "$GEMINI_PROJECT_DIR/node_modules/hookwise/dist/cli.mjs" hook --host gemini BeforeTool');
+  assert.equal(bt.timeout, 30000, "milliseconds");
+  assert.equal(bt.name, "hookwise-BeforeTool");
+  const q = readJson(project, ".qwen/settings.json");
+  assert.match(q.hooks.PreToolUse[0].hooks[0].command, /^node "\$QWEN_PROJECT_DIR\/node_modules\/hookwise\/dist\/cli\.mjs" hook --host qwen PreToolUse$/);
+  assert.ok(q.hooks.PreCompact && !q.hooks.PostCompact);
+  // --global: the hookwise on PATH, replacing hookwise's own entries (not adding twice)
+  assert.equal(cli(project, ["init", "--gemini", "--global"]).status, 0);
+  const g2 = readJson(project, ".gemini/settings.json");
+  assert.equal(g2.hooks.BeforeTool.length, 1);
+  assert.equal(g2.hooks.BeforeTool[0].hooks[0].command, "hookwise hook --host gemini BeforeTool");
+  assert.deepEqual(g2.mcpServers.hookwise, { command: "hookwise", args: ["mcp", "--host", "gemini"] });
+});
+
+test("init --copilot writes its own hooks file in Claude's shape and .github/mcp.json", T, () => {
+  const project = tmpdir("hookwise-copilot-");
+  const r = cli(project, ["init", "--copilot", "--json"]);
+  assert.equal(r.status, 0, r.stderr);
+  const h = readJson(project, ".github/hooks/hookwise.json").hooks;
+  assert.equal(h.PreToolUse[0].matcher, "*");
+  assert.equal(h.PreToolUse[0].hooks[0].command, "node node_modules/hookwise/dist/cli.mjs hook --host copilot PreToolUse");
+  const m = readJson(project, ".github/mcp.json").mcpServers.hookwise;
+  assert.deepEqual(m, { command: "node", args: ["node_modules/hookwise/dist/cli.mjs", "mcp", "--host", "copilot"], type: "local", tools: ["*"] });
+  assert.match(r.json.trust, /COPILOT_ALLOW_ALL/);
+});
+
+test("a settings file with comments or that is not an object is refused and left as it was", T, () => {
+  const withComments = '{\n  // the user\'s note\n  "ui": {"theme": "x"}\n}\n';
+  const project = writeFiles(tmpdir("hookwise-refuse-"), { ".gemini/settings.json": withComments, ".qwen/settings.json": "[1, 2]" });
+  const r = cli(project, ["init", "--gemini"]);
+  assert.notEqual(r.status, 0);
+  assert.match(r.stdout + r.stderr, /not plain JSON/);
+  assert.equal(read(project, ".gemini/settings.json"), withComments);
+  const q = cli(project, ["init", "--qwen"]);
+  assert.notEqual(q.status, 0);
+  assert.match(q.stdout + q.stderr, /not a JSON object/);
+  assert.equal(read(project, ".qwen/settings.json"), "[1, 2]");
+  // a TOML file naming the server inline: left alone, the table to use is printed
+  writeFiles(project, { ".codex/config.toml": '[mcp_servers]\nhookwise = { command = "x" }\n' });
+  const c = cli(project, ["init", "--codex"]);
+  assert.notEqual(c.status, 0);
+  assert.match(c.stdout + c.stderr, /\[mcp_servers\.hookwise\]/);
+  assert.equal(read(project, ".codex/config.toml"), '[mcp_servers]\nhookwise = { command = "x" }\n');
+  assert.ok(fs.existsSync(path.join(project, ".codex/hooks.json")), "the hooks file is still merged");
+});
+
+test("init with no agent flag sets up each agent found in the project or on PATH", T, () => {
+  const project = writeFiles(tmpdir("hookwise-found-"), { ".gemini/.keep": "", ".codex/.keep": "" });
+  const bin = tmpdir("hookwise-bin-");
+  fs.writeFileSync(path.join(bin, "qwen"), "#!/bin/sh\n", { mode: 0o755 });
+  const r = cli(project, ["init", "--json"], { PATH: bin });
+  assert.equal(r.status, 0, r.stderr + r.stdout);
+  assert.deepEqual(r.json.agents.map((a) => a.host).sort(), ["codex", "gemini", "qwen"]);
+  for (const f of [".codex/hooks.json", ".gemini/settings.json", ".qwen/settings.json"]) assert.ok(fs.existsSync(path.join(project, f)), f);
+  assert.ok(!fs.existsSync(path.join(project, ".github")) && !fs.existsSync(path.join(project, ".claude")), "agents not found are left alone");
+  assert.ok(fs.existsSync(path.join(project, "opencode.json")), "OpenCode as before");
+});
+
+test("hook --host answers in the host's dialect; an unknown host is a usage error", T, () => {
+  const project = writeFiles(tmpdir("hookwise-hook-"), { ".orchestration/active_intents.yaml": "active_intents:\n  - id: INT-1\n    name: Auth\n    status: IN_PROGRESS\n    owned_scope: [\"src/**\"]\n" });
+  const run = (host, event, payload) => execFileSync(NODE, [CLI, "hook", "--host", host, event], { cwd: project, input: JSON.stringify({ session_id: "s1", cwd: project, hook_event_name: event, ...payload }), env: noCliEnv(), encoding: "utf8" });
+  const g = JSON.parse(run("gemini", "BeforeTool", { tool_name: "write_file", tool_input: { file_path: path.join(project, "src/a.ts"), content: "x" } }));
+  assert.equal(g.decision, "deny", JSON.stringify(g));
+  assert.match(g.reason, /select_active_intent/);
+  const c = JSON.parse(run("codex", "PreToolUse", { tool_name: "apply_patch", tool_input: { command: "*** Begin Patch\n*** Add File: src/a.ts\n+x\n*** End Patch\n" }, tool_use_id: "c1" }));
+  assert.deepEqual(Object.keys(c), ["hookSpecificOutput"]);
+  assert.equal(c.hookSpecificOutput.permissionDecision, "deny");
+  const cp = JSON.parse(run("copilot", "UserPromptSubmit", { prompt: "hi" }));
+  assert.match(cp.additionalContext, /intent_context/, JSON.stringify(cp));
+  assert.equal(cp.hookSpecificOutput, undefined);
+  const bad = spawnSync(NODE, [CLI, "hook", "--host", "nope", "PreToolUse"], { input: "{}", env: noCliEnv(), encoding: "utf8" });
+  assert.equal(bad.status, 2);
+});
+
+test("doctor lists each agent set up and times one hook round trip, run as the agent runs it", T, () => {
+  const project = installed(tmpdir("hookwise-doctor-"));
+  const env = { PATH: path.dirname(NODE) };
+  assert.equal(cli(project, ["init", "--codex", "--gemini"], env).status, 0);
+  const r = cli(project, ["doctor", "--json"], env);
+  assert.equal(r.status, 0, r.stderr);
+  const by = Object.fromEntries(r.json.agents.map((a) => [a.host, a]));
+  assert.deepEqual(Object.keys(by).sort(), ["codex", "gemini"]);
+  for (const a of Object.values(by)) {
+    assert.equal(a.ok, true, JSON.stringify(a));
+    assert.ok(a.ms > 0);
+  }
+  assert.equal(by.gemini.event, "BeforeAgent");
+  const text = cli(project, ["doctor"], env).stdout;
+  assert.match(text, /agent codex: set up in \.codex\/hooks\.json; UserPromptSubmit round trip [\d.]+ ms/);
+});
+
+test("js/dialects.json: each host's deny, filled in as the glue fills it, is one JSON answer that blocks", () => {
+  const { denyAnswer, emptyAnswer, DIALECTS } = require(path.join(repo, "js", "claude.cjs"));
+  const reason = 'hookwise could not check "x"\n<tag> {reason} \\';
+  for (const host of ["claude-code", "codex", "gemini", "copilot", "qwen"]) {
+    const v = JSON.parse(denyAnswer(host, reason));
+    if (host === "gemini") assert.deepEqual(v, { decision: "deny", reason });
+    else assert.deepEqual(v.hookSpecificOutput, { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason });
+    assert.ok(DIALECTS[host].preToolEvent);
+  }
+  assert.equal(emptyAnswer("claude-code", "PreCompact"), "");
+  assert.equal(emptyAnswer("codex", "PreCompact"), "{}");
+});
