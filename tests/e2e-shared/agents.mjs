@@ -70,7 +70,7 @@ export const HOSTS = {
   gemini: {
     label: "Gemini CLI",
     defaultModel: "gemini-2.5-flash",
-    user(sb, model) {
+    user(sb, model, o) {
       writeJson(path.join(sb.home, ".gemini", "settings.json"), {
         security: { auth: { selectedType: "gemini-api-key" } },
         privacy: { usageStatisticsEnabled: false },
@@ -254,8 +254,14 @@ async function runAgent(sb, { prompt, script = [], modelOpts = {}, modelName, en
   if (!gate.bin) throw new Error(gate.skip ?? gate.error);
   const model = await startModel(script, modelOpts);
   const o = { ...more, modelName: modelName ?? recipe.defaultModel };
-  const childEnv = { ...sb.env, ...recipe.user(sb, model, o), ...env };
-  const [cmd, args] = recipe.argv(gate.bin, prompt, o);
+  let childEnv, cmd, args;
+  try {
+    childEnv = { ...sb.env, ...recipe.user(sb, model, o), ...env };
+    [cmd, args] = recipe.argv(gate.bin, prompt, o);
+  } catch (e) {
+    await model.close();
+    throw e;
+  }
   const started = Date.now();
   const child = spawn(cmd, args, { cwd: sb.dir, env: childEnv, stdio: ["ignore", "pipe", "pipe"], detached: true });
   let stdout = "";
