@@ -6,4 +6,6 @@
 //   node --test --test-concurrency=1 tests/e2e-copilot/     (needs pkg/: run `npm run build` first)
 import { hookSuite } from "../e2e-shared/hook-suite.mjs";
 
-hookSuite("copilot");
+// Copilot CLI starts no session after it compacts (no SessionStart, no hook that reaches the
+// next request): what was kept cannot be handed back there (checked with a probe hook).
+hookSuite("copilot", { contextAfterCompaction: false });
