@@ -12,18 +12,18 @@
 //   r.hookwiseProcs(), r.describe()
 // HOSTS[host]: shell(cmd), write(rel, content, { exists, old }, sb) → a step; mcp(tool, args) →
 // the steps (Codex searches first) — each a call as this host's model makes it.
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startModel } from "./model.mjs";
-import { sandboxProcesses, isHookwise } from "./procs.mjs";
+import { isHookwise, runWatched } from "./procs.mjs";
+import { makeSandbox } from "./sandbox.mjs";
 import { pathWithoutMaenifold } from "./env.mjs";
 import { packHookwise } from "../e2e/lib/pack.mjs";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const KEEP = process.env.HOOKWISE_E2E_KEEP === "1";
 
 const toml = (s) => JSON.stringify(s);
 const writeJson = (file, value) => {
@@ -164,86 +164,21 @@ export function tarball() {
   return packed;
 }
 
-const childEnvBase = () => Object.fromEntries(["LANG", "LC_ALL", "TERM", "SHELL"].filter((k) => process.env[k] != null).map((k) => [k, process.env[k]]));
-
 /**
- * A throwaway project for `host` with `files`, in git when `git`; hookwise packed, installed
- * offline and set up by `hookwise init --<host>` unless `init` is false.
+ * A throwaway project for `host` with `files` (./sandbox.mjs), in git when `git`; hookwise packed,
+ * installed offline and set up by `hookwise init --<host>` unless `init` is false.
  */
 export function agentProject(host, { files = {}, git = true, init = true, initArgs = [], env = {} } = {}) {
-  const recipe = HOSTS[host];
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), `hookwise-e2e-${host}-`));
-  const dir = path.join(root, "project");
-  const home = path.join(root, "home");
-  const tmp = path.join(root, "tmp");
-  for (const d of [dir, home, tmp, path.join(home, ".config"), path.join(home, ".cache")]) fs.mkdirSync(d, { recursive: true });
-  const sbEnv = {
-    ...childEnvBase(),
-    PATH: pathWithoutMaenifold(),
-    TZ: "UTC",
-    HOME: home,
-    XDG_CONFIG_HOME: path.join(home, ".config"),
-    XDG_CACHE_HOME: path.join(home, ".cache"),
-    TMPDIR: tmp,
-    NO_COLOR: "1",
-    npm_config_offline: "true",
-    npm_config_update_notifier: "false",
-    npm_config_fund: "false",
-    npm_config_audit: "false",
-    HOOKWISE_E2E_SANDBOX: root,
-    ...env,
+  const sb = makeSandbox({ files, git, name: `hookwise-e2e-${host}-`, env: { PATH: pathWithoutMaenifold(), ...env } });
+  sb.host = host;
+  sb.recipe = HOSTS[host];
+  /** The Agent Trace records of the project, parsed. */
+  sb.traces = () => {
+    const f = sb.abs(".orchestration/agent_trace.jsonl");
+    return fs.existsSync(f) ? fs.readFileSync(f, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
   };
-  const gitEnv = { ...sbEnv, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@example.com" };
-  const writeFiles = (f) => {
-    for (const [rel, content] of Object.entries(f)) {
-      const p = path.join(dir, rel);
-      fs.mkdirSync(path.dirname(p), { recursive: true });
-      fs.writeFileSync(p, content);
-    }
-  };
-  writeFiles(files);
-  if (git) {
-    execFileSync("git", ["init", "-q", "-b", "main"], { cwd: dir, env: gitEnv });
-    execFileSync("git", ["add", "-A"], { cwd: dir, env: gitEnv });
-    execFileSync("git", ["commit", "-q", "--allow-empty", "-m", "initial"], { cwd: dir, env: gitEnv });
-  }
-  const sb = {
-    host,
-    recipe,
-    root,
-    dir,
-    home,
-    env: sbEnv,
-    writeFiles,
-    read: (rel) => fs.readFileSync(path.join(dir, rel), "utf8"),
-    exists: (rel) => fs.existsSync(path.join(dir, rel)),
-    abs: (rel) => path.join(dir, rel),
-    /** The Agent Trace records of the project, parsed. */
-    traces() {
-      const f = path.join(dir, ".orchestration/agent_trace.jsonl");
-      return fs.existsSync(f) ? fs.readFileSync(f, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
-    },
-    run: (opts) => runAgent(sb, opts),
-    cleanup() {
-      if (KEEP) return console.log(`# kept sandbox ${root}`);
-      for (const p of sandboxProcesses(root)) {
-        try {
-          process.kill(p.pid, "SIGKILL");
-        } catch {}
-      }
-      fs.rmSync(root, { recursive: true, force: true });
-    },
-  };
-  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "e2e-project", private: true, version: "1.0.0" }, null, 2) + "\n");
-  execFileSync("npm", ["install", "--ignore-scripts", "--offline", "--no-audit", "--no-fund", "--loglevel=error", tarball()], {
-    cwd: dir,
-    env: { ...sbEnv, npm_config_cache: path.join(root, "npm-cache") },
-    encoding: "utf8",
-    timeout: 120_000,
-  });
-  if (init) {
-    sb.initOutput = execFileSync(path.join(dir, "node_modules", ".bin", "hookwise"), ["init", `--${host}`, ...initArgs], { cwd: dir, env: sbEnv, encoding: "utf8", timeout: 60_000 });
-  }
+  sb.run = (opts) => runAgent(sb, opts);
+  sb.installHookwise(tarball(), { initArgs: init ? [`--${host}`, ...initArgs] : null });
   return sb;
 }
 
@@ -262,39 +197,8 @@ async function runAgent(sb, { prompt, script = [], modelOpts = {}, modelName, en
     await model.close();
     throw e;
   }
-  const started = Date.now();
-  const child = spawn(cmd, args, { cwd: sb.dir, env: childEnv, stdio: ["ignore", "pipe", "pipe"], detached: true });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d) => (stdout += d));
-  child.stderr.on("data", (d) => (stderr += d));
-  const procs = new Map();
-  const watch = () => {
-    for (const p of sandboxProcesses(sb.root)) procs.set(p.pid, { ...p, firstSeen: procs.get(p.pid)?.firstSeen ?? Date.now() - started });
-  };
-  const timer = setInterval(watch, 25);
-  let timedOut = false;
-  const killer = setTimeout(() => {
-    timedOut = true;
-    try {
-      process.kill(-child.pid, "SIGKILL");
-    } catch {}
-  }, timeoutMs);
-  const { code, signal } = await new Promise((resolve) => child.on("close", (c, s) => resolve({ code: c, signal: s })));
-  clearTimeout(killer);
-  clearInterval(timer);
-  const durationMs = Date.now() - started;
-  // Anything of the sandbox still alive after the CLI exited (grace: 2 s), then killed.
-  let leftovers = sandboxProcesses(sb.root);
-  for (let i = 0; i < 40 && leftovers.length; i++) {
-    await new Promise((res) => setTimeout(res, 50));
-    leftovers = sandboxProcesses(sb.root);
-  }
-  for (const p of leftovers) {
-    try {
-      process.kill(p.pid, "SIGKILL");
-    } catch {}
-  }
+  const run = await runWatched(sb.root, cmd, args, { cwd: sb.dir, env: childEnv, timeoutMs });
+  const { code, signal, timedOut, durationMs, stdout, stderr, leftovers } = run;
   await model.close();
   const main = () => model.mainRequests();
   const r = {
@@ -305,10 +209,10 @@ async function runAgent(sb, { prompt, script = [], modelOpts = {}, modelName, en
     stdout,
     stderr,
     model,
-    procs: [...procs.values()],
+    procs: run.procs,
     leftovers,
-    pid: child.pid,
-    hookwiseProcs: () => [...procs.values()].filter(isHookwise),
+    pid: run.pid,
+    hookwiseProcs: () => run.procs.filter(isHookwise),
     /** The text of the n-th tool result (0-based) as the model read it, from the last main request. */
     result(n) {
       return main().at(-1)?.toolResults()[n]?.content;
