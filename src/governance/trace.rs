@@ -7,7 +7,8 @@
 //!  "files":[{"path":"src/a.ts","conversations":[{"contributor":{"type":"ai","model_id":"p/m"},
 //!            "ranges":[{"start_line":3,"end_line":4,"content_hash":"sha256:<hex>"}]}]}],
 //!  "metadata":{"dev.hookwise":{"intent_id":"INT-1","mutation_class":"AST_REFACTOR",
-//!            "session_id":"s","call_id":"c","tool":"edit","prev_hash":"sha256:<hex>"}}}
+//!            "session_id":"s","call_id":"c","tool":"edit","host":"opencode",
+//!            "prev_hash":"sha256:<hex>"}}}
 //! ```
 //! - `id`: UUID v4 made from 16 random bytes the host supplies (no getrandom in the core).
 //! - `timestamp`: RFC 3339 in UTC with milliseconds, from the host's epoch milliseconds.
@@ -86,6 +87,9 @@ pub struct HookwiseMeta {
     pub session_id: String,
     pub call_id: String,
     pub tool: String,
+    /// The host whose agent made the change (its profile id: `claude-code`, `codex`, …).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub host: String,
     /// Must stay the last field (see [`chained`]).
     pub prev_hash: String,
 }
@@ -102,6 +106,8 @@ pub struct RecordInput<'a> {
     pub session_id: &'a str,
     pub call_id: &'a str,
     pub tool: &'a str,
+    /// The host's profile id.
+    pub host: &'a str,
 }
 
 /// Build a record for `files` (path, ranges) with the given class. `prev_hash` is empty:
@@ -147,6 +153,7 @@ pub fn record(
                 session_id: input.session_id.to_string(),
                 call_id: input.call_id.to_string(),
                 tool: input.tool.to_string(),
+                host: input.host.to_string(),
                 prev_hash: String::new(),
             },
         },
@@ -312,6 +319,7 @@ mod tests {
             session_id: "ses_1",
             call_id: "call_1",
             tool: "edit",
+            host: "opencode",
         };
         let r = crate::governance::ranges::whole("a\nb\n");
         record(

@@ -117,6 +117,7 @@ describe("intent governance in the real Claude Code", { skip: suiteSkip }, () =>
     assert.equal(meta.intent_id, "INT-1");
     assert.equal(meta.call_id, "toolu_in", "the record names Claude Code's tool_use id");
     assert.equal(meta.session_id, r.sessionId, "and Claude Code's session id");
+    assert.equal(meta.host, "claude-code", "and the host");
     console.log(`# trace record: model_id ${JSON.stringify(conv.contributor.model_id)}, tool ${JSON.stringify(meta.tool)}, mutation_class ${meta.mutation_class}`);
   });
 

@@ -182,3 +182,19 @@ test("js/dialects.json: each host's deny, filled in as the glue fills it, is one
   assert.equal(emptyAnswer("claude-code", "PreCompact"), "");
   assert.equal(emptyAnswer("codex", "PreCompact"), "{}");
 });
+
+test("mcp --host: another agent's server offers the model tools and none of Claude Code's hook tools", T, async () => {
+  const project = writeFiles(tmpdir("hookwise-mcp-host-"), { ".orchestration/active_intents.yaml": "active_intents: []\n" });
+  const { spawn } = await import("node:child_process");
+  const child = spawn(NODE, [CLI, "mcp", "--host", "gemini"], { cwd: project, env: noCliEnv(), stdio: ["pipe", "pipe", "pipe"] });
+  let out = "";
+  const got = new Promise((resolve) => child.stdout.on("data", (c) => ((out += c), out.includes('"id":2') && resolve())));
+  child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18" } }) + "\n");
+  child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} }) + "\n");
+  await got;
+  child.stdin.end();
+  const list = out.trim().split("\n").map((l) => JSON.parse(l)).find((m) => m.id === 2).result.tools.map((t) => t.name);
+  assert.ok(list.includes("select_active_intent"), list.join(", "));
+  assert.ok(!list.some((n) => n.startsWith("hook_")), list.join(", "));
+  await new Promise((r) => child.on("exit", r));
+});

@@ -374,6 +374,7 @@ async fn append_trace(
         session_id: &input.session_id,
         call_id: &input.call_id,
         tool: &input.tool,
+        host: cfg.host.id,
     };
     let rec = trace::record(&rin, class, entries);
     let chained = match trace::chained(&rec) {

@@ -5,38 +5,17 @@
 
 use serde_json::{json, Value};
 
-use super::tests::{cli_host, AUTH};
+use super::tests::cli_host;
 use super::*;
 use crate::host::answer::tests::codex_valid;
 use crate::testing::drive::drive_with;
 use crate::testing::TestHost;
 
-const INTENTS: &str = "\
-active_intents:
-  - id: INT-1
-    name: Auth
-    status: IN_PROGRESS
-    owned_scope: [src/auth/**]
-";
-
-fn call(e: &mut Engine, fs: &mut TestHost, v: Value) -> Value {
-    crate::testing::drive(e, &v.to_string(), fs)
-}
+use super::tests::governance::{drive as call, governed_as};
 
 /// An engine for `host` under intent governance (INT-1 owns src/auth/**).
 fn governed(host: &str) -> (Engine, TestHost) {
-    let mut fs = TestHost {
-        now: 1_700_000_000_000.0,
-        ..Default::default()
-    };
-    fs.file("/w/.orchestration/active_intents.yaml", INTENTS);
-    let mut e = Engine::new();
-    let r = call(
-        &mut e,
-        &mut fs,
-        json!({"hook": "init", "env": {}, "cwd": "/w", "worktree": "/w", "directory": "/w",
-               "host": host}),
-    );
+    let (e, fs, r) = governed_as(host);
     assert!(r["plan"]["failClosed"].is_object(), "{r}");
     (e, fs)
 }
@@ -166,6 +145,12 @@ fn codex_gates_bash_and_apply_patch_with_answers_its_schema_accepts() {
         .to_string();
     let rec: Value = serde_json::from_str(trace.lines().next().unwrap()).unwrap();
     assert_eq!(rec["files"][0]["path"], "src/auth/new.ts");
+    // the record names the host and the model (from the prompt's payload)
+    assert_eq!(rec["metadata"]["dev.hookwise"]["host"], "codex", "{rec}");
+    assert_eq!(
+        rec["files"][0]["conversations"][0]["contributor"]["model_id"], "gpt-5.5",
+        "{rec}"
+    );
     // compaction answers carry nothing Codex's schemas do not know
     for ev in ["PreCompact", "PostCompact"] {
         let r = event(
@@ -332,7 +317,6 @@ fn knowledge_context_goes_with_the_result_where_pre_tool_context_does_not_reach_
         if host == "codex" {
             codex_valid(post, text(&a)).unwrap();
         }
-        let _ = AUTH;
     }
 }
 

@@ -9,7 +9,7 @@ use super::*;
 use crate::protocol::Request;
 use crate::testing::drive::{drive_with, Reply};
 
-pub(crate) const AUTH: &str = "Context for CONCEPT: auth\n\nDirect relations (1 CONCEPTS):\n  • jwt (co-occurs in 2 files)\n    Files: memory://notes/auth-design\n    Content preview:\n      memory://notes/auth-design: Tokens are RS256-signed.\n";
+const AUTH: &str = "Context for CONCEPT: auth\n\nDirect relations (1 CONCEPTS):\n  • jwt (co-occurs in 2 files)\n    Files: memory://notes/auth-design\n    Content preview:\n      memory://notes/auth-design: Tokens are RS256-signed.\n";
 
 /// A host with the maenifold CLI at /bin/maenifold (run per call), as the engine tests' host.
 pub(crate) fn cli_host(req: &Request) -> Reply {
@@ -355,11 +355,11 @@ fn mutations_apply_as_the_js_glue_applies_them() {
 }
 
 #[cfg(feature = "policy")]
-mod governance {
+pub(crate) mod governance {
     use super::*;
     use crate::testing::TestHost;
 
-    const INTENTS: &str = "\
+    pub(crate) const INTENTS: &str = "\
 active_intents:
   - id: INT-1
     name: Auth
@@ -367,11 +367,13 @@ active_intents:
     owned_scope: [src/auth/**]
 ";
 
-    fn drive(e: &mut Engine, fs: &mut TestHost, call: Value) -> Value {
+    pub(crate) fn drive(e: &mut Engine, fs: &mut TestHost, call: Value) -> Value {
         crate::testing::drive(e, &call.to_string(), fs)
     }
 
-    fn governed() -> (Engine, TestHost) {
+    /// An engine for `host` under intent governance (INT-1 owns src/auth/**), and its `init`
+    /// answer.
+    pub(crate) fn governed_as(host: &str) -> (Engine, TestHost, Value) {
         let mut fs = TestHost {
             now: 1_700_000_000_000.0,
             ..Default::default()
@@ -382,8 +384,13 @@ active_intents:
             &mut e,
             &mut fs,
             json!({"hook": "init", "env": {}, "cwd": "/w", "worktree": "/w", "directory": "/w",
-                   "host": "claude-code"}),
+                   "host": host}),
         );
+        (e, fs, r)
+    }
+
+    fn governed() -> (Engine, TestHost) {
+        let (e, fs, r) = governed_as("claude-code");
         let tools = r["plan"]["toolBeforeTools"].as_array().unwrap();
         for t in ["Bash", "Write", "Edit", "MultiEdit", "NotebookEdit"] {
             assert!(tools.contains(&json!(t)), "{t} is gated: {tools:?}");
