@@ -169,6 +169,65 @@ fn codex_gates_bash_and_apply_patch_with_answers_its_schema_accepts() {
 }
 
 #[test]
+fn a_selection_through_the_agents_mcp_server_reaches_the_engine_answering_its_hooks() {
+    for (host, pre, post, own, write) in [
+        (
+            "codex",
+            "PreToolUse",
+            "PostToolUse",
+            "mcp__hookwise__select_active_intent",
+            json!({"command": PATCH_IN}),
+        ),
+        (
+            "gemini",
+            "BeforeTool",
+            "AfterTool",
+            "mcp_hookwise_select_active_intent",
+            json!({"file_path": "/w/src/auth/a.ts", "content": "x"}),
+        ),
+        (
+            "copilot",
+            "PreToolUse",
+            "PostToolUse",
+            "hookwise-select_active_intent",
+            json!({"path": "/w/src/auth/a.ts", "file_text": "x"}),
+        ),
+        (
+            "qwen",
+            "PreToolUse",
+            "PostToolUse",
+            "mcp__hookwise__select_active_intent",
+            json!({"file_path": "/w/src/auth/a.ts", "content": "x"}),
+        ),
+    ] {
+        let (mut e, mut fs) = governed(host);
+        let tool_name = match host {
+            "codex" => "apply_patch",
+            "gemini" | "qwen" => "write_file",
+            _ => "create",
+        };
+        let w = tool(pre, tool_name, write.clone(), Some("w1"));
+        assert_eq!(
+            event(&mut e, &mut fs, pre, w.clone())["decision"],
+            "deny",
+            "{host}: no intent yet"
+        );
+        // an unknown intent selects nothing
+        let bad = tool(post, own, json!({"intent_id": "INT-404"}), Some("s0"));
+        event(&mut e, &mut fs, post, bad);
+        assert_eq!(
+            event(&mut e, &mut fs, pre, w.clone())["decision"],
+            "deny",
+            "{host}"
+        );
+        let sel = tool(post, own, json!({"intent_id": "INT-1"}), Some("s1"));
+        assert_eq!(text(&event(&mut e, &mut fs, post, sel)), "{}");
+        let r = event(&mut e, &mut fs, pre, w);
+        assert_ne!(r["decision"], "deny", "{host}: {r}");
+    }
+}
+
+#[test]
 fn gemini_denies_at_the_top_level_and_gates_its_file_tools_by_file_path() {
     let (mut e, mut fs) = governed("gemini");
     select(&mut e, &mut fs);

@@ -32,7 +32,10 @@
 //!   SessionStart with `source: "compact"` (Claude Code, Qwen Code), else with the session's
 //!   next answer that carries context.
 //! - hookwise's own MCP tools (`select_active_intent`, the knowledge tools), as the host names
-//!   them in a payload, are answered at once: the core decides them when they are called.
+//!   them in a payload, are answered at once: the core decides them when they are called. A
+//!   `select_active_intent` the agent's MCP server answered is also selected, at PostToolUse,
+//!   in the engine answering the session's hooks (a command-hook host does not tell its MCP
+//!   server the session).
 //!
 //! Governance state, the context kept for a result and what a compaction kept live in the
 //! engine: one engine must serve a session's events (Claude Code's `hookwise mcp`, a warm
@@ -380,8 +383,35 @@ fn post_tool_use(
     random: String,
 ) -> Step {
     let tool = p.str("tool_name");
-    if d.own_tool(&tool).is_some() {
-        return nothing(engine, d, name, Event::PostTool);
+    match d.own_tool(&tool) {
+        Some("select_active_intent") => {
+            // The agent's MCP server answered the model; this engine, which answers the
+            // session's hooks, learns the selection from the hook (it knows the session,
+            // which the server of a command-hook host is not told). An unknown intent is
+            // refused here as there.
+            let intent_id = p
+                .tool_input()
+                .ok()
+                .and_then(|v| {
+                    v.get("intent_id")
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                })
+                .unwrap_or_default();
+            let select = Call::IntentSelect(crate::engine::policy::IntentSelectCall {
+                session_id,
+                intent_id,
+            });
+            return engine.start_seq(vec![select], move |r| {
+                answer(
+                    render(d, name, Event::PostTool, Answer::Nothing),
+                    None,
+                    logs_of(&r),
+                )
+            });
+        }
+        Some(_) => return nothing(engine, d, name, Event::PostTool),
+        None => {}
     }
     let call_id = p.call_id(d);
     // The text the core kept for this call's result: Claude Code had it with PreToolUse (this
