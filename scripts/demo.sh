@@ -3,8 +3,8 @@
 # from the example vault (examples/vault) — for a tool call and for a session start.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# the OpenClaw gateway (~840 MB) is only for its end-to-end tests
-HOOKWISE_SKIP_OPENCLAW=1 bash scripts/setup.sh >&2
+# the build's needs only: no agent CLI (they are for the end-to-end tests), no wasm-pack
+bash scripts/setup.sh --demo >&2
 hw() { node pkg/dist/cli.mjs "$@"; }
 
 echo '$ hookwise context "Before the deploy, check how we rotate [[Session Tokens]] and what [[rate-limiting]] protects." --vault examples/vault'

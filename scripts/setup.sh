@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
 # Installs what hookwise needs to build and test on a fresh machine that has the Rust
 # toolchain, node 20 and npm — and skips whatever is already there. Idempotent.
+#
+#   bash scripts/setup.sh          # build + every test's needs (the agent CLIs, OpenClaw, wasm-pack)
+#   bash scripts/setup.sh --demo   # the build's needs only (scripts/demo.sh): the wasm toolchain
+#                                  # and the npm dev dependencies; no agent CLI, no wasm-pack
 set -euo pipefail
 cd "$(dirname "$0")/.."
+demo=0
+[ "${1:-}" = "--demo" ] && demo=1
 
 pinned=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' Cargo.toml)
 wasm_pack_version=0.15.1
@@ -14,30 +20,37 @@ if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$pinned" ]; 
   # --locked can fail on a pinned dependency missing from the registry; without it, it builds.
   cargo install wasm-bindgen-cli --version "$pinned" --locked || cargo install wasm-bindgen-cli --version "$pinned"
 fi
-if [ "$(wasm-pack --version 2>/dev/null | awk '{print $2}')" != "$wasm_pack_version" ]; then
+# wasm-pack runs the wasm tests only (the build calls wasm-bindgen itself).
+if [ $demo = 0 ] && [ "$(wasm-pack --version 2>/dev/null | awk '{print $2}')" != "$wasm_pack_version" ]; then
   echo "setup: installing wasm-pack $wasm_pack_version (about two minutes, once)"
   cargo install wasm-pack --version "$wasm_pack_version" --locked
 fi
 
-# npm packages (bun, esbuild, binaryen's wasm-opt, opencode-ai for the end-to-end tests)
+# npm packages (esbuild, binaryen's wasm-opt, zod and json-schema-to-typescript for the build;
+# bun and typescript for the tests). The agent CLIs are not among them: they are cached below.
 stamp=node_modules/.hookwise-lock
 if [ ! -f "$stamp" ] || ! cmp -s package-lock.json "$stamp"; then
-  # npm ci refuses this lockfile (the optional per-platform opencode binaries are not all
-  # recorded), so install from it with npm install.
   npm install --no-audit --no-fund
   cp package-lock.json "$stamp"
 fi
 
 # The real OpenClaw gateway for tests/e2e-openclaw: Node 24 + openclaw from the npm registry,
 # cached outside the repository (~850 MB, about a minute once; nothing when cached).
-if [ "${HOOKWISE_SKIP_OPENCLAW:-}" != "1" ]; then
+if [ $demo = 0 ] && [ "${HOOKWISE_SKIP_OPENCLAW:-}" != "1" ]; then
   bash scripts/setup-openclaw.sh >/dev/null
 fi
 
 # The real Claude Code for tests/e2e-claude: @anthropic-ai/claude-code, pinned, from the npm
 # registry, cached outside the repository (~370 MB, seconds once; nothing when cached).
-if [ "${HOOKWISE_SKIP_CLAUDE:-}" != "1" ]; then
+if [ $demo = 0 ] && [ "${HOOKWISE_SKIP_CLAUDE:-}" != "1" ]; then
   bash scripts/setup-claude.sh >/dev/null
+fi
+
+# The agent CLIs for tests/e2e-{codex,gemini,copilot,qwen} and tests/e2e: Codex, Gemini CLI,
+# Copilot CLI, Qwen Code and OpenCode 1.x, pinned, from the npm registry, cached outside the
+# repository (~1.2 GB, well under a minute once; nothing when cached).
+if [ $demo = 0 ] && [ "${HOOKWISE_SKIP_CLIS:-}" != "1" ]; then
+  bash scripts/setup-clis.sh >/dev/null
 fi
 
 npm run build --silent

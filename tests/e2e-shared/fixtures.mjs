@@ -1,7 +1,22 @@
 // The projects the real-host suites run every host on alike (OpenCode 1.x in tests/e2e, Claude
 // Code in tests/e2e-claude, the OpenCode 2 double in tests/opencode2): the governed project's
 // intents and the file written under one, and the enforcement project's two SOPs and the four
-// bash calls a scripted model makes against them.
+// bash calls a scripted model makes against them; the example vault as project files.
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const EXAMPLE_VAULT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../examples/vault");
+
+/** The example vault (examples/vault) as a `files` map under `prefix`. */
+export function vaultFiles(prefix) {
+  const out = {};
+  for (const rel of fs.readdirSync(EXAMPLE_VAULT, { recursive: true })) {
+    const p = path.join(EXAMPLE_VAULT, rel);
+    if (fs.statSync(p).isFile()) out[path.posix.join(prefix, rel.split(path.sep).join("/"))] = fs.readFileSync(p, "utf8");
+  }
+  return out;
+}
 
 /** INT-1, in progress: the login form under src/auth/. */
 const INT_1 = `  - id: INT-1

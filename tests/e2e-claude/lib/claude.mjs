@@ -14,7 +14,7 @@
 // r.code, r.json (the `--output-format json` result), r.requests(), r.mainRequests(),
 // r.summaryRequests(), r.procs (every sandbox process seen while it ran), r.leftovers,
 // r.debugLog(), r.describe(); sb.cleanup()
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -24,7 +24,6 @@ import { startApi } from "./api.mjs";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 export const CLAUDE_VERSION = "2.1.330";
-const KEEP = process.env.HOOKWISE_E2E_KEEP === "1";
 
 /** The pinned CLI: $CLAUDE_BIN, else where scripts/setup-claude.sh installs it. */
 export function claudeBin() {
@@ -50,126 +49,22 @@ export function e2eGate() {
   return process.env.CI ? { bin, error: msg } : { bin, skip: msg };
 }
 
-// ---------------------------------------------------------------------------------------------
-// Processes: everything started inside a sandbox carries HOOKWISE_E2E_SANDBOX=<root> in its env.
-
-function readProc(pid) {
-  try {
-    const environ = fs.readFileSync(`/proc/${pid}/environ`, "latin1");
-    const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    const after = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return { pid: Number(pid), ppid: Number(after[1]), state: after[0], environ, cmdline };
-  } catch {
-    return null;
-  }
-}
-
-/** Live processes of the sandbox `root` (zombies left out): `[{ pid, ppid, cmdline }]`. */
-export function sandboxProcesses(root) {
-  const marker = `HOOKWISE_E2E_SANDBOX=${root}\0`;
-  const out = [];
-  for (const name of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    const p = readProc(name);
-    if (p && p.state !== "Z" && p.environ.includes(marker)) out.push({ pid: p.pid, ppid: p.ppid, cmdline: p.cmdline });
-  }
-  return out;
-}
-
-/** Is this process a hookwise MCP server (`[node] …/hookwise mcp` or `node …/hookwise/dist/cli.mjs mcp`)? */
-export const isHookwiseMcp = (p) => p.cmdline.some((a) => /(?:^|\/)hookwise$|\/hookwise\/dist\/cli\.mjs$/.test(a)) && p.cmdline.includes("mcp");
+export { sandboxProcesses, isHookwiseMcp, processAlive } from "../../e2e-shared/procs.mjs";
+import { isHookwiseMcp, runWatched } from "../../e2e-shared/procs.mjs";
+import { makeSandbox as makeSharedSandbox } from "../../e2e-shared/sandbox.mjs";
 
 // ---------------------------------------------------------------------------------------------
 
-const childEnvBase = () => {
-  const keep = ["PATH", "LANG", "LC_ALL", "TERM", "SHELL"];
-  return Object.fromEntries(keep.filter((k) => process.env[k] != null).map((k) => [k, process.env[k]]));
-};
-
+/** A sandbox (../../e2e-shared/sandbox.mjs) with Claude Code's env: its tmp dir, an API key, the
+ * auto-updater, telemetry, error reporting and non-essential traffic off. */
 export function makeSandbox({ files = {}, env = {}, git = false, name = "hookwise-e2e-claude-" } = {}) {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), name));
-  const dir = path.join(root, "project");
-  const home = path.join(root, "state");
-  const tmp = path.join(home, "tmp");
-  for (const d of [dir, home, tmp, path.join(home, ".config"), path.join(home, ".local/share"), path.join(home, ".cache"), path.join(home, ".local/state")]) {
-    fs.mkdirSync(d, { recursive: true });
-  }
-  const sbEnv = {
-    ...childEnvBase(),
-    TZ: "UTC",
-    HOME: home,
-    XDG_CONFIG_HOME: path.join(home, ".config"),
-    XDG_DATA_HOME: path.join(home, ".local/share"),
-    XDG_CACHE_HOME: path.join(home, ".cache"),
-    XDG_STATE_HOME: path.join(home, ".local/state"),
-    TMPDIR: tmp,
-    CLAUDE_CODE_TMPDIR: tmp,
-    ANTHROPIC_API_KEY: "sk-test",
-    DISABLE_AUTOUPDATER: "1",
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-    DISABLE_TELEMETRY: "1",
-    DISABLE_ERROR_REPORTING: "1",
-    NO_COLOR: "1",
-    npm_config_offline: "true",
-    npm_config_update_notifier: "false",
-    npm_config_fund: "false",
-    npm_config_audit: "false",
-    HOOKWISE_E2E_SANDBOX: root,
-    ...env,
-  };
-  writeFiles(dir, files);
-  const gitEnv = { ...sbEnv, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@example.com" };
-  if (git) {
-    execFileSync("git", ["init", "-q", "-b", "main"], { cwd: dir, env: gitEnv });
-    execFileSync("git", ["add", "-A"], { cwd: dir, env: gitEnv });
-    execFileSync("git", ["commit", "-q", "--allow-empty", "-m", "initial"], { cwd: dir, env: gitEnv });
-  }
-
-  const sb = {
-    root,
-    dir,
-    home,
-    env: sbEnv,
-    gitEnv,
-    writeFiles: (f) => writeFiles(dir, f),
-    read: (rel) => fs.readFileSync(path.join(dir, rel), "utf8"),
-    exists: (rel) => fs.existsSync(path.join(dir, rel)),
-    /** Install the packed hookwise into the project (offline, no scripts) and run `hookwise init --claude`. */
-    installHookwise(tarball, { init = true, initArgs = [] } = {}) {
-      if (!fs.existsSync(path.join(dir, "package.json"))) fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "e2e-project", private: true, version: "1.0.0" }, null, 2) + "\n");
-      execFileSync("npm", ["install", "--ignore-scripts", "--offline", "--no-audit", "--no-fund", "--loglevel=error", tarball], {
-        cwd: dir,
-        env: { ...sbEnv, npm_config_cache: path.join(root, "npm-cache") },
-        encoding: "utf8",
-        timeout: 120_000,
-      });
-      if (!init) return null;
-      const bin = path.join(dir, "node_modules", ".bin", "hookwise");
-      const out = execFileSync(bin, ["init", "--claude", ...initArgs], { cwd: dir, env: sbEnv, encoding: "utf8", timeout: 60_000 });
-      sb.initOutput = out;
-      return out;
-    },
-    run: (opts) => runClaude(sb, opts),
-    cleanup() {
-      if (KEEP) return console.log(`# kept sandbox ${root}`);
-      for (const p of sandboxProcesses(root)) {
-        try {
-          process.kill(p.pid, "SIGKILL");
-        } catch {}
-      }
-      fs.rmSync(root, { recursive: true, force: true });
-    },
-  };
+  const sb = makeSharedSandbox({ files, git, name, env: { DISABLE_AUTOUPDATER: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_TELEMETRY: "1", DISABLE_ERROR_REPORTING: "1", ANTHROPIC_API_KEY: "sk-test", ...env } });
+  sb.env.CLAUDE_CODE_TMPDIR ??= sb.tmp;
+  const install = sb.installHookwise;
+  /** Install the packed hookwise into the project (offline, no scripts) and run `hookwise init --claude`. */
+  sb.installHookwise = (tarball, { init = true, initArgs = [] } = {}) => install(tarball, { initArgs: init ? ["--claude", ...initArgs] : null });
+  sb.run = (opts) => runClaude(sb, opts);
   return sb;
-}
-
-function writeFiles(dir, files) {
-  for (const [rel, content] of Object.entries(files)) {
-    const p = path.join(dir, rel);
-    fs.mkdirSync(path.dirname(p), { recursive: true });
-    fs.writeFileSync(p, typeof content === "string" ? content : JSON.stringify(content, null, 2) + "\n");
-  }
 }
 
 let runSeq = 0;
@@ -186,43 +81,8 @@ async function runClaude(sb, { prompt, script = [], api, apiOptions = {}, sessio
   if (allowedTools) argv.push("--allowedTools", allowedTools);
   argv.push(...args);
   const firstRequest = api.requests().length;
-  const started = Date.now();
-  const child = spawn(bin, argv, { cwd, env: { ...sb.env, ANTHROPIC_BASE_URL: api.baseURL, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d) => (stdout += d));
-  child.stderr.on("data", (d) => (stderr += d));
-
-  // Watch the sandbox's processes while the CLI runs.
-  const procs = new Map();
-  const watch = () => {
-    // A pid first seen between fork and exec still shows its parent's command line: keep the latest.
-    for (const p of sandboxProcesses(sb.root)) procs.set(p.pid, { ...p, firstSeen: procs.get(p.pid)?.firstSeen ?? Date.now() - started });
-  };
-  const timer = setInterval(watch, 20);
-  let timedOut = false;
-  const killer = setTimeout(() => {
-    timedOut = true;
-    try {
-      process.kill(-child.pid, "SIGKILL");
-    } catch {}
-  }, timeoutMs);
-  const { code, signal } = await new Promise((resolve) => child.on("close", (c, s) => resolve({ code: c, signal: s })));
-  clearTimeout(killer);
-  clearInterval(timer);
-  const durationMs = Date.now() - started;
-
-  // Anything of the sandbox still alive after the CLI exited (grace: 2 s), then killed.
-  let leftovers = sandboxProcesses(sb.root);
-  for (let i = 0; i < 40 && leftovers.length; i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    leftovers = sandboxProcesses(sb.root);
-  }
-  for (const p of leftovers) {
-    try {
-      process.kill(p.pid, "SIGKILL");
-    } catch {}
-  }
+  const run = await runWatched(sb.root, bin, argv, { cwd, env: { ...sb.env, ANTHROPIC_BASE_URL: api.baseURL, ...env }, timeoutMs });
+  const { code, signal, timedOut, durationMs, stdout, stderr, leftovers } = run;
   const requests = () => api.requests().slice(firstRequest);
   let json = null;
   try {
@@ -239,10 +99,10 @@ async function runClaude(sb, { prompt, script = [], api, apiOptions = {}, sessio
     sessionId: json?.session_id ?? id,
     argv,
     api,
-    procs: [...procs.values()],
-    mcpServers: () => [...procs.values()].filter(isHookwiseMcp),
+    procs: run.procs,
+    mcpServers: () => run.procs.filter(isHookwiseMcp),
     leftovers,
-    claudePid: child.pid,
+    claudePid: run.pid,
     requests,
     mainRequests: () => requests().filter((q) => q.kind === "main"),
     summaryRequests: () => requests().filter((q) => q.kind === "summary"),
@@ -278,9 +138,4 @@ export function assertRunOk(assert, r) {
   assert.equal(r.code, 0, `claude failed\n${r.describe()}`);
   assert.ok(r.json, `no JSON result on stdout\n${r.describe()}`);
   assert.deepEqual(r.api.errors(), [], `the scripted API saw errors\n${r.describe()}`);
-}
-
-export function processAlive(pid) {
-  const p = readProc(pid);
-  return !!p && p.state !== "Z";
 }

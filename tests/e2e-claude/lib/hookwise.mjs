@@ -50,15 +50,7 @@ export function fakeMaenifold(dir, extra = {}) {
   };
 }
 
-/** The example vault (examples/vault) as a `files` map under `prefix`. */
-export function vaultFiles(prefix) {
-  const out = {};
-  for (const rel of fs.readdirSync(EXAMPLE_VAULT, { recursive: true })) {
-    const p = path.join(EXAMPLE_VAULT, rel);
-    if (fs.statSync(p).isFile()) out[path.posix.join(prefix, rel.split(path.sep).join("/"))] = fs.readFileSync(p, "utf8");
-  }
-  return out;
-}
+export { vaultFiles } from "../../e2e-shared/fixtures.mjs";
 
 /** A sandbox project with `files`, hookwise installed from the tarball and set up by `hookwise init --claude`. */
 export function hookwiseProject({ files = {}, env = {}, git = false, initArgs = [] } = {}) {

@@ -42,10 +42,23 @@ function isExecutable(file) {
   }
 }
 
-/** `OPENCODE_BIN`, else `<repo root>/node_modules/.bin/opencode`; null when neither is executable. */
+/** Where scripts/setup-clis.sh cached OpenCode (its `--where`), or null. */
+function cachedBin() {
+  try {
+    const out = execFileSync("bash", [path.join(repoRoot, "scripts", "setup-clis.sh"), "--where", "opencode"], { encoding: "utf8" });
+    return out.trim().split(" ").slice(1).join(" ") || null;
+  } catch {
+    return null;
+  }
+}
+
+/** `OPENCODE_BIN`, else the pinned CLI scripts/setup-clis.sh caches, else `<repo root>/node_modules/.bin/opencode`
+ * (where it was a dev dependency before); null when none is executable. */
 export function opencodeBin() {
   const fromEnv = process.env.OPENCODE_BIN;
   if (fromEnv) return isExecutable(fromEnv) ? fromEnv : null;
+  const cached = cachedBin();
+  if (cached && isExecutable(cached)) return cached;
   const local = path.join(repoRoot, "node_modules", ".bin", "opencode");
   return isExecutable(local) ? local : null;
 }
@@ -54,7 +67,7 @@ function missingBinMessage() {
   const fromEnv = process.env.OPENCODE_BIN;
   return fromEnv
     ? `OPENCODE_BIN=${fromEnv} is not an executable file`
-    : `OpenCode not found: set OPENCODE_BIN or run \`npm install\` at the repository root (expected ${path.join(repoRoot, "node_modules", ".bin", "opencode")})`;
+    : "OpenCode not found: set OPENCODE_BIN or run `bash scripts/setup-clis.sh opencode` (the pinned opencode-ai, cached outside the repository)";
 }
 
 /**

@@ -1,0 +1,241 @@
+// The command-hook agent CLIs (Codex, Gemini CLI, Copilot CLI, Qwen Code) as the real-host suites
+// run them: each pinned CLI from scripts/setup-clis.sh, headless, offline, in a throwaway project
+// and home, against the one scripted model of ./model.mjs, with hookwise packed, installed into the
+// project and set up by `hookwise init --<host>` — the user's path. The recipes follow what was
+// checked against each CLI offline with a probe hook (what it sends, what it honours).
+//
+// const gate = cliGate("codex");                     // { bin, skip } | { bin, error } (under CI) | { bin }
+// const sb = agentProject("codex", { files, git });  // packed hookwise installed, `init --codex` run
+// const r = await sb.run({ prompt, script, modelName?, env?, timeoutMs? });
+//   r.code, r.stdout, r.stderr, r.model (the scripted model: requests(), mainRequests()),
+//   r.result(n) (the text of the n-th tool result the model read), r.procs, r.leftovers,
+//   r.hookwiseProcs(), r.describe()
+// HOSTS[host]: shell(cmd), write(rel, content, { exists, old }, sb) → a step; mcp(tool, args) →
+// the steps (Codex searches first) — each a call as this host's model makes it.
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { startModel } from "./model.mjs";
+import { isHookwise, runWatched } from "./procs.mjs";
+import { makeSandbox } from "./sandbox.mjs";
+import { pathWithoutMaenifold } from "./env.mjs";
+import { packHookwise } from "../e2e/lib/pack.mjs";
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+const toml = (s) => JSON.stringify(s);
+const writeJson = (file, value) => {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify(value, null, 2) + "\n");
+};
+
+/** How each CLI runs offline. `model` is the scripted model, `o` the run's options. */
+export const HOSTS = {
+  codex: {
+    label: "Codex",
+    defaultModel: "mock-1",
+    user(sb, model, o) {
+      const codexHome = path.join(sb.home, ".codex");
+      fs.mkdirSync(codexHome, { recursive: true });
+      // The user's own config: the provider, no approvals, and the project trusted (a user step).
+      fs.writeFileSync(
+        path.join(codexHome, "config.toml"),
+        `model = ${toml(o.modelName)}\nmodel_provider = "mock"\napproval_policy = "never"\nsandbox_mode = "danger-full-access"\n` +
+          `[model_providers.mock]\nname = "mock"\nbase_url = ${toml(model.baseURL)}\nwire_api = "responses"\nenv_key = "MOCK_API_KEY"\n` +
+          `${o.codexConfig ?? ""}\n[projects.${toml(sb.dir)}]\ntrust_level = "trusted"\n`,
+      );
+      return { CODEX_HOME: codexHome, MOCK_API_KEY: "x" };
+    },
+    // Hook trust is a user step too (`codex` asks once per hook); the flag stands for it.
+    argv: (bin, prompt) => [bin, ["exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", prompt]],
+    shell: (command) => ({ tool: "exec_command", args: { cmd: command } }),
+    // apply_patch is offered to gpt-5.5 (not to mock-1); its paths are relative to the project
+    writeModel: "gpt-5.5",
+    write: (rel, content, { exists = false, old = "" } = {}) => ({
+      custom: "apply_patch",
+      input: exists
+        ? `*** Begin Patch\n*** Update File: ${rel}\n@@\n${old.split("\n").filter(Boolean).map((l) => `-${l}`).join("\n")}\n${content.split("\n").filter(Boolean).map((l) => `+${l}`).join("\n")}\n*** End Patch\n`
+        : `*** Begin Patch\n*** Add File: ${rel}\n${content.split("\n").filter(Boolean).map((l) => `+${l}`).join("\n")}\n*** End Patch\n`,
+    }),
+    // MCP tools sit behind tool_search: the model searches, then calls the tool in its namespace
+    // auto-compaction past a token limit the user's config sets low
+    compact: { usage: 250000, codexConfig: "model_auto_compact_token_limit = 2000\nmodel_context_window = 8000" },
+    mcp: (tool, args) => [
+      { item: { type: "tool_search_call", execution: "client", call_id: `search_${tool}`, arguments: { query: tool } } },
+      { item: { type: "function_call", namespace: "mcp__hookwise", name: tool, call_id: `call_${tool}`, arguments: JSON.stringify(args) } },
+    ],
+  },
+  gemini: {
+    label: "Gemini CLI",
+    defaultModel: "gemini-2.5-flash",
+    user(sb, model, o) {
+      writeJson(path.join(sb.home, ".gemini", "settings.json"), {
+        security: { auth: { selectedType: "gemini-api-key" } },
+        privacy: { usageStatisticsEnabled: false },
+        general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+        telemetry: { enabled: false },
+        ...(o.userSettings ?? {}),
+      });
+      // GEMINI_CLI_TRUST_WORKSPACE: the user's "trust this folder" answer.
+      return { GEMINI_API_KEY: "x", GOOGLE_GEMINI_BASE_URL: model.url, GEMINI_CLI_TRUST_WORKSPACE: "true", CI: "1" };
+    },
+    argv: (bin, prompt, o) => [process.execPath, [bin, "-p", prompt, "-m", o.modelName, "--output-format", "json", "--approval-mode", "yolo"]],
+    shell: (command) => ({ tool: "run_shell_command", args: { command, description: "run it" } }),
+    write: (rel, content, _o, sb) => ({ tool: "write_file", args: { file_path: sb.abs(rel), content } }),
+    mcp: (tool, args) => [{ tool: `mcp_hookwise_${tool}`, args }],
+  },
+  copilot: {
+    label: "Copilot CLI",
+    defaultModel: "mock-1",
+    user(sb, model, o) {
+      // COPILOT_ALLOW_ALL=true: the user's folder trust (and tool approval) for this run.
+      return {
+        COPILOT_OFFLINE: "true",
+        COPILOT_PROVIDER_BASE_URL: model.baseURL,
+        COPILOT_PROVIDER_TYPE: "openai",
+        COPILOT_PROVIDER_API_KEY: "x",
+        COPILOT_MODEL: o.modelName,
+        COPILOT_ALLOW_ALL: "true",
+        // the CLI unpacks itself (235 MB) into its cache on first run: share one across sandboxes
+        XDG_CACHE_HOME: path.join(os.homedir(), ".cache", "hookwise-clis", "copilot-xdg-cache"),
+      };
+    },
+    argv: (bin, prompt) => [bin, ["-p", prompt, "--allow-all", "--no-ask-user", "--disable-builtin-mcps", "--output-format", "json"]],
+    shell: (command) => ({ tool: "bash", args: { command, description: "run it", mode: "sync", initial_wait: 30 } }),
+    write: (rel, content, { exists = false, old = "" } = {}, sb) =>
+      exists ? { tool: "edit", args: { path: sb.abs(rel), old_str: old, new_str: content } } : { tool: "create", args: { path: sb.abs(rel), file_text: content } },
+    mcp: (tool, args) => [{ tool: `hookwise-${tool}`, args }],
+    // auto-compaction near the prompt limit the provider's env sets
+    compact: { usage: 38000, env: { COPILOT_PROVIDER_MAX_PROMPT_TOKENS: "40000" } },
+  },
+  qwen: {
+    label: "Qwen Code",
+    defaultModel: "mock-1",
+    user(sb, model, o) {
+      // folderTrust off: the user's trust of this folder.
+      writeJson(path.join(sb.home, ".qwen", "settings.json"), {
+        security: { auth: { selectedType: "openai" }, folderTrust: { enabled: false } },
+        privacy: { usageStatisticsEnabled: false },
+        general: { enableAutoUpdate: false, disableAutoUpdate: true },
+        telemetry: { enabled: false },
+        ...(o.userSettings ?? {}),
+      });
+      return { OPENAI_API_KEY: "x", OPENAI_BASE_URL: model.baseURL, OPENAI_MODEL: o.modelName, CI: "1" };
+    },
+    argv: (bin, prompt) => [process.execPath, [bin, "-p", prompt, "--yolo", "--output-format", "json"]],
+    shell: (command) => ({ tool: "run_shell_command", args: { command, description: "run it", is_background: false } }),
+    write: (rel, content, _o, sb) => ({ tool: "write_file", args: { file_path: sb.abs(rel), content } }),
+    mcp: (tool, args) => [{ tool: `mcp__hookwise__${tool}`, args }],
+    // auto-compaction past the fraction of the window the user's settings set
+    compact: { usage: 40000, userSettings: { context: { autoCompactThreshold: 0.1 } } },
+  },
+};
+
+/** Where scripts/setup-clis.sh installed `name` (its `--where`), or null. */
+export function cliBin(name) {
+  const env = `${name.toUpperCase()}_BIN`;
+  if (process.env[env]) return process.env[env];
+  try {
+    const out = execFileSync("bash", [path.join(repoRoot, "scripts/setup-clis.sh"), "--where", name], { encoding: "utf8" });
+    return out.trim().split(" ").slice(1).join(" ") || null;
+  } catch {
+    return null;
+  }
+}
+
+/** `{ bin, skip, error }`: skip without the CLI, except under CI where its absence is an error. */
+export function cliGate(name) {
+  const bin = cliBin(name);
+  if (bin && fs.existsSync(bin)) return { bin };
+  const msg = `no ${HOSTS[name].label} (run scripts/setup-clis.sh ${name}, or set ${name.toUpperCase()}_BIN)`;
+  return process.env.CI ? { bin, error: msg } : { bin, skip: msg };
+}
+
+let packed = null;
+/** The packed tarball of pkg/ (once per test process). */
+export function tarball() {
+  if (packed) return packed;
+  if (!fs.existsSync(path.join(repoRoot, "pkg", "package.json"))) throw new Error("no built package at pkg/: run `npm run build` first");
+  const { packDir, packed: info } = packHookwise("hookwise-e2e-agents-pack-");
+  process.on("exit", () => fs.rmSync(packDir, { recursive: true, force: true }));
+  packed = path.join(packDir, info[0].filename);
+  return packed;
+}
+
+/**
+ * A throwaway project for `host` with `files` (./sandbox.mjs), in git when `git`; hookwise packed,
+ * installed offline and set up by `hookwise init --<host>` unless `init` is false.
+ */
+export function agentProject(host, { files = {}, git = true, init = true, initArgs = [], env = {} } = {}) {
+  const sb = makeSandbox({ files, git, name: `hookwise-e2e-${host}-`, env: { PATH: pathWithoutMaenifold(), ...env } });
+  sb.host = host;
+  sb.recipe = HOSTS[host];
+  /** The Agent Trace records of the project, parsed. */
+  sb.traces = () => {
+    const f = sb.abs(".orchestration/agent_trace.jsonl");
+    return fs.existsSync(f) ? fs.readFileSync(f, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
+  };
+  sb.run = (opts) => runAgent(sb, opts);
+  sb.installHookwise(tarball(), { initArgs: init ? [`--${host}`, ...initArgs] : null });
+  return sb;
+}
+
+/** One headless run of the host's CLI in the sandbox, against its own scripted model. */
+async function runAgent(sb, { prompt, script = [], modelOpts = {}, modelName, env = {}, timeoutMs = 120_000, ...more } = {}) {
+  const recipe = sb.recipe;
+  const gate = cliGate(sb.host);
+  if (!gate.bin) throw new Error(gate.skip ?? gate.error);
+  const model = await startModel(script, modelOpts);
+  const o = { ...more, modelName: modelName ?? recipe.defaultModel };
+  let childEnv, cmd, args;
+  try {
+    childEnv = { ...sb.env, ...recipe.user(sb, model, o), ...env };
+    [cmd, args] = recipe.argv(gate.bin, prompt, o);
+  } catch (e) {
+    await model.close();
+    throw e;
+  }
+  const run = await runWatched(sb.root, cmd, args, { cwd: sb.dir, env: childEnv, timeoutMs });
+  const { code, signal, timedOut, durationMs, stdout, stderr, leftovers } = run;
+  await model.close();
+  const main = () => model.mainRequests();
+  const r = {
+    code,
+    signal,
+    timedOut,
+    durationMs,
+    stdout,
+    stderr,
+    model,
+    procs: run.procs,
+    leftovers,
+    pid: run.pid,
+    hookwiseProcs: () => run.procs.filter(isHookwise),
+    /** The text of the n-th tool result (0-based) as the model read it, from the last main request. */
+    result(n) {
+      return main().at(-1)?.toolResults()[n]?.content;
+    },
+    describe() {
+      const reqs = model
+        .requests()
+        .map((q) => `  #${q.seq} ${q.wire} ${q.kind}: tools ${q.tools.length}; results ${JSON.stringify(q.toolResults().map((t) => t.content.slice(0, 300)))}; last user ${JSON.stringify(q.lastUserText().slice(-300))}`)
+        .join("\n");
+      return `${sb.host} exit ${code}${signal ? ` (${signal})` : ""}${timedOut ? " TIMED OUT" : ""} in ${durationMs} ms\nstdout: ${stdout.slice(-1500)}\nstderr: ${stderr.slice(-2000)}\nrequests:\n${reqs}\nmodel errors: ${JSON.stringify(model.errors())}\nprocs: ${JSON.stringify(r.procs.map((p) => [p.pid, p.ppid, p.cmdline.join(" ").slice(0, 140)]))}`;
+    },
+  };
+  return r;
+}
+
+/** The run ended well: no timeout, exit 0, the model understood every request. */
+export function assertRunOk(assert, r) {
+  assert.equal(r.timedOut, false, `timed out\n${r.describe()}`);
+  assert.equal(r.code, 0, `exit ${r.code}\n${r.describe()}`);
+  assert.deepEqual(r.model.errors(), [], `the scripted model saw errors\n${r.describe()}`);
+}
+
+/** (f): no process of the sandbox (hookwise's MCP server, a hook, a child of either) outlived the CLI. */
+export function assertNothingLeft(assert, r) {
+  assert.deepEqual(r.leftovers.map((p) => p.cmdline.join(" ")), [], `left after the CLI exited\n${r.describe()}`);
+}
