@@ -53,4 +53,9 @@ if [ $demo = 0 ] && [ "${HOOKWISE_SKIP_CLIS:-}" != "1" ]; then
   bash scripts/setup-clis.sh >/dev/null
 fi
 
-npm run build --silent
+# the demo needs the lean core only (knowledge context); everything else builds both cores
+if [ $demo = 1 ]; then
+  HOOKWISE_BUILD=lean npm run build --silent
+else
+  npm run build --silent
+fi
