@@ -32,11 +32,31 @@
 
 use std::borrow::Cow;
 
+/// The full redactor: gitleaks' token rules (`redact_table.rs`), values found by structure,
+/// base64, `-p` flags, zero-width keys and weak keys with random values (`redact_structure.rs`).
+/// In the policy build only for now: the lean wasm has no room for them (7 KB gzipped over its
+/// budget); the lean build redacts the forms above this list's first item.
+pub const FULL: bool = cfg!(feature = "policy");
+
 /// The start of every marker: `[REDACTED:<kind>]`.
 pub const MARKER: &str = "[REDACTED:";
 
 /// `text` with every secret replaced by a marker (borrowed when there is none).
 pub fn redact(text: &str) -> Cow<'_, str> {
+    // a key name split by a zero-width character: read without them
+    if let Some(plain) = FULL.then(|| structure::without_zero_width(text)).flatten() {
+        let r = scan(&plain, 0);
+        if let Cow::Owned(r) = r {
+            return Cow::Owned(r);
+        }
+    }
+    scan(text, 0)
+}
+
+pub use structure::safe_name;
+
+/// One pass over `text`; `depth` 1 inside decoded base64 (which is not decoded again).
+fn scan(text: &str, depth: u8) -> Cow<'_, str> {
     let b = text.as_bytes();
     let n = b.len();
     let mut out = Out {
@@ -60,6 +80,15 @@ pub fn redact(text: &str) -> Cow<'_, str> {
             b'-' => pem_block(b, i),
             _ => None,
         };
+        // base64 from its first byte: a secret inside, a bare AWS secret key
+        if FULL
+            && found.is_none()
+            && depth == 0
+            && structure::is_b64(c)
+            && (i == 0 || !structure::is_b64(b[i - 1]))
+        {
+            found = structure::b64(b, i, run(b, i, structure::is_b64));
+        }
         // (a word starts after a marker too, as it will when the output is redacted again)
         if found.is_none() && is_w(c) {
             if i == 0 || !is_w(b[i - 1]) || i == out.flushed {
@@ -72,6 +101,7 @@ pub fn redact(text: &str) -> Cow<'_, str> {
                 found = match token_kind(b, i) {
                     Some(kind) => hit(i, word_end, kind),
                     None if starts(b, i, b"eyJ") => jwt(b, i, word_end, &mut tail),
+                    None if FULL => table::rule_token(b, i).and_then(|(e, kind)| hit(i, e, kind)),
                     None => None,
                 };
             }
@@ -357,6 +387,9 @@ fn word(b: &[u8], i: usize, j: usize, tail: &mut Option<Option<usize>>) -> Optio
     if let Some(kind) = token_kind(b, i) {
         return hit(i, j, kind);
     }
+    if let Some((e, kind)) = FULL.then(|| table::rule_token(b, i)).flatten() {
+        return hit(i, e, kind);
+    }
     if w.starts_with(b"eyJ") {
         return jwt(b, i, j, tail);
     }
@@ -370,7 +403,13 @@ fn word(b: &[u8], i: usize, j: usize, tail: &mut Option<Option<usize>>) -> Optio
     if w == b"-u" || w == b"--user" {
         return user_flag(b, j);
     }
-    None
+    if !FULL {
+        return None;
+    }
+    if w.starts_with(b"-p") {
+        return structure::p_flag(b, i, j);
+    }
+    structure::telegram(b, i, j)
 }
 
 /// The token prefixes (a token's kind is decided only where one of these stands).
@@ -518,6 +557,8 @@ fn user_flag(b: &[u8], j: usize) -> Option<Hit> {
 /// longest first, and the marker's kind.
 const KEYS: &[(&[u8], &str)] = &[
     (b"secretaccesskey", "aws-secret-key"),
+    (b"credentials", "secret"),
+    (b"passwords", "password"),
     (b"sharedaccesskey", "azure-key"),
     (b"authorization", "authorization"),
     (b"accountkey", "azure-key"),
@@ -528,13 +569,28 @@ const KEYS: &[(&[u8], &str)] = &[
     (b"password", "password"),
     (b"passwd", "password"),
     (b"apikey", "api-key"),
+    (b"secrets", "secret"),
     (b"secret", "secret"),
     (b"token", "token"),
+    (b"dsn", "dsn"),
+];
+
+/// Words that make any key sensitive when its value looks random ([`random`]): gitleaks'
+/// generic rule's keywords (`SECRET_KEY_BASE`, `encryption_key`, `auth_code`).
+const WEAK_KEYS: &[&[u8]] = &[
+    b"secret",
+    b"passw",
+    b"token",
+    b"credential",
+    b"creds",
+    b"auth",
+    b"key",
+    b"pwd",
 ];
 
 /// The kind of a key, when it is sensitive.
-fn key_kind(w: &[u8]) -> Option<&'static str> {
-    const CAP: usize = 24;
+fn key_kind(w: &[u8]) -> Option<(&'static str, bool)> {
+    const CAP: usize = 40;
     let mut buf = [0u8; CAP];
     let mut len = 0;
     for &c in w.iter().rev() {
@@ -548,12 +604,39 @@ fn key_kind(w: &[u8]) -> Option<&'static str> {
         }
     }
     let norm = &buf[CAP - len..];
-    if norm == b"auth" {
-        return Some("secret");
+    // `API_KEY_2`, `password1`
+    let strong = &norm[..norm.len() - norm.iter().rev().take_while(|c| c.is_ascii_digit()).count()];
+    if strong == b"auth" {
+        return Some(("secret", true));
     }
-    KEYS.iter()
-        .find(|(suffix, _)| norm.ends_with(suffix))
-        .map(|(_, kind)| *kind)
+    let tail = &strong[strong.len().saturating_sub(24)..];
+    if let Some((_, kind)) = KEYS.iter().find(|(suffix, _)| tail.ends_with(suffix)) {
+        return Some((kind, true));
+    }
+    (FULL
+        && WEAK_KEYS
+            .iter()
+            .any(|k| norm.windows(k.len()).any(|x| x == *k)))
+    .then_some(("secret", false))
+}
+
+/// A value that looks random, as a weak key's value must: 12 or more characters of a token
+/// (letters, digits, `_-.+/=`) in upper and lower case with digits, or 16 or more of
+/// hexadecimal with letters and digits.
+fn random(v: &[u8]) -> bool {
+    let has = |f: fn(&u8) -> bool| v.iter().any(f);
+    let tok = v
+        .iter()
+        .all(|c| c.is_ascii_alphanumeric() || b"_-.+/=".contains(c));
+    let mixed = v.len() >= 12
+        && has(u8::is_ascii_uppercase)
+        && has(u8::is_ascii_lowercase)
+        && has(u8::is_ascii_digit);
+    let hex = v.len() >= 16
+        && v.iter().all(u8::is_ascii_hexdigit)
+        && has(u8::is_ascii_digit)
+        && has(u8::is_ascii_alphabetic);
+    tok && (mixed || hex)
 }
 
 /// An upper-case environment name ending in `_KEY`, `_PASS` or `_PWD` (`ENCRYPTION_KEY`,
@@ -683,10 +766,10 @@ fn code_like(v: &[u8], next: Option<u8>, spaced: bool) -> bool {
 /// where the word `[i, j)` is a sensitive key: the value.
 fn key_value(b: &[u8], i: usize, j: usize) -> Option<Hit> {
     let w = &b[i..j];
-    let kind = match key_kind(w) {
-        Some(k) => k,
-        None if env_key(w) && b.get(j) == Some(&b'=') => "secret",
-        None => return None,
+    let (kind, strong) = match key_kind(w) {
+        Some(k) if k.1 || !(env_key(w) && b.get(j) == Some(&b'=')) => k,
+        _ if env_key(w) && b.get(j) == Some(&b'=') => ("secret", true),
+        _ => return None,
     };
     if i > 0 && b[i - 1] == b'/' {
         return None; // a path: /etc/passwd
@@ -714,18 +797,25 @@ fn key_value(b: &[u8], i: usize, j: usize) -> Option<Hit> {
     if kind == "authorization" {
         return auth_value(b, v);
     }
+    if FULL && strong {
+        if let Some(h) = structure::block(b, i, v, kind) {
+            return Some(h);
+        }
+    }
     let (q, esc, s) = opening_quote(b, v);
     if placeholder(b, s) {
         return None;
     }
     if let Some(q) = q {
-        return hit(s, closing(b, s, q, esc), kind);
+        let e = closing(b, s, q, esc);
+        return hit(s, e, kind).filter(|_| strong || random(&b[s..e]));
     }
     let e = val_end(b, s);
     let val = &b[s..e];
     if NOT_SECRETS.iter().any(|x| val.eq_ignore_ascii_case(x))
         || val.eq_ignore_ascii_case(w)
         || code_like(val, b.get(e).copied(), spaced)
+        || !(strong || random(val))
     {
         return None;
     }
@@ -753,6 +843,27 @@ fn auth_value(b: &[u8], v: usize) -> Option<Hit> {
     hit(t, e, "authorization")
 }
 
+#[path = "redact_rules.rs"]
+mod rules;
+#[path = "redact_structure.rs"]
+mod structure;
+#[path = "redact_table.rs"]
+mod table;
+
+/// Tokens of the shape of every gitleaks rule the redactor carries (for the fuzz crate).
+#[cfg(any(test, feature = "testing"))]
+pub fn rule_examples(seed: u64) -> Vec<String> {
+    rules::RULES
+        .iter()
+        .enumerate()
+        .map(|(k, r)| table::example(r, seed.wrapping_add(k as u64)))
+        .collect()
+}
+
 #[cfg(test)]
 #[path = "redact_tests.rs"]
 pub(crate) mod tests;
+
+#[cfg(all(test, feature = "policy"))]
+#[path = "redact_corpus_tests.rs"]
+mod corpus_tests;
