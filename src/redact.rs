@@ -381,14 +381,15 @@ fn url_userinfo(b: &[u8], i: usize) -> Option<Hit> {
 /// token, `curl -u`'s password.
 fn word(b: &[u8], i: usize, j: usize, tail: &mut Option<Option<usize>>) -> Option<Hit> {
     let w = &b[i..j];
-    if let Some(h) = key_value(b, i, j) {
-        return Some(h);
-    }
+    // a token first: its word may read as a key (`pscale_oauth_…=…`)
     if let Some(kind) = token_kind(b, i) {
         return hit(i, j, kind);
     }
     if let Some((e, kind)) = FULL.then(|| table::rule_token(b, i)).flatten() {
         return hit(i, e, kind);
+    }
+    if let Some(h) = key_value(b, i, j) {
+        return Some(h);
     }
     if w.starts_with(b"eyJ") {
         return jwt(b, i, j, tail);

@@ -24,6 +24,8 @@ mod patch;
 mod paths;
 #[path = "fuzz/records.rs"]
 mod records;
+#[path = "fuzz/redact.rs"]
+mod redact;
 #[path = "fuzz/scaling.rs"]
 mod scaling;
 #[path = "fuzz/sop.rs"]
