@@ -500,3 +500,19 @@ fn every_table_rule_redacts_its_own_shape() {
         );
     }
 }
+
+/// A block flattened onto one line, as in a note's title: the rest of the line goes.
+#[test]
+fn blocks_flattened_onto_one_line() {
+    let (v, v2) = (noise(530, 24), noise(531, 24));
+    for text in [
+        format!("password: | {v} {v2}"),
+        format!("private_key: >- {v} {v2}"),
+        format!("secrets: db: {v} api: {v2}"),
+    ] {
+        let out = r(&text);
+        assert!(!out.contains(&v) && !out.contains(&v2), "{text:?} -> {out:?}");
+    }
+    // a value that ends in `:` under an ordinary key stays
+    assert_eq!(r("note: see: below"), "note: see: below");
+}

@@ -66,7 +66,11 @@ pub(super) fn block(b: &[u8], key: usize, v: usize, kind: &'static str) -> Optio
             e = line_end(b, e);
         }
     }
-    let first = eol(b, e)?;
+    let Some(first) = eol(b, e) else {
+        // a block flattened onto one line (a title): the rest of the line
+        let le = line_end(b, e);
+        return (scalar && le > e).then(|| hit(e, le - usize::from(b[le - 1] == b'\r'), kind))?;
+    };
     // the lines more indented than the key (blank lines between them)
     let mut k = first;
     let mut end = None;

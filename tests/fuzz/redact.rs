@@ -37,7 +37,11 @@ fn a_rules_token_in_random_text_is_redacted() {
             let out = redact(&text);
             prop_assert!(!out.contains(&tok), "{:?} -> {:?}", text, out);
             prop_assert!(out.contains(MARKER));
-            prop_assert_eq!(redact(&out).into_owned(), out.into_owned(), "not a fixed point");
+            prop_assert_eq!(
+                redact(&out).into_owned(),
+                out.into_owned(),
+                "not a fixed point"
+            );
             Ok(())
         },
     );

@@ -85,8 +85,8 @@ before(async () => {
   const { createEngine } = await pkg.engine();
   const engine = await createEngine({ cwd, env: quietEnv({ HOOKWISE_VAULT: vault }), watch: false });
   assert.ok(engine.tools().some((t) => t.name === "knowledge_remember"), "knowledge_remember is offered");
-  for (const [form, text] of FORMS) {
-    answers.push([form, await engine.callTool("knowledge_remember", { title: `note ${form}`, text }, "s")]);
+  for (const [k, [form, text]] of FORMS.entries()) {
+    answers.push([form, await engine.callTool("knowledge_remember", { title: `note ${k}`, text }, "s")]);
     answers.push([form, await engine.callTool("knowledge_remember", { title: text.split("\n").join(" "), text: "t" }, "s")]);
   }
   answers.push(["keep", await engine.callTool("knowledge_remember", { title: "ordinary", text: KEEP.join("\n") }, "s")]);
@@ -105,14 +105,14 @@ test("every note was written", () => {
 test("no secret in any note, file name or answer; the text around it is kept", () => {
   const all = notes();
   const leaks = [];
-  for (const [form, text, secrets, remain] of FORMS) {
+  for (const [k, [form, text, secrets, remain]] of FORMS.entries()) {
     for (const s of secrets) {
       for (const [f, body] of all) {
         if (body.includes(s) || f.includes(s.toLowerCase()) || f.includes(s)) leaks.push(`${form}: in ${f}`);
       }
       for (const [, a] of answers) if (a.text.includes(s)) leaks.push(`${form}: in an answer`);
     }
-    const own = all.find(([, body]) => body.startsWith(`# note ${form}\n`));
+    const own = all.find(([, body]) => body.startsWith(`# note ${k}\n`));
     assert.ok(own, `${form}: its note`);
     for (const k of remain) assert.ok(own[1].includes(k), `${form}: lost ${JSON.stringify(k)}: ${own[1]}`);
     assert.match(own[1], /\[REDACTED:/, `${form}: ${text}`);
