@@ -5,8 +5,8 @@
 //! backtracking (the generator merges adjacent classes so that none is needed).
 //!
 //! A token wrapped over lines (`ghp_abc…` + newline + the rest, a `\` continuation, an
-//! indented continuation) is read on across the break while its class is still short of its
-//! length.
+//! indented continuation, or a space once 8 characters are read) is read on across the break
+//! while its class is still short of its length.
 
 use super::rules::{GROUPS, RULES};
 
@@ -71,7 +71,9 @@ fn class_run(b: &[u8], mut k: usize, cls: u16, min: usize, max: usize) -> Option
         if n >= min {
             return Some(k);
         }
-        match wrap(b, k) {
+        // (or a space, after 8 or more: a wrapped token flattened onto one line, as in a title)
+        let space = (n >= 8 && b.get(k) == Some(&b' ')).then_some(k + 1);
+        match wrap(b, k).or(space) {
             Some(k2) if k2 < b.len() && bits(b[k2]) & cls != 0 => k = k2,
             _ => return None,
         }
