@@ -1,5 +1,7 @@
 //! Credentials out of everything hookwise persists (the compaction memory, the enforcement
-//! metrics, the log): one pass over a text that replaces each secret with `[REDACTED:<kind>]`.
+//! metrics, the log, notes and their file names): one pass over a text that replaces each
+//! secret with `[REDACTED:<kind>]`. The policy build redacts more ([`FULL`]: gitleaks' token
+//! rules, values by structure, base64, `-p` flags, zero-width keys; docs/reliability.md).
 //!
 //! Redacted:
 //! - `<private>…</private>` spans, whole (tags in any case) and PEM private key blocks, whole
@@ -35,7 +37,8 @@ use std::borrow::Cow;
 /// The full redactor: gitleaks' token rules (`redact_table.rs`), values found by structure,
 /// base64, `-p` flags, zero-width keys and weak keys with random values (`redact_structure.rs`).
 /// In the policy build only for now: the lean wasm has no room for them (7 KB gzipped over its
-/// budget); the lean build redacts the forms above this list's first item.
+/// budget); the lean build redacts the forms the module's documentation lists, with the key
+/// names' trailing digits and the `dsn`, `secrets`, `credentials` keys.
 pub const FULL: bool = cfg!(feature = "policy");
 
 /// The start of every marker: `[REDACTED:<kind>]`.
