@@ -1,5 +1,7 @@
 //! Credentials out of everything hookwise persists (the compaction memory, the enforcement
-//! metrics, the log): one pass over a text that replaces each secret with `[REDACTED:<kind>]`.
+//! metrics, the log, notes and their file names): one pass over a text that replaces each
+//! secret with `[REDACTED:<kind>]`. The policy build redacts more ([`FULL`]: gitleaks' token
+//! rules, values by structure, base64, `-p` flags, zero-width keys; docs/reliability.md).
 //!
 //! Redacted:
 //! - `<private>…</private>` spans, whole (tags in any case) and PEM private key blocks, whole
@@ -32,11 +34,32 @@
 
 use std::borrow::Cow;
 
+/// The full redactor: gitleaks' token rules (`redact_table.rs`), values found by structure,
+/// base64, `-p` flags, zero-width keys and weak keys with random values (`redact_structure.rs`).
+/// In the policy build only for now: the lean wasm has no room for them (7 KB gzipped over its
+/// budget); the lean build redacts the forms the module's documentation lists, with the key
+/// names' trailing digits and the `dsn`, `secrets`, `credentials` keys.
+pub const FULL: bool = cfg!(feature = "policy");
+
 /// The start of every marker: `[REDACTED:<kind>]`.
 pub const MARKER: &str = "[REDACTED:";
 
 /// `text` with every secret replaced by a marker (borrowed when there is none).
 pub fn redact(text: &str) -> Cow<'_, str> {
+    // a key name split by a zero-width character: read without them
+    if let Some(plain) = FULL.then(|| structure::without_zero_width(text)).flatten() {
+        let r = scan(&plain, 0);
+        if let Cow::Owned(r) = r {
+            return Cow::Owned(r);
+        }
+    }
+    scan(text, 0)
+}
+
+pub use structure::safe_name;
+
+/// One pass over `text`; `depth` 1 inside decoded base64 (which is not decoded again).
+fn scan(text: &str, depth: u8) -> Cow<'_, str> {
     let b = text.as_bytes();
     let n = b.len();
     let mut out = Out {
@@ -60,6 +83,15 @@ pub fn redact(text: &str) -> Cow<'_, str> {
             b'-' => pem_block(b, i),
             _ => None,
         };
+        // base64 from its first byte: a secret inside, a bare AWS secret key
+        if FULL
+            && found.is_none()
+            && depth == 0
+            && structure::is_b64(c)
+            && (i == 0 || !structure::is_b64(b[i - 1]))
+        {
+            found = structure::b64(b, i, run(b, i, structure::is_b64));
+        }
         // (a word starts after a marker too, as it will when the output is redacted again)
         if found.is_none() && is_w(c) {
             if i == 0 || !is_w(b[i - 1]) || i == out.flushed {
@@ -72,6 +104,7 @@ pub fn redact(text: &str) -> Cow<'_, str> {
                 found = match token_kind(b, i) {
                     Some(kind) => hit(i, word_end, kind),
                     None if starts(b, i, b"eyJ") => jwt(b, i, word_end, &mut tail),
+                    None if FULL => table::rule_token(b, i).and_then(|(e, kind)| hit(i, e, kind)),
                     None => None,
                 };
             }
@@ -351,11 +384,15 @@ fn url_userinfo(b: &[u8], i: usize) -> Option<Hit> {
 /// token, `curl -u`'s password.
 fn word(b: &[u8], i: usize, j: usize, tail: &mut Option<Option<usize>>) -> Option<Hit> {
     let w = &b[i..j];
-    if let Some(h) = key_value(b, i, j) {
-        return Some(h);
-    }
+    // a token first: its word may read as a key (`pscale_oauth_…=…`)
     if let Some(kind) = token_kind(b, i) {
         return hit(i, j, kind);
+    }
+    if let Some((e, kind)) = FULL.then(|| table::rule_token(b, i)).flatten() {
+        return hit(i, e, kind);
+    }
+    if let Some(h) = key_value(b, i, j) {
+        return Some(h);
     }
     if w.starts_with(b"eyJ") {
         return jwt(b, i, j, tail);
@@ -370,7 +407,13 @@ fn word(b: &[u8], i: usize, j: usize, tail: &mut Option<Option<usize>>) -> Optio
     if w == b"-u" || w == b"--user" {
         return user_flag(b, j);
     }
-    None
+    if !FULL {
+        return None;
+    }
+    if w.starts_with(b"-p") {
+        return structure::p_flag(b, i, j);
+    }
+    structure::telegram(b, i, j)
 }
 
 /// The token prefixes (a token's kind is decided only where one of these stands).
@@ -512,247 +555,35 @@ fn user_flag(b: &[u8], j: usize) -> Option<Hit> {
     hit(c + 1, e, "password")
 }
 
-// ---- key = value ----
+#[path = "redact_keys.rs"]
+mod keys;
+use keys::{closing, is_val, key_value, opening_quote, placeholder, val_end};
 
-/// Sensitive key suffixes (lowercase letters and digits of the key, `_`/`-`/`.` dropped),
-/// longest first, and the marker's kind.
-const KEYS: &[(&[u8], &str)] = &[
-    (b"secretaccesskey", "aws-secret-key"),
-    (b"sharedaccesskey", "azure-key"),
-    (b"authorization", "authorization"),
-    (b"accountkey", "azure-key"),
-    (b"privatekey", "private-key"),
-    (b"passphrase", "password"),
-    (b"secretkey", "secret"),
-    (b"accesskey", "secret"),
-    (b"password", "password"),
-    (b"passwd", "password"),
-    (b"apikey", "api-key"),
-    (b"secret", "secret"),
-    (b"token", "token"),
-];
+#[path = "redact_rules.rs"]
+mod rules;
+#[path = "redact_structure.rs"]
+mod structure;
+#[path = "redact_table.rs"]
+mod table;
 
-/// The kind of a key, when it is sensitive.
-fn key_kind(w: &[u8]) -> Option<&'static str> {
-    const CAP: usize = 24;
-    let mut buf = [0u8; CAP];
-    let mut len = 0;
-    for &c in w.iter().rev() {
-        tick();
-        if c.is_ascii_alphanumeric() {
-            if len == CAP {
-                break;
-            }
-            buf[CAP - 1 - len] = c.to_ascii_lowercase();
-            len += 1;
-        }
-    }
-    let norm = &buf[CAP - len..];
-    if norm == b"auth" {
-        return Some("secret");
-    }
-    KEYS.iter()
-        .find(|(suffix, _)| norm.ends_with(suffix))
-        .map(|(_, kind)| *kind)
-}
-
-/// An upper-case environment name ending in `_KEY`, `_PASS` or `_PWD` (`ENCRYPTION_KEY`,
-/// `DB_PASS`; not `PWD`, `sort_key` or `primaryKey`).
-fn env_key(w: &[u8]) -> bool {
-    w.iter()
-        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == b'_')
-        && [&b"_KEY"[..], b"_PASS", b"_PWD"]
-            .iter()
-            .any(|s| w.len() > s.len() && w.ends_with(s))
-}
-
-/// A value that is a reference, not a secret: `${X}`, `$X`, `$(cmd)`, `%X%`, `%(x)s`, `{{x}}`,
-/// `<placeholder>`, `[…]` (a list, or a marker already there), `(…)`, `{…}`.
-fn placeholder(b: &[u8], s: usize) -> bool {
-    match b.get(s) {
-        Some(b'$') => b
-            .get(s + 1)
-            .is_some_and(|c| c.is_ascii_alphabetic() || b"_{(".contains(c)),
-        Some(c) => b"%{<[(".contains(c),
-        None => true,
-    }
-}
-
-/// An unquoted value's bytes: not whitespace, quotes, separators or closing brackets.
-fn is_val(c: u8) -> bool {
-    c > b' ' && c != 0x7f && !b"\"'`,;&)}]<>\\|".contains(&c)
-}
-
-/// The end of an unquoted value from `s`: the run of [`is_val`] bytes, up to a marker.
-fn val_end(b: &[u8], s: usize) -> usize {
-    let mut k = s;
-    while k < b.len() && is_val(b[k]) && !(b[k] == b'[' && starts(b, k, MARKER.as_bytes())) {
-        tick();
-        k += 1;
-    }
-    k
-}
-
-/// An opening quote at `k` (`"`, `'`, `` ` ``, or one escaped by a backslash as in JSON inside
-/// a string): (the quote, escaped, where the value starts).
-fn opening_quote(b: &[u8], k: usize) -> (Option<u8>, bool, usize) {
-    match (b.get(k), b.get(k + 1)) {
-        (Some(b'\\'), Some(&q @ (b'"' | b'\''))) => (Some(q), true, k + 2),
-        (Some(&q @ (b'"' | b'\'' | b'`')), _) => (Some(q), false, k + 1),
-        _ => (None, false, k),
-    }
-}
-
-/// Where a quoted value that starts at `s` ends: its closing quote (`\q` when the opening one
-/// was escaped), else the end of the line or text.
-fn closing(b: &[u8], s: usize, q: u8, esc: bool) -> usize {
-    let mut k = s;
-    while k < b.len() {
-        tick();
-        let c = b[k];
-        if c == b'\n' || c == b'\r' {
-            return k;
-        }
-        if esc {
-            if c == b'\\' && b.get(k + 1) == Some(&q) {
-                return k;
-            }
-        } else if c == b'\\' {
-            k += 2;
-            continue;
-        } else if c == q {
-            return k;
-        }
-        k += 1;
-    }
-    b.len()
-}
-
-const NOT_SECRETS: &[&[u8]] = &[
-    b"true",
-    b"false",
-    b"null",
-    b"none",
-    b"nil",
-    b"undefined",
-    b"string",
-    b"str",
-    b"number",
-    b"int",
-    b"bool",
-    b"boolean",
-    b"any",
-    b"object",
-    b"optional",
-    b"required",
-    b"yes",
-    b"no",
-];
-
-/// An unquoted value written as code, not a literal: a call, index or generic type
-/// (`os.getenv(`, `tokens[`, `Option<String>`), or — where the assignment is spaced, as code
-/// is — a dotted path (`self.token`, `config.password`). `next`: the byte after the value. At
-/// most 128 bytes are looked at.
-fn code_like(v: &[u8], next: Option<u8>, spaced: bool) -> bool {
-    let Some(&first) = v.first() else {
-        return false;
-    };
-    if !(first.is_ascii_alphabetic() || first == b'_') {
-        return false;
-    }
-    let lim = v.len().min(128);
-    let p = run(&v[..lim], 0, |c| {
-        c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b':'
-    });
-    let after = if p < v.len() { Some(v[p]) } else { next };
-    if matches!(after, Some(b'(' | b'[' | b'<')) {
-        return true;
-    }
-    let path = &v[..p];
-    spaced
-        && p == v.len()
-        && path.contains(&b'.')
-        && !path.contains(&b':')
-        && path.split(|c| *c == b'.').all(|s| {
-            s.first()
-                .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
-        })
-}
-
-/// `key = value`, `key: value`, `"key": "value"`, `key=value` (URL or env), `--key value`
-/// where the word `[i, j)` is a sensitive key: the value.
-fn key_value(b: &[u8], i: usize, j: usize) -> Option<Hit> {
-    let w = &b[i..j];
-    let kind = match key_kind(w) {
-        Some(k) => k,
-        None if env_key(w) && b.get(j) == Some(&b'=') => "secret",
-        None => return None,
-    };
-    if i > 0 && b[i - 1] == b'/' {
-        return None; // a path: /etc/passwd
-    }
-    // the closing quote of a quoted key
-    let mut k = match (b.get(j), b.get(j + 1)) {
-        (Some(b'\\'), Some(b'"' | b'\'')) => j + 2,
-        (Some(b'"' | b'\''), _) => j + 1,
-        _ => j,
-    };
-    let k0 = k;
-    k = skip_sp(b, k, 8);
-    let spaced_before = k > k0;
-    let after = match b.get(k) {
-        Some(b'=') if b.get(k + 1) == Some(&b'>') => k + 2, // PHP, Ruby: 'password' => 'x'
-        Some(b'=') if !matches!(b.get(k + 1), Some(b'=' | b'~')) => k + 1,
-        Some(b':') if b.get(k + 1) == Some(&b'=') => k + 2,
-        Some(b':') if b.get(k + 1) != Some(&b':') => k + 1,
-        // `--token value`
-        Some(_) if w.starts_with(b"-") && spaced_before && b[k] != b'-' => k,
-        _ => return None,
-    };
-    let v = skip_sp(b, after, 8);
-    let spaced = spaced_before || v > after || b[k] == b':';
-    if kind == "authorization" {
-        return auth_value(b, v);
-    }
-    let (q, esc, s) = opening_quote(b, v);
-    if placeholder(b, s) {
-        return None;
-    }
-    if let Some(q) = q {
-        return hit(s, closing(b, s, q, esc), kind);
-    }
-    let e = val_end(b, s);
-    let val = &b[s..e];
-    if NOT_SECRETS.iter().any(|x| val.eq_ignore_ascii_case(x))
-        || val.eq_ignore_ascii_case(w)
-        || code_like(val, b.get(e).copied(), spaced)
-    {
-        return None;
-    }
-    hit(s, e, kind)
-}
-
-/// An `Authorization` value: the scheme (`Bearer`, `Basic`, `token` …) kept, the credentials
-/// redacted (to the closing quote when quoted, else one token).
-fn auth_value(b: &[u8], v: usize) -> Option<Hit> {
-    let (q, esc, s) = opening_quote(b, v);
-    let lim = (s + 20).min(b.len());
-    let k = run(&b[..lim], s, |c| c.is_ascii_alphabetic());
-    let t = if k > s && b.get(k) == Some(&b' ') {
-        skip_sp(b, k, 4)
-    } else {
-        s
-    };
-    if placeholder(b, t) {
-        return None;
-    }
-    let e = match q {
-        Some(q) => closing(b, t, q, esc),
-        None => run(b, t, |c| c > b' ' && !b"\"'\\,;".contains(&c)),
-    };
-    hit(t, e, "authorization")
+/// Tokens of the shape of every gitleaks rule the redactor carries (for the fuzz crate).
+#[cfg(any(test, feature = "testing"))]
+pub fn rule_examples(seed: u64) -> Vec<String> {
+    rules::RULES
+        .iter()
+        .enumerate()
+        .map(|(k, r)| table::example(r, seed.wrapping_add(k as u64)))
+        .collect()
 }
 
 #[cfg(test)]
 #[path = "redact_tests.rs"]
 pub(crate) mod tests;
+
+#[cfg(test)]
+#[path = "redact_bench.rs"]
+mod bench;
+
+#[cfg(all(test, feature = "policy"))]
+#[path = "redact_corpus_tests.rs"]
+mod corpus_tests;

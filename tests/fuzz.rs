@@ -28,6 +28,8 @@ mod paths;
 mod reading;
 #[path = "fuzz/records.rs"]
 mod records;
+#[path = "fuzz/redact.rs"]
+mod redact;
 #[path = "fuzz/scaling.rs"]
 mod scaling;
 #[path = "fuzz/sop.rs"]

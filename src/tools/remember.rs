@@ -84,7 +84,8 @@ pub async fn knowledge_remember(
     }
 }
 
-/// A file name from a title: lowercase letters, digits and dashes (maenifold's slug rule).
+/// A file name from a title: lowercase letters, digits and dashes (maenifold's slug rule),
+/// with no secret in it.
 pub fn slug(title: &str) -> String {
     let mut s = String::new();
     for ch in title.chars().flat_map(char::to_lowercase) {
@@ -100,7 +101,8 @@ pub fn slug(title: &str) -> String {
             break;
         }
     }
-    let s = s.trim_matches('-').to_string();
+    // no secret in a file name, even one the slug reshaped (case, `_`): [`crate::redact::safe_name`]
+    let s = crate::redact::safe_name(s.trim_matches('-'));
     if s.is_empty() {
         "note".into()
     } else {
