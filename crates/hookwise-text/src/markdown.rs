@@ -174,6 +174,7 @@ fn push_tag(tags: &mut Vec<String>, t: &str) {
 /// Inline `#tags` of a body (Obsidian's: `#` after a space or a line's start, then letters,
 /// digits, `_`, `-` or `/`, not all digits), outside fenced code and inline code, added to
 /// `tags` once each (at most [`MAX_INLINE_TAGS`]). A heading's `# ` is no tag.
+#[cfg_attr(not(feature = "policy"), allow(dead_code))]
 pub fn inline_tags(body: &str, tags: &mut Vec<String>) {
     let b = body.as_bytes();
     let mut fence = false;
@@ -630,7 +631,11 @@ pub fn parse(text: &str, stem: &str) -> Note {
     links.flush(&mut run, body, block_start);
 
     let modified_ms = fm.modified.as_deref().and_then(parse_iso8601_ms);
+    #[allow(unused_mut)]
     let mut tags = fm.tags;
+    // Inline #tags serve enforcement's memories (the policy build); the lean build reads the
+    // front matter's only (its budget: 852 bytes gzipped for this pass).
+    #[cfg(feature = "policy")]
     inline_tags(body, &mut tags);
     Note {
         title: fm.title.or(h1).unwrap_or_else(|| stem.to_string()),

@@ -378,7 +378,9 @@ pub fn parse(text: &str, stem: &str) -> Note {
 
     let title = fm.title.clone().or(h1).unwrap_or_else(|| stem.to_string());
     // Inline #tags: one function for both (this reference checks the link and summary pass).
+    #[allow(unused_mut)]
     let mut tags = fm.tags;
+    #[cfg(feature = "policy")]
     crate::markdown::inline_tags(&text[body_start..], &mut tags);
     Note {
         title,

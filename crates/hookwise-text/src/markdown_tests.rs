@@ -501,6 +501,7 @@ fn same_collapse_as_the_reference() {
     }
 }
 
+#[cfg(feature = "policy")]
 #[test]
 fn inline_tags_are_read_outside_code_and_headings() {
     let note = parse(
