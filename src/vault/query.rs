@@ -136,13 +136,18 @@ impl Vault {
             title: rec.title.clone(),
             section: section.filter(|_| found.is_some()).map(str::to_string),
             text,
-            links: rec
-                .concepts
-                .iter()
-                .map(|&(c, _)| self.graph.name(c).to_string())
-                .filter(|n| !own.contains(n))
-                .take(NOTE_LINKS)
-                .collect(),
+            links: {
+                // in the order the note links them (concept ids follow the order notes were
+                // read, which the host's listing decides)
+                let mut l: Vec<(u32, &str)> = rec
+                    .concepts
+                    .iter()
+                    .map(|&(c, at)| (at, self.graph.name(c)))
+                    .filter(|(_, n)| !own.iter().any(|o| o == n))
+                    .collect();
+                crate::sort::sort(&mut l);
+                l.into_iter().take(NOTE_LINKS).map(|(_, n)| n.to_string()).collect()
+            },
         }
     }
 

@@ -219,7 +219,7 @@ test("the server killed in the middle of a call: the hook decides cold and gover
   const pid = serverPid(env, project);
   assert.ok(pid);
   process.kill(pid, "SIGSTOP"); // the call reaches a server that does not answer…
-  const child = spawn(RUNTIME, [CLI, "hook", "PreToolUse"], { env, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(RUNTIME, [CLI, "hook", "PreToolUse"], { env, cwd: project, stdio: ["pipe", "pipe", "pipe"] });
   let out = "";
   let err = "";
   child.stdout.on("data", (d) => (out += d));
@@ -314,7 +314,7 @@ test("hooks started together in a fresh project start one server, not one each",
   const project = governed();
   const env = warmEnv();
   const runs = Array.from({ length: 6 }, () => new Promise((resolve) => {
-    const c = spawn(RUNTIME, [CLI, "hook", "PreToolUse"], { env, stdio: ["pipe", "ignore", "ignore"] });
+    const c = spawn(RUNTIME, [CLI, "hook", "PreToolUse"], { env, cwd: project, stdio: ["pipe", "ignore", "ignore"] });
     c.stdin.end(JSON.stringify(writeCall(project, "x.ts")));
     c.on("exit", resolve);
   }));
