@@ -40,7 +40,8 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
     if !gated && !cfg.read_tools.iter().any(|t| t == tool) {
         return out;
     }
-    if cfg.mutating_tools.iter().any(|t| t == tool) {
+    // every gated tool (default deny: not only the configured `mutatingTools`)
+    if gated {
         if let Some(msg) = guard::locked(io, gov, &input.worktree, tool).await {
             out.block = Some(msg);
             gov.put_blocked(&input.call_id);
