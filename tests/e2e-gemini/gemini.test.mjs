@@ -5,4 +5,4 @@
 //   node --test --test-concurrency=1 tests/e2e-gemini/     (needs pkg/: run `npm run build` first)
 import { hookSuite } from "../e2e-shared/hook-suite.mjs";
 
-hookSuite("gemini");
+hookSuite("gemini", { todo: { record: "issue 30: Gemini CLI sends hooks no model id, so the record names none" } });

@@ -237,5 +237,16 @@ export function assertRunOk(assert, r) {
 
 /** (f): no process of the sandbox (hookwise's MCP server, a hook, a child of either) outlived the CLI. */
 export function assertNothingLeft(assert, r) {
-  assert.deepEqual(r.leftovers.map((p) => p.cmdline.join(" ")), [], `left after the CLI exited\n${r.describe()}`);
+  // The warm hook server the first command hook started outlives the CLI by design: it serves
+  // the project's next session and exits when idle or when the project goes
+  // (tests/js/warm.test.mjs); one at most, and nothing else.
+  // (with what it runs: the warm maenifold session, the watchdog of its process groups)
+  const warm = r.leftovers.filter((p) => p.cmdline.some((a) => a.endsWith("warm-server.cjs")));
+  const byPid = new Map(r.leftovers.map((p) => [p.pid, p]));
+  const underWarm = (p) => {
+    for (let q = p, i = 0; q && i < 16; q = byPid.get(q.ppid), i++) if (warm.includes(q)) return true;
+    return false;
+  };
+  assert.deepEqual(r.leftovers.filter((p) => !underWarm(p)).map((p) => p.cmdline.join(" ")), [], `left after the CLI exited\n${r.describe()}`);
+  assert.ok(warm.length <= 1, `one warm hook server at most: ${JSON.stringify(warm.map((p) => p.cmdline))}`);
 }

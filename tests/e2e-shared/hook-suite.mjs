@@ -39,7 +39,9 @@ const COMPACT_PROMPT = "Harden [[auth]] for the REST API. We decided to use [[jw
  * The suite for `host` (a key of HOSTS). `o.failClosed`: whether the host can be told to block
  * when a hook has no usable answer (default true); `o.contextAfterCompaction`: whether context
  * reaches the model after a compaction (default true); `o.extra(ctx)`: more tests inside the suite,
- * with `ctx` = { know, gov, broken } (each { sb, r } once `before` ran).
+ * with `ctx` = { know, gov, broken } (each { sb, r } once `before` ran). `o.todo.record`,
+ * `o.todo.compaction`: known gaps of issue 30, named (node:test runs and reports them; they do
+ * not fail the run).
  */
 export function hookSuite(host, o = {}) {
   const h = HOSTS[host];
@@ -138,7 +140,7 @@ export function hookSuite(host, o = {}) {
       assert.ok(selected, `the intent's scope came back through MCP\n${r.describe()}`);
     });
 
-    test("(b) a write inside the scope runs and leaves one Agent Trace record, valid, naming the host and the model", () => {
+    test("(b) a write inside the scope runs and leaves one Agent Trace record, valid, naming the host and the model", { todo: o.todo?.record }, () => {
       const { r, sb } = ctx.gov;
       assert.equal(sb.read("src/auth/login.ts").trim(), LOGIN.trim(), r.describe());
       const recs = sb.traces();
@@ -184,7 +186,7 @@ export function hookSuite(host, o = {}) {
     });
 
     if (h.compact) {
-      test("(e) the host compacts; hookwise files the compaction memory; what was kept reaches the model where the host restarts the session", () => {
+      test("(e) the host compacts; hookwise files the compaction memory; what was kept reaches the model where the host restarts the session", { todo: o.todo?.compaction }, () => {
         const { r, fake } = ctx.compact;
         assertRunOk(assert, r);
         const summaries = r.model.auxRequests().filter((q) => /summar/i.test(q.lastUserText()));
