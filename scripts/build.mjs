@@ -149,8 +149,9 @@ fs.writeFileSync(path.join(pkg, "openclaw.plugin.json"), JSON.stringify(manifest
 
 // The Claude Code plugin (.claude-plugin/plugin.json): the MCP server run from the plugin's
 // folder and its mcp_tool hooks; the hook tools, their inputs and the entries come from the
-// core just built (a plugin's server is known to Claude Code as plugin:<plugin>:<server>).
-{
+// core just built (a plugin's server is known to Claude Code as plugin:<plugin>:<server>). The
+// policy core writes them: not in the lean-only build (the demo's).
+if (process.env.HOOKWISE_BUILD !== "lean") {
   const { createRequire } = await import("node:module");
   const req = createRequire(import.meta.url);
   const { createClaude } = req(path.join(dist, "claude.cjs"));
