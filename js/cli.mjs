@@ -334,9 +334,11 @@ const commands = {
     // process's folder, walked up by the core to the governed project), never the payload's `cwd`.
     const cwd = flags.cwd ? path.resolve(flags.cwd) : undefined;
     // The project's warm server answers when it can (the payload as read); else this process does.
-    if (process.env.HOOKWISE_WARM !== "0" && !raw.over) {
+    // (not with --cwd: that folder is taken as it is, while the server, like a hook without it,
+    // walks up to the governed project)
+    if (process.env.HOOKWISE_WARM !== "0" && !raw.over && !cwd) {
       const v = DIALECTS[host].projectDirVar && process.env[DIALECTS[host].projectDirVar];
-      const project = cwd || (typeof v === "string" && path.isAbsolute(v) ? v : process.cwd());
+      const project = typeof v === "string" && path.isAbsolute(v) ? v : process.cwd();
       const w = await require("./warm-client.cjs").askWarm({ event, raw: raw.text, project, host, explain: true });
       if (process.env.HOOKWISE_DEBUG) process.stderr.write(`hookwise debug: ${w.answer ? "answered warm" : `cold (${w.why})`}\n`);
       if (w.answer) return void process.stdout.write(w.answer.text);
