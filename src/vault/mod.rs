@@ -263,7 +263,7 @@ fn note_names(path: &str, title: &str, aliases: &[String]) -> Vec<(String, NameK
         }
     };
     let no_ext = path.strip_suffix(".md").unwrap_or(path);
-    if no_ext.contains(['/', '\\']) {
+    if no_ext.bytes().any(|b| b == b'/' || b == b'\\') {
         add(no_ext, NameKind::Path);
     }
     add(stem_of(path), NameKind::FileName);
@@ -275,7 +275,9 @@ fn note_names(path: &str, title: &str, aliases: &[String]) -> Vec<(String, NameK
 }
 
 fn stem_of(path: &str) -> &str {
-    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    // Bytes, not characters: both separators are ASCII (a char pattern decodes backwards).
+    let cut = path.bytes().rposition(|b| b == b'/' || b == b'\\');
+    let name = cut.map_or(path, |i| &path[i + 1..]);
     name.strip_suffix(".md").unwrap_or(name)
 }
 
