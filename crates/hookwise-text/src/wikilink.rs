@@ -33,25 +33,8 @@ pub fn normalize(name: &str) -> String {
 /// [`normalize`] into a reused buffer (cleared first): no allocation once it is big enough.
 pub fn normalize_into(name: &str, out: &mut String) {
     out.clear();
-    let name = name.trim();
-    if name.is_ascii() {
-        // Bytes, not characters: what a vault's paths and titles mostly are (the same rule).
-        let mut dash = false;
-        for &b in name.as_bytes() {
-            if is_separator(b) {
-                dash = !out.is_empty();
-            } else {
-                if dash {
-                    out.push('-');
-                    dash = false;
-                }
-                out.push(b.to_ascii_lowercase() as char);
-            }
-        }
-        return;
-    }
     let mut last_dash = true; // no leading '-'
-    for c in name.chars() {
+    for c in name.trim().chars() {
         let mut push = |ch: char| {
             let ch = match ch {
                 ' ' | '_' | '/' => '-',
