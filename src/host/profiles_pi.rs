@@ -16,22 +16,15 @@
 //! dropped, `~` the home folder, Unicode spaces made plain): such paths are refused
 //! ([`super::args::rewritten`]).
 
-use super::profiles::{edit, edit_list, read, reader, shell, write, W};
-use super::{Block, Keys, Profile, ResultChannel, Tool};
+use super::profiles::{edit, read, reader, shell, write, TEXT_EDITS, W};
+use super::{Block, Profile, ResultChannel, Tool};
 
 const PI_TOOLS: &[Tool] = &[
     shell("bash", W),
     write("write", &["path"]),
-    edit(
-        "edit",
-        Keys {
-            // folded into `edits` by the tool before the hook sees the call; read as OpenClaw's
-            // edit reads them, should a call still carry them
-            old: &["oldText"],
-            new: &["newText"],
-            ..edit_list(&["path"], &["oldText"], &["newText"])
-        },
-    ),
+    // a top-level `oldText`/`newText` is folded into `edits` before the hook sees the call;
+    // read as OpenClaw's edit reads them, should a call still carry them
+    edit("edit", TEXT_EDITS),
     read("read", &["path"]),
     reader("grep"),
     reader("find"),
