@@ -204,3 +204,21 @@ test("init --pi: the pi package entry merged into .pi/settings.json, never overw
   assert.equal(dr.ok, true, JSON.stringify(dr));
   assert.match(dr.note, /5 events/);
 });
+
+test("the all-agents init sets pi up when the project has a .pi folder; init --pi --json reports it", T, async () => {
+  const { spawnSync } = await import("node:child_process");
+  const dir = writeFiles(tmpdir("hookwise-pi-all-"), { ".pi/.keep": "" });
+  const env = { ...process.env, ...noCliEnv() };
+  const run = (...args) => spawnSync(process.execPath, [path.join(dist, "cli.mjs"), "init", ...args, "--cwd", dir], { env, encoding: "utf8" });
+  const all = run();
+  assert.equal(all.status, 0, all.stderr);
+  assert.match(all.stdout, /created \.pi\/settings\.json: the pi package "\.\.\/node_modules\/hookwise"/, all.stdout);
+  const again = run("--pi", "--json");
+  assert.equal(again.status, 0, again.stderr);
+  assert.deepEqual(JSON.parse(again.stdout).changes.map((c) => c.action), ["kept"]);
+  // no .pi and no pi on PATH: the all-agents init leaves pi alone
+  const none = writeFiles(tmpdir("hookwise-pi-none-"), { "README.md": "x" });
+  const r = spawnSync(process.execPath, [path.join(dist, "cli.mjs"), "init", "--cwd", none], { env, encoding: "utf8" });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(fs.existsSync(path.join(none, ".pi")), false);
+});
