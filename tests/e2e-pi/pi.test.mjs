@@ -31,8 +31,7 @@ import path from "node:path";
 import { agentProject, cliGate, HOSTS, assertRunOk, assertNothingLeft } from "../e2e-shared/agents.mjs";
 import { suiteGate } from "../e2e-shared/gate.mjs";
 import { vaultFiles, enforceSops, INTENTS, LOGIN, FORCE, FORCE_MARKER } from "../e2e-shared/fixtures.mjs";
-import { VAULT_COMMAND, NOTE_PASSAGE } from "../e2e-shared/hook-suite.mjs";
-import { validate } from "../js/agent-trace-schema.mjs";
+import { VAULT_COMMAND, NOTE_PASSAGE, assertLoginRecord } from "../e2e-shared/hook-suite.mjs";
 
 const h = HOSTS.pi;
 const skip = suiteGate(cliGate("pi"), "e2e-pi", "pi");
@@ -155,19 +154,7 @@ describe("hookwise in the real pi", { skip }, () => {
 
   test("(b) a write inside the scope runs and leaves one Agent Trace record, valid, naming pi and the model", () => {
     const { r, sb } = ctx.gov;
-    assert.equal(sb.read("src/auth/login.ts").trim(), LOGIN.trim(), r.describe());
-    const recs = sb.traces();
-    assert.equal(recs.length, 1, JSON.stringify(recs));
-    const rec = recs[0];
-    assert.deepEqual(validate(rec), [], JSON.stringify(rec));
-    assert.equal(rec.files[0].path, "src/auth/login.ts");
-    const head = execFileSync("git", ["rev-parse", "HEAD"], { cwd: sb.dir, encoding: "utf8" }).trim();
-    assert.deepEqual(rec.vcs, { type: "git", revision: head });
-    const conv = rec.files[0].conversations[0];
-    assert.equal(conv.contributor.type, "ai");
-    assert.equal(conv.contributor.model_id, MODEL, JSON.stringify(conv.contributor));
-    const meta = rec.metadata["dev.hookwise"];
-    assert.equal(meta.intent_id, "INT-1");
+    const meta = assertLoginRecord(assert, r, sb, MODEL);
     assert.equal(meta.host, "pi", JSON.stringify(meta));
   });
 

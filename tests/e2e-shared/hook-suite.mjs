@@ -142,19 +142,7 @@ export function hookSuite(host, o = {}) {
 
     test("(b) a write inside the scope runs and leaves one Agent Trace record, valid, naming the host and the model", { todo: o.todo?.record }, () => {
       const { r, sb } = ctx.gov;
-      assert.equal(sb.read("src/auth/login.ts").trim(), LOGIN.trim(), r.describe());
-      const recs = sb.traces();
-      assert.equal(recs.length, 1, JSON.stringify(recs));
-      const rec = recs[0];
-      assert.deepEqual(validate(rec), [], JSON.stringify(rec));
-      assert.equal(rec.files[0].path, "src/auth/login.ts");
-      const head = execFileSync("git", ["rev-parse", "HEAD"], { cwd: sb.dir, encoding: "utf8" }).trim();
-      assert.deepEqual(rec.vcs, { type: "git", revision: head });
-      const conv = rec.files[0].conversations[0];
-      assert.equal(conv.contributor.type, "ai");
-      assert.equal(conv.contributor.model_id, h.writeModel ?? h.defaultModel, `the model the host ran: ${JSON.stringify(conv.contributor)}`);
-      const meta = rec.metadata["dev.hookwise"];
-      assert.equal(meta.intent_id, "INT-1");
+      const meta = assertLoginRecord(assert, r, sb, h.writeModel ?? h.defaultModel);
       assert.match(JSON.stringify(meta), new RegExp(host === "copilot" ? "copilot" : host, "i"), `the record names the host: ${JSON.stringify(meta)}`);
     });
 
@@ -215,4 +203,26 @@ export function hookSuite(host, o = {}) {
     o.extra?.(ctx);
   });
   return ctx;
+}
+
+/**
+ * (b): the governed run wrote src/auth/login.ts under INT-1, and the project holds exactly one
+ * Agent Trace record of it, valid against the schema, at the project's HEAD, by the AI model
+ * `model`. Returns the record's `dev.hookwise` metadata (the host's name is checked by the caller).
+ */
+export function assertLoginRecord(assert, r, sb, model) {
+  assert.equal(sb.read("src/auth/login.ts").trim(), LOGIN.trim(), r.describe());
+  const recs = sb.traces();
+  assert.equal(recs.length, 1, JSON.stringify(recs));
+  const rec = recs[0];
+  assert.deepEqual(validate(rec), [], JSON.stringify(rec));
+  assert.equal(rec.files[0].path, "src/auth/login.ts");
+  const head = execFileSync("git", ["rev-parse", "HEAD"], { cwd: sb.dir, encoding: "utf8" }).trim();
+  assert.deepEqual(rec.vcs, { type: "git", revision: head });
+  const conv = rec.files[0].conversations[0];
+  assert.equal(conv.contributor.type, "ai");
+  assert.equal(conv.contributor.model_id, model, `the model the host ran: ${JSON.stringify(conv.contributor)}`);
+  const meta = rec.metadata["dev.hookwise"];
+  assert.equal(meta.intent_id, "INT-1");
+  return meta;
 }
