@@ -30,8 +30,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { agentProject, cliGate, HOSTS, assertRunOk, assertNothingLeft } from "../e2e-shared/agents.mjs";
 import { suiteGate } from "../e2e-shared/gate.mjs";
-import { vaultFiles, enforceSops, INTENTS, LOGIN, FORCE, FORCE_MARKER } from "../e2e-shared/fixtures.mjs";
-import { VAULT_COMMAND, NOTE_PASSAGE, assertLoginRecord } from "../e2e-shared/hook-suite.mjs";
+import { vaultFiles, enforceSops, INTENTS, LOGIN, FORCE } from "../e2e-shared/fixtures.mjs";
+import { VAULT_COMMAND, NOTE_PASSAGE, assertLoginRecord, assertSopOnce, assertGateBeforeIntent, assertOutsideBlocked } from "../e2e-shared/hook-suite.mjs";
 
 const h = HOSTS.pi;
 const skip = suiteGate(cliGate("pi"), "e2e-pi", "pi");
@@ -111,11 +111,7 @@ describe("hookwise in the real pi", { skip }, () => {
   });
 
   test("(c) a strict SOP blocks git push --force once; the model reads it; the retry runs", () => {
-    const { r } = ctx.know;
-    const [, blocked, retried] = results(r);
-    assert.ok(blocked?.includes(FORCE_MARKER), `the SOP is what the model reads:\n${blocked}\n${r.describe()}`);
-    assert.ok(retried !== undefined && !retried.includes(FORCE_MARKER), `the retry is not blocked again:\n${retried}`);
-    assert.match(retried, /git|fatal|repository|remote/i, "git itself answered the retry");
+    assertSopOnce(assert, ctx.know.r, results(ctx.know.r));
   });
 
   test("(d) the first model request carries the session-start context", () => {
@@ -138,11 +134,7 @@ describe("hookwise in the real pi", { skip }, () => {
   });
 
   test("(b) a write before selecting an intent is blocked with a reason the model reads; the file is absent", () => {
-    const { r, sb } = ctx.gov;
-    assertRunOk(assert, r);
-    const [first] = results(r);
-    assert.match(first ?? "", /select_active_intent/, `the reason names the way out\n${r.describe()}`);
-    assert.equal(sb.exists("src/auth/draft.ts"), false, "the file was not written");
+    assertGateBeforeIntent(assert, ctx.gov.r, ctx.gov.sb, results(ctx.gov.r));
   });
 
   test("(b) select_active_intent is a pi tool and returns the intent", () => {
@@ -159,11 +151,7 @@ describe("hookwise in the real pi", { skip }, () => {
   });
 
   test("(b) an edit outside the scope is blocked, naming the file and the scope; the file is unchanged", () => {
-    const { r, sb } = ctx.gov;
-    const out = results(r).find((t) => /README\.md/.test(t));
-    assert.ok(out && /src\/auth\/\*\*/.test(out), `the reason names the file and the scope\n${r.describe()}`);
-    assert.equal(sb.read("README.md"), "# demo\n");
-    assert.equal(sb.traces().length, 1, "a blocked call leaves no record");
+    assertOutsideBlocked(assert, ctx.gov.r, ctx.gov.sb, results(ctx.gov.r));
   });
 
   test("a damaged install (corrupt policy wasm) blocks the governed write with the failsafe's reason", () => {

@@ -119,19 +119,11 @@ export function hookSuite(host, o = {}) {
     });
 
     test("(c) a strict SOP blocks git push --force once; the model reads it; the retry runs", () => {
-      const { r } = ctx.know;
-      const [, blocked, retried] = results(r);
-      assert.ok(blocked?.includes(FORCE_MARKER), `the SOP is what the model reads:\n${blocked}\n${r.describe()}`);
-      assert.ok(retried !== undefined && !retried.includes(FORCE_MARKER), `the retry is not blocked again:\n${retried}`);
-      assert.match(retried, /git|fatal|repository|remote/i, "git itself answered the retry");
+      assertSopOnce(assert, ctx.know.r, results(ctx.know.r));
     });
 
     test("(b) a write before selecting an intent is blocked with a reason the model reads; the file is absent", () => {
-      const { r, sb } = ctx.gov;
-      assertRunOk(assert, r);
-      const [first] = results(r);
-      assert.match(first ?? "", /select_active_intent/, `the reason names the way out\n${r.describe()}`);
-      assert.equal(sb.exists("src/auth/draft.ts"), false, "the file was not written");
+      assertGateBeforeIntent(assert, ctx.gov.r, ctx.gov.sb, results(ctx.gov.r));
     });
 
     test("(b) select_active_intent works through MCP and returns the intent", () => {
@@ -147,11 +139,7 @@ export function hookSuite(host, o = {}) {
     });
 
     test("(b) a write outside the scope is blocked, naming the file and the scope; the file is unchanged", () => {
-      const { r, sb } = ctx.gov;
-      const out = results(r).find((t) => /README\.md/.test(t));
-      assert.ok(out && /src\/auth\/\*\*/.test(out), `the reason names the file and the scope\n${r.describe()}`);
-      assert.equal(sb.read("README.md"), "# demo\n");
-      assert.equal(sb.traces().length, 1, "a blocked call leaves no record");
+      assertOutsideBlocked(assert, ctx.gov.r, ctx.gov.sb, results(ctx.gov.r));
     });
 
     test("(d) the first model request carries the session-start context", () => {
@@ -225,4 +213,30 @@ export function assertLoginRecord(assert, r, sb, model) {
   const meta = rec.metadata["dev.hookwise"];
   assert.equal(meta.intent_id, "INT-1");
   return meta;
+}
+
+/** (c): of the tool results `texts` (the vault call, the force push, its retry), the push was
+ * blocked with the SOP and the retry ran. */
+export function assertSopOnce(assert, r, texts) {
+  const [, blocked, retried] = texts;
+  assert.ok(blocked?.includes(FORCE_MARKER), `the SOP is what the model reads:\n${blocked}\n${r.describe()}`);
+  assert.ok(retried !== undefined && !retried.includes(FORCE_MARKER), `the retry is not blocked again:\n${retried}`);
+  assert.match(retried, /git|fatal|repository|remote/i, "git itself answered the retry");
+}
+
+/** (b): the governed run's first write, before any intent, was blocked with a reason naming
+ * select_active_intent, and src/auth/draft.ts is absent. */
+export function assertGateBeforeIntent(assert, r, sb, texts) {
+  assertRunOk(assert, r);
+  assert.match(texts[0] ?? "", /select_active_intent/, `the reason names the way out\n${r.describe()}`);
+  assert.equal(sb.exists("src/auth/draft.ts"), false, "the file was not written");
+}
+
+/** (b): the governed run's change of README.md, outside INT-1's scope, was blocked naming the
+ * file and the scope; README.md is unchanged and the one record stays alone. */
+export function assertOutsideBlocked(assert, r, sb, texts) {
+  const out = texts.find((t) => /README\.md/.test(t));
+  assert.ok(out && /src\/auth\/\*\*/.test(out), `the reason names the file and the scope\n${r.describe()}`);
+  assert.equal(sb.read("README.md"), "# demo\n");
+  assert.equal(sb.traces().length, 1, "a blocked call leaves no record");
 }
