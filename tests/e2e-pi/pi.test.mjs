@@ -2,7 +2,7 @@
 // headless (`pi -p`) and offline against the one scripted model (tests/e2e-shared/model.mjs, OpenAI
 // chat completions), with the packed package installed in the project and set up by
 // `hookwise init --pi` (a pi package entry in .pi/settings.json; pi loads dist/pi.ts in-process).
-// Three runs of pi, several checks each:
+// Four runs of pi (two at a time), several checks each:
 //
 // knowledge + enforcement + compaction (the example vault in .hookwise/knowledge, the two SOPs in
 // .hookwise/sops), two prompts in one session:
@@ -20,8 +20,10 @@
 //      model (b);
 //   4. an edit outside the scope → blocked, the file unchanged (b);
 //   the first request carries the active intents (d).
-// damaged install (the governance project again, its policy wasm corrupted): a write inside the
-// scope is blocked with the failsafe's reason.
+// damaged installs, at once: the governance project again, its policy wasm corrupted (a write
+// inside the scope is blocked with the failsafe's reason); the enforcement project, its
+// dist/pi.cjs deleted (the entry's own failsafe blocks a bash call).
+// `hookwise doctor` reports the extension, started as pi starts it, and the damage.
 // Every run: nothing of the sandbox outlived pi (f).
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -62,10 +64,19 @@ describe("hookwise in the real pi", { skip }, () => {
         ],
       }),
     ]);
+    // doctor starts the extension as pi does (before the installs below are damaged)
+    know.doctor = execFileSync(path.join(know.sb.dir, "node_modules/.bin/hookwise"), ["doctor"], { cwd: know.sb.dir, env: know.sb.env, encoding: "utf8" });
     // A call hookwise cannot decide: the policy core does not load.
     fs.writeFileSync(path.join(gov.sb.dir, "node_modules/hookwise/dist/policy/hookwise_bg.wasm"), "not a wasm module");
     broken.sb = gov.sb;
-    broken.r = await gov.sb.run({ prompt: "Add the logout.", script: [h.write("src/auth/logout.ts", LOGIN), "done"] });
+    // The extension itself cannot load (the enforcement project, its dist/pi.cjs deleted): the
+    // entry's own failsafe blocks.
+    fs.rmSync(path.join(know.sb.dir, "node_modules/hookwise/dist/pi.cjs"));
+    ctx.noAdapter = { sb: know.sb };
+    [broken.r, ctx.noAdapter.r] = await Promise.all([
+      gov.sb.run({ prompt: "Add the logout.", script: [h.write("src/auth/logout.ts", LOGIN), "done"] }),
+      know.sb.run({ prompt: "List.", script: [h.shell("ls > listed.txt"), "done"] }),
+    ]);
   });
 
   after(() => {
@@ -90,7 +101,7 @@ describe("hookwise in the real pi", { skip }, () => {
     const again = execFileSync(bin, ["init", "--pi"], { cwd: ctx.know.sb.dir, env: ctx.know.sb.env, encoding: "utf8" });
     assert.match(again, /kept \.pi\/settings\.json/, again);
     // doctor starts the extension as pi does: the knowledge tools of the vault project…
-    const doctor = execFileSync(bin, ["doctor"], { cwd: ctx.know.sb.dir, env: ctx.know.sb.env, encoding: "utf8" });
+    const { doctor } = ctx.know;
     assert.match(doctor, /agent pi: set up in \.pi\/settings\.json; extension start round trip [\d.]+ ms \(\d+ events; tools: knowledge_search/, doctor);
     // …and says so when the governed project's install is damaged (its policy wasm, below)
     const damaged = execFileSync(bin, ["doctor"], { cwd: ctx.gov.sb.dir, env: ctx.gov.sb.env, encoding: "utf8" });
@@ -161,6 +172,14 @@ describe("hookwise in the real pi", { skip }, () => {
     const [first] = results(r);
     assert.match(first ?? "", /hookwise blocked `write`: hookwise could not start .*\.orchestration\/active_intents\.yaml/, r.describe());
     assert.match(r.stderr, /hookwise error: hookwise could not start/, "and pi's terminal says so");
+  });
+
+  test("an extension that cannot load its adapter (dist/pi.cjs deleted) still blocks under enforcement, from the entry's failsafe", () => {
+    const { r, sb } = ctx.noAdapter;
+    assertRunOk(assert, r);
+    assert.equal(sb.exists("listed.txt"), false, `the command did not run\n${r.describe()}`);
+    assert.match(results(r)[0] ?? "", /hookwise blocked `bash`: hookwise could not start .*\.hookwise\/sops/, r.describe());
+    assert.match(r.stderr, /hookwise error: could not load its pi extension/);
   });
 
   test("(f) nothing of the sandbox outlived pi", () => {
