@@ -31,6 +31,7 @@ commands:
   init --codex | --gemini | --copilot | --qwen
                                 set hookwise up for that agent: its hooks and MCP server in its
                                 project files (merged into what is there)
+  init --pi                     set hookwise up for pi: its extension as a pi package in .pi/settings.json
   mcp [--host HOST]             the stdio MCP server an agent runs (model tools; Claude Code's hook tools)
   hook [--host HOST] <Event>    a command hook: the payload on stdin, the answer on stdout
 
@@ -100,6 +101,7 @@ events). init --<host> writes these entries.`,
   init: `usage: hookwise init [--governance] [--opencode 1|2] [--global] [--cwd DIR] [--json]
        hookwise init --claude [--command] [--global] [--cwd DIR] [--json]
        hookwise init --codex | --gemini | --copilot | --qwen [--global] [--cwd DIR] [--json]
+       hookwise init --pi [--global] [--cwd DIR] [--json]
 
 Creates hookwise's configuration files in the project when they do not exist yet. With
 --governance also .orchestration/active_intents.yaml (active_intents: []): intent governance
@@ -125,7 +127,11 @@ answers) and the hookwise MCP server in its project files: .codex/hooks.json and
 .codex/config.toml; .gemini/settings.json; .github/hooks/hookwise.json and .github/mcp.json;
 .qwen/settings.json. The trust step the agent needs before it loads them is printed: you take
 it. Without any agent flag, init sets up every agent it finds in the project (.claude, .codex,
-.gemini, .github/hooks, .qwen) or on PATH (claude, codex, gemini, copilot, qwen).
+.gemini, .github/hooks, .qwen, .pi) or on PATH (claude, codex, gemini, copilot, qwen, pi).
+
+--pi: adds hookwise's pi extension to the project's .pi/settings.json as a pi package, the
+entry \`pi install ./node_modules/hookwise -l\` writes ("../node_modules/hookwise"), merged into
+what is there; pi loads it at its next start in the project folder.
 
 What init writes is portable: the project's own hookwise (node
 node_modules/hookwise/dist/cli.mjs, under the agent's project-folder variable where it has one),
@@ -155,7 +161,7 @@ function parseArgs(argv) {
         const v = inline ?? argv[++i];
         if (v === undefined) throw new UsageError(`--${k} needs a value`);
         out.flags[k] = v;
-      } else if (["json", "help", "governance", "init", "claude", "command", "global", ...AGENT_FLAGS].includes(k)) out.flags[k] = true;
+      } else if (["json", "help", "governance", "init", "claude", "command", "global", "pi", ...AGENT_FLAGS].includes(k)) out.flags[k] = true;
       else throw new UsageError(`unknown option --${k}`);
     } else out._.push(a);
   }
@@ -266,6 +272,8 @@ const commands = {
     await time("tool.execute.before ([[hookwise]])", () => engine.augmentToolCall({ tool: "bash", args: { command: "echo [[hookwise]]" }, dryRun: true }));
     await time("session start", () => engine.sessionPreview({}));
     const agents = await agentsSetUp(path.resolve(flags.cwd || process.cwd()));
+    const pi = await require("./pi-init.cjs").piDoctor(path.resolve(flags.cwd || process.cwd()));
+    if (pi) agents.push(pi);
     const json = { ...report, timingsMs: timings, agents, warnings: [...(report.warnings || []), ...warnings] };
     const d = report.discovery || {};
     const lines = [
@@ -355,10 +363,11 @@ const commands = {
 
   async init({ flags }) {
     const asked = AGENT_FLAGS.filter((f) => flags[f]);
-    if (flags.claude || asked.length) {
+    if (flags.claude || asked.length || flags.pi) {
       const out = [];
       if (flags.claude) out.push(await initClaude(flags));
       for (const f of asked) out.push(await initAgent(f, flags));
+      if (flags.pi) out.push(initPi(flags));
       return report(flags, out);
     }
     if (flags.command) throw new UsageError("--command goes with --claude");
@@ -383,6 +392,7 @@ const commands = {
         agents.push({ host: a.host, error: e.message, changes: [], lines: [`failed ${a.flag}: ${e.message}`] });
       }
     }
+    if (require("./pi-init.cjs").piFound(cwd, isExecutable)) agents.push(initPi(flags));
     const lines = [...r.created.map((f) => `created ${f}`), ...r.kept.map((f) => `kept ${f} (it exists)`), ...r.failed.map((f) => `failed ${f}`), ...oc, ...agents.flatMap((a) => a.lines)];
     print(flags, { ...r, opencode, agents: agents.map(({ lines, ...a }) => a) }, lines.join("\n") || "nothing to do");
     if (r.failed.length) throw new Error(`could not create: ${r.failed.join("; ")} (in ${cwd})`);
@@ -533,6 +543,11 @@ function readStdin(max) {
     process.stdin.on("end", () => resolve({ text: n > max ? "" : Buffer.concat(parts).toString("utf8"), over: n > max }));
     process.stdin.on("error", () => resolve({ text: "", over: false }));
   });
+}
+
+/** `hookwise init --pi`: hookwise's extension as a pi package in .pi/settings.json. */
+function initPi(flags) {
+  return require("./pi-init.cjs").initPi({ cwd: path.resolve(flags.cwd || process.cwd()), global: !!flags.global });
 }
 
 /** `hookwise init --claude`: hooks in .claude/settings.json, the server in .mcp.json. */

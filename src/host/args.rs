@@ -337,7 +337,9 @@ pub fn edit_shape<'a>(tool: &Tool, args: &'a Value) -> EditShape<'a> {
 /// Why `host` would not write `path` as given, when it rewrites paths and this one is in a
 /// form it rewrites (OpenClaw: a leading `~` is the home folder, a leading `@` is dropped when
 /// no such file exists, a `file:` URL becomes a path, a trailing `</arg_value>` is cut, and
-/// `.docodex`-style extensions become `.docx`).
+/// `.docodex`-style extensions become `.docx`; pi: a leading `@` is dropped, `~` is the home
+/// folder, Unicode spaces become plain ones). One list for both: a form only one of them
+/// rewrites is refused in the other too, as a block costs less than a write the gate misread.
 pub fn rewritten(host: &Profile, path: &str) -> Option<&'static str> {
     if !host.rewrites_paths {
         return None;
@@ -353,7 +355,9 @@ pub fn rewritten(host: &Profile, path: &str) -> Option<&'static str> {
     if path.starts_with('~') {
         Some("a leading `~` is the home folder")
     } else if path.starts_with('@') {
-        Some("a leading `@` is dropped when no file of that name exists")
+        Some("a leading `@` may be dropped")
+    } else if path.chars().any(unicode_space) {
+        Some("a Unicode space in it is made a plain one")
     } else if lower.as_deref() == Some("file:") {
         Some("a `file:` URL is turned into a path")
     } else if path.contains("</arg_value>") {
@@ -363,6 +367,15 @@ pub fn rewritten(host: &Profile, path: &str) -> Option<&'static str> {
     } else {
         None
     }
+}
+
+/// The spaces pi's `expandPath` makes plain (`tools/path-utils.js`: U+00A0, U+2000–U+200A,
+/// U+202F, U+205F, U+3000): the file written is not the one the path names.
+fn unicode_space(c: char) -> bool {
+    matches!(
+        c,
+        '\u{a0}' | '\u{2000}'..='\u{200a}' | '\u{202f}' | '\u{205f}' | '\u{3000}'
+    )
 }
 
 /// The command line of a shell tool's call, when it is a string.

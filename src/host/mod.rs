@@ -32,6 +32,8 @@ pub mod profiles;
 /// core only (their hooks are `hook.event` calls), so the lean wasm does not carry them.
 #[cfg(feature = "policy")]
 pub mod profiles_cli;
+/// pi's tools (an in-process extension host, like OpenCode: served by the lean core too).
+pub mod profiles_pi;
 
 use crate::protocol::Log;
 
@@ -73,7 +75,8 @@ pub enum Context {
 pub enum Block {
     /// The hook throws; the error message is the tool result (OpenCode 1.x and 2.x).
     Thrown,
-    /// The hook answers `{block: true, blockReason}`; the reason is the tool message (OpenClaw).
+    /// The hook answers `{block: true, blockReason}` (OpenClaw) or `{block: true, reason}` (pi);
+    /// the reason is the tool message.
     Reason,
     /// `permissionDecision: "deny"` with a reason (Claude Code's hook protocol).
     Deny,
@@ -231,6 +234,7 @@ pub static ALL: &[&Profile] = &[
     &profiles::OPENCLAW,
     &profiles::CLAUDE_CODE,
     &profiles::VSCODE,
+    &profiles_pi::PI,
 ];
 
 /// Every profile (the policy core adds the command-hook hosts).
@@ -241,6 +245,7 @@ pub static ALL: &[&Profile] = &[
     &profiles::OPENCLAW,
     &profiles::CLAUDE_CODE,
     &profiles::VSCODE,
+    &profiles_pi::PI,
     &profiles_cli::CODEX,
     &profiles_cli::GEMINI,
     &profiles_cli::COPILOT,
@@ -288,3 +293,7 @@ mod engine_tests;
 #[cfg(test)]
 #[path = "opencode2_tests.rs"]
 mod opencode2_tests;
+
+#[cfg(test)]
+#[path = "pi_tests.rs"]
+mod pi_tests;

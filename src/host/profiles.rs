@@ -203,6 +203,14 @@ pub static OPENCODE2: Profile = Profile {
     rewrites_paths: false,
 };
 
+/// The edit keys of OpenClaw's and pi's `edit`: `{path, edits: [{oldText, newText}]}`; a
+/// top-level `oldText`/`newText` pair is added to the list.
+pub(super) const TEXT_EDITS: Keys = Keys {
+    old: &["oldText"],
+    new: &["newText"],
+    ..edit_list(&["path"], &["oldText"], &["newText"])
+};
+
 // ---- OpenClaw -----------------------------------------------------------------------------
 // A `params` rewrite runs but the model's history keeps its original call: context goes with
 // the result for every tool.
@@ -211,15 +219,7 @@ const OPENCLAW_TOOLS: &[Tool] = &[
     shell("exec", W),
     shell("bash", W),
     write("write", &["path"]),
-    // `edits: [{oldText, newText}]`; a top-level `oldText`/`newText` pair is added to the list
-    edit(
-        "edit",
-        Keys {
-            old: &["oldText"],
-            new: &["newText"],
-            ..edit_list(&["path"], &["oldText"], &["newText"])
-        },
-    ),
+    edit("edit", TEXT_EDITS),
     patch("apply_patch", &["input"]),
     read("read", &["path"]),
     reader("find"),

@@ -85,13 +85,13 @@ fn the_tables_say_what_the_facts_say() {
         &["patchText", "patch", "input"]
     );
     assert_eq!(VSCODE.entry("new_task").keys.prompt, "message");
-    // only OpenClaw rewrites paths before writing them
+    // only OpenClaw and pi rewrite paths before writing them
     assert_eq!(
         ALL.iter()
             .filter(|p| p.rewrites_paths)
             .map(|p| p.id)
             .collect::<Vec<_>>(),
-        ["openclaw"]
+        ["openclaw", "pi"]
     );
     // how blocks reach the model
     assert_eq!(

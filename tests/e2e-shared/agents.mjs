@@ -131,6 +131,33 @@ export const HOSTS = {
     // auto-compaction past the fraction of the window the user's settings set
     compact: { usage: 40000, userSettings: { context: { autoCompactThreshold: 0.1 } } },
   },
+  // pi (tests/e2e-pi): an in-process extension host, not a command-hook one; the same recipe
+  // shape. `prompt` may be a list: pi -p runs each as its own prompt, in one session.
+  pi: {
+    label: "pi",
+    defaultModel: "mock-1",
+    user(sb, model, o) {
+      writeJson(path.join(sb.home, ".pi", "agent", "models.json"), {
+        providers: {
+          mock: {
+            baseUrl: model.baseURL,
+            api: "openai-completions",
+            apiKey: "x",
+            compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
+            models: [{ id: o.modelName, contextWindow: 200000, maxTokens: 4096 }],
+          },
+        },
+      });
+      return { PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1" };
+    },
+    argv: (bin, prompt, o) => [process.execPath, [bin, "-p", "--provider", "mock", "--model", o.modelName, ...[prompt].flat()]],
+    shell: (command) => ({ tool: "bash", args: { command } }),
+    // relative paths: pi resolves them against its folder, the project
+    write: (rel, content, { exists = false, old = "" } = {}) =>
+      exists ? { tool: "edit", args: { path: rel, edits: [{ oldText: old, newText: content }] } } : { tool: "write", args: { path: rel, content } },
+    // no MCP in pi: hookwise's tools are pi tools, under their own names
+    mcp: (tool, args) => [{ tool, args }],
+  },
 };
 
 /** Where scripts/setup-clis.sh installed `name` (its `--where`), or null. */

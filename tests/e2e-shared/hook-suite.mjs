@@ -119,19 +119,11 @@ export function hookSuite(host, o = {}) {
     });
 
     test("(c) a strict SOP blocks git push --force once; the model reads it; the retry runs", () => {
-      const { r } = ctx.know;
-      const [, blocked, retried] = results(r);
-      assert.ok(blocked?.includes(FORCE_MARKER), `the SOP is what the model reads:\n${blocked}\n${r.describe()}`);
-      assert.ok(retried !== undefined && !retried.includes(FORCE_MARKER), `the retry is not blocked again:\n${retried}`);
-      assert.match(retried, /git|fatal|repository|remote/i, "git itself answered the retry");
+      assertSopOnce(assert, ctx.know.r, results(ctx.know.r));
     });
 
     test("(b) a write before selecting an intent is blocked with a reason the model reads; the file is absent", () => {
-      const { r, sb } = ctx.gov;
-      assertRunOk(assert, r);
-      const [first] = results(r);
-      assert.match(first ?? "", /select_active_intent/, `the reason names the way out\n${r.describe()}`);
-      assert.equal(sb.exists("src/auth/draft.ts"), false, "the file was not written");
+      assertGateBeforeIntent(assert, ctx.gov.r, ctx.gov.sb, results(ctx.gov.r));
     });
 
     test("(b) select_active_intent works through MCP and returns the intent", () => {
@@ -142,28 +134,12 @@ export function hookSuite(host, o = {}) {
 
     test("(b) a write inside the scope runs and leaves one Agent Trace record, valid, naming the host and the model", { todo: o.todo?.record }, () => {
       const { r, sb } = ctx.gov;
-      assert.equal(sb.read("src/auth/login.ts").trim(), LOGIN.trim(), r.describe());
-      const recs = sb.traces();
-      assert.equal(recs.length, 1, JSON.stringify(recs));
-      const rec = recs[0];
-      assert.deepEqual(validate(rec), [], JSON.stringify(rec));
-      assert.equal(rec.files[0].path, "src/auth/login.ts");
-      const head = execFileSync("git", ["rev-parse", "HEAD"], { cwd: sb.dir, encoding: "utf8" }).trim();
-      assert.deepEqual(rec.vcs, { type: "git", revision: head });
-      const conv = rec.files[0].conversations[0];
-      assert.equal(conv.contributor.type, "ai");
-      assert.equal(conv.contributor.model_id, h.writeModel ?? h.defaultModel, `the model the host ran: ${JSON.stringify(conv.contributor)}`);
-      const meta = rec.metadata["dev.hookwise"];
-      assert.equal(meta.intent_id, "INT-1");
+      const meta = assertLoginRecord(assert, r, sb, h.writeModel ?? h.defaultModel);
       assert.match(JSON.stringify(meta), new RegExp(host === "copilot" ? "copilot" : host, "i"), `the record names the host: ${JSON.stringify(meta)}`);
     });
 
     test("(b) a write outside the scope is blocked, naming the file and the scope; the file is unchanged", () => {
-      const { r, sb } = ctx.gov;
-      const out = results(r).find((t) => /README\.md/.test(t));
-      assert.ok(out && /src\/auth\/\*\*/.test(out), `the reason names the file and the scope\n${r.describe()}`);
-      assert.equal(sb.read("README.md"), "# demo\n");
-      assert.equal(sb.traces().length, 1, "a blocked call leaves no record");
+      assertOutsideBlocked(assert, ctx.gov.r, ctx.gov.sb, results(ctx.gov.r));
     });
 
     test("(d) the first model request carries the session-start context", () => {
@@ -215,4 +191,52 @@ export function hookSuite(host, o = {}) {
     o.extra?.(ctx);
   });
   return ctx;
+}
+
+/**
+ * (b): the governed run wrote src/auth/login.ts under INT-1, and the project holds exactly one
+ * Agent Trace record of it, valid against the schema, at the project's HEAD, by the AI model
+ * `model`. Returns the record's `dev.hookwise` metadata (the host's name is checked by the caller).
+ */
+export function assertLoginRecord(assert, r, sb, model) {
+  assert.equal(sb.read("src/auth/login.ts").trim(), LOGIN.trim(), r.describe());
+  const recs = sb.traces();
+  assert.equal(recs.length, 1, JSON.stringify(recs));
+  const rec = recs[0];
+  assert.deepEqual(validate(rec), [], JSON.stringify(rec));
+  assert.equal(rec.files[0].path, "src/auth/login.ts");
+  const head = execFileSync("git", ["rev-parse", "HEAD"], { cwd: sb.dir, encoding: "utf8" }).trim();
+  assert.deepEqual(rec.vcs, { type: "git", revision: head });
+  const conv = rec.files[0].conversations[0];
+  assert.equal(conv.contributor.type, "ai");
+  assert.equal(conv.contributor.model_id, model, `the model the host ran: ${JSON.stringify(conv.contributor)}`);
+  const meta = rec.metadata["dev.hookwise"];
+  assert.equal(meta.intent_id, "INT-1");
+  return meta;
+}
+
+/** (c): of the tool results `texts` (the vault call, the force push, its retry), the push was
+ * blocked with the SOP and the retry ran. */
+export function assertSopOnce(assert, r, texts) {
+  const [, blocked, retried] = texts;
+  assert.ok(blocked?.includes(FORCE_MARKER), `the SOP is what the model reads:\n${blocked}\n${r.describe()}`);
+  assert.ok(retried !== undefined && !retried.includes(FORCE_MARKER), `the retry is not blocked again:\n${retried}`);
+  assert.match(retried, /git|fatal|repository|remote/i, "git itself answered the retry");
+}
+
+/** (b): the governed run's first write, before any intent, was blocked with a reason naming
+ * select_active_intent, and src/auth/draft.ts is absent. */
+export function assertGateBeforeIntent(assert, r, sb, texts) {
+  assertRunOk(assert, r);
+  assert.match(texts[0] ?? "", /select_active_intent/, `the reason names the way out\n${r.describe()}`);
+  assert.equal(sb.exists("src/auth/draft.ts"), false, "the file was not written");
+}
+
+/** (b): the governed run's change of README.md, outside INT-1's scope, was blocked naming the
+ * file and the scope; README.md is unchanged and the one record stays alone. */
+export function assertOutsideBlocked(assert, r, sb, texts) {
+  const out = texts.find((t) => /README\.md/.test(t));
+  assert.ok(out && /src\/auth\/\*\*/.test(out), `the reason names the file and the scope\n${r.describe()}`);
+  assert.equal(sb.read("README.md"), "# demo\n");
+  assert.equal(sb.traces().length, 1, "a blocked call leaves no record");
 }

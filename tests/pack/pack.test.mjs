@@ -334,6 +334,8 @@ test("tarball: ships the wasm and every file package.json names; no install scri
   assert.ok(tarFiles.includes(".claude-plugin/plugin.json") && tarFiles.includes("hooks/hooks.json"), tarFiles.join("\n"));
   // the OpenClaw manifest sits at the package root, beside the extension it names
   assert.ok(tarFiles.includes("openclaw.plugin.json") && tarFiles.includes(manifest.openclaw.extensions[0].replace(/^\.\//, "")), tarFiles.join("\n"));
+  // pi loads the extensions its `pi` manifest names (a pi package: docs/pi.md)
+  assert.ok(manifest.pi.extensions.every((e) => tarFiles.includes(e.replace(/^\.\//, ""))) && tarFiles.includes("dist/pi.cjs"), tarFiles.join("\n"));
   // two wasm builds (lean ≈ 300 KB and policy ≈ 610 KB gzipped: enforcement, governance, the
   // warm MCP session, the Claude Code hooks) and the JS: ≈ 1.01 MB. A bound that catches a
   // stray file, not a budget (the lean wasm's is; scripts/build.mjs prints it).
