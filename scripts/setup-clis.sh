@@ -28,6 +28,7 @@ gemini|@google/gemini-cli|0.61.0|--ignore-scripts|@google/gemini-cli/bundle/gemi
 copilot|@github/copilot|1.0.102||@github/copilot-linux-x64/copilot|native
 qwen|@qwen-code/qwen-code|0.24.4|--ignore-scripts|@qwen-code/qwen-code/cli.js|node
 opencode|opencode-ai|1.18.33||opencode-ai/bin/opencode.exe|native
+cline|cline|3.0.65|--ignore-scripts|cline/bin/cline|node
 EOF
 }
 

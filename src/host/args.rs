@@ -371,3 +371,19 @@ pub fn command<'a>(host: &Profile, tool: &str, args: &'a Value) -> Option<&'a st
         .and_then(|k| args.get(k))
         .and_then(Value::as_str)
 }
+
+/// The command lines a shell tool's call runs, each read on its own: the one string under its
+/// command key, or every command of a host whose shell takes a list (Cline's `run_commands`,
+/// in every form it accepts). `None`: no command line can be read.
+pub fn command_lines<'a>(
+    host: &Profile,
+    tool: &str,
+    args: &'a Value,
+) -> Option<Vec<std::borrow::Cow<'a, str>>> {
+    #[cfg(feature = "policy")]
+    if super::profiles_cline::is_list_shell(host, tool) {
+        return super::profiles_cline::commands(args)
+            .map(|v| v.into_iter().map(std::borrow::Cow::Owned).collect());
+    }
+    command(host, tool, args).map(|s| vec![std::borrow::Cow::Borrowed(s)])
+}

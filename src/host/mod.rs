@@ -32,6 +32,9 @@ pub mod profiles;
 /// core only (their hooks are `hook.event` calls), so the lean wasm does not carry them.
 #[cfg(feature = "policy")]
 pub mod profiles_cli;
+/// Cline CLI's in-process plugin host (policy build: its adapter starts the policy core).
+#[cfg(feature = "policy")]
+pub mod profiles_cline;
 
 use crate::protocol::Log;
 
@@ -245,6 +248,7 @@ pub static ALL: &[&Profile] = &[
     &profiles_cli::GEMINI,
     &profiles_cli::COPILOT,
     &profiles_cli::QWEN,
+    &profiles_cline::CLINE,
 ];
 
 pub fn by_id(id: &str) -> Option<&'static Profile> {
@@ -284,6 +288,10 @@ mod tests;
 #[cfg(all(test, feature = "policy"))]
 #[path = "engine_tests.rs"]
 mod engine_tests;
+
+#[cfg(all(test, feature = "policy"))]
+#[path = "cline_tests.rs"]
+mod cline_tests;
 
 #[cfg(test)]
 #[path = "opencode2_tests.rs"]
