@@ -46,14 +46,17 @@ function guarded(ms, work, onTimeout, onError) {
   });
 }
 
-/** Every model tool the core may offer (src/tools/specs.json, copied by the build). */
+/** Every model tool the core may offer: src/tools/specs.json (the build copies it to dist/). */
 function allTools() {
-  try {
-    const list = require("./tool-specs.json");
-    return Array.isArray(list) ? list : [];
-  } catch {
-    return [];
+  for (const f of ["./tool-specs.json", "../src/tools/specs.json"]) {
+    try {
+      const list = require(f);
+      if (Array.isArray(list)) return list;
+    } catch {
+      /* the next place */
+    }
   }
+  return [];
 }
 
 /** The session a hook or tool context belongs to: Cline's conversation, else its agent. */
