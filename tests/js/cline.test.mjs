@@ -181,3 +181,37 @@ test("init --cline writes the plugin file once, keeps it, and never overwrites s
   assert.equal(fs.readFileSync(path.join(dir, REL), "utf8"), "export default {name: 'mine'}\n");
   fs.rmSync(dir, { recursive: true, force: true });
 });
+
+// The real core (pkg/), as an attacker writes run_commands: every form Cline runs, the SOP's
+// command hidden in a later item or behind a quote opened in an earlier one.
+const distCline = path.join(path.dirname(require.resolve("../../js/cline.cjs")), "../pkg/dist/cline.cjs");
+test("the real core reads every form of run_commands and every command of the list", { skip: !fs.existsSync(distCline) && "no pkg/: run npm run build" }, async () => {
+  const dir = tmp();
+  fs.mkdirSync(path.join(dir, ".hookwise/sops"), { recursive: true });
+  fs.writeFileSync(
+    path.join(dir, ".hookwise/sops/force.md"),
+    "---\nid: force-push\ncategory: process\nmatch:\n  patterns: ['git\\s+push\\s.*--force']\n---\n# Force-pushing\n\n## Preflight\n1. Say so (FORCE-MARKER).\n",
+  );
+  const p = require(distCline).createPlugin();
+  await p.setup({ registerTool() {} }, { workspaceInfo: { rootPath: dir } });
+  let n = 0;
+  for (const input of [
+    "git push --force a",
+    ["ls", "git push --force b"],
+    { cmd: "git push --force c" },
+    { command: "git push --force d" },
+    { commands: "git push --force e" },
+    { commands: [{ command: "git", args: ["push", "--force", "f"] }] },
+    [{ command: "git", args: ["push", "--force", "g"] }],
+    { commands: ["echo 'x", "git push --force h #'"] },
+    // a here-document over three items, fed to a shell: code
+    { commands: ["ls", "bash <<EOF", "git push --force i", "EOF"] },
+  ]) {
+    const r = await p.hooks.beforeTool(toolCtx("run_commands", input, `atk${n++}`));
+    assert.ok(r && r.skip && /FORCE-MARKER/.test(r.reason), `${JSON.stringify(input)} → ${JSON.stringify(r)}`);
+  }
+  assert.equal(await p.hooks.beforeTool(toolCtx("run_commands", { commands: ["ls", "echo ok"] }, "fine")), undefined);
+  // fed to cat, the same here-document is data, as Cline joins it
+  assert.equal(await p.hooks.beforeTool(toolCtx("run_commands", { commands: ["cat <<EOF", "git push --force j", "EOF"] }, "data")), undefined);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
