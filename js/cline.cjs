@@ -16,6 +16,8 @@
 // a glue file that cannot load leaves a stand-in that still fails closed (js/failsafe.cjs)
 const { Hookwise } = require("./failsafe.cjs").loadHookwise(() => require("./hookwise.cjs"));
 const { coldStart } = require("./failsafe.cjs");
+// `guarded(ms, work, onTimeout, onError)`: the OpenClaw adapter's hook guard, shared
+const { guarded } = require("./openclaw.cjs");
 
 /** Our budget per hook, under Cline's 3 s sandbox hook timeout. */
 const GUARD_MS = 2500;
@@ -26,25 +28,6 @@ const GUARD_MS = 2500;
  * the background, and the hooks wait for it.
  */
 const SETUP_MS = 500;
-
-/** Resolve `work()` or, after `ms`, `onTimeout()`; `work` rejecting resolves `onError(e)`. */
-function guarded(ms, work, onTimeout, onError) {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(onTimeout()), ms);
-    Promise.resolve()
-      .then(work)
-      .then(
-        (v) => {
-          clearTimeout(timer);
-          resolve(v);
-        },
-        (e) => {
-          clearTimeout(timer);
-          resolve(onError(e));
-        },
-      );
-  });
-}
 
 /** Every model tool the core may offer: src/tools/specs.json (the build copies it to dist/). */
 function allTools() {

@@ -132,6 +132,7 @@ describe("hookwise in the real Cline CLI", { skip }, () => {
     const conv = rec.files[0].conversations[0];
     assert.equal(conv.contributor.type, "ai");
     assert.match(conv.contributor.model_id ?? "", /mock-1$/, `the model the host ran: ${JSON.stringify(conv.contributor)}`);
+    console.log(`# Cline record: model ${conv.contributor.model_id}, ${JSON.stringify(rec.metadata["dev.hookwise"]).slice(0, 200)}`);
     const meta = rec.metadata["dev.hookwise"];
     assert.equal(meta.intent_id, "INT-1");
     assert.match(JSON.stringify(meta), /cline/i, `the record names the host: ${JSON.stringify(meta)}`);
