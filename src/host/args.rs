@@ -265,6 +265,17 @@ pub fn read_path<'a>(tool: &Tool, args: &'a Value) -> Option<&'a str> {
     }
 }
 
+/// Every file a read tool's call of `host` reads (Cline's `read_files` reads a list), else
+/// [`read_path`]'s one.
+pub fn read_paths<'a>(host: &Profile, tool: &Tool, args: &'a Value) -> Vec<&'a str> {
+    #[cfg(feature = "policy")]
+    if host.id == super::profiles_cline::CLINE.id && tool.name == "read_files" {
+        return super::profiles_cline::read_files(args);
+    }
+    let _ = host;
+    read_path(tool, args).into_iter().collect()
+}
+
 fn add<'a>(out: &mut Vec<&'a str>, s: &'a str) {
     if !out.contains(&s) {
         out.push(s);

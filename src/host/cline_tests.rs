@@ -137,3 +137,23 @@ fn only_what_changes_nothing_runs_without_an_intent() {
     assert_eq!(CLINE.role("run_commands"), Role::Shell);
     assert_eq!(CLINE.entry("spawn_agent").keys.prompt, "task");
 }
+
+#[test]
+fn read_files_paths_in_every_form() {
+    use super::profiles_cline::read_files;
+    assert_eq!(
+        read_files(&json!({"files": [{"path": "a"}, "b"]})),
+        vec!["a", "b"]
+    );
+    assert_eq!(read_files(&json!({"files": {"file_path": "a"}})), vec!["a"]);
+    assert_eq!(
+        read_files(&json!({"paths": "a", "file_paths": ["b"]})),
+        vec!["a", "b"]
+    );
+    assert_eq!(read_files(&json!([{"filePath": "a"}, "b"])), vec!["a", "b"]);
+    assert_eq!(read_files(&json!("a")), vec!["a"]);
+    assert_eq!(read_files(&json!({"path": "a", "end_line": 3})), vec!["a"]);
+    assert!(read_files(&json!({"files": [1, null]})).is_empty());
+    // governance's default readTools include it
+    assert!(CLINE.readers().contains(&"read_files".to_string()));
+}

@@ -17,7 +17,7 @@
 //! teammates (each runs tools of its own through the same hooks), `skills` runs a configured
 //! skill: none of them is listed, so under governance they need an intent (default deny).
 
-use super::profiles::{edit, file_only, patch, reader, subagent, tool, W};
+use super::profiles::{edit, file_only, patch, read, reader, subagent, tool, W};
 use super::{Block, Keys, Profile, ResultChannel, Role, Tool, NONE};
 
 const CLINE_TOOLS: &[Tool] = &[
@@ -35,7 +35,8 @@ const CLINE_TOOLS: &[Tool] = &[
     edit("editor", file_only(&["path"])),
     patch("apply_patch", &["input"]),
     subagent("spawn_agent", "task"),
-    reader("read_files"),
+    // `{path}` is one of its forms; every form: [`read_files`]
+    read("read_files", &["path"]),
     reader("search_codebase"),
     reader("fetch_web_content"),
     reader("ask_question"),
@@ -179,6 +180,45 @@ fn heredoc_delimiter(line: &str) -> Option<String> {
         i += 1;
     }
     None
+}
+
+/// The files a call of Cline's `read_files` reads, in every form its schema accepts: a path, a
+/// list of paths or `{path | file_path | filePath}` entries, or `{files | paths | file_paths}`
+/// holding one of those (governance remembers each read for its stale-write check).
+pub fn read_files(args: &serde_json::Value) -> Vec<&str> {
+    use serde_json::Value;
+    fn entry<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+        match v {
+            Value::String(s) => out.push(s),
+            Value::Object(m) => {
+                if let Some(s) = ["path", "file_path", "filePath"]
+                    .iter()
+                    .find_map(|k| m.get(*k).and_then(Value::as_str))
+                {
+                    out.push(s);
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|x| entry(x, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    match args.as_object() {
+        Some(m)
+            if ["files", "paths", "file_paths"]
+                .iter()
+                .any(|k| m.contains_key(*k)) =>
+        {
+            for k in ["files", "paths", "file_paths"] {
+                if let Some(v) = m.get(k) {
+                    entry(v, &mut out);
+                }
+            }
+        }
+        _ => entry(args, &mut out),
+    }
+    out.dedup();
+    out
 }
 
 /// The tool of `host` whose command key holds Cline's list forms.
