@@ -203,7 +203,11 @@ function createPlugin(o = {}) {
         const args = c.input === undefined ? {} : c.input;
         const r = await h.toolBefore({ tool, sessionId, callId, args, resultOnly: true });
         if (r && typeof r.block === "string" && r.block) return { skip: true, reason: r.block };
-        if (r && r.followUp && callId) pending.set(callId, { tool, sessionId, args });
+        if (r && r.followUp && callId) {
+          // Cline calls afterTool for every call, skipped ones too; a bound all the same
+          if (pending.size >= 1024) pending.delete(pending.keys().next().value);
+          pending.set(callId, { tool, sessionId, args });
+        }
         return undefined;
       },
       () => closed(tool, new Error(`took over ${guardMs} ms`)),
