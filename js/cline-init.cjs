@@ -95,7 +95,9 @@ async function clineDoctor(cwd) {
     error = String((e && e.message) || e).split("\n")[0];
   }
   const ms = Math.round((performance.now() - t0) * 10) / 10;
-  return { host: "cline", file: REL, event: "plugin load", ok: !error, ms, ...(error ? { error } : {}) };
+  // Cline drops every plugin when its sandbox takes over 4 s to load them (docs/cline.md)
+  const note = process.env.CLINE_PLUGIN_IMPORT_TIMEOUT_MS ? "" : "Cline runs without any plugin when loading them takes over 4 s: set CLINE_PLUGIN_IMPORT_TIMEOUT_MS=20000 where Cline runs";
+  return { host: "cline", file: REL, event: "plugin load", ok: !error, ms, ...(error ? { error } : {}), ...(note ? { note } : {}) };
 }
 
 module.exports = { initCline, clineFound, clineDoctor, pluginText, REL };
