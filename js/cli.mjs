@@ -32,6 +32,7 @@ commands:
                                 set hookwise up for that agent: its hooks and MCP server in its
                                 project files (merged into what is there)
   init --pi                     set hookwise up for pi: its extension as a pi package in .pi/settings.json
+  init --cline                  set hookwise up for Cline: the plugin .cline/plugins/hookwise.js
   mcp [--host HOST]             the stdio MCP server an agent runs (model tools; Claude Code's hook tools)
   hook [--host HOST] <Event>    a command hook: the payload on stdin, the answer on stdout
 
@@ -102,6 +103,7 @@ events). init --<host> writes these entries.`,
        hookwise init --claude [--command] [--global] [--cwd DIR] [--json]
        hookwise init --codex | --gemini | --copilot | --qwen [--global] [--cwd DIR] [--json]
        hookwise init --pi [--global] [--cwd DIR] [--json]
+       hookwise init --cline [--global] [--cwd DIR] [--json]
 
 Creates hookwise's configuration files in the project when they do not exist yet. With
 --governance also .orchestration/active_intents.yaml (active_intents: []): intent governance
@@ -127,11 +129,15 @@ answers) and the hookwise MCP server in its project files: .codex/hooks.json and
 .codex/config.toml; .gemini/settings.json; .github/hooks/hookwise.json and .github/mcp.json;
 .qwen/settings.json. The trust step the agent needs before it loads them is printed: you take
 it. Without any agent flag, init sets up every agent it finds in the project (.claude, .codex,
-.gemini, .github/hooks, .qwen, .pi) or on PATH (claude, codex, gemini, copilot, qwen, pi).
+.gemini, .github/hooks, .qwen, .pi, .cline) or on PATH (claude, codex, gemini, copilot, qwen, pi,
+cline).
 
 --pi: adds hookwise's pi extension to the project's .pi/settings.json as a pi package, the
 entry \`pi install ./node_modules/hookwise -l\` writes ("../node_modules/hookwise"), merged into
 what is there; pi loads it at its next start in the project folder.
+
+--cline: writes Cline's plugin file .cline/plugins/hookwise.js, which loads the project's
+hookwise (never overwriting a file there).
 
 What init writes is portable: the project's own hookwise (node
 node_modules/hookwise/dist/cli.mjs, under the agent's project-folder variable where it has one),
@@ -161,7 +167,7 @@ function parseArgs(argv) {
         const v = inline ?? argv[++i];
         if (v === undefined) throw new UsageError(`--${k} needs a value`);
         out.flags[k] = v;
-      } else if (["json", "help", "governance", "init", "claude", "command", "global", "pi", ...AGENT_FLAGS].includes(k)) out.flags[k] = true;
+      } else if (["json", "help", "governance", "init", "claude", "cline", "command", "global", "pi", ...AGENT_FLAGS].includes(k)) out.flags[k] = true;
       else throw new UsageError(`unknown option --${k}`);
     } else out._.push(a);
   }
@@ -274,6 +280,8 @@ const commands = {
     const agents = await agentsSetUp(path.resolve(flags.cwd || process.cwd()));
     const pi = await require("./pi-init.cjs").piDoctor(path.resolve(flags.cwd || process.cwd()));
     if (pi) agents.push(pi);
+    const cline = await require("./cline-init.cjs").clineDoctor(path.resolve(flags.cwd || process.cwd()));
+    if (cline) agents.push(cline);
     const json = { ...report, timingsMs: timings, agents, warnings: [...(report.warnings || []), ...warnings] };
     const d = report.discovery || {};
     const lines = [
@@ -363,9 +371,10 @@ const commands = {
 
   async init({ flags }) {
     const asked = AGENT_FLAGS.filter((f) => flags[f]);
-    if (flags.claude || asked.length || flags.pi) {
+    if (flags.claude || flags.cline || asked.length || flags.pi) {
       const out = [];
       if (flags.claude) out.push(await initClaude(flags));
+      if (flags.cline) out.push(initClineHere(flags));
       for (const f of asked) out.push(await initAgent(f, flags));
       if (flags.pi) out.push(initPi(flags));
       return report(flags, out);
@@ -393,6 +402,7 @@ const commands = {
       }
     }
     if (require("./pi-init.cjs").piFound(cwd, isExecutable)) agents.push(initPi(flags));
+    if (require("./cline-init.cjs").clineFound(cwd, onPath)) agents.push(initClineHere(flags));
     const lines = [...r.created.map((f) => `created ${f}`), ...r.kept.map((f) => `kept ${f} (it exists)`), ...r.failed.map((f) => `failed ${f}`), ...oc, ...agents.flatMap((a) => a.lines)];
     print(flags, { ...r, opencode, agents: agents.map(({ lines, ...a }) => a) }, lines.join("\n") || "nothing to do");
     if (r.failed.length) throw new Error(`could not create: ${r.failed.join("; ")} (in ${cwd})`);
@@ -413,9 +423,17 @@ async function agentHosts(cwd) {
   }
 }
 
+/** The program is on PATH. */
+const onPath = (p) => (process.env.PATH || "").split(path.delimiter).some((d) => d && isExecutable(path.join(d, p)));
+
+/** `hookwise init --cline`: the plugin file (js/cline-init.cjs). */
+function initClineHere(flags) {
+  const { initCline } = require("./cline-init.cjs");
+  return initCline(path.resolve(flags.cwd || process.cwd()), { global: !!flags.global, distDir: path.dirname(fileURLToPath(import.meta.url)) });
+}
+
 /** The agents used in the project (their folder) or installed (their program on PATH). */
 async function agentsFound(cwd) {
-  const onPath = (p) => (process.env.PATH || "").split(path.delimiter).some((d) => d && isExecutable(path.join(d, p)));
   return (await agentHosts(cwd)).filter((a) => fs.existsSync(path.join(cwd, a.marker)) || onPath(a.program));
 }
 

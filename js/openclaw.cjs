@@ -354,4 +354,4 @@ function createPlugin(deps = {}) {
 const STATE = Symbol.for("hookwise.openclaw.state");
 globalThis[STATE] = globalThis[STATE] || newState();
 
-module.exports = { plugin: createPlugin({ shared: globalThis[STATE] }), createPlugin, resultText, GUARD_MS, SELECT_TOOL: MODEL_TOOLS[0], MODEL_TOOLS };
+module.exports = { plugin: createPlugin({ shared: globalThis[STATE] }), createPlugin, resultText, guarded, GUARD_MS, SELECT_TOOL: MODEL_TOOLS[0], MODEL_TOOLS };

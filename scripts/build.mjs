@@ -128,6 +128,8 @@ fs.copyFileSync(path.join(root, "README.md"), path.join(pkg, "README.md"));
 fs.copyFileSync(path.join(root, "LICENSE"), path.join(pkg, "LICENSE"));
 // The configuration schema the core validates against, for editors ("$schema") and tools.
 fs.copyFileSync(path.join(root, "schema/hookwise.schema.json"), path.join(dist, "hookwise.schema.json"));
+// Every model tool the core may offer, for a host that registers tools before the core runs (Cline).
+fs.copyFileSync(path.join(root, "src/tools/specs.json"), path.join(dist, "tool-specs.json"));
 // The OpenClaw manifest: its configSchema IS that schema, read at build time, so the options
 // OpenClaw validates and the ones the core validates cannot drift apart.
 const schema = JSON.parse(fs.readFileSync(path.join(root, "schema/hookwise.schema.json"), "utf8"));

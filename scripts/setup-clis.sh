@@ -29,6 +29,7 @@ copilot|@github/copilot|1.0.102||@github/copilot-linux-x64/copilot|native
 qwen|@qwen-code/qwen-code|0.24.4|--ignore-scripts|@qwen-code/qwen-code/cli.js|node
 opencode|opencode-ai|1.18.33||opencode-ai/bin/opencode.exe|native
 pi|@mariozechner/pi-coding-agent|0.73.1|--ignore-scripts|@mariozechner/pi-coding-agent/dist/cli.js|node
+cline|cline|3.0.65|--ignore-scripts|cline/bin/cline|node
 EOF
 }
 

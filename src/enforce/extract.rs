@@ -171,7 +171,8 @@ pub fn extract_on(
         tool: tool.to_string(),
         ..Default::default()
     };
-    let line_arg = crate::host::args::command(host, tool, args);
+    // every command the call runs, each split on its own (a list's items run apart)
+    let lines = crate::host::args::command_lines(host, tool, args);
     let mut tokens: Vec<String> = Vec::new(); // lowercase, for services and keywords
     let mut hosts: Vec<String> = Vec::new();
 
@@ -188,8 +189,8 @@ pub fn extract_on(
     }
 
     let mut texts: Vec<String> = Vec::new(); // every string, for projects and URLs
-    if let Some(line) = line_arg {
-        let segs = shell::split(line);
+    if let Some(lines) = lines {
+        let segs: Vec<_> = lines.iter().flat_map(|line| shell::split(line)).collect();
         let mut hay = vec![tool.to_string()];
         let mut best: Option<(Risk, usize)> = None;
         let mut all_read_only = true;

@@ -42,7 +42,9 @@ pub fn shell_names_governance(host: &Profile, tool: &str, args: &Value) -> Optio
     if host.entry(tool).role != Role::Shell {
         return None;
     }
-    names_governance(crate::host::args::command(host, tool, args)?)
+    crate::host::args::command_lines(host, tool, args)?
+        .iter()
+        .find_map(|line| names_governance(line))
 }
 
 /// The spelling through which the command line `line` names `.orchestration/` or its files.

@@ -407,3 +407,39 @@ fn apply_patch_records_every_file_and_hunk() {
         "INTENT_EVOLUTION"
     );
 }
+
+/// Cline's profile is in the policy build only.
+#[cfg(feature = "policy")]
+#[test]
+fn clines_read_files_reads_count_for_stale_writes_in_every_form() {
+    use crate::host::profiles_cline::CLINE;
+    for reads in [
+        json!({"files": [{"path": "src/b.ts"}, {"path": "src/a.ts", "start_line": 1}]}),
+        json!({"paths": ["src/b.ts", "src/a.ts"]}),
+        json!({"file_paths": "src/a.ts"}),
+        json!(["src/b.ts", {"file_path": "src/a.ts"}]),
+        json!("src/a.ts"),
+        json!({"path": "src/a.ts"}),
+    ] {
+        let mut fs = project();
+        fs.file("/w/src/a.ts", "v1\n");
+        let mut t = T::new(fs);
+        t.gov.set_config(GovConfig::for_host(&CLINE));
+        t.select("s", "INT-1");
+        t.before("s", "read_files", reads.clone());
+        t.fs.file("/w/src/a.ts", "v2 from elsewhere\n");
+        let block = t
+            .before(
+                "s",
+                "editor",
+                json!({"path": "src/a.ts", "old_text": "v1", "new_text": "v3"}),
+            )
+            .block;
+        assert!(
+            block
+                .as_deref()
+                .is_some_and(|m| m.contains("changed on disk since this session last read it")),
+            "{reads}: {block:?}"
+        );
+    }
+}

@@ -265,6 +265,17 @@ pub fn read_path<'a>(tool: &Tool, args: &'a Value) -> Option<&'a str> {
     }
 }
 
+/// Every file a read tool's call of `host` reads (Cline's `read_files` reads a list), else
+/// [`read_path`]'s one.
+pub fn read_paths<'a>(host: &Profile, tool: &Tool, args: &'a Value) -> Vec<&'a str> {
+    #[cfg(feature = "policy")]
+    if host.id == super::profiles_cline::CLINE.id && tool.name == "read_files" {
+        return super::profiles_cline::read_files(args);
+    }
+    let _ = host;
+    read_path(tool, args).into_iter().collect()
+}
+
 fn add<'a>(out: &mut Vec<&'a str>, s: &'a str) {
     if !out.contains(&s) {
         out.push(s);
@@ -383,4 +394,20 @@ pub fn command<'a>(host: &Profile, tool: &str, args: &'a Value) -> Option<&'a st
     host.shell_key(tool)
         .and_then(|k| args.get(k))
         .and_then(Value::as_str)
+}
+
+/// The command lines a shell tool's call runs, each read on its own: the one string under its
+/// command key, or every command of a host whose shell takes a list (Cline's `run_commands`,
+/// in every form it accepts). `None`: no command line can be read.
+pub fn command_lines<'a>(
+    host: &Profile,
+    tool: &str,
+    args: &'a Value,
+) -> Option<Vec<std::borrow::Cow<'a, str>>> {
+    #[cfg(feature = "policy")]
+    if super::profiles_cline::is_list_shell(host, tool) {
+        return super::profiles_cline::commands(args)
+            .map(|v| v.into_iter().map(std::borrow::Cow::Owned).collect());
+    }
+    command(host, tool, args).map(|s| vec![std::borrow::Cow::Borrowed(s)])
 }

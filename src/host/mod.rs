@@ -34,6 +34,9 @@ pub mod profiles;
 pub mod profiles_cli;
 /// pi's tools (an in-process extension host, like OpenCode: served by the lean core too).
 pub mod profiles_pi;
+/// Cline CLI's in-process plugin host (policy build: its adapter starts the policy core).
+#[cfg(feature = "policy")]
+pub mod profiles_cline;
 
 use crate::protocol::Log;
 
@@ -250,6 +253,7 @@ pub static ALL: &[&Profile] = &[
     &profiles_cli::GEMINI,
     &profiles_cli::COPILOT,
     &profiles_cli::QWEN,
+    &profiles_cline::CLINE,
 ];
 
 pub fn by_id(id: &str) -> Option<&'static Profile> {
@@ -289,6 +293,10 @@ mod tests;
 #[cfg(all(test, feature = "policy"))]
 #[path = "engine_tests.rs"]
 mod engine_tests;
+
+#[cfg(all(test, feature = "policy"))]
+#[path = "cline_tests.rs"]
+mod cline_tests;
 
 #[cfg(test)]
 #[path = "opencode2_tests.rs"]

@@ -55,7 +55,8 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
 
     if !gated {
         if cfg.stale_writes {
-            if let Some(p) = host::args::read_path(cfg.host.entry(tool), &input.args) {
+            // every file the call reads (Cline's read_files reads a list)
+            for p in host::args::read_paths(cfg.host, cfg.host.entry(tool), &input.args) {
                 if let Some(Resolved::Inside(rel)) =
                     resolve_paths(io, wt, &input.directory, &[p.to_string()])
                         .await
