@@ -2,7 +2,8 @@
 // The host-neutral engine API, for VS Code extensions and any host that dispatches tools
 // itself. No OpenCode types. Importable with `require` and `import`, under Node and Bun.
 
-const { randomUUID } = require("node:crypto");
+// node:crypto (~3 ms to load) when a call first needs an id, not at start-up
+const randomUUID = () => require("node:crypto").randomUUID();
 // a glue file that cannot load leaves a stand-in that still fails closed (js/failsafe.cjs)
 const { Hookwise } = require("./failsafe.cjs").loadHookwise(() => require("./hookwise.cjs"));
 const { HookwiseError } = (() => {

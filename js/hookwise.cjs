@@ -3,7 +3,8 @@
 // which calls need the core at all. Shared by the OpenCode plugin and the engine API.
 // It never throws from a hook: a failure is logged and the call proceeds unchanged.
 
-const { randomBytes } = require("node:crypto");
+// node:crypto (~3 ms to load) when governance first records a change, not at start-up
+const randomBytes = (n) => require("node:crypto").randomBytes(n);
 const { Core, applyMutations, excerpts, checkArgs, DEFAULT_LIMITS, envObject } = require("./core.cjs");
 const { createHost } = require("./host.cjs");
 const { createMcpHost } = require("./mcp.cjs");
