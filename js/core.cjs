@@ -16,6 +16,32 @@ class HookwiseError extends Error {
 }
 
 const loaded = {}; // flavour -> instantiated module
+let soon = null; // the lean wasm compiling in the background (compileSoon): a Promise of a Module, or null
+
+/**
+ * Start compiling the lean wasm from its usual place, in the background: an entry point calls
+ * this first, so that the runtime compiles (V8 and JavaScriptCore validate and compile off the
+ * main thread) while the rest of the glue loads, and `init` finds it compiled
+ * (scripts/bench.mjs, "engine load + init"). Never throws and never rejects: a file that cannot
+ * be read or compiled is left to `loadWasm`, which reports it as before.
+ */
+function compileSoon() {
+  if (soon || loaded.lean || typeof WebAssembly.compile !== "function") return;
+  try {
+    soon = WebAssembly.compile(fs.readFileSync(path.join(__dirname, "hookwise_bg.wasm"))).catch(() => null);
+  } catch {
+    soon = null;
+  }
+}
+
+/**
+ * The lean wasm compileSoon started, once compiled (null when it was not started, failed, or
+ * the engine is given its own wasm): a module that `loadWasm` instantiates without compiling.
+ */
+async function compiledSoon(opts = {}) {
+  if (!soon || opts.flavor === "policy" || opts.wasmBytes || opts.wasmPath) return null;
+  return soon;
+}
 /**
  * Load and instantiate a wasm flavour once (synchronously): "lean" (default) or "policy"
  * (with pre-action enforcement; in `policy/` next to the lean one).
@@ -25,6 +51,8 @@ function loadWasm(opts = {}) {
   if (loaded[flavor]) return loaded[flavor];
   const mod = flavor === "policy" ? require("./policy/wasm.cjs") : require("./wasm.cjs");
   let bytes = flavor === "policy" ? opts.policyWasmBytes : opts.wasmBytes;
+  // compiled in the background (compileSoon): instantiated as it is
+  if (!bytes && flavor === "lean" && opts.module instanceof WebAssembly.Module) bytes = opts.module;
   if (!bytes) {
     const file =
       flavor === "policy"
@@ -427,4 +455,4 @@ function envObject(env = process.env) {
   return out;
 }
 
-module.exports = { Core, HookwiseError, loadWasm, applyMutations, excerpts, checkArgs, DEFAULT_LIMITS, envObject, takeBytes };
+module.exports = { Core, HookwiseError, loadWasm, compileSoon, compiledSoon, applyMutations, excerpts, checkArgs, DEFAULT_LIMITS, envObject, takeBytes };

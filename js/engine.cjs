@@ -2,7 +2,15 @@
 // The host-neutral engine API, for VS Code extensions and any host that dispatches tools
 // itself. No OpenCode types. Importable with `require` and `import`, under Node and Bun.
 
-const { randomUUID } = require("node:crypto");
+// the lean wasm compiles in the background while the rest loads (an engine is what this file is for)
+try {
+  require("./core.cjs").compileSoon();
+} catch {
+  /* core.cjs broken: the stand-in below fails closed */
+}
+
+// node:crypto (~3 ms to load) when a call first needs an id, not at start-up
+const randomUUID = () => require("node:crypto").randomUUID();
 // a glue file that cannot load leaves a stand-in that still fails closed (js/failsafe.cjs)
 const { Hookwise } = require("./failsafe.cjs").loadHookwise(() => require("./hookwise.cjs"));
 const { HookwiseError } = (() => {

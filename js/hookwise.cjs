@@ -3,8 +3,9 @@
 // which calls need the core at all. Shared by the OpenCode plugin and the engine API.
 // It never throws from a hook: a failure is logged and the call proceeds unchanged.
 
-const { randomBytes } = require("node:crypto");
-const { Core, applyMutations, excerpts, checkArgs, DEFAULT_LIMITS, envObject } = require("./core.cjs");
+// node:crypto (~3 ms to load) when governance first records a change, not at start-up
+const randomBytes = (n) => require("node:crypto").randomBytes(n);
+const { Core, applyMutations, excerpts, checkArgs, DEFAULT_LIMITS, envObject, compiledSoon } = require("./core.cjs");
 const { createHost } = require("./host.cjs");
 const { createMcpHost } = require("./mcp.cjs");
 const { coldStart } = require("./failsafe.cjs");
@@ -72,6 +73,8 @@ class Hookwise {
           this.initCall = init;
           // a host whose calls only the policy core answers (Claude Code's `claude.hook`)
           // starts with it: one core compiled, not two
+          // the lean wasm an entry point started compiling (core.cjs compileSoon), if any
+          this.module = await compiledSoon({ flavor: this.o.flavor, wasmBytes: this.o.wasmBytes, wasmPath: this.o.wasmPath });
           this.core = this.newCore(this.o.flavor === "policy" ? "policy" : "lean");
           let r = await this.core.call(init);
           // The project wants pre-action enforcement: the core with it starts instead.
@@ -131,7 +134,7 @@ class Hookwise {
     const mcp = this.mcpCapable ? createMcpHost({ env: this.env, sink: () => core }) : null;
     const pipes = mcp && createHost({ mcp, watch: false });
     const host = mcp ? { run: (req) => (req.kind.startsWith("mcp") ? pipes.run(req) : this.host.run(req)) } : this.host;
-    core = new Core(host, { flavor, wasmPath: this.o.wasmPath, wasmBytes: this.o.wasmBytes, policyWasmBytes: this.o.policyWasmBytes });
+    core = new Core(host, { flavor, wasmPath: this.o.wasmPath, wasmBytes: this.o.wasmBytes, policyWasmBytes: this.o.policyWasmBytes, module: this.module });
     this.mcp = mcp;
     return core;
   }

@@ -4,7 +4,8 @@
 // the process, writes what it is given, hands every stdout chunk to the core as it comes,
 // reports the end once, and makes sure no process outlives its plugin or its host.
 
-const { spawn } = require("node:child_process");
+// node:child_process loads when the first MCP server starts, not at start-up
+const spawn = (...a) => require("node:child_process").spawn(...a);
 const { isWin, track, endGroup, killGroup } = require("./procs.cjs");
 
 const STDERR_TAIL = 4096;

@@ -2,6 +2,12 @@
 // The OpenCode plugin: maps OpenCode's hooks onto one Hookwise instance. Every hook catches
 // everything: OpenCode must never see an exception from hookwise except a deliberate block.
 
+// the lean wasm compiles in the background while the rest loads (js/core.cjs compileSoon)
+try {
+  require("./core.cjs").compileSoon();
+} catch {
+  /* core.cjs broken: the stand-in below fails closed */
+}
 // a glue file that cannot load leaves a stand-in that still fails closed (js/failsafe.cjs)
 const { Hookwise } = require("./failsafe.cjs").loadHookwise(() => require("./hookwise.cjs"));
 

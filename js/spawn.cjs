@@ -3,7 +3,8 @@
 // node:child_process otherwise — OpenCode Desktop runs plugins under Node), each in a process
 // group of its own that ends with the call (js/procs.cjs). Part of js/host.cjs.
 
-const { spawn } = require("node:child_process");
+// node:child_process loads on the first process started under Node, not at start-up
+const spawn = (...a) => require("node:child_process").spawn(...a);
 const { isWin, KILL_GRACE_MS, track, endGroup } = require("./procs.cjs");
 
 const hasBun = typeof globalThis.Bun !== "undefined" && typeof globalThis.Bun.spawn === "function";

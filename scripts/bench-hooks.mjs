@@ -232,7 +232,7 @@ for (const r of rows) {
   const base = r.own ? pct(r.own, 0.5) : floor;
   console.log(`${r.project.padEnd(18)} ${r.event.padEnd(12)} ${r.way.padEnd(26)} ${String(r.ms.length).padStart(4)} ${fmt(p50).padStart(8)} ${fmt(pct(r.ms, 0.9)).padStart(8)} ${(p50 / base).toFixed(2).padStart(8)}${r.note ? `   ${r.note}` : ""}`);
 }
-console.log(`http: not offered — an HTTP hook's host (Qwen Code, Copilot CLI) treats a refused connection or a non-2xx answer as a non-blocking failure (the call runs: not fail-closed), and any local user can bind a loopback port first and receive the payloads and the secret header (docs/warm-hooks.md)`);
+console.log(`http: not offered — Qwen Code runs the call when its HTTP hook fails (refused, non-2xx, timeout), Copilot CLI skips an HTTP preToolUse hook to 127.0.0.1 unless the user sets COPILOT_HOOK_ALLOW_LOCALHOST=1, and in both any local user who binds the port first gets the payloads and the secret and answers for hookwise (real runs: docs/warm-hooks.md#http-hooks-not-offered-per-host)`);
 const big = rows.filter((r) => r.project === projects[2].label && r.way === "command, warm: steady" && r.event === "PreToolUse")[0];
 if (big) {
   const x = pct(big.ms, 0.5) / pct(big.own, 0.5);
