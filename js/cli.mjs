@@ -127,9 +127,11 @@ answers) and the hookwise MCP server in its project files: .codex/hooks.json and
 it. Without any agent flag, init sets up every agent it finds in the project (.claude, .codex,
 .gemini, .github/hooks, .qwen) or on PATH (claude, codex, gemini, copilot, qwen).
 
-What init writes is portable: the project's own hookwise (node
-node_modules/hookwise/dist/cli.mjs, under the agent's project-folder variable where it has one),
-never a path of this machine; commit the files, and a clone plus npm install works. --global
+What init writes is portable: the project's own hookwise (node -e with a few lines that find
+node_modules/hookwise/dist/cli.mjs from where the agent starts it: its project folder, a
+sub-folder, or a git worktree of the project, whose main checkout holds node_modules), never a
+path of this machine; commit the files, and a clone plus npm install works. Where it is not
+found, a project that governs or enforces blocks tool calls with a reason saying so. --global
 writes the hookwise on PATH instead.`,
 };
 
@@ -339,7 +341,8 @@ const commands = {
     if (process.env.HOOKWISE_WARM !== "0" && !raw.over && !cwd) {
       const v = DIALECTS[host].projectDirVar && process.env[DIALECTS[host].projectDirVar];
       const project = typeof v === "string" && path.isAbsolute(v) ? v : process.cwd();
-      const w = await require("./warm-client.cjs").askWarm({ event, raw: raw.text, project, host, explain: true });
+      const keep = Array.isArray(DIALECTS[host].keep) && DIALECTS[host].keep.includes(event);
+      const w = await require("./warm-client.cjs").askWarm({ event, raw: raw.text, project, host, keep, explain: true });
       if (process.env.HOOKWISE_DEBUG) process.stderr.write(`hookwise debug: ${w.answer ? "answered warm" : `cold (${w.why})`}\n`);
       if (w.answer) return void process.stdout.write(w.answer.text);
     }
@@ -491,7 +494,7 @@ async function initAgent(flag, flags) {
   try {
     await hooks.hw.init();
     failClosed = !!(hooks.hw.plan && hooks.hw.plan.failClosed);
-    s = await hooks.hostSetup({ host: flag, global: !!flags.global });
+    s = await hooks.hostSetup({ host: flag, global: !!flags.global, failClosed });
   } finally {
     await hooks.dispose();
   }
