@@ -12,6 +12,5 @@ hookSuite("copilot", {
   contextAfterCompaction: false,
   todo: {
     record: "issue 30: Copilot CLI sends hooks no model id, so the record names none",
-    compaction: "issue 30: the prompt that names the concepts is answered by the first, cold hook, so the compaction memory (warm engine) does not know them",
   },
 });
