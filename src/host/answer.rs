@@ -74,7 +74,8 @@ pub fn deny(d: &Dialect, reason: &str) -> String {
 /// whose payload holds session state later hooks need (the session's start, a prompt: the
 /// model id Qwen Code names only at SessionStart, the concepts a prompt names): one answered in
 /// a hook's own process, while the project's warm server was not ready, is handed to that
-/// server to replay (`docs/warm-hooks.md`).
+/// server to replay (`docs/warm-hooks.md`). `envKeys`: the variables the glue hands the core
+/// for the host's model log ([`super::model_log`]).
 pub fn js_table() -> Value {
     let mut m = serde_json::Map::new();
     for d in super::dialect::ALL {
@@ -95,6 +96,7 @@ pub fn js_table() -> Value {
                 "deny": deny(d, "{reason}"),
                 "empty": empty,
                 "projectDirVar": d.project_dir_var,
+                "envKeys": super::model_log::env_keys(d.model_log),
                 "keep": d.events.iter()
                     .filter(|e| matches!(e.1, Event::SessionStart | Event::Prompt))
                     .map(|e| e.0)

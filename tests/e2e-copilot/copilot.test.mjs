@@ -10,7 +10,4 @@ import { hookSuite } from "../e2e-shared/hook-suite.mjs";
 // next request): what was kept cannot be handed back there (checked with a probe hook).
 hookSuite("copilot", {
   contextAfterCompaction: false,
-  todo: {
-    record: "issue 30: Copilot CLI sends hooks no model id, so the record names none",
-  },
 });
