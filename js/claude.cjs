@@ -140,6 +140,8 @@ function createClaude(o = {}) {
         random: randomBytes(16).toString("hex"),
         nowMs: Date.now(),
         ...(unreadable ? { unreadable: String(unreadable) } : {}),
+        // the variables the host's model log needs (js/dialects.json `envKeys`, from the core)
+        env: Object.fromEntries((DIALECTS[host].envKeys || []).filter((k) => typeof env[k] === "string").map((k) => [k, env[k]])),
       };
       let failure = null;
       const r = await hw.run(call, (e) => (failure = e));

@@ -139,9 +139,11 @@ what is there; pi loads it at its next start in the project folder.
 --cline: writes Cline's plugin file .cline/plugins/hookwise.js, which loads the project's
 hookwise (never overwriting a file there).
 
-What init writes is portable: the project's own hookwise (node
-node_modules/hookwise/dist/cli.mjs, under the agent's project-folder variable where it has one),
-never a path of this machine; commit the files, and a clone plus npm install works. --global
+What init writes is portable: the project's own hookwise (node -e with a few lines that find
+node_modules/hookwise/dist/cli.mjs from where the agent starts it: its project folder, a
+sub-folder, or a git worktree of the project, whose main checkout holds node_modules), never a
+path of this machine; commit the files, and a clone plus npm install works. Where it is not
+found, a project that governs or enforces blocks tool calls with a reason saying so. --global
 writes the hookwise on PATH instead.`,
 };
 
@@ -355,7 +357,8 @@ const commands = {
     if (process.env.HOOKWISE_WARM !== "0" && !raw.over && !cwd) {
       const v = DIALECTS[host].projectDirVar && process.env[DIALECTS[host].projectDirVar];
       const project = typeof v === "string" && path.isAbsolute(v) ? v : process.cwd();
-      const w = await require("./warm-client.cjs").askWarm({ event, raw: raw.text, project, host, explain: true });
+      const keep = Array.isArray(DIALECTS[host].keep) && DIALECTS[host].keep.includes(event);
+      const w = await require("./warm-client.cjs").askWarm({ event, raw: raw.text, project, host, keep, explain: true });
       if (process.env.HOOKWISE_DEBUG) process.stderr.write(`hookwise debug: ${w.answer ? "answered warm" : `cold (${w.why})`}\n`);
       if (w.answer) return void process.stdout.write(w.answer.text);
     }
@@ -519,7 +522,7 @@ async function initAgent(flag, flags) {
   try {
     await hooks.hw.init();
     failClosed = !!(hooks.hw.plan && hooks.hw.plan.failClosed);
-    s = await hooks.hostSetup({ host: flag, global: !!flags.global });
+    s = await hooks.hostSetup({ host: flag, global: !!flags.global, failClosed });
   } finally {
     await hooks.dispose();
   }

@@ -24,7 +24,7 @@ const PROTOCOL = 1;
 /** How long a hook waits for a running server's answer before it decides cold. */
 const DEFAULT_TIMEOUT_MS = 5000;
 /** The environment the core reads (config.rs, discovery.rs): a different one is another server. */
-const ENV_KEYS = /^(HOOKWISE_|MAENIFOLD_)|^(PATH|HOME)$/;
+const ENV_KEYS = /^(HOOKWISE_|MAENIFOLD_)|^(PATH|HOME|COPILOT_HOME)$/;
 
 const uid = () => (typeof process.getuid === "function" ? process.getuid() : -1);
 
@@ -139,24 +139,47 @@ function lockHolder(lock) {
   return pid;
 }
 
-/** Start the server for `project`, detached (it outlives this hook); never throws. */
-function startServer(project, host, env, paths) {
+/** The most of a payload handed to a server to replay (a session's start or a prompt). */
+const MAX_NOTE = 1024 * 1024;
+
+/**
+ * Start the server for `project`, detached (it outlives this hook); never throws. `note`
+ * (`{event, payload}`): the payload of a hook answered in its own process whose session state
+ * later hooks need (the dialect's `keep` events), handed to the new server on its stdin to
+ * replay before it answers anything.
+ */
+function startServer(project, host, env, paths, note = null) {
   try {
     if (lockHolder(paths.lock)) return false; // starting or running already
     const { spawn } = require("node:child_process");
+    const give = note && typeof note.payload === "string" && note.payload.length <= MAX_NOTE;
     const child = spawn(process.execPath, [path.join(__dirname, "warm-server.cjs"), project, host], {
       detached: true,
-      stdio: "ignore",
+      stdio: [give ? "pipe" : "ignore", "ignore", "ignore"],
       env,
       cwd: project,
       windowsHide: true,
     });
     child.on("error", () => {});
+    if (give) {
+      child.stdin.on("error", () => {});
+      child.stdin.end(JSON.stringify({ event: String(note.event), payload: note.payload }) + "\n");
+    }
     child.unref();
     return true;
   } catch {
     return false;
   }
+}
+
+/** Wait until `socket` exists (a server that is starting listens first), up to `ms`. */
+async function socketWithin(socket, ms) {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (fs.existsSync(socket)) return true;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return false;
 }
 
 /**
@@ -170,13 +193,19 @@ function startServer(project, host, env, paths) {
  * @param {object} [o.env]
  * @param {number} [o.timeoutMs]
  * @param {boolean} [o.start] start a server when none runs (default true)
+ * @param {boolean} [o.keep] the event holds session state later hooks need: answered cold while
+ *   the server is not ready, its payload is handed to the server to replay (at its start, or by
+ *   the server itself when it answers `busy`)
  */
 async function askWarm(o) {
-  const r = await ask(o);
-  return o.explain ? r : r.answer;
+  let r = await ask(o);
+  // a server that is starting (its lock held, its socket not yet there): wait for its socket
+  // once, and ask it (it lets the request wait for its engine)
+  if (r.starting && (await socketWithin(r.starting, Math.min(2000, o.timeoutMs || DEFAULT_TIMEOUT_MS)))) r = await ask({ ...o, start: false });
+  return o.explain ? { answer: r.answer, why: r.why } : r.answer;
 }
 
-function ask({ event, raw, project, host = "claude-code", env = process.env, timeoutMs, start = true }) {
+function ask({ event, raw, project, host = "claude-code", env = process.env, timeoutMs, start = true, keep = false }) {
   const none = (why) => ({ answer: null, why });
   if (!project || !path.isAbsolute(project)) return Promise.resolve(none("no project"));
   const dir = runtimeDir(env);
@@ -212,11 +241,13 @@ function ask({ event, raw, project, host = "claude-code", env = process.env, tim
     }, limit);
     sock.on("error", (e) => {
       const code = (e && e.code) || "error";
-      if (start && (code === "ENOENT" || code === "ECONNREFUSED")) startServer(project, host, env, paths);
+      if (start && (code === "ENOENT" || code === "ECONNREFUSED")) {
+        if (!startServer(project, host, env, paths, keep ? { event, payload: raw } : null) && lockHolder(paths.lock)) return finish({ ...none(code), starting: paths.socket });
+      }
       finish(none(code));
     });
     sock.on("connect", () => {
-      sock.write(JSON.stringify({ v: PROTOCOL, id, secret: key, project, host, event: String(event), payload: raw }) + "\n");
+      sock.write(JSON.stringify({ v: PROTOCOL, id, secret: key, project, host, event: String(event), payload: raw, ...(keep ? { keep: true } : {}) }) + "\n");
     });
     sock.setEncoding("utf8");
     sock.on("data", (chunk) => {
@@ -242,4 +273,4 @@ function ask({ event, raw, project, host = "claude-code", env = process.env, tim
   });
 }
 
-module.exports = { serverFor, askWarm, runtimeDir, secret, serverKey, serverPaths, lockHolder, startServer, PROTOCOL, DEFAULT_TIMEOUT_MS };
+module.exports = { serverFor, askWarm, runtimeDir, secret, serverKey, serverPaths, lockHolder, startServer, PROTOCOL, DEFAULT_TIMEOUT_MS, MAX_NOTE };

@@ -19,7 +19,7 @@ const fs = require("node:fs");
 const net = require("node:net");
 const path = require("node:path");
 const crypto = require("node:crypto");
-const { runtimeDir, secret, serverPaths, serverFor, lockHolder, PROTOCOL } = require("./warm-client.cjs");
+const { runtimeDir, secret, serverPaths, serverFor, lockHolder, PROTOCOL, MAX_NOTE } = require("./warm-client.cjs");
 
 const DEFAULT_IDLE_MS = 20 * 60 * 1000;
 /** How long a request waits for an engine being made before the hook is told to decide cold
@@ -28,6 +28,8 @@ const DEFAULT_WAIT_MS = 3000;
 /** How often the server checks its project folder and its socket. */
 const CHECK_MS = 2000;
 const MAX_LINE = 64 * 1024 * 1024;
+/** The most payloads kept to replay (answered cold while the engine was not ready). */
+const MAX_NOTES = 16;
 
 function takeLock(lock) {
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -69,6 +71,8 @@ function inode(p) {
  * @param {object} [o.env]
  * @param {number} [o.idleMs]
  * @param {(level: string, message: string) => void} [o.log]
+ * @param {Array<{event: string, payload: string}>} [o.notes] payloads to replay first (the
+ *   hook that started the server answered them in its own process)
  */
 async function run(project, o = {}) {
   const env = o.env || process.env;
@@ -116,6 +120,34 @@ async function run(project, o = {}) {
     if (old) Promise.resolve(old.claude.dispose()).catch(() => {});
   }
 
+  // Payloads hooks answered in their own process while the engine was not ready (the first hook,
+  // which started this server; a hook told `busy`), of events whose session state later hooks
+  // need (the dialect's `keep`: the model id, the session's start and concepts). Replayed into
+  // the engine, in order and before any request is answered; their answers are not used.
+  const notes = [];
+  const note = (event, payload) => {
+    if (typeof event === "string" && typeof payload === "string" && payload.length <= MAX_NOTE && notes.length < MAX_NOTES) notes.push({ event, payload });
+  };
+  for (const n of Array.isArray(o.notes) ? o.notes : []) note(n && n.event, n && n.payload);
+  let replaying = Promise.resolve();
+  const replay = (e) =>
+    (replaying = replaying.then(async () => {
+      while (notes.length && e === engine) {
+        const n = notes.shift();
+        let payload = null;
+        try {
+          payload = JSON.parse(n.payload);
+        } catch {
+          continue;
+        }
+        try {
+          await e.claude.hook(n.event, payload, null);
+        } catch (err) {
+          log("warn", `hookwise warm: a replayed ${n.event} failed: ${(err && err.message) || err}`);
+        }
+      }
+    }));
+
   let stopping = null;
   let idleTimer = null;
   let inFlight = 0;
@@ -134,12 +166,18 @@ async function run(project, o = {}) {
     // An engine being made (at start, or again after a change) is waited for a little: the
     // hooks that go cold meanwhile would themselves write what makes it stale again (the
     // enforcement state), and a small project's engine is ready sooner than a cold hook.
-    if (!(await readyWithin(engine, waitMs))) return { id: m.id, busy: true };
+    const busy = () => {
+      // the hook answers cold; what its event says about the session is replayed here
+      if (m.keep === true) note(m.event, m.payload);
+      return { id: m.id, busy: true };
+    };
+    if (!(await readyWithin(engine, waitMs))) return busy();
     const why = engine.inputs.changed();
     if (why) {
       if (!engine.inputs.untrusted()) renew(`changed: ${why}`);
-      if (!(await readyWithin(engine, waitMs)) || engine.inputs.untrusted()) return { id: m.id, busy: true };
+      if (!(await readyWithin(engine, waitMs)) || engine.inputs.untrusted()) return busy();
     }
+    await replay(engine);
     // read as the cold hook reads it (what cannot be read is said: the core blocks it under policy)
     let payload = null;
     let unreadable = m.payload.trim() === "" ? "empty" : null;
@@ -213,6 +251,7 @@ async function run(project, o = {}) {
   }
   const socketIno = inode(paths.socket);
   engine = makeEngine();
+  engine.done.then(() => replay(engine)).catch(() => {});
   touch();
 
   let resolveStopped;
@@ -258,7 +297,35 @@ if (require.main === module) {
     if (debug) process.stderr.write(`hookwise ${level}: ${message}\n`);
   };
   if (!project || !path.isAbsolute(project)) process.exit(2);
-  run(project, { host, log }).then(async (s) => {
+  // the payload handed over by the hook that started this server (js/warm-client.cjs), if any
+  const handed = new Promise((resolve) => {
+    if (process.stdin.isTTY) return resolve([]);
+    let text = "";
+    const done = () => {
+      const out = [];
+      for (const line of text.split("\n")) {
+        try {
+          const n = JSON.parse(line);
+          if (n && typeof n === "object") out.push(n);
+        } catch {
+          /* not a note */
+        }
+      }
+      resolve(out);
+    };
+    process.stdin.setEncoding("utf8");
+    process.stdin.on("data", (c) => {
+      text += c;
+      if (text.length > MAX_NOTE + 4096) {
+        text = "";
+        process.stdin.destroy();
+        resolve([]);
+      }
+    });
+    process.stdin.on("end", done);
+    process.stdin.on("error", () => resolve([]));
+  });
+  handed.then((notes) => run(project, { host, log, notes })).then(async (s) => {
     if (!s || !s.stopped) process.exit(0);
     await s.stopped;
     // a watcher, a timer or a child left behind must not keep the server alive

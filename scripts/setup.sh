@@ -26,12 +26,21 @@ if [ $demo = 0 ] && [ "$(wasm-pack --version 2>/dev/null | awk '{print $2}')" !=
   cargo install wasm-pack --version "$wasm_pack_version" --locked
 fi
 
-# npm packages (esbuild, binaryen's wasm-opt, zod and json-schema-to-typescript for the build;
-# bun and typescript for the tests). The agent CLIs are not among them: they are cached below.
+# npm packages: the build's in `dependencies` (esbuild, binaryen's wasm-opt, zod and
+# json-schema-to-typescript), the tests' in `devDependencies` (bun, typescript: 126 of 271 MB).
+# --demo installs the build's only (half the time from an empty npm cache). The agent CLIs are
+# not among them: they are cached below.
 stamp=node_modules/.hookwise-lock
 if [ ! -f "$stamp" ] || ! cmp -s package-lock.json "$stamp"; then
-  npm install --no-audit --no-fund
-  cp package-lock.json "$stamp"
+  if [ $demo = 1 ]; then
+    if [ ! -f "$stamp-build" ] || ! cmp -s package-lock.json "$stamp-build"; then
+      npm install --omit=dev --no-audit --no-fund
+      cp package-lock.json "$stamp-build"
+    fi
+  else
+    npm install --no-audit --no-fund
+    cp package-lock.json "$stamp"
+  fi
 fi
 
 # The real OpenClaw gateway for tests/e2e-openclaw: Node 24 + openclaw from the npm registry,

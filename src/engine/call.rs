@@ -240,6 +240,11 @@ pub struct ToolAfterCall {
     #[serde(default)]
     #[cfg_attr(not(feature = "policy"), serde(skip))]
     pub directory: String,
+    /// The host's log holding the model that made the call, for the record
+    /// ([`crate::host::model_log`]; set by the command-hook path only).
+    #[cfg(feature = "policy")]
+    #[serde(skip)]
+    pub model_log: Option<(String, crate::host::model_log::ModelLog)>,
 }
 
 impl Call {

@@ -70,7 +70,12 @@ pub fn deny(d: &Dialect, reason: &str) -> String {
 /// The table `js/dialects.json` pins for the JS glue (a test keeps the two equal): per host,
 /// its PreToolUse event's name, its deny with the placeholder `{reason}` (inside a JSON
 /// string: the glue puts the reason in JSON-escaped), the answer with nothing to say per
-/// event, and its project-folder variable. Used when the core cannot answer.
+/// event, and its project-folder variable. Used when the core cannot answer. `keep`: the events
+/// whose payload holds session state later hooks need (the session's start, a prompt: the
+/// model id Qwen Code names only at SessionStart, the concepts a prompt names): one answered in
+/// a hook's own process, while the project's warm server was not ready, is handed to that
+/// server to replay (`docs/warm-hooks.md`). `envKeys`: the variables the glue hands the core
+/// for the host's model log ([`super::model_log`]).
 pub fn js_table() -> Value {
     let mut m = serde_json::Map::new();
     for d in super::dialect::ALL {
@@ -91,6 +96,11 @@ pub fn js_table() -> Value {
                 "deny": deny(d, "{reason}"),
                 "empty": empty,
                 "projectDirVar": d.project_dir_var,
+                "envKeys": super::model_log::env_keys(d.model_log),
+                "keep": d.events.iter()
+                    .filter(|e| matches!(e.1, Event::SessionStart | Event::Prompt))
+                    .map(|e| e.0)
+                    .collect::<Vec<_>>(),
             }),
         );
     }

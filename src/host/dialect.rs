@@ -94,6 +94,9 @@ pub struct Dialect {
     /// The variable the host sets to the project's folder for a hook's command (`""`: none;
     /// a command is then relative to the folder the hook runs in, the session's).
     pub project_dir_var: &'static str,
+    /// Where the model that made a call is found when the payload does not name it
+    /// ([`super::model_log`]).
+    pub model_log: ModelLog,
     /// A folder in the project, or a program on PATH, that says the agent is used here
     /// (`hookwise init` with no host sets up each one it finds).
     pub marker: &'static str,
@@ -120,6 +123,7 @@ impl Dialect {
     }
 }
 
+use super::model_log::ModelLog;
 use Event::*;
 
 /// Claude Code 2.1.330 (`claude-code-host.md`): every event answered in `hookSpecificOutput`,
@@ -139,6 +143,7 @@ pub static CLAUDE_CODE: Dialect = Dialect {
     compact_start: true,
     mcp_prefix: "mcp__hookwise__",
     project_dir_var: "CLAUDE_PROJECT_DIR",
+    model_log: ModelLog::None,
     marker: ".claude",
     program: "claude",
     setup: None,
@@ -165,6 +170,7 @@ pub static CODEX: Dialect = Dialect {
     compact_start: false,
     mcp_prefix: "mcp__hookwise__",
     project_dir_var: "",
+    model_log: ModelLog::None,
     marker: ".codex",
     program: "codex",
     setup: Some(Setup {
@@ -197,6 +203,7 @@ pub static GEMINI: Dialect = Dialect {
     compact_start: false,
     mcp_prefix: "mcp_hookwise_",
     project_dir_var: "GEMINI_PROJECT_DIR",
+    model_log: ModelLog::GeminiTranscript,
     marker: ".gemini",
     program: "gemini",
     setup: Some(Setup {
@@ -230,6 +237,7 @@ pub static COPILOT: Dialect = Dialect {
     compact_start: false,
     mcp_prefix: "hookwise-",
     project_dir_var: "",
+    model_log: ModelLog::CopilotEvents,
     marker: ".github/hooks",
     program: "copilot",
     setup: Some(Setup {
@@ -265,6 +273,7 @@ pub static QWEN: Dialect = Dialect {
     compact_start: true,
     mcp_prefix: "mcp__hookwise__",
     project_dir_var: "QWEN_PROJECT_DIR",
+    model_log: ModelLog::None,
     marker: ".qwen",
     program: "qwen",
     setup: Some(Setup {

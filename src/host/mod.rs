@@ -26,6 +26,9 @@ pub mod answer;
 pub mod args;
 #[cfg(feature = "policy")]
 pub mod dialect;
+/// Where Gemini CLI and Copilot CLI, whose hooks carry no model id, log the model.
+#[cfg(feature = "policy")]
+pub mod model_log;
 mod gated;
 pub mod profiles;
 /// The command-hook hosts (Codex, Gemini CLI, Copilot CLI, Qwen Code): served by the policy

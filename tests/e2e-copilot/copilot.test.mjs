@@ -10,8 +10,4 @@ import { hookSuite } from "../e2e-shared/hook-suite.mjs";
 // next request): what was kept cannot be handed back there (checked with a probe hook).
 hookSuite("copilot", {
   contextAfterCompaction: false,
-  todo: {
-    record: "issue 30: Copilot CLI sends hooks no model id, so the record names none",
-    compaction: "issue 30: the prompt that names the concepts is answered by the first, cold hook, so the compaction memory (warm engine) does not know them",
-  },
 });

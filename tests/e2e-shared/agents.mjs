@@ -44,7 +44,8 @@ export const HOSTS = {
         path.join(codexHome, "config.toml"),
         `model = ${toml(o.modelName)}\nmodel_provider = "mock"\napproval_policy = "never"\nsandbox_mode = "danger-full-access"\n` +
           `[model_providers.mock]\nname = "mock"\nbase_url = ${toml(model.baseURL)}\nwire_api = "responses"\nenv_key = "MOCK_API_KEY"\n` +
-          `${o.codexConfig ?? ""}\n[projects.${toml(sb.dir)}]\ntrust_level = "trusted"\n`,
+          `${o.codexConfig ?? ""}\n[projects.${toml(sb.dir)}]\ntrust_level = "trusted"\n` +
+          (o.cwd && o.cwd !== sb.dir ? `[projects.${toml(o.cwd)}]\ntrust_level = "trusted"\n` : ""),
       );
       return { CODEX_HOME: codexHome, MOCK_API_KEY: "x" };
     },
@@ -205,17 +206,26 @@ export function agentProject(host, { files = {}, git = true, init = true, initAr
     return fs.existsSync(f) ? fs.readFileSync(f, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
   };
   sb.run = (opts) => runAgent(sb, opts);
+  /** A linked git worktree of the project beside it (outside the project), holding what `init`
+   * wrote as if committed, and no node_modules: a teammate's second checkout. */
+  sb.worktree = () => {
+    const wt = path.join(sb.root, "wt");
+    execFileSync("git", ["add", "-A", "--", ".", ":!node_modules"], { cwd: sb.dir, env: sb.gitEnv });
+    execFileSync("git", ["commit", "-q", "--allow-empty", "-m", "hookwise set up"], { cwd: sb.dir, env: sb.gitEnv });
+    execFileSync("git", ["worktree", "add", "-q", "-b", "wt", wt], { cwd: sb.dir, env: sb.gitEnv });
+    return wt;
+  };
   sb.installHookwise(tarball(), { initArgs: init ? [`--${host}`, ...initArgs] : null });
   return sb;
 }
 
-/** One headless run of the host's CLI in the sandbox, against its own scripted model. */
-async function runAgent(sb, { prompt, script = [], modelOpts = {}, modelName, env = {}, timeoutMs = 120_000, ...more } = {}) {
+/** One headless run of the host's CLI in the sandbox (in `cwd`, default the project), against its own scripted model. */
+async function runAgent(sb, { prompt, script = [], modelOpts = {}, modelName, env = {}, timeoutMs = 120_000, cwd, ...more } = {}) {
   const recipe = sb.recipe;
   const gate = cliGate(sb.host);
   if (!gate.bin) throw new Error(gate.skip ?? gate.error);
   const model = await startModel(script, modelOpts);
-  const o = { ...more, modelName: modelName ?? recipe.defaultModel };
+  const o = { ...more, cwd: cwd ?? sb.dir, modelName: modelName ?? recipe.defaultModel };
   let childEnv, cmd, args;
   try {
     childEnv = { ...sb.env, ...recipe.user(sb, model, o), ...env };
@@ -224,7 +234,7 @@ async function runAgent(sb, { prompt, script = [], modelOpts = {}, modelName, en
     await model.close();
     throw e;
   }
-  const run = await runWatched(sb.root, cmd, args, { cwd: sb.dir, env: childEnv, timeoutMs });
+  const run = await runWatched(sb.root, cmd, args, { cwd: o.cwd, env: childEnv, timeoutMs });
   const { code, signal, timedOut, durationMs, stdout, stderr, leftovers } = run;
   await model.close();
   const main = () => model.mainRequests();

@@ -2,7 +2,9 @@
 // -qwen): the real CLI, offline, against the scripted model, with hookwise packed, installed and
 // set up by `hookwise init --<host>`. Two projects, three runs of the CLI:
 //
-// knowledge + enforcement (the example vault in .hookwise/knowledge, the two SOPs in .hookwise/sops):
+// knowledge + enforcement (the example vault in .hookwise/knowledge, the two SOPs in .hookwise/sops),
+// the CLI started in a linked git worktree of the project outside it (no node_modules there: the
+// entries init wrote find the main checkout's hookwise):
 //   1. a shell call naming [[Session Tokens]] → runs unchanged, the note's context reaches the model (a);
 //   2. git push --force … with a strict SOP → blocked, the model reads the SOP (c);
 //   3. the same again → the retry runs (c);
@@ -55,7 +57,7 @@ export function hookSuite(host, o = {}) {
       gov.sb = agentProject(host, { files: { ".orchestration/active_intents.yaml": INTENTS, "src/auth/.keep": "", "README.md": "# demo\n" } });
       const w = (rel, content, opts) => h.write(rel, content, opts, gov.sb);
       [know.r, gov.r] = await Promise.all([
-        know.sb.run({ prompt: "Look at the notes, then push.", script: [h.shell(VAULT_COMMAND), h.shell(FORCE), h.shell(FORCE), "all done"] }),
+        know.sb.run({ prompt: "Look at the notes, then push.", cwd: know.sb.worktree(), script: [h.shell(VAULT_COMMAND), h.shell(FORCE), h.shell(FORCE), "all done"] }),
         gov.sb.run({
           prompt: "Add the login form.",
           modelName: h.writeModel,

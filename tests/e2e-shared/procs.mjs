@@ -28,8 +28,11 @@ export function sandboxProcesses(root) {
   return out;
 }
 
-/** Is this process a hookwise MCP server (`[node] …/hookwise mcp` or `node …/hookwise/dist/cli.mjs mcp`)? */
-export const isHookwiseMcp = (p) => p.cmdline.some((a) => /(?:^|\/)hookwise$|\/hookwise\/dist\/cli\.mjs$/.test(a)) && p.cmdline.includes("mcp");
+/** The launcher `hookwise init` writes (`node -e <code that finds node_modules/hookwise/dist/cli.mjs> …`). */
+const isLauncher = (p) => p.cmdline[1] === "-e" && (p.cmdline[2] ?? "").includes('"node_modules/hookwise/dist/cli.mjs"');
+
+/** Is this process a hookwise MCP server (`[node] …/hookwise mcp`, `node …/hookwise/dist/cli.mjs mcp`, or the launcher's `mcp`)? */
+export const isHookwiseMcp = (p) => (isLauncher(p) || p.cmdline.some((a) => /(?:^|\/)hookwise$|\/hookwise\/dist\/cli\.mjs$/.test(a))) && p.cmdline.includes("mcp");
 
 
 /** Is `pid` alive (and not a zombie)? */
@@ -39,7 +42,7 @@ export function processAlive(pid) {
 }
 
 /** Is this process hookwise's (its bin, or its dist/cli.mjs, whatever the subcommand)? */
-export const isHookwise = (p) => p.cmdline.some((a) => /(?:^|\/)hookwise$|\/hookwise\/dist\/[\w.-]+\.m?c?js$/.test(a));
+export const isHookwise = (p) => isLauncher(p) || p.cmdline.some((a) => /(?:^|\/)hookwise$|\/hookwise\/dist\/[\w.-]+\.m?c?js$/.test(a));
 
 /**
  * Run a host's CLI (`cmd args`, detached: its own process group) and watch every process of the

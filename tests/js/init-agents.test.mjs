@@ -34,6 +34,24 @@ function installed(project) {
   return project;
 }
 
+/** A portable hook command: `node -e '<launcher>' <args>` with the launcher that finds the
+ * project's node_modules/hookwise; returns the launcher's code. */
+function launched(command, args) {
+  const m = /^node -e '([^']+)' (.*)$/.exec(command);
+  assert.ok(m, command);
+  assert.equal(m[2], args);
+  assert.ok(m[1].includes('"node_modules/hookwise/dist/cli.mjs"'), m[1]);
+  return m[1];
+}
+
+/** A portable MCP entry's args: `-e <launcher> <args…>`. */
+function launchedArgv(args, rest) {
+  assert.equal(args[0], "-e");
+  assert.ok(args[1].includes('"node_modules/hookwise/dist/cli.mjs"'));
+  assert.deepEqual(args.slice(2), rest);
+  return args[1];
+}
+
 const noMachinePath = (project, text) => {
   assert.ok(!text.includes(project) && !text.includes(repo) && !text.includes(NODE), `a path of this machine in ${text}`);
 };
@@ -51,12 +69,12 @@ test("init --codex merges hooks and the MCP table into .codex, never overwriting
   assert.equal(hooks.PreToolUse[0].hooks[0].command, "./mine.sh");
   const ours = hooks.PreToolUse[1];
   assert.equal(ours.matcher, ".*");
-  assert.equal(ours.hooks[0].command, "node node_modules/hookwise/dist/cli.mjs hook --host codex PreToolUse");
+  launched(ours.hooks[0].command, "hook --host codex PreToolUse");
   assert.equal(ours.hooks[0].timeout, 30);
   for (const e of ["PostToolUse", "UserPromptSubmit", "SessionStart", "PreCompact", "PostCompact"]) assert.ok(hooks[e], e);
   const toml = read(project, ".codex/config.toml");
   assert.ok(toml.startsWith('model = "gpt-5.5"\n\n[mcp_servers.other]\ncommand = "x"\n'), toml);
-  assert.match(toml, /\[mcp_servers\.hookwise\]\ncommand = "node"\nargs = \["node_modules\/hookwise\/dist\/cli\.mjs", "mcp", "--host", "codex"\]/);
+  assert.match(toml, /\[mcp_servers\.hookwise\]\ncommand = "node"\nargs = \["-e", ".*node_modules\/hookwise\/dist\/cli\.mjs.*", "mcp", "--host", "codex"\]/);
   noMachinePath(project, read(project, ".codex/hooks.json") + toml);
   assert.match(r.json.trust, /trust_level = "trusted"/, "the trust step is printed, not taken");
   assert.ok(!fs.existsSync(path.join(r.json.cwd, ".codex", "trust")));
@@ -76,14 +94,15 @@ test("init --gemini and --qwen use the agent's project-folder variable; --global
   const g = readJson(project, ".gemini/settings.json");
   assert.deepEqual(g.ui, { theme: "x" });
   assert.ok(g.mcpServers.other);
-  assert.deepEqual(g.mcpServers.hookwise, { command: "node", args: ["node_modules/hookwise/dist/cli.mjs", "mcp", "--host", "gemini"] });
+  assert.equal(g.mcpServers.hookwise.command, "node");
+  assert.match(launchedArgv(g.mcpServers.hookwise.args, ["mcp", "--host", "gemini"]), /process\.env\.GEMINI_PROJECT_DIR\|\|process\.cwd\(\)/);
   assert.deepEqual(Object.keys(g.hooks).sort(), ["AfterTool", "BeforeAgent", "BeforeTool", "SessionStart"]);
   const bt = g.hooks.BeforeTool[0].hooks[0];
-  assert.equal(bt.command, 'node "$GEMINI_PROJECT_DIR/node_modules/hookwise/dist/cli.mjs" hook --host gemini BeforeTool');
+  assert.match(launched(bt.command, "hook --host gemini BeforeTool"), /process\.env\.GEMINI_PROJECT_DIR\|\|process\.cwd\(\)/);
   assert.equal(bt.timeout, 30000, "milliseconds");
   assert.equal(bt.name, "hookwise-BeforeTool");
   const q = readJson(project, ".qwen/settings.json");
-  assert.match(q.hooks.PreToolUse[0].hooks[0].command, /^node "\$QWEN_PROJECT_DIR\/node_modules\/hookwise\/dist\/cli\.mjs" hook --host qwen PreToolUse$/);
+  assert.match(launched(q.hooks.PreToolUse[0].hooks[0].command, "hook --host qwen PreToolUse"), /process\.env\.QWEN_PROJECT_DIR/);
   assert.ok(q.hooks.PreCompact && !q.hooks.PostCompact);
   // --global: the hookwise on PATH, replacing hookwise's own entries (not adding twice)
   assert.equal(cli(project, ["init", "--gemini", "--global"]).status, 0);
@@ -99,10 +118,63 @@ test("init --copilot writes its own hooks file in Claude's shape and .github/mcp
   assert.equal(r.status, 0, r.stderr);
   const h = readJson(project, ".github/hooks/hookwise.json").hooks;
   assert.equal(h.PreToolUse[0].matcher, "*");
-  assert.equal(h.PreToolUse[0].hooks[0].command, "node node_modules/hookwise/dist/cli.mjs hook --host copilot PreToolUse");
+  launched(h.PreToolUse[0].hooks[0].command, "hook --host copilot PreToolUse");
   const m = readJson(project, ".github/mcp.json").mcpServers.hookwise;
-  assert.deepEqual(m, { command: "node", args: ["node_modules/hookwise/dist/cli.mjs", "mcp", "--host", "copilot"], type: "local", tools: ["*"] });
+  launchedArgv(m.args, ["mcp", "--host", "copilot"]);
+  assert.deepEqual({ ...m, args: [] }, { command: "node", args: [], type: "local", tools: ["*"] });
   assert.match(r.json.trust, /COPILOT_ALLOW_ALL/);
+});
+
+test("the portable entries find the project's hookwise from a sub-folder and from git worktrees; not found, the gate denies saying why", T, () => {
+  const INTENTS = "active_intents:\n  - id: INT-1\n    name: Auth\n    status: IN_PROGRESS\n    owned_scope: [\"src/**\"]\n";
+  const project = installed(writeFiles(tmpdir("hookwise-where-"), { ".orchestration/active_intents.yaml": INTENTS, "README.md": "# x\n", "sub/deep/.keep": "" }));
+  assert.equal(cli(project, ["init", "--codex", "--gemini"]).status, 0);
+  const git = (cwd, ...a) => execFileSync("git", ["-c", "user.email=t@e", "-c", "user.name=t", ...a], { cwd, encoding: "utf8" });
+  git(project, "init", "-q");
+  git(project, "add", "README.md", "sub", ".codex", ".gemini");
+  git(project, "commit", "-q", "-m", "x");
+  const outside = path.join(tmpdir("hookwise-wt-"), "w2");
+  git(project, "worktree", "add", "-q", "-b", "w1", path.join(project, ".claude/worktrees/w1"));
+  git(project, "worktree", "add", "-q", "-b", "w2", outside);
+  const codex = readJson(project, ".codex/hooks.json").hooks;
+  const pre = codex.PreToolUse[0].hooks[0].command;
+  const prompt = codex.UserPromptSubmit[0].hooks[0].command;
+  const gemini = readJson(project, ".gemini/settings.json").hooks.BeforeTool[0].hooks[0].command;
+  const run = (cwd, command, event, payload, env = {}) =>
+    spawnSync("/bin/sh", ["-c", command], { cwd, input: JSON.stringify({ session_id: "s1", cwd, hook_event_name: event, ...payload }), env: noCliEnv({ PATH: path.dirname(NODE), ...env }), encoding: "utf8", timeout: 60_000 });
+  const write = (cwd) => ({ tool_name: "apply_patch", tool_input: { command: `*** Begin Patch\n*** Add File: ${path.join(cwd, "src/a.ts")}\n+x\n*** End Patch\n` }, tool_use_id: "c1" });
+  for (const cwd of [path.join(project, "sub/deep"), path.join(project, ".claude/worktrees/w1"), outside, path.join(outside, "sub/deep")]) {
+    const r = run(cwd, pre, "PreToolUse", write(cwd));
+    assert.equal(r.status, 0, r.stderr);
+    const a = JSON.parse(r.stdout);
+    // hookwise ran, governed by the main checkout's intents: no intent selected yet (a worktree
+    // outside the project: the core refuses a session there, saying so)
+    assert.equal(a.hookSpecificOutput.permissionDecision, "deny", `${cwd}: ${r.stdout}`);
+    assert.match(a.hookSpecificOutput.permissionDecisionReason, cwd.startsWith(outside) ? /outside the governed project/ : /select_active_intent/, cwd);
+  }
+  // Gemini: from its project-folder variable (the worktree), whatever folder the hook runs in
+  const g = run(tmpdir("hookwise-elsewhere-"), gemini, "BeforeTool", { tool_name: "write_file", tool_input: { file_path: path.join(outside, "src/a.ts"), content: "x" } }, { GEMINI_PROJECT_DIR: outside });
+  assert.equal(JSON.parse(g.stdout).decision, "deny", g.stdout + g.stderr);
+  assert.match(JSON.parse(g.stdout).reason, /outside the governed project/);
+  // the MCP server from the outside worktree: it answers initialize
+  const toml = read(project, ".codex/config.toml");
+  const argv = JSON.parse("[" + /\nargs = \[(.*)\]/.exec(toml)[1] + "]");
+  const init = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+  const m = spawnSync(NODE, argv, { cwd: path.join(outside, "sub"), input: init + "\n", env: noCliEnv(), encoding: "utf8", timeout: 60_000 });
+  assert.match(m.stdout, /"serverInfo"/, m.stderr);
+  // not installed (the clone without npm install): the gate denies with the reason; others fail open
+  fs.rmSync(path.join(project, "node_modules"), { recursive: true });
+  const nf = run(path.join(project, "sub"), pre, "PreToolUse", write(project));
+  assert.equal(nf.status, 0);
+  const reason = JSON.parse(nf.stdout).hookSpecificOutput.permissionDecisionReason;
+  assert.match(reason, /^hookwise blocked this call: hookwise is not installed where this session runs .*run npm install in the project/);
+  assert.match(nf.stderr, /hookwise is not installed/);
+  const open = run(project, prompt, "UserPromptSubmit", { prompt: "hi" });
+  assert.equal(open.status, 0);
+  assert.equal(open.stdout, "", "context fails open");
+  const mnf = spawnSync(NODE, argv, { cwd: project, input: init + "\n", env: noCliEnv(), encoding: "utf8", timeout: 60_000 });
+  assert.equal(mnf.status, 1);
+  assert.match(mnf.stderr, /hookwise is not installed/);
 });
 
 test("a settings file with comments or that is not an object is refused and left as it was", T, () => {

@@ -208,7 +208,9 @@ test("init --claude merges hooks and the server into the project's files, never 
   assert.ok(mcp.mcpServers.other, "the other server kept");
   // portable: the project's own hookwise, no path of this machine
   assert.equal(mcp.mcpServers.hookwise.command, "node");
-  assert.deepEqual(mcp.mcpServers.hookwise.args, ["node_modules/hookwise/dist/cli.mjs", "mcp"]);
+  const [e, launcher, ...rest] = mcp.mcpServers.hookwise.args;
+  assert.deepEqual([e, rest], ["-e", ["mcp"]]);
+  assert.ok(launcher.includes('"node_modules/hookwise/dist/cli.mjs"'), launcher);
   assert.ok(!JSON.stringify(mcp).includes(project) && !JSON.stringify(settings).includes(project), "no absolute path of this machine");
   assert.ok(out.changes.some((c) => c.action === "added"));
   // again: nothing changes

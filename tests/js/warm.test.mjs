@@ -433,3 +433,32 @@ test("hookwise mcp: an intents file or hookwise.json that changes after its star
   child.stdin.end();
   await new Promise((r) => child.on("exit", r));
 });
+
+test("a session's first hook, answered in its own process, is replayed into the server it starts: Qwen's SessionStart model names a later warm hook's record", T, async () => {
+  const project = writeFiles(tmpdir("hookwise-first-"), { ".orchestration/active_intents.yaml": intentsYaml(["INT-1", "Auth", ["src/**"]]), "src/.keep": "" });
+  const env = warmEnv({ QWEN_PROJECT_DIR: project });
+  const qwen = (event, payload) => {
+    const r = spawnSync(RUNTIME, [CLI, "hook", "--host", "qwen", event], { input: JSON.stringify({ session_id: "q1", cwd: project, hook_event_name: event, ...payload }), env, encoding: "utf8", cwd: project });
+    const m = /hookwise debug: (answered warm|cold \(([^)]*)\))/.exec(r.stderr);
+    return { out: r.stdout, stderr: r.stderr, how: m ? (m[1] === "answered warm" ? "warm" : "cold") : "?" };
+  };
+  const start = qwen("SessionStart", { source: "startup", model: "qwen3-coder-test" });
+  assert.equal(start.how, "cold", start.stderr);
+  // the next hook waits for the server it started (its socket, then its engine), as Qwen's
+  // UserPromptSubmit right after SessionStart does
+  let p;
+  for (let i = 0; i < 50 && (p = qwen("UserPromptSubmit", { prompt: "Add the login form." })).how !== "warm"; i++) await sleep(100);
+  assert.equal(p.how, "warm", p.stderr);
+  assert.equal(qwen("PostToolUse", { tool_name: "mcp__hookwise__select_active_intent", tool_input: { intent_id: "INT-1" }, tool_response: { llmContent: "selected" }, tool_use_id: "toolu_s" }).how, "warm");
+  const call = { tool_name: "write_file", tool_input: { file_path: path.join(project, "src/a.ts"), content: "x" }, tool_use_id: "toolu_w" };
+  const pre = qwen("PreToolUse", call);
+  assert.ok(!/"deny"/.test(pre.out), pre.out);
+  fs.writeFileSync(path.join(project, "src/a.ts"), "x");
+  const w = qwen("PostToolUse", { tool_name: "write_file", tool_input: { file_path: path.join(project, "src/a.ts"), content: "x" }, tool_response: { llmContent: "ok" }, tool_use_id: "toolu_w" });
+  assert.equal(w.how, "warm", w.stderr);
+  const recs = fs.readFileSync(path.join(project, ".orchestration/agent_trace.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  assert.equal(recs.length, 1, JSON.stringify(recs));
+  assert.match(recs[0].files[0].conversations[0].contributor.model_id, /qwen3-coder-test/, JSON.stringify(recs[0]));
+  const pid = serverPid(env, `${project}\0qwen`);
+  if (pid) process.kill(pid, "SIGTERM");
+});

@@ -164,7 +164,7 @@ for (const [mode, initArgs] of [
       assert.equal(fs.readFileSync(path.join(wt, "README.md"), "utf8"), README);
     });
 
-    test("Bash writing ../../../README.md and a Write into the main checkout are denied (no intent)", { todo: "init writes a portable .mcp.json (node node_modules/hookwise/dist/cli.mjs mcp, relative): Claude Code starts it in the worktree, where it is not found, so every call is blocked by onFailure (closed, but no reason and reads blocked too); the checkout stays unchanged (the test before)" }, () => {
+    test("Bash writing ../../../README.md and a Write into the main checkout are denied (no intent)", () => {
       assertRunOk(assert, r);
       assert.match(assertDenied(r, "toolu_bash", "Bash"), /select_active_intent/);
       assertDenied(r, "toolu_write", "Write");
@@ -173,7 +173,7 @@ for (const [mode, initArgs] of [
       assert.equal(fs.readFileSync(path.join(wt, "README.md"), "utf8"), README);
     });
 
-    test("a read in the worktree still runs", { todo: "init writes a portable .mcp.json (node node_modules/hookwise/dist/cli.mjs mcp, relative): Claude Code starts it in the worktree, where it is not found, so every call is blocked by onFailure (closed, but no reason and reads blocked too); the checkout stays unchanged (the test before)" }, () => {
+    test("a read in the worktree still runs", () => {
       assert.match(assertRan(r, "toolu_read", "Read"), /demo/);
     });
   });

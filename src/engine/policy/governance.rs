@@ -131,10 +131,27 @@ impl Wiring {
         now_ms: f64,
         random: String,
         failed: bool,
+        model_log: Option<(String, crate::host::model_log::ModelLog)>,
     ) -> gov::AfterOutput {
         if !self.on {
             return gov::AfterOutput::default();
         }
+        // the model that made the call, from the host's log when its hooks do not name it
+        let model_id = match model_log {
+            Some((path, log)) => {
+                let v = io
+                    .request(crate::protocol::Request::ReadTail {
+                        path,
+                        max_bytes: crate::host::model_log::TAIL_BYTES,
+                    })
+                    .await;
+                serde_json::from_value::<crate::protocol::ReadResult>(v)
+                    .ok()
+                    .and_then(|r| r.text)
+                    .and_then(|t| crate::host::model_log::model(log, &t))
+            }
+            None => None,
+        };
         let input = gov::AfterInput {
             tool: tool.to_string(),
             session_id: session_id.to_string(),
@@ -145,7 +162,7 @@ impl Wiring {
             now_ms,
             random,
             head: None,
-            model_id: None,
+            model_id,
             failed,
         };
         gov::tool_after(io, &self.gov, &input).await

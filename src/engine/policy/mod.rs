@@ -522,6 +522,7 @@ pub(super) async fn tool_after(
         failed,
         unreadable,
         directory,
+        model_log,
     } = call;
     let args = match &unreadable {
         Some(code) => {
@@ -539,7 +540,17 @@ pub(super) async fn tool_after(
     };
     if let Some(args) = args {
         let mut g = w
-            .tool_after(io, &tool, &session_id, &call_id, args, now, random, failed)
+            .tool_after(
+                io,
+                &tool,
+                &session_id,
+                &call_id,
+                args,
+                now,
+                random,
+                failed,
+                model_log,
+            )
             .await;
         r.mutations.append(&mut g.mutations);
         r.logs.append(&mut g.logs);

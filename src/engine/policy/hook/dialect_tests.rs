@@ -547,3 +547,71 @@ fn hostile_payloads_never_panic_in_any_dialect() {
         }
     }
 }
+
+/// Gemini CLI and Copilot CLI name no model in their hooks: the record takes the model of the
+/// latest model turn in the session's log (Gemini: the payload's transcript; Copilot: its
+/// session events under `$COPILOT_HOME` or `~/.copilot`); no log, no model named.
+#[test]
+fn gemini_and_copilot_records_name_the_model_of_their_session_log() {
+    let cases = [
+        (
+            "gemini",
+            "BeforeTool",
+            "AfterTool",
+            "write_file",
+            json!({"file_path": "/w/src/auth/a.ts", "content": "x\n"}),
+            "/h/t.jsonl",
+            "{\"type\":\"user\",\"model\":\"no\"}\n{\"type\":\"gemini\",\"content\":\"\",\"model\":\"gemini-2.5-pro\"}\n",
+            json!({}),
+            "gemini-2.5-pro",
+        ),
+        (
+            "copilot",
+            "PreToolUse",
+            "PostToolUse",
+            "Write",
+            json!({"path": "/w/src/auth/a.ts", "file_text": "x\n"}),
+            "/home/u/.copilot/session-state/s1/events.jsonl",
+            "{\"type\":\"assistant.message\",\"data\":{\"model\":\"gpt-5-mini\"}}\n{\"type\":\"hook.start\",\"data\":{}}\n",
+            json!({"HOME": "/home/u"}),
+            "gpt-5-mini",
+        ),
+    ];
+    for (host, pre, post, name, input, log_path, log, env, model) in cases {
+        for with_log in [true, false] {
+            let (mut e, mut fs) = governed(host);
+            select(&mut e, &mut fs);
+            if with_log {
+                fs.file(log_path, log);
+            }
+            let send = |e: &mut Engine, fs: &mut TestHost, ev: &str, mut p: Value| {
+                p["hook_event_name"] = json!(ev);
+                call(
+                    e,
+                    fs,
+                    json!({"hook": "hook.event", "event": ev, "input": p, "env": env,
+                           "random": "00112233445566778899aabbccddeeff", "nowMs": 1_700_000_000_000u64}),
+                )
+            };
+            let payload = tool(pre, name, input.clone(), Some("c1"));
+            let r = send(&mut e, &mut fs, pre, payload.clone());
+            assert_ne!(r["decision"], "deny", "{host}: {r}");
+            fs.file("/w/src/auth/a.ts", "x\n");
+            let mut done = payload;
+            done["tool_response"] = json!({"llmContent": "ok"});
+            let r = send(&mut e, &mut fs, post, done);
+            assert!(r.get("recorded").is_some(), "{host}: {r}");
+            let trace = fs
+                .read("/w/.orchestration/agent_trace.jsonl")
+                .unwrap()
+                .to_string();
+            let rec: Value = serde_json::from_str(trace.lines().next().unwrap()).unwrap();
+            let c = &rec["files"][0]["conversations"][0]["contributor"];
+            if with_log {
+                assert_eq!(c["model_id"], model, "{host}: {rec}");
+            } else {
+                assert!(c.get("model_id").is_none(), "{host}: {rec}");
+            }
+        }
+    }
+}

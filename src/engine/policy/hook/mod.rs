@@ -81,6 +81,10 @@ pub struct Hook {
     /// too large): PreToolUse blocks under governance or enforcement ([`place`]).
     #[serde(default)]
     pub unreadable: Option<String>,
+    /// The environment variables the host's model log needs (`envKeys` of
+    /// `js/dialects.json`: [`crate::host::model_log::env_keys`]), as the hook process has them.
+    #[serde(default)]
+    pub env: Value,
 }
 
 /// Start answering `hook` (the engine's `hook.event` arm).
@@ -111,7 +115,11 @@ pub fn start(engine: &mut Engine, hook: Hook) -> Step {
     let session_id = p.str("session_id");
     match kind {
         Event::PreTool => pre_tool_use(engine, d, name, &p, session_id, hook.unreadable.as_deref()),
-        Event::PostTool => post_tool_use(engine, d, name, &p, session_id, hook.random),
+        Event::PostTool => {
+            let log = crate::host::model_log::path(d.model_log, &hook.input, &hook.env)
+                .map(|path| (path, d.model_log));
+            post_tool_use(engine, d, name, &p, session_id, hook.random, log)
+        }
         Event::Prompt if matches!(hook.input.get("prompt"), Some(Value::String(s)) if s.is_empty()) => {
             nothing(engine, d, name, kind)
         }
@@ -421,6 +429,7 @@ fn post_tool_use(
     p: &Payload<'_>,
     session_id: String,
     random: String,
+    model_log: Option<(String, crate::host::model_log::ModelLog)>,
 ) -> Step {
     let tool = p.str("tool_name");
     match d.own_tool(&tool) {
@@ -467,6 +476,7 @@ fn post_tool_use(
         failed: false,
         unreadable: None,
         directory: String::new(),
+        model_log: None,
     });
     let calls = {
         let (args, unreadable) = match p.tool_input() {
@@ -483,6 +493,7 @@ fn post_tool_use(
             failed: false,
             unreadable,
             directory,
+            model_log,
         });
         vec![taken, record]
     };

@@ -80,14 +80,49 @@ pub fn event_of(tool: &str) -> Option<&'static str> {
     EVENTS.iter().find(|e| e.1 == tool).map(|e| e.0)
 }
 
-/// The `hooks` object of `.claude/settings.json`. `command`: run `<command> hook <Event>`
+/// How a command hook runs hookwise.
+pub enum Command<'a> {
+    /// `<command> hook <Event>` (a command given in the input, or the `hookwise` on PATH).
+    Given(&'a str),
+    /// The project's own hookwise, found by [`super::setup_cli::launcher`].
+    Project,
+}
+
+impl Command<'_> {
+    fn line(&self, event: &str, deny: Option<&str>) -> String {
+        match self {
+            Command::Given(c) => format!("{c} hook {event}"),
+            Command::Project => super::setup_cli::hook_command(
+                "CLAUDE_PROJECT_DIR",
+                &format!("hook {event}"),
+                false,
+                deny,
+            ),
+        }
+    }
+}
+
+/// The `hooks` object of `.claude/settings.json`. `command`: run hookwise's `hook <Event>`
 /// instead of calling the MCP server; `server`: the server's name as Claude Code knows it (a
 /// plugin's server is `plugin:<plugin>:<server>`).
-pub fn settings_hooks(fail_closed: bool, command: Option<&str>, server: &str) -> Value {
+pub fn settings_hooks(fail_closed: bool, command: Option<Command>, server: &str) -> Value {
+    let deny = fail_closed.then(|| {
+        crate::host::answer::deny(
+            &crate::host::dialect::CLAUDE_CODE,
+            super::setup_cli::NOT_FOUND,
+        )
+    });
     let mut hooks = Map::new();
     for (event, tool, fields) in EVENTS {
-        let mut h = match command {
-            Some(c) => json!({"type": "command", "command": format!("{c} hook {event}")}),
+        let mut h = match &command {
+            Some(c) => {
+                let gate = if *event == "PreToolUse" {
+                    deny.as_deref()
+                } else {
+                    None
+                };
+                json!({"type": "command", "command": c.line(event, gate)})
+            }
             None => json!({
                 "type": "mcp_tool",
                 "server": server,
@@ -99,7 +134,7 @@ pub fn settings_hooks(fail_closed: bool, command: Option<&str>, server: &str) ->
             h["onFailure"] = json!("block");
         }
         let mut entry = json!({ "hooks": [h] });
-        match (*event, command) {
+        match (*event, &command) {
             ("PreToolUse" | "PostToolUse", _) => entry["matcher"] = json!("*"),
             ("SessionStart", None) => entry["matcher"] = json!("compact"),
             _ => {}
@@ -131,19 +166,25 @@ pub fn permissions(model_tools: &[&str]) -> Value {
 
 /// The `setup` answer. Input: `{failClosed?: bool, commandHooks?: bool, global?: bool,
 /// command?: string, server?: string, modelTools?: [name]}`: `commandHooks` writes command
-/// hooks running the project's hookwise (`"$CLAUDE_PROJECT_DIR"/node_modules/…`; with
-/// `global`, the `hookwise` on PATH), `command` another way to run hookwise. `mcpServer` is
+/// hooks running the project's hookwise (found from `CLAUDE_PROJECT_DIR` by the launcher of
+/// [`super::setup_cli`]; with `global`, the `hookwise` on PATH), `command` another way to run hookwise. `mcpServer` is
 /// the `.mcp.json` entry, portable as well ([`super::setup_cli`]).
 pub fn answer(input: &Value) -> Value {
     let fail_closed = input.get("failClosed").and_then(Value::as_bool) == Some(true);
     let global = input.get("global").and_then(Value::as_bool) == Some(true);
-    let base = (input.get("commandHooks").and_then(Value::as_bool) == Some(true))
-        .then(|| super::setup_cli::command_base("CLAUDE_PROJECT_DIR", global));
+    let base = (input.get("commandHooks").and_then(Value::as_bool) == Some(true)).then(|| {
+        if global {
+            Command::Given("hookwise")
+        } else {
+            Command::Project
+        }
+    });
     let command = input
         .get("command")
         .and_then(Value::as_str)
         .filter(|c| !c.trim().is_empty())
-        .or(base.as_deref());
+        .map(Command::Given)
+        .or(base);
     let model_tools: Vec<&str> = input
         .get("modelTools")
         .and_then(Value::as_array)

@@ -2,14 +2,18 @@
 //! `setup.host`): each host's hook entries and its MCP server entry, from the host's dialect
 //! ([`crate::host::dialect`]). The JS only merges them into the project's files.
 //!
-//! What is written is portable: no path of the machine that ran `init`. A hook runs `node
-//! <project>/node_modules/hookwise/dist/cli.mjs hook --host <host> <Event>` with `<project>` the
-//! host's project-folder variable where it sets one (`"$GEMINI_PROJECT_DIR"`,
-//! `"$QWEN_PROJECT_DIR"`, `"$CLAUDE_PROJECT_DIR"`), else relative to the folder the hook runs
-//! in (Codex and Copilot CLI run hooks in the session's folder); the MCP server is `node
-//! node_modules/hookwise/dist/cli.mjs mcp --host <host>`, started in the project. A clone plus
-//! `npm install` works as it is; `--global` (`command: "hookwise"`) runs the `hookwise` on PATH
-//! instead, the user's explicit choice.
+//! What is written is portable: no path of the machine that ran `init`. Every entry runs
+//! `node -e <launcher> <arguments>` ([`launcher`]): a few lines of Node that find the project's
+//! own `node_modules/hookwise/dist/cli.mjs` from wherever the host starts the process — the
+//! host's project-folder variable where it sets one (`GEMINI_PROJECT_DIR`, `QWEN_PROJECT_DIR`,
+//! `CLAUDE_PROJECT_DIR`), else the folder it runs in — walking up to the project's top (its
+//! `.git`) and, from a linked git worktree, on to its main checkout, as
+//! [`crate::governance::root`] finds the governed project. A session started in a sub-folder
+//! or in a worktree (whose `node_modules` is the main checkout's) thus runs the project's
+//! hookwise. Where none is found, the launcher says so on stderr, and the gate event's hook
+//! of a project that governs or enforces answers with the host's deny carrying
+//! [`NOT_FOUND`] (fail closed). A clone plus `npm install` works as it is; `--global`
+//! (`command: "hookwise"`) runs the `hookwise` on PATH instead, the user's explicit choice.
 
 use serde_json::{json, Map, Value};
 
@@ -18,26 +22,66 @@ use crate::host::dialect::{self, Dialect, McpFile, Setup};
 /// The MCP server's name in every host's project configuration.
 pub const SERVER: &str = "hookwise";
 
-/// The package's command line, relative to the project (`node_modules/…`).
-pub const CLI: &str = "node_modules/hookwise/dist/cli.mjs";
+/// The model-facing sentence when the project's hookwise is not found where the host started
+/// the hook (a deny's reason), and what the launcher writes on stderr then. No `'`: the
+/// launcher is single-quoted for the shell.
+pub const NOT_FOUND: &str = "hookwise blocked this call: hookwise is not installed where this session runs (no node_modules/hookwise in its folder, in the folders above it up to the top of the project, or in the main checkout of its git worktree), and this project configures intent governance or pre-action enforcement. Tell the user to run npm install in the project (or hookwise init --global to use the hookwise on PATH); do not try to work around the block.";
 
-/// How a hook runs hookwise: `global` (the `hookwise` on PATH), else `node` with the package's
-/// cli under the host's project folder variable (`var`; none: relative).
-pub fn command_base(var: &str, global: bool) -> String {
-    match (global, var) {
-        (true, _) => "hookwise".into(),
-        (false, "") => format!("node {CLI}"),
-        (false, v) => format!("node \"${v}/{CLI}\""),
-    }
+/// The launcher's Node code: finds the project's `node_modules/hookwise/dist/cli.mjs` from
+/// `process.env[VAR]` (where the host sets its project-folder variable) or the folder the
+/// process runs in, up to the first `.git` (a folder: the project's top; a file: a linked
+/// worktree, whose main checkout is looked at too), and runs it with the arguments given after
+/// the code. Not found: `NOT_FOUND` on stderr, `OUT` on stdout (a deny or nothing), exit
+/// `CODE`. Only Node's builtins; `V`, `S`, `O`, `X` are filled in by [`launcher`].
+const LAUNCHER: &str = concat!(
+    r#"const f=require("fs"),p=require("path"),c="node_modules/hookwise/dist/cli.mjs";"#,
+    r#"let d=V||process.cwd(),m=null;"#,
+    r#"for(let i=0;i<64&&!m;i++){if(f.existsSync(p.join(d,c))){m=p.join(d,c);break}"#,
+    r#"let g=null;try{g=f.readFileSync(p.join(d,".git"),"utf8")}catch{}"#,
+    r#"if(g!==null||f.existsSync(p.join(d,".git"))){const r=/^gitdir:\s*(.+)$/m.exec(g||"");"#,
+    r#"if(r)try{const x=p.resolve(d,r[1].trim()),y=p.dirname(p.resolve(x,f.readFileSync(p.join(x,"commondir"),"utf8").trim()));"#,
+    r#"if(f.existsSync(p.join(y,c)))m=p.join(y,c)}catch{}break}"#,
+    r#"const u=p.dirname(d);if(u===d)break;d=u}"#,
+    r#"if(m){process.argv.splice(1,0,m);import(require("url").pathToFileURL(m))}"#,
+    r#"else{process.stderr.write(S+"\n");process.stdout.write(O);process.exitCode=X}"#,
+);
+
+/// The launcher's code for the host whose project-folder variable is `var` (`""`: none), with
+/// what it answers when hookwise is not found: `out` on stdout, exit `code`.
+pub fn launcher(var: &str, out: &str, code: u8) -> String {
+    let lit = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let v = if var.is_empty() {
+        "\"\"".to_string()
+    } else {
+        format!("process.env.{var}")
+    };
+    LAUNCHER
+        .replacen("V||", &format!("{v}||"), 1)
+        .replacen("write(S+", &format!("write({}+", lit(NOT_FOUND)), 1)
+        .replacen("write(O)", &format!("write({})", lit(out)), 1)
+        .replacen("exitCode=X", &format!("exitCode={code}"), 1)
 }
 
-/// The MCP server entry's command and arguments.
+/// How a hook of the host (project-folder variable `var`) runs hookwise with `args`: `global`,
+/// the `hookwise` on PATH; else `node -e '<launcher>' <args>` (`deny`: the answer when the
+/// project's hookwise is not found — the gate event's, when governance or enforcement is on).
+pub fn hook_command(var: &str, args: &str, global: bool, deny: Option<&str>) -> String {
+    if global {
+        return format!("hookwise {args}");
+    }
+    format!("node -e '{}' {args}", launcher(var, deny.unwrap_or(""), 0))
+}
+
+/// The MCP server entry's command and arguments (not found: exit 1, the host reports the
+/// server as failed).
 fn server_argv(host: &str, global: bool) -> (String, Vec<String>) {
     let mut args: Vec<String> = Vec::new();
     let command = if global {
         "hookwise".to_string()
     } else {
-        args.push(CLI.into());
+        args.push("-e".into());
+        let var = dialect::of(host).map_or("", |d| d.project_dir_var);
+        args.push(launcher(var, "", 1));
         "node".to_string()
     };
     args.push("mcp".into());
@@ -54,14 +98,26 @@ pub fn claude_server(global: bool) -> Value {
     json!({"type": "stdio", "command": command, "args": args})
 }
 
-/// The hook entries of a host (`{Event: [entry]}`, Claude's nested shape).
-pub fn hooks(d: &Dialect, s: &Setup, global: bool) -> Value {
-    let base = command_base(d.project_dir_var, global);
+/// The hook entries of a host (`{Event: [entry]}`, Claude's nested shape). `fail_closed`: the
+/// project governs or enforces, so the gate event's hook denies when hookwise is not found.
+pub fn hooks(d: &Dialect, s: &Setup, global: bool, fail_closed: bool) -> Value {
+    let deny = fail_closed.then(|| crate::host::answer::deny(d, NOT_FOUND));
     let mut out = Map::new();
     for (name, kind) in d.events {
+        let gate = if *kind == dialect::Event::PreTool {
+            deny.as_deref()
+        } else {
+            None
+        };
+        let command = hook_command(
+            d.project_dir_var,
+            &format!("hook --host {} {name}", d.host),
+            global,
+            gate,
+        );
         let mut h = json!({
             "type": "command",
-            "command": format!("{base} hook --host {} {name}", d.host),
+            "command": command,
             "timeout": s.timeout,
         });
         if s.named {
@@ -92,10 +148,11 @@ fn toml_str(s: &str) -> String {
     o
 }
 
-/// The `setup.host` answer. Input: `{host?: flag, global?: bool}`. Without a host: every host
+/// The `setup.host` answer. Input: `{host?: flag, global?: bool, failClosed?: bool}`. Without a host: every host
 /// `init` can set up, with the folder or program that says it is used.
 pub fn answer(input: &Value) -> Value {
     let global = input.get("global").and_then(Value::as_bool) == Some(true);
+    let fail_closed = input.get("failClosed").and_then(Value::as_bool) == Some(true);
     let Some(flag) = input.get("host").and_then(Value::as_str) else {
         let hosts: Vec<Value> = dialect::ALL
             .iter()
@@ -138,7 +195,7 @@ pub fn answer(input: &Value) -> Value {
         "flag": s.flag,
         "server": SERVER,
         "hooksFile": s.hooks_file,
-        "hooks": hooks(d, &s, global),
+        "hooks": hooks(d, &s, global, fail_closed),
         "mcpFile": s.mcp_file,
         "mcp": mcp,
         "trust": s.trust,

@@ -537,3 +537,70 @@ fn the_failsafes_pre_tool_use_tool_is_the_setups() {
         ("PreToolUse", crate::failsafe::CLAUDE_PRE_TOOL_USE)
     );
 }
+
+#[test]
+fn the_portable_entries_run_the_launcher_that_finds_the_project_s_hookwise() {
+    use super::setup_cli::{launcher, NOT_FOUND};
+    let mut e = Engine::new();
+    for flag in ["codex", "gemini", "copilot", "qwen"] {
+        for fail_closed in [false, true] {
+            let r = hook(
+                &mut e,
+                "setup.host",
+                json!({"host": flag, "failClosed": fail_closed}),
+            );
+            let text = r["hooks"].to_string();
+            for (event, entries) in r["hooks"].as_object().unwrap() {
+                let c = entries[0]["hooks"][0]["command"].as_str().unwrap();
+                let code = c
+                    .strip_prefix("node -e '")
+                    .and_then(|c| c.split_once("' hook --host "))
+                    .map(|(code, rest)| {
+                        assert!(rest.ends_with(&format!(" {event}")), "{c}");
+                        code
+                    })
+                    .unwrap_or_else(|| panic!("{c}"));
+                assert!(!code.contains('\''), "single-quoted for the shell");
+                let deny = code.contains("permissionDecision") || code.contains("\\\"decision\\\"");
+                let gate = matches!(event.as_str(), "PreToolUse" | "BeforeTool");
+                assert_eq!(deny, fail_closed && gate, "{flag} {event}: {code}");
+            }
+            assert!(text.contains("node_modules/hookwise/dist/cli.mjs"));
+            let args = r["mcp"]["entry"]["args"].as_array().unwrap();
+            assert_eq!(args[0], "-e");
+            assert!(args[1].as_str().unwrap().contains("process.exitCode=1"));
+            assert_eq!(args[2], "mcp");
+        }
+    }
+    assert!(!NOT_FOUND.contains('\''));
+    let l = launcher("GEMINI_PROJECT_DIR", "{}", 0);
+    assert!(
+        l.contains("let d=process.env.GEMINI_PROJECT_DIR||process.cwd()"),
+        "{l}"
+    );
+    assert!(l.contains(&serde_json::to_string(NOT_FOUND).unwrap()));
+    assert!(launcher("", "", 1).contains("let d=\"\"||process.cwd()"));
+    // Claude Code's command hooks: the same launcher, from CLAUDE_PROJECT_DIR
+    let c = hook(
+        &mut e,
+        "setup",
+        json!({"commandHooks": true, "failClosed": true}),
+    );
+    let pre = c["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    assert!(
+        pre.starts_with("node -e '") && pre.ends_with("' hook PreToolUse"),
+        "{pre}"
+    );
+    assert!(pre.contains("process.env.CLAUDE_PROJECT_DIR") && pre.contains("permissionDecision"));
+    let g = hook(
+        &mut e,
+        "setup",
+        json!({"commandHooks": true, "global": true}),
+    );
+    assert_eq!(
+        g["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        "hookwise hook PreToolUse"
+    );
+}
