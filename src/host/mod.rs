@@ -27,6 +27,8 @@ pub mod args;
 #[cfg(feature = "policy")]
 pub mod dialect;
 mod gated;
+/// Kilo CLI, an OpenCode fork (its own section: `profile_kilo.rs`).
+pub mod profile_kilo;
 pub mod profiles;
 /// The command-hook hosts (Codex, Gemini CLI, Copilot CLI, Qwen Code): served by the policy
 /// core only (their hooks are `hook.event` calls), so the lean wasm does not carry them.
@@ -231,6 +233,7 @@ pub static ALL: &[&Profile] = &[
     &profiles::OPENCLAW,
     &profiles::CLAUDE_CODE,
     &profiles::VSCODE,
+    &profile_kilo::KILO,
 ];
 
 /// Every profile (the policy core adds the command-hook hosts).
@@ -245,6 +248,7 @@ pub static ALL: &[&Profile] = &[
     &profiles_cli::GEMINI,
     &profiles_cli::COPILOT,
     &profiles_cli::QWEN,
+    &profile_kilo::KILO,
 ];
 
 pub fn by_id(id: &str) -> Option<&'static Profile> {
