@@ -31,6 +31,7 @@ commands:
   init --codex | --gemini | --copilot | --qwen
                                 set hookwise up for that agent: its hooks and MCP server in its
                                 project files (merged into what is there)
+  init --kilo                   set hookwise up for Kilo CLI: .kilo/plugin/hookwise.js
   mcp [--host HOST]             the stdio MCP server an agent runs (model tools; Claude Code's hook tools)
   hook [--host HOST] <Event>    a command hook: the payload on stdin, the answer on stdout
 
@@ -53,7 +54,7 @@ intent governance gate (with --intent, as a session that selected that intent; w
 that has none), the pre-action enforcement decision ("off" when the project has none; against
 its current cooldowns, recording nothing: no metrics line, no cooldown), the arguments it would
 run with and where the context goes. --host: whose tool names and argument keys the call uses
-(opencode, the default; opencode2, openclaw, claude-code, vscode).`,
+(opencode, the default; opencode2, openclaw, claude-code, vscode, kilo).`,
   trace: `usage: hookwise trace verify [--anchor HEAD] [--cwd DIR] [--json]
        hookwise trace head [--init] [--cwd DIR] [--json]
 
@@ -100,6 +101,7 @@ events). init --<host> writes these entries.`,
   init: `usage: hookwise init [--governance] [--opencode 1|2] [--global] [--cwd DIR] [--json]
        hookwise init --claude [--command] [--global] [--cwd DIR] [--json]
        hookwise init --codex | --gemini | --copilot | --qwen [--global] [--cwd DIR] [--json]
+       hookwise init --kilo [--global] [--cwd DIR] [--json]
 
 Creates hookwise's configuration files in the project when they do not exist yet. With
 --governance also .orchestration/active_intents.yaml (active_intents: []): intent governance
@@ -125,7 +127,11 @@ answers) and the hookwise MCP server in its project files: .codex/hooks.json and
 .codex/config.toml; .gemini/settings.json; .github/hooks/hookwise.json and .github/mcp.json;
 .qwen/settings.json. The trust step the agent needs before it loads them is printed: you take
 it. Without any agent flag, init sets up every agent it finds in the project (.claude, .codex,
-.gemini, .github/hooks, .qwen) or on PATH (claude, codex, gemini, copilot, qwen).
+.gemini, .github/hooks, .qwen, .kilo) or on PATH (claude, codex, gemini, copilot, qwen, kilo).
+
+--kilo: Kilo CLI loads the plugin files in .kilo/plugin/: init writes .kilo/plugin/hookwise.js,
+which loads the project's hookwise (--global: this hookwise). Kept when it exists, and not
+written when a kilo.json \`plugin\` list names hookwise already.
 
 What init writes is portable: the project's own hookwise (node
 node_modules/hookwise/dist/cli.mjs, under the agent's project-folder variable where it has one),
@@ -135,6 +141,8 @@ writes the hookwise on PATH instead.`,
 
 /** The agents `init --<flag>` sets up with command hooks (the core's dialects name them). */
 const AGENT_FLAGS = ["codex", "gemini", "copilot", "qwen"];
+/** The agents `init --<flag>` sets up as an in-process plugin (js/kilo-config.mjs). */
+const PLUGIN_FLAGS = ["kilo"];
 
 class UsageError extends Error {}
 class ExitCode extends Error {
@@ -155,7 +163,7 @@ function parseArgs(argv) {
         const v = inline ?? argv[++i];
         if (v === undefined) throw new UsageError(`--${k} needs a value`);
         out.flags[k] = v;
-      } else if (["json", "help", "governance", "init", "claude", "command", "global", ...AGENT_FLAGS].includes(k)) out.flags[k] = true;
+      } else if (["json", "help", "governance", "init", "claude", "command", "global", ...AGENT_FLAGS, ...PLUGIN_FLAGS].includes(k)) out.flags[k] = true;
       else throw new UsageError(`unknown option --${k}`);
     } else out._.push(a);
   }
@@ -265,8 +273,14 @@ const commands = {
     await time("tool.execute.before (no links)", () => engine.augmentToolCall({ tool: "bash", args: { command: "ls -la" }, dryRun: true }));
     await time("tool.execute.before ([[hookwise]])", () => engine.augmentToolCall({ tool: "bash", args: { command: "echo [[hookwise]]" }, dryRun: true }));
     await time("session start", () => engine.sessionPreview({}));
-    const agents = await agentsSetUp(path.resolve(flags.cwd || process.cwd()));
-    const json = { ...report, timingsMs: timings, agents, warnings: [...(report.warnings || []), ...warnings] };
+    const cwd = path.resolve(flags.cwd || process.cwd());
+    // the plugin hosts that call setup(): Kilo CLI's plugin file, OpenCode 2's `plugins`
+    const { pluginHostsReport } = await import("./kilo-config.mjs");
+    const plugins = pluginHostsReport(cwd, require("./failsafe.cjs").configured(cwd, {}));
+    // a damaged install cannot list the command-hook agents: said, not thrown
+    const hooked = await agentsSetUp(cwd).catch((e) => (warnings.push(`error: the command-hook agents could not be checked: ${e && e.message}`), []));
+    const agents = [...hooked, ...plugins.agents];
+    const json = { ...report, timingsMs: timings, agents, warnings: [...(report.warnings || []), ...warnings, ...plugins.warnings] };
     const d = report.discovery || {};
     const lines = [
       `knowledge source: ${report.source || "none"}`,
@@ -274,7 +288,7 @@ const commands = {
       `project: ${report.project || "(none)"}`,
       ...(report.vault ? [`vault: ${JSON.stringify(report.vault)}`] : []),
       `timings (ms): ${Object.entries(timings).map(([k, v]) => `${k} ${v}`).join("; ")}`,
-      ...(agents.length ? agents.map((a) => `agent ${a.host}: set up in ${a.file}; ${a.event} round trip ${a.ok ? `${a.ms} ms` : `FAILED after ${a.ms} ms: ${a.error}`}${a.note ? ` (${a.note})` : ""}`) : ["agents: none set up in this project (hookwise init --<agent>)"]),
+      ...(agents.length ? agents.map((a) => a.line || `agent ${a.host}: set up in ${a.file}; ${a.event} round trip ${a.ok ? `${a.ms} ms` : `FAILED after ${a.ms} ms: ${a.error}`}${a.note ? ` (${a.note})` : ""}`) : ["agents: none set up in this project (hookwise init --<agent>)"]),
       ...json.warnings.map((w) => `warning: ${w}`),
     ];
     print(flags, json, lines.join("\n"));
@@ -355,10 +369,11 @@ const commands = {
 
   async init({ flags }) {
     const asked = AGENT_FLAGS.filter((f) => flags[f]);
-    if (flags.claude || asked.length) {
+    if (flags.claude || asked.length || flags.kilo) {
       const out = [];
       if (flags.claude) out.push(await initClaude(flags));
       for (const f of asked) out.push(await initAgent(f, flags));
+      if (flags.kilo) out.push(await initKilo(flags));
       return report(flags, out);
     }
     if (flags.command) throw new UsageError("--command goes with --claude");
@@ -383,6 +398,8 @@ const commands = {
         agents.push({ host: a.host, error: e.message, changes: [], lines: [`failed ${a.flag}: ${e.message}`] });
       }
     }
+    const kilo = await import("./kilo-config.mjs");
+    if (kilo.kiloFound(cwd)) agents.push(await initKilo(flags));
     const lines = [...r.created.map((f) => `created ${f}`), ...r.kept.map((f) => `kept ${f} (it exists)`), ...r.failed.map((f) => `failed ${f}`), ...oc, ...agents.flatMap((a) => a.lines)];
     print(flags, { ...r, opencode, agents: agents.map(({ lines, ...a }) => a) }, lines.join("\n") || "nothing to do");
     if (r.failed.length) throw new Error(`could not create: ${r.failed.join("; ")} (in ${cwd})`);
@@ -533,6 +550,12 @@ function readStdin(max) {
     process.stdin.on("end", () => resolve({ text: n > max ? "" : Buffer.concat(parts).toString("utf8"), over: n > max }));
     process.stdin.on("error", () => resolve({ text: "", over: false }));
   });
+}
+
+/** `hookwise init --kilo`: .kilo/plugin/hookwise.js, which loads the project's hookwise. */
+async function initKilo(flags) {
+  const { initKilo } = await import("./kilo-config.mjs");
+  return initKilo(path.resolve(flags.cwd || process.cwd()), { global: !!flags.global });
 }
 
 /** `hookwise init --claude`: hooks in .claude/settings.json, the server in .mcp.json. */
