@@ -13,6 +13,7 @@ const HOSTS = {
   gemini: { needed: "Gemini CLI is available", missing: "Gemini CLI missing" },
   copilot: { needed: "Copilot CLI is available", missing: "Copilot CLI missing" },
   qwen: { needed: "Qwen Code is available", missing: "Qwen Code missing" },
+  kilo: { needed: "Kilo CLI is available", missing: "Kilo CLI missing" },
 };
 
 /** `gate`: the host lib's gate; `label`: the suite's name in the skip line; `host`: a key of HOSTS. */
