@@ -81,13 +81,13 @@ function hookwiseLines(stderr) {
 }
 
 /** One headless run of Kilo in the sandbox, against its own scripted model. */
-async function runKilo(sb, { prompt, script = [], env = {}, timeoutMs = 180_000, modelOpts = {} }) {
+async function runKilo(sb, { prompt, script = [], env = {}, timeoutMs = 300_000, modelOpts = {}, logLevel = "INFO" }) {
   const bin = kiloGate().bin;
   const model = await startModel(script, modelOpts);
   const cfgDir = path.join(sb.env.XDG_CONFIG_HOME, "kilo");
   fs.mkdirSync(cfgDir, { recursive: true });
   fs.writeFileSync(path.join(cfgDir, "kilo.json"), JSON.stringify(userConfig(model), null, 2) + "\n");
-  const args = ["run", "--model", MODEL, "--format", "json", "--print-logs", "--log-level", "INFO", prompt];
+  const args = ["run", "--model", MODEL, "--format", "json", "--print-logs", "--log-level", logLevel, prompt];
   const run = await runWatched(sb.root, bin, args, { cwd: sb.dir, env: { ...sb.env, ...KILO_ENV, ...env }, timeoutMs });
   await model.close();
   const r = {
