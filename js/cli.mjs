@@ -33,6 +33,7 @@ commands:
                                 project files (merged into what is there)
   init --pi                     set hookwise up for pi: its extension as a pi package in .pi/settings.json
   init --cline                  set hookwise up for Cline: the plugin .cline/plugins/hookwise.js
+  init --kilo                   set hookwise up for Kilo CLI: .kilo/plugin/hookwise.js
   mcp [--host HOST]             the stdio MCP server an agent runs (model tools; Claude Code's hook tools)
   hook [--host HOST] <Event>    a command hook: the payload on stdin, the answer on stdout
 
@@ -55,7 +56,7 @@ intent governance gate (with --intent, as a session that selected that intent; w
 that has none), the pre-action enforcement decision ("off" when the project has none; against
 its current cooldowns, recording nothing: no metrics line, no cooldown), the arguments it would
 run with and where the context goes. --host: whose tool names and argument keys the call uses
-(opencode, the default; opencode2, openclaw, claude-code, vscode).`,
+(opencode, the default; opencode2, openclaw, claude-code, vscode, kilo).`,
   trace: `usage: hookwise trace verify [--anchor HEAD] [--cwd DIR] [--json]
        hookwise trace head [--init] [--cwd DIR] [--json]
 
@@ -104,6 +105,7 @@ events). init --<host> writes these entries.`,
        hookwise init --codex | --gemini | --copilot | --qwen [--global] [--cwd DIR] [--json]
        hookwise init --pi [--global] [--cwd DIR] [--json]
        hookwise init --cline [--global] [--cwd DIR] [--json]
+       hookwise init --kilo [--global] [--cwd DIR] [--json]
 
 Creates hookwise's configuration files in the project when they do not exist yet. With
 --governance also .orchestration/active_intents.yaml (active_intents: []): intent governance
@@ -129,8 +131,12 @@ answers) and the hookwise MCP server in its project files: .codex/hooks.json and
 .codex/config.toml; .gemini/settings.json; .github/hooks/hookwise.json and .github/mcp.json;
 .qwen/settings.json. The trust step the agent needs before it loads them is printed: you take
 it. Without any agent flag, init sets up every agent it finds in the project (.claude, .codex,
-.gemini, .github/hooks, .qwen, .pi, .cline) or on PATH (claude, codex, gemini, copilot, qwen, pi,
-cline).
+.gemini, .github/hooks, .qwen, .pi, .cline, .kilo) or on PATH (claude, codex, gemini, copilot,
+qwen, pi, cline, kilo).
+
+--kilo: Kilo CLI loads the plugin files in .kilo/plugin/: init writes .kilo/plugin/hookwise.js,
+which loads the project's hookwise (--global: this hookwise). Kept when it exists, and not
+written when a kilo.json \`plugin\` list names hookwise already.
 
 --pi: adds hookwise's pi extension to the project's .pi/settings.json as a pi package, the
 entry \`pi install ./node_modules/hookwise -l\` writes ("../node_modules/hookwise"), merged into
@@ -149,6 +155,8 @@ writes the hookwise on PATH instead.`,
 
 /** The agents `init --<flag>` sets up with command hooks (the core's dialects name them). */
 const AGENT_FLAGS = ["codex", "gemini", "copilot", "qwen"];
+/** The agents `init --<flag>` sets up as an in-process plugin (js/kilo-config.mjs). */
+const PLUGIN_FLAGS = ["pi", "cline", "kilo"];
 
 class UsageError extends Error {}
 class ExitCode extends Error {
@@ -169,7 +177,7 @@ function parseArgs(argv) {
         const v = inline ?? argv[++i];
         if (v === undefined) throw new UsageError(`--${k} needs a value`);
         out.flags[k] = v;
-      } else if (["json", "help", "governance", "init", "claude", "cline", "command", "global", "pi", ...AGENT_FLAGS].includes(k)) out.flags[k] = true;
+      } else if (["json", "help", "governance", "init", "claude", "command", "global", ...AGENT_FLAGS, ...PLUGIN_FLAGS].includes(k)) out.flags[k] = true;
       else throw new UsageError(`unknown option --${k}`);
     } else out._.push(a);
   }
@@ -279,12 +287,18 @@ const commands = {
     await time("tool.execute.before (no links)", () => engine.augmentToolCall({ tool: "bash", args: { command: "ls -la" }, dryRun: true }));
     await time("tool.execute.before ([[hookwise]])", () => engine.augmentToolCall({ tool: "bash", args: { command: "echo [[hookwise]]" }, dryRun: true }));
     await time("session start", () => engine.sessionPreview({}));
-    const agents = await agentsSetUp(path.resolve(flags.cwd || process.cwd()));
-    const pi = await require("./pi-init.cjs").piDoctor(path.resolve(flags.cwd || process.cwd()));
+    const cwd = path.resolve(flags.cwd || process.cwd());
+    // the plugin hosts that call setup(): Kilo CLI's plugin file, OpenCode 2's `plugins`
+    const { pluginHostsReport } = await import("./kilo-config.mjs");
+    const plugins = pluginHostsReport(cwd, require("./failsafe.cjs").configured(cwd, {}));
+    // a damaged install cannot list the command-hook agents: said, not thrown
+    const hooked = await agentsSetUp(cwd).catch((e) => (warnings.push(`error: the command-hook agents could not be checked: ${e && e.message}`), []));
+    const agents = [...hooked, ...plugins.agents];
+    const pi = await require("./pi-init.cjs").piDoctor(cwd);
     if (pi) agents.push(pi);
-    const cline = await require("./cline-init.cjs").clineDoctor(path.resolve(flags.cwd || process.cwd()));
+    const cline = await require("./cline-init.cjs").clineDoctor(cwd);
     if (cline) agents.push(cline);
-    const json = { ...report, timingsMs: timings, agents, warnings: [...(report.warnings || []), ...warnings] };
+    const json = { ...report, timingsMs: timings, agents, warnings: [...(report.warnings || []), ...warnings, ...plugins.warnings] };
     const d = report.discovery || {};
     const lines = [
       `knowledge source: ${report.source || "none"}`,
@@ -292,7 +306,7 @@ const commands = {
       `project: ${report.project || "(none)"}`,
       ...(report.vault ? [`vault: ${JSON.stringify(report.vault)}`] : []),
       `timings (ms): ${Object.entries(timings).map(([k, v]) => `${k} ${v}`).join("; ")}`,
-      ...(agents.length ? agents.map((a) => `agent ${a.host}: set up in ${a.file}; ${a.event} round trip ${a.ok ? `${a.ms} ms` : `FAILED after ${a.ms} ms: ${a.error}`}${a.note ? ` (${a.note})` : ""}`) : ["agents: none set up in this project (hookwise init --<agent>)"]),
+      ...(agents.length ? agents.map((a) => a.line || `agent ${a.host}: set up in ${a.file}; ${a.event} round trip ${a.ok ? `${a.ms} ms` : `FAILED after ${a.ms} ms: ${a.error}`}${a.note ? ` (${a.note})` : ""}`) : ["agents: none set up in this project (hookwise init --<agent>)"]),
       ...json.warnings.map((w) => `warning: ${w}`),
     ];
     print(flags, json, lines.join("\n"));
@@ -374,12 +388,13 @@ const commands = {
 
   async init({ flags }) {
     const asked = AGENT_FLAGS.filter((f) => flags[f]);
-    if (flags.claude || flags.cline || asked.length || flags.pi) {
+    if (flags.claude || asked.length || PLUGIN_FLAGS.some((f) => flags[f])) {
       const out = [];
       if (flags.claude) out.push(await initClaude(flags));
       if (flags.cline) out.push(initClineHere(flags));
       for (const f of asked) out.push(await initAgent(f, flags));
       if (flags.pi) out.push(initPi(flags));
+      if (flags.kilo) out.push(await initKilo(flags));
       return report(flags, out);
     }
     if (flags.command) throw new UsageError("--command goes with --claude");
@@ -406,6 +421,8 @@ const commands = {
     }
     if (require("./pi-init.cjs").piFound(cwd, isExecutable)) agents.push(initPi(flags));
     if (require("./cline-init.cjs").clineFound(cwd, onPath)) agents.push(initClineHere(flags));
+    const kilo = await import("./kilo-config.mjs");
+    if (kilo.kiloFound(cwd)) agents.push(await initKilo(flags));
     const lines = [...r.created.map((f) => `created ${f}`), ...r.kept.map((f) => `kept ${f} (it exists)`), ...r.failed.map((f) => `failed ${f}`), ...oc, ...agents.flatMap((a) => a.lines)];
     print(flags, { ...r, opencode, agents: agents.map(({ lines, ...a }) => a) }, lines.join("\n") || "nothing to do");
     if (r.failed.length) throw new Error(`could not create: ${r.failed.join("; ")} (in ${cwd})`);
@@ -569,6 +586,12 @@ function readStdin(max) {
 /** `hookwise init --pi`: hookwise's extension as a pi package in .pi/settings.json. */
 function initPi(flags) {
   return require("./pi-init.cjs").initPi({ cwd: path.resolve(flags.cwd || process.cwd()), global: !!flags.global });
+}
+
+/** `hookwise init --kilo`: .kilo/plugin/hookwise.js, which loads the project's hookwise. */
+async function initKilo(flags) {
+  const { initKilo } = await import("./kilo-config.mjs");
+  return initKilo(path.resolve(flags.cwd || process.cwd()), { global: !!flags.global });
 }
 
 /** `hookwise init --claude`: hooks in .claude/settings.json, the server in .mcp.json. */

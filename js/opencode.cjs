@@ -1,6 +1,8 @@
 "use strict";
 // The OpenCode plugin: maps OpenCode's hooks onto one Hookwise instance. Every hook catches
 // everything: OpenCode must never see an exception from hookwise except a deliberate block.
+// Kilo CLI, an OpenCode fork, loads this same 1.x plugin: in Kilo's own process the host is
+// "kilo", whose profile names Kilo's tools (docs/kilo.md).
 
 // the lean wasm compiles in the background while the rest loads (js/core.cjs compileSoon)
 try {
@@ -11,8 +13,24 @@ try {
 // a glue file that cannot load leaves a stand-in that still fails closed (js/failsafe.cjs)
 const { Hookwise } = require("./failsafe.cjs").loadHookwise(() => require("./hookwise.cjs"));
 
+/** Kilo CLI's own process: Kilo 7.7.7 sets KILO_PID to its pid (a program it starts inherits another's). */
+const inKilo = (env = process.env) => env.KILO_PID === String(process.pid);
+
+// The 1.x path's instances in this process. A host that loads the package through both
+// loaders (Kilo calls `server` and `setup` of one module) is served here: the `setup` it
+// calls with a context without tool hooks registers nothing (js/opencode2.cjs).
+const serving = { count: 0, log: null, waiting: new Set() };
+
+/** `server` ran in this process (with its logger), or `f(log)` is called once it does. */
+function whenServed(f) {
+  if (serving.count > 0) return void f(serving.log);
+  serving.waiting.add(f);
+  return () => serving.waiting.delete(f);
+}
+
 async function server(input, options) {
   const client = input && input.client;
+  const host = inKilo() ? "kilo" : "opencode";
   const log = (level, message) => {
     try {
       const p = client && client.app && client.app.log({ body: { service: "hookwise", level, message, extra: { service: "hookwise" } } });
@@ -21,8 +39,18 @@ async function server(input, options) {
       /* logging must not fail a hook */
     }
   };
+  serving.count++;
+  serving.log = serving.log || log;
+  for (const f of [...serving.waiting]) {
+    serving.waiting.delete(f);
+    try {
+      f(log);
+    } catch {
+      /* a waiter must not fail the plugin */
+    }
+  }
   const hw = new Hookwise({
-    host: "opencode",
+    host,
     options: options || {},
     // Outside a git repository OpenCode's worktree is "/": the project is the directory then.
     cwd: (input && ((input.worktree && input.worktree !== "/" ? input.worktree : "") || input.directory)) || process.cwd(),
@@ -172,4 +200,4 @@ function zodOf(z, p) {
   }
 }
 
-module.exports = { server, zodShape };
+module.exports = { server, zodShape, whenServed, inKilo };

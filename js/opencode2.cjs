@@ -88,23 +88,11 @@ function modelTools(hw) {
 async function setup(ctx) {
   ctx = ctx || {};
   const registrations = [];
-  const debug = !!(process.env.HOOKWISE_DEBUG && process.env.HOOKWISE_DEBUG !== "0");
-  const log = (level, message) => {
-    try {
-      const app = ctx.app;
-      if (app && typeof app.log === "function") {
-        const p = app.log({ service: "hookwise", level, message });
-        if (p && typeof p.catch === "function") p.catch(() => {});
-      } else if (debug || level === "error") {
-        process.stderr.write(`hookwise ${level}: ${message}\n`);
-      }
-    } catch {
-      /* logging must not fail a hook */
-    }
-  };
+  const log = logger(ctx);
   const location = ctx.location && typeof ctx.location === "object" ? ctx.location : {};
   const directory = typeof location.directory === "string" && location.directory ? location.directory : process.cwd();
   const worktree = typeof location.worktree === "string" ? location.worktree : "";
+  if (!hasToolHooks(ctx)) return withoutToolHooks(ctx, (worktree && worktree !== "/" ? worktree : "") || directory, log);
   // the messages of the compaction request being answered, by session (the core asks for them)
   const compacting = new Map();
   const hw = new Hookwise({
@@ -229,6 +217,82 @@ async function setup(ctx) {
     await hw.dispose();
   };
 }
+
+/** The host's log (`ctx.app.log`), else stderr: errors always, the rest with HOOKWISE_DEBUG. */
+function logger(ctx) {
+  const debug = !!(process.env.HOOKWISE_DEBUG && process.env.HOOKWISE_DEBUG !== "0");
+  return (level, message) => {
+    try {
+      const app = ctx.app;
+      if (app && typeof app.log === "function") {
+        const p = app.log({ service: "hookwise", level, message });
+        if (p && typeof p.catch === "function") p.catch(() => {});
+      } else if (debug || level === "error") {
+        process.stderr.write(`hookwise ${level}: ${message}\n`);
+      }
+    } catch {
+      /* logging must not fail a hook */
+    }
+  };
+}
+
+/** The context can hook tool calls (`ctx.tool.hook`), which everything hookwise does needs. */
+function hasToolHooks(ctx) {
+  return !!(ctx.tool && typeof ctx.tool.hook === "function");
+}
+
+/**
+ * `setup(ctx)` with a context that offers no tool hooks: Kilo CLI's (it also runs the package's
+ * OpenCode 1.x `server`, which does the work), and released OpenCode 2.0.x builds' (reported
+ * with only agent, aisdk, catalog, command, integration, reference and skill). Nothing is
+ * registered and no core starts: where this module's 1.x path serves the process, that is all;
+ * where it does not, no tool call is checked, and a project that configures intent governance
+ * or pre-action enforcement (the failsafe's data, src/failsafe.rs) hears so as an error, not as
+ * a quiet start. The 1.x path may start a moment after `setup` (the order of a host's two
+ * loaders): the verdict waits for it, up to SETUP_ONLY_GRACE_MS or until the plugin unloads.
+ */
+function withoutToolHooks(ctx, cwd, log) {
+  const offers = Object.keys(ctx).filter((k) => k !== "options" && ctx[k] && typeof ctx[k] === "object").sort();
+  let timer = null;
+  let cancel = null;
+  let done = false;
+  const verdict = (served) => {
+    if (done) return;
+    done = true;
+    if (timer) clearTimeout(timer);
+    if (cancel) cancel();
+    if (served) {
+      served("info", "hookwise: setup() without tool hooks registered nothing; this host runs hookwise through its OpenCode 1.x plugin (server), once");
+      return;
+    }
+    let found = null;
+    try {
+      found = require("./failsafe.cjs").configured(cwd, ctx.options && typeof ctx.options === "object" ? ctx.options : {});
+    } catch (e) {
+      found = { marker: String((e && e.message) || e) };
+    }
+    const what = `this host's plugin context offers no tool hooks (it offers: ${offers.join(", ") || "nothing"})`;
+    if (found) {
+      log("error", `hookwise is NOT checking any tool call: ${what}, and ${found.marker} configures intent governance or pre-action enforcement in ${cwd}. Nothing is gated or recorded. Load hookwise where its hooks run: OpenCode 1.x (opencode.json "plugin"), Kilo CLI (.kilo/plugin/), or an OpenCode 2 build whose plugin context has \`tool\` hooks (hookwise doctor).`);
+    } else {
+      log("warn", `hookwise is off: ${what}; knowledge context, session start and compaction need them`);
+    }
+  };
+  try {
+    cancel = require("./opencode.cjs").whenServed((served) => verdict(served));
+  } catch {
+    /* no 1.x path in this package: the verdict is the timer's */
+  }
+  if (!done) {
+    timer = setTimeout(() => verdict(null), SETUP_ONLY_GRACE_MS);
+    if (typeof timer.unref === "function") timer.unref();
+  }
+  // unloaded before the verdict: it is given now (a 1.x path would have answered by now)
+  return async () => verdict(null);
+}
+
+/** How long `setup` without tool hooks waits for the same process's 1.x path before it warns. */
+const SETUP_ONLY_GRACE_MS = 3000;
 
 /** The context text for the model, added to what the call's result shows it. */
 function addToResult(ev, text) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the agent CLIs the real-host suites run (tests/e2e-codex, -gemini, -copilot, -qwen;
-# OpenCode 1.x for tests/e2e), each pinned, from the npm registry, into a cache outside the repository
+# OpenCode 1.x for tests/e2e; Kilo CLI for tests/e2e-kilo), each pinned, from the npm registry, into a cache outside the repository
 # keyed by name and version, so a second run (and CI with the cache restored) installs nothing.
 #
 #   bash scripts/setup-clis.sh                  # every CLI below (≈ 1.2 GB, well under a minute)
@@ -21,6 +21,8 @@ root=${HOOKWISE_CLIS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hookwise-clis}
 # command-hook-hosts.md), so they are skipped. Codex and Copilot ship their native binary as an
 # optional per-platform dependency: the entry points are those binaries, not the node launchers.
 # OpenCode's install script puts its platform binary at bin/opencode.exe (kept).
+# Kilo CLI: 7.7.7, the newest whose Linux binary (@kilocode/cli-linux-x64) the registry serves
+# (7.8.1's is missing); the entry point is that Bun-compiled binary (docs/kilo.md).
 table() {
   cat <<'EOF'
 codex|@openai/codex|0.171.0||@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex|native
@@ -30,6 +32,7 @@ qwen|@qwen-code/qwen-code|0.24.4|--ignore-scripts|@qwen-code/qwen-code/cli.js|no
 opencode|opencode-ai|1.18.33||opencode-ai/bin/opencode.exe|native
 pi|@mariozechner/pi-coding-agent|0.73.1|--ignore-scripts|@mariozechner/pi-coding-agent/dist/cli.js|node
 cline|cline|3.0.65|--ignore-scripts|cline/bin/cline|node
+kilo|@kilocode/cli|7.7.7||@kilocode/cli-linux-x64/bin/kilo|native
 EOF
 }
 

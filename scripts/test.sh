@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every test: native core, wasm adapters, JS under Node and Bun, packaging, the real hosts
-# (OpenCode, OpenClaw, Claude Code, Codex, Gemini CLI, Copilot CLI, Qwen Code), and the
+# (OpenCode, OpenClaw, Claude Code, Codex, Gemini CLI, Copilot CLI, Qwen Code, Kilo CLI), and the
 # security suite (hostile input against the packed package).
 # Expects scripts/setup.sh to have run (the README's test command does both).
 set -euo pipefail
@@ -27,7 +27,7 @@ node --test tests/js/ tests/fake-maenifold/
 step "JS under Bun"
 bun test tests/js/
 
-for dir in tests/pack tests/opencode2 tests/e2e-shared tests/e2e tests/e2e-openclaw tests/e2e-claude tests/e2e-codex tests/e2e-gemini tests/e2e-copilot tests/e2e-qwen tests/e2e-pi tests/e2e-cline tests/security; do
+for dir in tests/pack tests/opencode2 tests/e2e-shared tests/e2e tests/e2e-openclaw tests/e2e-claude tests/e2e-codex tests/e2e-gemini tests/e2e-copilot tests/e2e-qwen tests/e2e-pi tests/e2e-cline tests/e2e-kilo tests/security; do
   if [ -d "$dir" ]; then
     step "$dir (node:test)"
     node --test --test-concurrency=1 "$dir"/

@@ -30,6 +30,8 @@ pub mod dialect;
 #[cfg(feature = "policy")]
 pub mod model_log;
 mod gated;
+/// Kilo CLI, an OpenCode fork (its own section: `profile_kilo.rs`).
+pub mod profile_kilo;
 pub mod profiles;
 /// The command-hook hosts (Codex, Gemini CLI, Copilot CLI, Qwen Code): served by the policy
 /// core only (their hooks are `hook.event` calls), so the lean wasm does not carry them.
@@ -241,6 +243,7 @@ pub static ALL: &[&Profile] = &[
     &profiles::CLAUDE_CODE,
     &profiles::VSCODE,
     &profiles_pi::PI,
+    &profile_kilo::KILO,
 ];
 
 /// Every profile (the policy core adds the command-hook hosts).
@@ -257,6 +260,7 @@ pub static ALL: &[&Profile] = &[
     &profiles_cli::COPILOT,
     &profiles_cli::QWEN,
     &profiles_cline::CLINE,
+    &profile_kilo::KILO,
 ];
 
 pub fn by_id(id: &str) -> Option<&'static Profile> {

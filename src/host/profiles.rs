@@ -116,7 +116,8 @@ pub(super) const SNAKE_EDIT: Keys = replace(
 
 // ---- OpenCode 1.x -------------------------------------------------------------------------
 
-const OPENCODE_TOOLS: &[Tool] = &[
+/// OpenCode 1.x's tools that Kilo CLI, its fork, has too, with the same keys (`profile_kilo.rs`).
+pub(super) const OPENCODE_SHARED: &[Tool] = &[
     shell("bash", Context::ShellComment),
     write("write", &["filePath"]),
     edit(
@@ -128,33 +129,37 @@ const OPENCODE_TOOLS: &[Tool] = &[
             &["replaceAll"],
         ),
     ),
-    // offered by earlier 1.x releases: `{filePath, edits: [{filePath, oldString, newString}]}`
-    edit(
-        "multiedit",
-        edit_list(&["filePath"], &["oldString"], &["newString"]),
-    ),
     patch("apply_patch", &["patchText"]),
     read("read", &["filePath"]),
     subagent("task", "prompt"),
     reader("glob"),
     reader("grep"),
-    reader("list"),
     reader("lsp"),
     reader("webfetch"),
     reader("websearch"),
-    reader("codesearch"),
     reader("todowrite"),
-    reader("todoread"),
     reader("skill"),
     reader("question"),
     // malformed model arguments arrive as `invalid`: nothing runs
     reader("invalid"),
 ];
 
+/// The rest of OpenCode 1.x's tools (Kilo has none of them).
+const OPENCODE_ONLY: &[Tool] = &[
+    // offered by earlier 1.x releases: `{filePath, edits: [{filePath, oldString, newString}]}`
+    edit(
+        "multiedit",
+        edit_list(&["filePath"], &["oldString"], &["newString"]),
+    ),
+    reader("list"),
+    reader("codesearch"),
+    reader("todoread"),
+];
+
 pub static OPENCODE: Profile = Profile {
     id: "opencode",
     title: "OpenCode 1.x",
-    tools: &[OPENCODE_TOOLS],
+    tools: &[OPENCODE_SHARED, OPENCODE_ONLY],
     block: Block::Thrown,
     result: ResultChannel::Output,
     rewrites_paths: false,
@@ -349,7 +354,13 @@ const VSCODE_SHARED: &[Tool] = &[
 pub static VSCODE: Profile = Profile {
     id: "vscode",
     title: "VS Code engine API (Roo Code and forks; OpenCode's and OpenClaw's tool names too)",
-    tools: &[VSCODE_SHARED, ROO_TOOLS, OPENCODE_TOOLS, OPENCLAW_TOOLS],
+    tools: &[
+        VSCODE_SHARED,
+        ROO_TOOLS,
+        OPENCODE_SHARED,
+        OPENCODE_ONLY,
+        OPENCLAW_TOOLS,
+    ],
     block: Block::Answer,
     result: ResultChannel::Output,
     rewrites_paths: false,

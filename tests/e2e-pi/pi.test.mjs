@@ -157,7 +157,8 @@ describe("hookwise in the real pi", { skip }, () => {
 
   test("(b) a write inside the scope runs and leaves one Agent Trace record, valid, naming pi and the model", () => {
     const { r, sb } = ctx.gov;
-    const meta = assertLoginRecord(assert, r, sb, MODEL);
+    const { conv, meta } = assertLoginRecord({ r, sb });
+    assert.equal(conv.contributor.model_id, MODEL, `the model pi ran: ${JSON.stringify(conv.contributor)}`);
     assert.equal(meta.host, "pi", JSON.stringify(meta));
   });
 

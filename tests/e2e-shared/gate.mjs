@@ -14,6 +14,7 @@ const HOSTS = {
   copilot: { needed: "Copilot CLI is available", missing: "Copilot CLI missing" },
   qwen: { needed: "Qwen Code is available", missing: "Qwen Code missing" },
   pi: { needed: "pi is available", missing: "pi missing" },
+  kilo: { needed: "Kilo CLI is available", missing: "Kilo CLI missing" },
 };
 
 /** `gate`: the host lib's gate; `label`: the suite's name in the skip line; `host`: a key of HOSTS. */

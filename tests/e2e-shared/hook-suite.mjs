@@ -38,6 +38,27 @@ export const NOTE_PASSAGE = "SHA-256 hash of each refresh token";
 const COMPACT_PROMPT = "Harden [[auth]] for the REST API. We decided to use [[jwt]] instead of opaque session ids.";
 
 /**
+ * The governed run (`{r, sb}`) wrote src/auth/login.ts under INT-1 and left exactly one Agent
+ * Trace record for it, valid against the schema, at the project's HEAD, by an AI: `{rec, conv,
+ * meta}` (its first conversation, its `dev.hookwise` metadata) for the host's own checks.
+ */
+export function assertLoginRecord({ r, sb }) {
+  assert.equal(sb.read("src/auth/login.ts").trim(), LOGIN.trim(), r.describe());
+  const recs = sb.traces();
+  assert.equal(recs.length, 1, JSON.stringify(recs));
+  const rec = recs[0];
+  assert.deepEqual(validate(rec), [], JSON.stringify(rec));
+  assert.equal(rec.files[0].path, "src/auth/login.ts");
+  const head = execFileSync("git", ["rev-parse", "HEAD"], { cwd: sb.dir, encoding: "utf8" }).trim();
+  assert.deepEqual(rec.vcs, { type: "git", revision: head });
+  const conv = rec.files[0].conversations[0];
+  assert.equal(conv.contributor.type, "ai");
+  const meta = rec.metadata["dev.hookwise"];
+  assert.equal(meta.intent_id, "INT-1");
+  return { rec, conv, meta };
+}
+
+/**
  * The suite for `host` (a key of HOSTS). `o.failClosed`: whether the host can be told to block
  * when a hook has no usable answer (default true); `o.contextAfterCompaction`: whether context
  * reaches the model after a compaction (default true); `o.extra(ctx)`: more tests inside the suite,
@@ -45,6 +66,7 @@ const COMPACT_PROMPT = "Harden [[auth]] for the REST API. We decided to use [[jw
  * `o.todo.compaction`: known gaps of issue 30, named (node:test runs and reports them; they do
  * not fail the run).
  */
+
 export function hookSuite(host, o = {}) {
   const h = HOSTS[host];
   const skip = suiteGate(cliGate(host), `e2e-${host}`, host);
@@ -135,8 +157,8 @@ export function hookSuite(host, o = {}) {
     });
 
     test("(b) a write inside the scope runs and leaves one Agent Trace record, valid, naming the host and the model", { todo: o.todo?.record }, () => {
-      const { r, sb } = ctx.gov;
-      const meta = assertLoginRecord(assert, r, sb, h.writeModel ?? h.defaultModel);
+      const { conv, meta } = assertLoginRecord(ctx.gov);
+      assert.equal(conv.contributor.model_id, h.writeModel ?? h.defaultModel, `the model the host ran: ${JSON.stringify(conv.contributor)}`);
       assert.match(JSON.stringify(meta), new RegExp(host === "copilot" ? "copilot" : host, "i"), `the record names the host: ${JSON.stringify(meta)}`);
     });
 
@@ -193,28 +215,6 @@ export function hookSuite(host, o = {}) {
     o.extra?.(ctx);
   });
   return ctx;
-}
-
-/**
- * (b): the governed run wrote src/auth/login.ts under INT-1, and the project holds exactly one
- * Agent Trace record of it, valid against the schema, at the project's HEAD, by the AI model
- * `model`. Returns the record's `dev.hookwise` metadata (the host's name is checked by the caller).
- */
-export function assertLoginRecord(assert, r, sb, model) {
-  assert.equal(sb.read("src/auth/login.ts").trim(), LOGIN.trim(), r.describe());
-  const recs = sb.traces();
-  assert.equal(recs.length, 1, JSON.stringify(recs));
-  const rec = recs[0];
-  assert.deepEqual(validate(rec), [], JSON.stringify(rec));
-  assert.equal(rec.files[0].path, "src/auth/login.ts");
-  const head = execFileSync("git", ["rev-parse", "HEAD"], { cwd: sb.dir, encoding: "utf8" }).trim();
-  assert.deepEqual(rec.vcs, { type: "git", revision: head });
-  const conv = rec.files[0].conversations[0];
-  assert.equal(conv.contributor.type, "ai");
-  assert.equal(conv.contributor.model_id, model, `the model the host ran: ${JSON.stringify(conv.contributor)}`);
-  const meta = rec.metadata["dev.hookwise"];
-  assert.equal(meta.intent_id, "INT-1");
-  return meta;
 }
 
 /** (c): of the tool results `texts` (the vault call, the force push, its retry), the push was

@@ -124,6 +124,35 @@ describe("loading (module.ts)", () => {
   });
 });
 
+describe("released 2.0.x builds: a setup context without tool hooks", () => {
+  // Public reports of 2.0.x give plugins only agent/aisdk/catalog/command/integration/reference/
+  // skill (lib/host.mjs setupOnlyContext): nothing of hookwise's can run there. It registers
+  // nothing, starts no core, and where governance or enforcement is configured it says, as an
+  // error in the host's log (stderr: that context has no app log), that no call is checked.
+  test("a governed project: loads, registers nothing, and says loudly that no tool call is checked", async () => {
+    const dir = project("setup-only-governed", { ".orchestration/active_intents.yaml": INTENTS_ONE });
+    const out = await scenario("load", { directory: dir, extra: { contextShape: "2.0.x" } });
+    assert.ok(!out.tools.includes("select_active_intent"), out.tools.join(", "));
+    assert.deepEqual(out.system, ["You are OpenCode, the best coding agent on the planet."]);
+    assert.deepEqual(out.beforeStop, [], "no process started");
+    const alarms = out.stderr.split("\n").filter((l) => /hookwise is NOT checking any tool call/.test(l));
+    assert.equal(alarms.length, 1, out.stderr);
+    assert.match(alarms[0], /offers: agent, aisdk, catalog, command, integration, reference, skill\)/);
+    assert.match(alarms[0], /\.orchestration\/active_intents\.yaml configures intent governance or pre-action enforcement/);
+    assert.deepEqual(fs.readdirSync(dir), [".orchestration"], "nothing created in the project");
+    assert.deepEqual(fs.readdirSync(path.join(dir, ".orchestration")), ["active_intents.yaml"], "no trace, no state");
+  });
+
+  test("a project without governance or enforcement: no alarm (a warning under HOOKWISE_DEBUG)", async () => {
+    const dir = project("setup-only-plain", { "README.md": "# plain\n" });
+    const quiet = await scenario("load", { directory: dir, extra: { contextShape: "2.0.x" } });
+    assert.doesNotMatch(quiet.stderr, /hookwise/, quiet.stderr);
+    const debug = await scenario("load", { directory: dir, extra: { contextShape: "2.0.x" }, env: { HOOKWISE_DEBUG: "1" } });
+    assert.match(debug.stderr, /hookwise warn: hookwise is off: this host's plugin context offers no tool hooks/, debug.stderr);
+    assert.deepEqual(fs.readdirSync(dir), ["README.md"]);
+  });
+});
+
 describe("knowledge context (fake maenifold, warm MCP session)", () => {
   let out;
   before(async () => {

@@ -117,6 +117,27 @@ export function decodeDefinition(mod) {
   throw new LoadError(LOAD_ERROR, new Error(d === undefined ? 'Missing key at ["default"]' : 'Expected a definition at ["default"]'));
 }
 
+/**
+ * The plugin context of released OpenCode 2.0.x builds as their users report it: options and
+ * agent, aisdk, catalog, command, integration, reference, skill — no tool, session or app
+ * domain. Each domain is shaped as Kilo CLI 7.7.7's setup context has it (observed: a
+ * `{transform, reload}` editor; aisdk `{sdk, language}`; integration with `connection`), whose
+ * keys are the same plus `plugin`.
+ */
+export function setupOnlyContext(full) {
+  const editor = () => ({ transform: async () => ({ dispose: async () => {} }), reload: async () => {} });
+  return {
+    options: full.options,
+    agent: editor(),
+    aisdk: { sdk: async () => {}, language: async () => {} },
+    catalog: editor(),
+    command: editor(),
+    integration: { ...editor(), connection: async () => {} },
+    reference: editor(),
+    skill: editor(),
+  };
+}
+
 // ---- the tool runtime (runtime.ts) ----------------------------------------------------------
 
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -246,7 +267,7 @@ function builtins(directory) {
  * `projectDir/node_modules`. Resolves to the running host; `loadErrors` lists plugins that
  * failed to load (as OpenCode logs and skips them).
  */
-export async function startHost({ projectDir, directory, config }) {
+export async function startHost({ projectDir, directory, config, contextShape }) {
   const hooks = new Map(); // "domain.name" → [{callback, owner}]
   const transforms = []; // {callback, owner}
   const skipped = []; // invalid tool registrations
@@ -372,7 +393,8 @@ export async function startHost({ projectDir, directory, config }) {
       const decoded = decodeDefinition(await import(entry));
       if (decoded.kind !== "setup") throw new Error("this double runs Promise (setup) plugins only");
       const owner = { id: decoded.plugin.id };
-      const cleanup = await decoded.plugin.setup(contextFor(owner, op.options));
+      const ctx = contextFor(owner, op.options);
+      const cleanup = await decoded.plugin.setup(contextShape === "2.0.x" ? setupOnlyContext(ctx) : ctx);
       plugins.push({ id: decoded.plugin.id, owner, cleanup: typeof cleanup === "function" ? cleanup : null });
     } catch (e) {
       loadErrors.push({ target: op.target, error: e });

@@ -1,0 +1,124 @@
+//! Kilo CLI (`@kilocode/cli` 7.7.7), a fork of OpenCode that loads OpenCode 1.x plugins.
+//!
+//! Its tools, as its model is offered them (the `tools` of a request of `kilo run`, read by a
+//! probe against the scripted model, for `mock-1` and for `gpt-5.5`): `bash {command, timeout,
+//! workdir, description}`, `write {filePath, content}`, `edit {filePath, oldString, newString,
+//! replaceAll}` (`apply_patch {patchText}` in its place for `gpt-` models, as in OpenCode),
+//! `read {filePath, offset, limit}`, `task {description, prompt, subagent_type, …}`, `glob`,
+//! `grep`, `webfetch`, `todowrite`, `skill` — OpenCode 1.x's names and keys, so that table is
+//! shared ([`super::profiles::OPENCODE_SHARED`]) — and Kilo's own: `background_process {action,
+//! command, workdir, …}` (starts `command` as a long-running process), `board_post`,
+//! `board_read`, `schedule_wakeup`, `cancel_wakeup`, `kilo_local_recall`. More tool ids are
+//! defined in the binary (`bin/kilo`) and offered by settings or modes: `notebook_edit {path,
+//! action, index, source, …}`, `notebook_read {path, include_outputs}`, `notebook_execute`,
+//! `kilo_memory_save`, `kilo_memory_recall`, `semantic_search`, `generate_image {prompt, path}`,
+//! `repo_clone`, `agent_manager`, `suggest`, `plan_exit`, …
+//!
+//! Default deny: only what is known to change nothing is a reader here. `board_post`, the
+//! wakeups, `kilo_memory_save`, `notebook_execute`, `generate_image`, `repo_clone`, the agent
+//! manager and every tool not named are gated under governance (their path arguments
+//! scope-checked). OpenCode 1.x tools Kilo does not have (`multiedit`, `list`, `codesearch`,
+//! `todoread`) are not shared: a tool of that name in Kilo is someone else's, and gated.
+//!
+//! The lean core needs only where context goes (the shared table); the policy core adds Kilo's
+//! own tools for the gate, enforcement and the trace.
+
+use super::profiles::OPENCODE_SHARED;
+#[cfg(feature = "policy")]
+use super::{
+    profiles::{edit, file_only, read, reader, shell, W},
+    Tool,
+};
+use super::{Block, Profile, ResultChannel};
+
+#[cfg(feature = "policy")]
+const KILO_TOOLS: &[Tool] = &[
+    // `{action: start|list|status|logs|stop|restart, command, workdir, …}`: a shell command
+    shell("background_process", W),
+    edit("notebook_edit", file_only(&["path"])),
+    read("notebook_read", &["path"]),
+    reader("board_read"),
+    reader("kilo_local_recall"),
+    reader("kilo_memory_recall"),
+    reader("semantic_search"),
+];
+
+pub static KILO: Profile = Profile {
+    id: "kilo",
+    title: "Kilo CLI",
+    #[cfg(feature = "policy")]
+    tools: &[KILO_TOOLS, OPENCODE_SHARED],
+    #[cfg(not(feature = "policy"))]
+    tools: &[OPENCODE_SHARED],
+    block: Block::Thrown,
+    result: ResultChannel::Output,
+    rewrites_paths: false,
+};
+
+#[cfg(test)]
+mod tests {
+    use super::super::profiles::OPENCODE;
+    use super::super::Role;
+    use super::*;
+
+    #[test]
+    fn kilo_shares_opencode_1x_tools_and_keys_and_not_the_ones_it_lacks() {
+        for t in OPENCODE_SHARED {
+            assert_eq!(KILO.tool(t.name), Some(t), "{}", t.name);
+            assert_eq!(OPENCODE.tool(t.name), Some(t), "{}", t.name);
+        }
+        assert_eq!(KILO.entry("write").keys.path, &["filePath"]);
+        assert_eq!(KILO.entry("apply_patch").keys.patch, &["patchText"]);
+        assert_eq!(KILO.shell_key("bash"), Some("command"));
+        assert_eq!(KILO.entry("task").keys.prompt, "prompt");
+        for t in ["multiedit", "list", "codesearch", "todoread"] {
+            assert!(OPENCODE.tool(t).is_some(), "{t}");
+            assert_eq!(KILO.role(t), Role::Other, "{t} is not Kilo's: gated");
+        }
+        assert_eq!((KILO.block, KILO.result), (OPENCODE.block, OPENCODE.result));
+    }
+
+    #[cfg(feature = "policy")]
+    #[test]
+    fn kilo_own_tools_default_deny() {
+        assert_eq!(KILO.shell_key("background_process"), Some("command"));
+        assert_eq!(KILO.entry("notebook_edit").keys.path, &["path"]);
+        let mut m = KILO.mutating();
+        m.sort();
+        assert_eq!(
+            m,
+            [
+                "apply_patch",
+                "background_process",
+                "bash",
+                "edit",
+                "notebook_edit",
+                "write"
+            ]
+        );
+        for t in [
+            "board_post",
+            "schedule_wakeup",
+            "cancel_wakeup",
+            "kilo_memory_save",
+            "notebook_execute",
+            "generate_image",
+            "repo_clone",
+            "agent_manager",
+            "suggest",
+        ] {
+            assert!(!KILO.ungated(t), "{t} is gated");
+            assert!(!KILO.read_only(t), "{t}: enforcement reads it");
+        }
+        for t in [
+            "read",
+            "glob",
+            "grep",
+            "board_read",
+            "kilo_local_recall",
+            "task",
+        ] {
+            assert!(KILO.ungated(t), "{t}");
+        }
+    }
+}
