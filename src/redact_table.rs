@@ -10,6 +10,48 @@
 
 use super::rules::{GROUPS, RULES};
 
+/// The rules' records back to back ([`PACKED`]), and where each starts ([`STARTS`]): built
+/// when the crate compiles, so that the wasm carries the bytes and 2 bytes a rule rather than
+/// a pointer and a length (8 bytes) a rule, in a table of its own.
+const PACKED_LEN: usize = {
+    let mut n = 0;
+    let mut k = 0;
+    while k < RULES.len() {
+        n += RULES[k].len();
+        k += 1;
+    }
+    n
+};
+static PACKED: [u8; PACKED_LEN] = {
+    let mut out = [0; PACKED_LEN];
+    let (mut at, mut k) = (0, 0);
+    while k < RULES.len() {
+        let mut j = 0;
+        while j < RULES[k].len() {
+            out[at] = RULES[k][j];
+            at += 1;
+            j += 1;
+        }
+        k += 1;
+    }
+    out
+};
+static STARTS: [u16; RULES.len() + 1] = {
+    assert!(PACKED_LEN <= u16::MAX as usize);
+    let mut out = [0; RULES.len() + 1];
+    let mut k = 0;
+    while k < RULES.len() {
+        out[k + 1] = out[k] + RULES[k].len() as u16;
+        k += 1;
+    }
+    out
+};
+
+/// Rule `k`'s record.
+fn rule(k: usize) -> &'static [u8] {
+    &PACKED[STARTS[k] as usize..STARTS[k + 1] as usize]
+}
+
 /// The bit of a class letter of the table.
 fn letter_bit(c: u8) -> u16 {
     match c {
@@ -133,9 +175,9 @@ pub(super) fn rule_token(b: &[u8], i: usize) -> Option<(usize, &'static str)> {
     let c = b[i].to_ascii_lowercase();
     super::tick();
     let &(_, from, to) = GROUPS.iter().find(|g| g.0 == c)?;
-    RULES[from as usize..to as usize]
-        .iter()
-        .find_map(|&r| at(r, b, i).map(|e| (e, kind(r))))
+    (from as usize..to as usize)
+        .map(rule)
+        .find_map(|r| at(r, b, i).map(|e| (e, kind(r))))
 }
 
 /// A token of `rule`'s shape (tests and the fuzz crate): its prefix, literals and classes
@@ -173,4 +215,12 @@ pub(super) fn example(rule: &[u8], seed: u64) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+#[test]
+fn the_packed_table_holds_every_rule() {
+    for (k, r) in RULES.iter().enumerate() {
+        assert_eq!(rule(k), *r);
+    }
 }

@@ -128,7 +128,7 @@ impl Engine {
     #[wasm_bindgen(js_name = mcpClosed)]
     pub fn mcp_closed(&mut self, session: u32, info: &str, now_ms: f64) -> String {
         self.inner.observe_now(now_ms);
-        let info = serde_json::from_str(info).unwrap_or(serde_json::Value::Null);
+        let info = serde_json::from_slice(info.as_bytes()).unwrap_or(serde_json::Value::Null);
         self.inner.mcp_closed(session as u64, &info);
         step_json(&self.inner.take_woken())
     }

@@ -19,9 +19,11 @@ use crate::placement::Excerpt;
 use crate::protocol::{Log, Mutation};
 use crate::session::SessionInfo;
 
-/// A hook call from the host.
+/// A hook call from the host: an object whose `hook` names the variant, read by
+/// [`Call::from_json`] (the derived reader is its second pass: it reads the variant the tag
+/// names, as an enum access hands it over, `call_read.rs`).
 #[derive(Debug, Deserialize)]
-#[serde(tag = "hook", rename_all_fields = "camelCase")]
+#[serde(rename_all_fields = "camelCase")]
 pub enum Call {
     /// Plugin start: options, the environment it needs and the working directory.
     #[serde(rename = "init")]
@@ -131,6 +133,13 @@ pub enum Call {
         #[serde(default)]
         verify: bool,
     },
+}
+
+impl Call {
+    /// A hook call from its JSON.
+    pub fn from_json(bytes: &[u8]) -> serde_json::Result<Call> {
+        super::call_read::tagged(bytes, "Call")
+    }
 }
 
 /// `init`'s fields.

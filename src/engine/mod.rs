@@ -45,6 +45,7 @@ use crate::runtime::{Ops, Step};
 use crate::session::{SessionConfig, SessionState};
 
 pub mod call;
+mod call_read;
 mod dispatch;
 mod init;
 mod session;
@@ -182,7 +183,7 @@ impl Engine {
     pub fn start_json(&mut self, call: impl AsRef<[u8]>) -> Result<Step, CallError> {
         // Read as the host will act on it: lone surrogates as U+FFFD, over-deep values cut.
         let cleaned = crate::wire::clean(call.as_ref());
-        let mut call: Call = serde_json::from_slice(&cleaned.bytes).map_err(|e| CallError {
+        let mut call = Call::from_json(&cleaned.bytes).map_err(|e| CallError {
             kind: "BadCall",
             // serde quotes the offending value: it may be a secret
             message: crate::redact::redact_string(format!("bad hook call: {e}")),

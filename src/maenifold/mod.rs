@@ -142,7 +142,7 @@ pub fn judge(r: &SpawnResult) -> Result<&str, CliFailure> {
 /// `--json` or print plain error text are judged by [`judge`] first.
 pub fn judge_json(r: &SpawnResult) -> Result<Value, CliFailure> {
     let text = judge(r)?;
-    let v: Value = serde_json::from_str(text).map_err(|_| {
+    let v: Value = serde_json::from_slice(text.as_bytes()).map_err(|_| {
         CliFailure::ToolError(format!(
             "not JSON: {}",
             text.chars().take(120).collect::<String>()

@@ -260,7 +260,7 @@ impl Client {
 
     /// Handle one complete line of stdout.
     pub fn on_line(&mut self, line: &str) -> Vec<Event> {
-        let v: Value = match serde_json::from_str(line) {
+        let v: Value = match serde_json::from_slice(line.as_bytes()) {
             Ok(v) => v,
             Err(_) => return vec![self.garbage(short(line.trim()))],
         };

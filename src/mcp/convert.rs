@@ -154,7 +154,8 @@ fn round3(x: f64) -> f64 {
 pub fn build_context_from_text(text: &str) -> Result<BuildContext, ConvertError> {
     let t = text.trim_start();
     if t.starts_with('{') {
-        let v: Value = serde_json::from_str(t).map_err(|e| ConvertError(e.to_string()))?;
+        let v: Value =
+            serde_json::from_slice(t.as_bytes()).map_err(|e| ConvertError(e.to_string()))?;
         return build_context_from_value(&v);
     }
     BuildContext::parse(text).map_err(|e| ConvertError(e.to_string()))

@@ -99,7 +99,7 @@ impl Registry {
 }
 
 fn all_specs() -> Vec<ToolSpec> {
-    match serde_json::from_str(SPECS) {
+    match serde_json::from_slice(SPECS.as_bytes()) {
         Ok(Value::Array(a)) => a,
         _ => Vec::new(), // a unit test reads it
     }
