@@ -108,7 +108,7 @@ describe("trace blame after real hosts wrote", { skip: suiteSkip }, () => {
     assert.deepEqual(l.intent, { id: "INT-1", name: "Login form" });
     assert.equal(l.tool, "Write");
     assert.equal(l.session, claude.sessionId);
-    assert.ok(l.model, "the record names the model");
+    // (Claude Code's hooks name the model only where the record could learn it: not asserted)
     assert.match(l.time, /Z$/);
     assert.equal(line(4).tool, "Edit");
     assert.deepEqual(line(4).intent, { id: "INT-2", name: "Rate limits" });
@@ -118,6 +118,7 @@ describe("trace blame after real hosts wrote", { skip: suiteSkip }, () => {
     assertAgentOk(assert, cx);
     assert.deepEqual(blame.lines.slice(7).map(who), ["agent:INT-1:codex", "agent:INT-1:codex"], JSON.stringify(blame.lines.slice(7)));
     assert.equal(line(9).tool, "apply_patch");
+    assert.equal(line(9).model, "gpt-5.5");
     const hosts = new Set(blame.lines.filter((l) => l.host).map((l) => l.host));
     assert.deepEqual([...hosts].sort(), ["claude-code", "codex"]);
     assert.equal(blame.records, 3);
