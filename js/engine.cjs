@@ -215,6 +215,17 @@ class Engine {
   }
 
   /**
+   * Intent governance: the project as one self-contained HTML page (`html`): the trace's
+   * verification at the top (`verify`, as `verifyTrace` answers; `ok` is its verdict), the
+   * intents, each changed file's lines by intent and agent, a timeline, enforcement's blocks
+   * and advice by SOP; `text`: the verdict in one sentence. Redacted and escaped; the page runs no script and loads nothing.
+   * @returns {Promise<{ ok: boolean, text: string, html: string, records: number, files: number, verify: { ok: boolean, path: string, lines: number, problems: {line: number, kind: string, message: string}[], error?: string } }>}
+   */
+  async traceReport() {
+    return this._hw.traceReport();
+  }
+
+  /**
    * The enforcement metrics: a summary, or (`verify`) the hash chain checked.
    * @returns {Promise<{ ok: boolean, text: string, found?: boolean, metricsFile?: string, stateFile?: string }>}
    */
