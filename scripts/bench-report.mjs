@@ -42,8 +42,10 @@ for (let f = 0; f < FILES; f++) {
 const { createEngine } = require(path.join(dist, "engine.cjs"));
 const engine = await createEngine({ cwd: dir, env });
 await engine.selectIntent("s", "INT-1");
-const params = { path: "src/m0/file0.ts", content: fs.readFileSync(path.join(dir, "src/m0/file0.ts"), "utf8") };
+const params = { path: "src/template.ts", content: "export {};\n" };
 const pre = await engine.executePreHook({ toolName: "write_to_file", params, sessionId: "s" });
+if (pre.blocked) throw new Error(pre.reason);
+fs.writeFileSync(path.join(dir, params.path), params.content);
 await engine.executePostHook({ toolName: "write_to_file", params, sessionId: "s", callId: pre.callId });
 await engine.dispose();
 const template = JSON.parse(fs.readFileSync(path.join(dir, ".orchestration/agent_trace.jsonl"), "utf8").trim());

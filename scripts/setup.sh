@@ -2,7 +2,8 @@
 # Installs what hookwise needs to build and test on a fresh machine that has the Rust
 # toolchain, node 20 and npm — and skips whatever is already there. Idempotent.
 #
-#   bash scripts/setup.sh          # build + every test's needs (the agent CLIs, OpenClaw, wasm-pack)
+#   bash scripts/setup.sh          # build + every test's needs (the agent CLIs, OpenClaw, wasm-pack,
+#                                  # Chromium)
 #   bash scripts/setup.sh --demo   # the build's needs only (scripts/demo.sh): the wasm toolchain
 #                                  # and the npm dev dependencies; no agent CLI, no wasm-pack
 set -euo pipefail
@@ -51,6 +52,15 @@ fi
 # repository (~1.2 GB, well under a minute once; nothing when cached).
 if [ $demo = 0 ] && [ "${HOOKWISE_SKIP_CLIS:-}" != "1" ]; then
   bash scripts/setup-clis.sh >/dev/null
+fi
+
+# Chromium from the system's packages for tests/browser (the trace report in a real browser,
+# driven by puppeteer-core): Debian's `chromium` (~300 MB, a minute once; nothing when present).
+if [ $demo = 0 ] && [ "${HOOKWISE_SKIP_CHROMIUM:-}" != "1" ] && ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null; then
+  echo "setup: installing chromium from the system's packages (apt-get)"
+  sudo=""
+  [ "$(id -u)" != 0 ] && sudo="sudo"
+  $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
 fi
 
 # the demo needs the lean core only (knowledge context); everything else builds both cores
