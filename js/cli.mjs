@@ -22,6 +22,7 @@ commands:
   metrics [verify]              enforcement decisions summary; verify checks the hash chain
   trace verify [--anchor HEAD]  check the Agent Trace log (.orchestration/agent_trace.jsonl): chain and head
   trace head [--init]           print the trace's head to anchor (a commit message, a CI log)
+  trace blame FILE              who wrote each line of FILE: intent, host, model, time (from the trace)
   trace report [--out FILE]     the project as one HTML page: verification, intents, files by intent, timeline
   init [--governance]           scaffold hookwise's configuration in this project (never overwrites);
                                 --governance also creates .orchestration/active_intents.yaml;
@@ -57,6 +58,7 @@ run with and where the context goes. --host: whose tool names and argument keys 
 (opencode, the default; opencode2, openclaw, claude-code, vscode).`,
   trace: `usage: hookwise trace verify [--anchor HEAD] [--cwd DIR] [--json]
        hookwise trace head [--init] [--cwd DIR] [--json]
+       hookwise trace blame FILE [--cwd DIR] [--json]
        hookwise trace report [--out FILE] [--cwd DIR] [--json]
 
 verify checks .orchestration/agent_trace.jsonl (intent governance's Agent Trace records): every
@@ -81,7 +83,15 @@ trace verify (red when it fails), then the intents with their scope, status, fil
 changes, each changed file with its lines coloured by intent and agent (the record on hover),
 a timeline, and enforcement's blocks and advice by SOP. Redacted like everything hookwise
 keeps; it runs no script and loads nothing (open it from disk). Exits 1 when the trace does
-not verify (the page is written all the same).`,
+not verify (the page is written all the same).
+
+blame prints, for every line of FILE as it is now, the record that wrote it: the intent, the
+host, the model, the time and the tool (a ~ before the intent: an agent wrote the line and its
+text has changed since), or nothing when no record did. It follows the content, not commits:
+lines moved by edits above keep their writer, rebases and squashes change nothing. --json gives
+each line's state (agent, changed, unattributed), record, session, mutation class and the
+decisions taken on the call. It answers when the chain does not verify, and says so; exits 1
+when FILE cannot be blamed (outside the project, binary, too large).`,
   metrics: `usage: hookwise metrics [verify] [--cwd DIR] [--json]
 
 Summarises the pre-action enforcement metrics (decisions by kind, lookup time p50/p95, top
@@ -292,13 +302,21 @@ const commands = {
 
   async trace({ _, flags }) {
     const sub = _[1];
-    if (sub !== "verify" && sub !== "head" && sub !== "report") throw new UsageError(sub ? `unknown trace subcommand '${sub}'` : "trace needs a subcommand: verify, head or report");
+    if (!["verify", "head", "blame", "report"].includes(sub)) throw new UsageError(sub ? `unknown trace subcommand '${sub}'` : "trace needs a subcommand: verify, head, blame or report");
+    if (sub === "blame" && !_[2]) throw new UsageError("trace blame needs the file, e.g. hookwise trace blame src/a.ts");
     if (flags.init && sub !== "head") throw new UsageError("--init goes with trace head");
     if (flags.anchor !== undefined && sub !== "verify") throw new UsageError("--anchor goes with trace verify");
     if (flags.out !== undefined && sub !== "report") throw new UsageError("--out goes with trace report");
     const { engine, warnings } = await engineFor(flags, { quiet: true });
     if (sub === "report") return traceReport(engine, flags, warnings);
     const problems = (v) => (v.problems || []).map((p) => `${p.line ? `line ${p.line}: ` : ""}${p.kind}: ${p.message}`);
+    if (sub === "blame") {
+      const r = await engine.blame(path.resolve(process.cwd(), _[2]), { table: !flags.json });
+      warnings.forEach((w) => process.stderr.write(w + "\n"));
+      print(flags, r, r.ok ? r.table || "" : `error: ${r.error}`);
+      if (!r.ok) throw new ExitCode(1);
+      return;
+    }
     if (sub === "head") {
       const r = await engine.traceHead({ init: !!flags.init });
       warnings.forEach((w) => process.stderr.write(w + "\n"));

@@ -226,6 +226,23 @@ class Engine {
   }
 
   /**
+   * Intent governance: who wrote each line of `path` (absolute, or relative to the workspace)
+   * as it is now, from the Agent Trace: per line `{line, state: "agent"|"changed"|"unattributed",
+   * granularity?, recordId, time, intent: {id, name}, host, model, session, tool, mutationClass,
+   * decisions}` (the writer's fields on agent and changed lines), and the chain's verdict
+   * (`verify`). Loads the policy core on demand. Never throws: a file it may not read is
+   * `{ok: false, error}`.
+   * @returns {Promise<import("./engine").BlameResult>}
+   */
+  async blame(path, o = {}) {
+    try {
+      return await this._hw.blame(path, o && typeof o === "object" ? o : {});
+    } catch (e) {
+      return { path: str(path), ok: false, error: `hookwise could not blame: ${e && e.message}`, lines: [], records: 0, summary: { agent: 0, changed: 0, unattributed: 0 } };
+    }
+  }
+
+  /**
    * The enforcement metrics: a summary, or (`verify`) the hash chain checked.
    * @returns {Promise<{ ok: boolean, text: string, found?: boolean, metricsFile?: string, stateFile?: string }>}
    */

@@ -124,6 +124,50 @@ export interface ToolAnswer {
   isError: boolean;
 }
 
+/** The writer of a line: the Agent Trace record that put its text there. */
+export interface BlameWriter {
+  recordId: string;
+  /** RFC 3339, UTC. */
+  time: string;
+  /** The intent the change was made under; `name` is its name in the intents file now (null: gone). */
+  intent: { id: string; name: string | null } | null;
+  /** The host's profile id: "opencode", "claude-code", "codex", … ("" in records that did not name it). */
+  host: string;
+  model: string | null;
+  session: string;
+  tool: string;
+  mutationClass: string;
+  /** The decisions taken on that call: governance's gate, and enforcement's when it was on. */
+  decisions: { by: "governance" | "enforcement"; decision: string; sops?: string[]; categories?: string[] }[];
+  /** The 1-based line of the trace log holding the record. */
+  traceLine: number;
+}
+
+/** One line of the file as it is now. Agent and changed lines carry their writer's fields. */
+export interface BlameLine extends Partial<BlameWriter> {
+  line: number;
+  /** agent: the text is what a recorded write put there; changed: an agent wrote there and the text changed since. */
+  state: "agent" | "changed" | "unattributed";
+  /** "range": the record predates line hashes (or was too large): matched by its ranges. */
+  granularity?: "line" | "range";
+}
+
+export interface BlameResult {
+  /** The file, relative to the project. */
+  path: string;
+  /** false: the file could not be blamed (`error` says why: outside the project, binary, too large…). */
+  ok: boolean;
+  error?: string;
+  /** The chain's verdict, as `verifyTrace` gives it: blame answers either way. */
+  verify?: { ok: boolean; lines: number; problems: { line: number; kind: string; message: string }[]; error?: string };
+  /** Records that named the file (or a path it was moved from). */
+  records: number;
+  summary: { agent: number; changed: number; unattributed: number };
+  lines: BlameLine[];
+  /** With `{table: true}`: the terminal table `hookwise trace blame` prints. */
+  table?: string;
+}
+
 export declare class Engine {
   readonly discovery: Discovery | null;
   /** `dryRun`: enforcement decides as the hook would (real cooldowns) but records nothing. */
@@ -149,6 +193,8 @@ export declare class Engine {
   verifyTrace(o?: { anchor?: string }): Promise<TraceReport>;
   /** Intent governance: the trace's head to anchor (`text`); `init` writes it for the log as it is. */
   traceHead(o?: { init?: boolean }): Promise<{ ok: boolean; written?: boolean; text?: string; message: string; verify?: TraceReport }>;
+  /** Intent governance: who wrote each line of `path` (absolute or relative to the workspace); policy core, loaded on demand. Never throws. */
+  blame(path: string, o?: { table?: boolean }): Promise<BlameResult>;
   /** Intent governance: the project as one self-contained HTML page (`html`: the trace's
    * verification at the top, the intents, the changed files' lines by intent and agent, a
    * timeline, enforcement by SOP); `ok`: the trace verifies. */

@@ -345,6 +345,15 @@ class Hookwise {
     return (await this.run({ hook: "trace.head", init: init === true })) || { ok: false, message: "hookwise is not running" };
   }
 
+  /**
+   * Intent governance: who wrote each line of `path` (absolute, or relative to the project),
+   * from the Agent Trace (policy core; the lean one hands over). `table`: also the terminal table.
+   */
+  async blame(path, { table = false } = {}) {
+    const r = await this.run({ hook: "trace.blame", path: String(path ?? ""), table: table === true });
+    return r || { path: String(path ?? ""), ok: false, error: "hookwise is not running", lines: [], records: 0, summary: { agent: 0, changed: 0, unattributed: 0 } };
+  }
+
   /** Before compaction: pushes the preservation block onto `context` (an array) in place. */
   async compacting(sessionId, context) {
     if (!this.started) await this.init();

@@ -106,6 +106,11 @@ pub enum Call {
     /// `{needs: "policy"}`.
     #[serde(rename = "trace.head")]
     TraceHead(policy::TraceHeadCall),
+    /// Intent governance: who wrote each line of a file (`{path, table?}`). Result: `{path, ok,
+    /// error?, verify, records, summary, lines, table?}` (docs/engine-api.md); in the lean
+    /// build `{needs: "policy"}`.
+    #[serde(rename = "trace.blame")]
+    TraceBlame(policy::TraceBlameCall),
     /// A command-hook host's event with its payload's fields (Claude Code, Codex, Gemini CLI,
     /// Copilot CLI, Qwen Code: the host `init` named), answered in that host's dialect
     /// (`engine/policy/hook`, `host/dialect.rs`). `claude.hook` is its earlier name. Policy

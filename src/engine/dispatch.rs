@@ -40,6 +40,7 @@ impl Engine {
             Call::IntentContext(c) => ops.start(move |io| policy::intent_context(io, shared, c)),
             Call::TraceVerify(c) => ops.start(move |io| policy::trace_verify(io, shared, c)),
             Call::TraceHead(c) => ops.start(move |io| policy::trace_head(io, shared, c)),
+            Call::TraceBlame(c) => ops.start(move |io| policy::trace_blame(io, shared, c)),
             Call::Hook(hook) => policy::hook_event(self, hook),
             Call::ToolCall {
                 name,

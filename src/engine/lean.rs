@@ -271,7 +271,8 @@ unread!(
     IntentSelectCall,
     IntentContextCall,
     TraceVerifyCall,
-    TraceHeadCall
+    TraceHeadCall,
+    TraceBlameCall
 );
 
 /// `hook.event` lives in the policy build.
@@ -311,6 +312,14 @@ pub(super) async fn trace_head(
     _io: Io,
     _shared: Rc<RefCell<Shared>>,
     _call: TraceHeadCall,
+) -> Value {
+    needs_policy()
+}
+
+pub(super) async fn trace_blame(
+    _io: Io,
+    _shared: Rc<RefCell<Shared>>,
+    _call: TraceBlameCall,
 ) -> Value {
     needs_policy()
 }

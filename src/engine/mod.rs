@@ -64,7 +64,8 @@ pub use call::{
 };
 pub use init::{option_forces, wanted, INTENTS_FILE};
 pub use policy::{
-    GovScaffoldCall, IntentContextCall, IntentSelectCall, TraceHeadCall, TraceVerifyCall,
+    GovScaffoldCall, IntentContextCall, IntentSelectCall, TraceBlameCall, TraceHeadCall,
+    TraceVerifyCall,
 };
 
 // What the engine's tests (`tests.rs`: `use super::*`) read besides the engine itself.
@@ -258,6 +259,8 @@ fn to_value<T: Serialize>(t: T) -> serde_json::Value {
     serde_json::to_value(t).unwrap_or(serde_json::Value::Null)
 }
 
+#[cfg(all(test, feature = "policy"))]
+mod blame_tests;
 #[cfg(test)]
 mod gov_tests;
 #[cfg(test)]

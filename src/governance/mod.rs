@@ -183,6 +183,8 @@
 //!   appended before the next one; until it is, every gated call in the project is blocked with
 //!   the reason (governance fails closed). A process that exits meanwhile loses what it kept.
 
+#[cfg(feature = "policy")]
+pub mod blame;
 pub mod chain;
 pub mod classify;
 pub mod gate;
@@ -193,8 +195,8 @@ pub mod intents;
 pub mod ops;
 pub mod patch;
 pub mod ranges;
-pub mod root;
 pub mod reading;
+pub mod root;
 pub mod scope;
 pub mod trace;
 
@@ -212,6 +214,8 @@ pub use ops::{
     HeadOutput, InitInput, InitOutput, SelectInput, SelectOutput, SystemInput, SystemOutput,
     ToolCallInput, VerifyInput, VerifyOutput,
 };
+#[cfg(feature = "policy")]
+pub use ops::{trace_blame, BlameInput};
 
 #[cfg(test)]
 mod tests;
@@ -219,3 +223,7 @@ mod tests;
 #[cfg(test)]
 #[path = "default_deny_tests.rs"]
 mod default_deny_tests;
+
+#[cfg(all(test, feature = "policy"))]
+#[path = "blame_tests.rs"]
+mod blame_tests;

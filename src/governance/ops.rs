@@ -60,6 +60,8 @@ const MAX_KEPT_TEXT: usize = 1024 * 1024;
 
 mod after;
 mod before;
+#[cfg(feature = "policy")]
+mod blame;
 mod config;
 mod files;
 mod init;
@@ -69,6 +71,8 @@ mod system;
 
 pub use after::*;
 pub use before::*;
+#[cfg(feature = "policy")]
+pub use blame::*;
 pub use config::*;
 pub use files::*;
 pub use init::*;

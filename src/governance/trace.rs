@@ -90,6 +90,14 @@ pub struct HookwiseMeta {
     /// The host whose agent made the change (its profile id: `claude-code`, `codex`, …).
     #[serde(skip_serializing_if = "String::is_empty")]
     pub host: String,
+    /// What `trace blame` needs to follow the written lines later ([`LinesWritten`]): per file,
+    /// the short hashes of the lines each range wrote and of the lines around them, and the
+    /// path a file was moved from.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub blame: Vec<LinesWritten>,
+    /// The enforcement decision taken on this call, when enforcement is on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enforcement: Option<Enforcement>,
     /// A repair record: the torn last line the host found at this append, moved aside.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub repair: Option<Repair>,
@@ -104,6 +112,109 @@ pub struct Repair {
     pub quarantined: String,
     pub bytes: u64,
     pub sha256: String,
+}
+
+/// One written file as `trace blame` follows it, in the record's vendor data
+/// (`metadata["dev.hookwise"].blame`, where the Agent Trace spec puts implementation data):
+/// `ranges[k]` belongs to the file entry's `k`-th range and holds three strings of
+/// [`line_hash`]es, [`HASH_CHARS`] characters per line: `lines`, the lines the range wrote;
+/// `pre` and `post`, up to [`CONTEXT_LINES`] lines before and after it (they anchor a short
+/// range, a lone `}`, where it lies now). `from`: the file was moved from this path by the call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinesWritten {
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    #[serde(default)]
+    pub ranges: Vec<RangeLines>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RangeLines {
+    #[serde(default)]
+    pub pre: String,
+    #[serde(default)]
+    pub lines: String,
+    #[serde(default)]
+    pub post: String,
+}
+
+/// Characters of one line's hash in [`RangeLines`].
+pub const HASH_CHARS: usize = 6;
+/// Lines of context kept before and after a written range.
+pub const CONTEXT_LINES: usize = 3;
+/// Lines one record keeps hashes of (a bigger write is blamed at range granularity).
+pub const MAX_HASHED_LINES: usize = 200_000;
+
+/// A line's short hash: the first 36 bits of the SHA-256 of its text (as [`super::ranges`]
+/// splits lines: no newline, no trailing `\r`), as 6 base64url characters.
+pub fn line_hash(line: &str) -> [u8; HASH_CHARS] {
+    use sha2::{Digest, Sha256};
+    const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let d = Sha256::digest(line.as_bytes());
+    let bits = u64::from_be_bytes([0, 0, 0, d[0], d[1], d[2], d[3], d[4]]) >> 4;
+    let mut out = [0u8; HASH_CHARS];
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = B64[((bits >> (6 * (HASH_CHARS - 1 - i))) & 63) as usize];
+    }
+    out
+}
+
+fn hashes(lines: &[&str]) -> String {
+    let mut s = String::with_capacity(lines.len() * HASH_CHARS);
+    for l in lines {
+        s.push_str(std::str::from_utf8(&line_hash(l)).unwrap_or("??????"));
+    }
+    s
+}
+
+/// The [`LinesWritten`] of a file written as `after` with these ranges (none past
+/// [`MAX_HASHED_LINES`]: the record then blames at range granularity).
+pub fn lines_written(
+    path: &str,
+    from: Option<&str>,
+    after: &str,
+    ranges: &[Range],
+) -> LinesWritten {
+    let lines = super::ranges::split_lines(after);
+    let total: usize = ranges
+        .iter()
+        .map(|r| r.end_line + 1 - r.start_line.min(r.end_line + 1))
+        .sum();
+    let ranges = if total > MAX_HASHED_LINES {
+        Vec::new()
+    } else {
+        ranges
+            .iter()
+            .map(|r| {
+                let (s, e) = (r.start_line.max(1) - 1, r.end_line.min(lines.len()));
+                if s >= e {
+                    return RangeLines::default();
+                }
+                RangeLines {
+                    pre: hashes(&lines[s.saturating_sub(CONTEXT_LINES)..s]),
+                    lines: hashes(&lines[s..e]),
+                    post: hashes(&lines[e..(e + CONTEXT_LINES).min(lines.len())]),
+                }
+            })
+            .collect()
+    };
+    LinesWritten {
+        path: path.to_string(),
+        from: from.map(str::to_string),
+        ranges,
+    }
+}
+
+/// The enforcement decision on the call that made the change (`allow` or `advise`: a
+/// blocked call changes nothing), with the SOPs and categories it named.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Enforcement {
+    pub decision: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sops: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub categories: Vec<String>,
 }
 
 /// What one record is about; the ids, time and randomness come from the host.
@@ -166,6 +277,8 @@ pub fn record(
                 call_id: input.call_id.to_string(),
                 tool: input.tool.to_string(),
                 host: input.host.to_string(),
+                blame: Vec::new(),
+                enforcement: None,
                 repair: None,
                 prev_hash: String::new(),
             },

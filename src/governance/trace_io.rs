@@ -347,7 +347,8 @@ pub enum Seen {
 }
 
 impl Seen {
-    fn from(r: ReadResult) -> Seen {
+    /// What a read gave, as verification sees it.
+    pub fn from_read(r: ReadResult) -> Seen {
         match (r.text, r.error) {
             (Some(text), _) => Seen::Text { text, size: r.size },
             (None, e) if is_missing(e) => Seen::Absent,
@@ -542,9 +543,9 @@ pub async fn trace_verify(io: &Io, gov: &Governance, input: &VerifyInput) -> Ver
     let a = loop {
         attempt += 1;
         // The head, the log, the head again: an append between the reads changes the head.
-        let h1 = Seen::from(read_text(io, &head_path, MAX_HEAD_BYTES).await);
-        let log = Seen::from(read_text(io, &path, MAX_TRACE_BYTES).await);
-        let h2 = Seen::from(read_text(io, &head_path, MAX_HEAD_BYTES).await);
+        let h1 = Seen::from_read(read_text(io, &head_path, MAX_HEAD_BYTES).await);
+        let log = Seen::from_read(read_text(io, &path, MAX_TRACE_BYTES).await);
+        let h2 = Seen::from_read(read_text(io, &head_path, MAX_HEAD_BYTES).await);
         let a = assess(&log, &h2, anchor.as_ref(), remembered.as_deref());
         // An append may have run between the reads (the log is written before its head, a
         // line in one write): what it can make look wrong is read again after a pause.

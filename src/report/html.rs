@@ -266,7 +266,11 @@ fn detail(p: &Page, c: &Change, state: &str) -> String {
         c.session,
         c.id,
         c.line
-    )
+    ) + &if c.enforcement.is_empty() {
+        String::new()
+    } else {
+        format!("\nenforcement: {}", c.enforcement)
+    }
 }
 
 fn file(o: &mut String, p: &Page, f: &FileView, open: bool, agents: &[(String, String)]) {

@@ -148,7 +148,8 @@ pub async fn report(io: &Io, g: &Governance, input: &ReportInput) -> ReportOutpu
     .into_iter();
     let mut next = || reads.next().and_then(|r| r.text);
     let (log, intents_text, metrics_text, state_text) = (next(), next(), next(), next());
-    let changes = data::changes(log.as_deref().unwrap_or(""));
+    let log = log.unwrap_or_default();
+    let changes = data::changes(&log);
     let (intents, intent_problems) = data::intent_rows(intents_text.as_deref(), &changes);
     let metrics = metrics_text.map(|m| {
         let (ok, verdict) = crate::enforce::cli_metrics_verify(&m, state_text.as_deref());
@@ -161,7 +162,7 @@ pub async fn report(io: &Io, g: &Governance, input: &ReportInput) -> ReportOutpu
         }
     });
     let (paths, files_left) = changed_paths(&changes);
-    let files = read_files(io, &wt, &paths, &changes).await;
+    let files = read_files(io, &wt, &paths, &Sublog::new(&log, &changes)).await;
     let project = wt.rsplit('/').next().unwrap_or("").to_string();
     let page = Page {
         project: data::clean(&project),
@@ -214,7 +215,7 @@ fn outside(path: &str) -> Option<&'static str> {
     None
 }
 
-async fn read_files(io: &Io, wt: &str, paths: &[String], changes: &[Change]) -> Vec<FileView> {
+async fn read_files(io: &Io, wt: &str, paths: &[String], log: &Sublog<'_>) -> Vec<FileView> {
     let root = stat(io, wt.to_string())
         .await
         .realpath
@@ -261,7 +262,7 @@ async fn read_files(io: &Io, wt: &str, paths: &[String], changes: &[Change]) -> 
     .await;
     for ((k, _), r) in wanted.into_iter().zip(texts) {
         views[k].body = match r.text {
-            Some(t) => body(&views[k].path, &t, changes),
+            Some(t) => body(&views[k].path, &t, log),
             None => Body::Note(format!(
                 "cannot be read ({})",
                 r.error.map(|e| e.code()).unwrap_or("no reply")
@@ -271,47 +272,89 @@ async fn read_files(io: &Io, wt: &str, paths: &[String], changes: &[Change]) -> 
     views
 }
 
-/// The file's lines with their attribution, redacted.
-pub fn body(path: &str, text: &str, changes: &[Change]) -> Body {
+/// The file's lines with their attribution ([`crate::governance::blame`]: by content, line
+/// by line), redacted. `log`: the trace log's text.
+pub fn body(path: &str, text: &str, log: &Sublog) -> Body {
     let red = data::clean(text);
     let raw = crate::governance::ranges::split_lines(text);
     let lines = crate::governance::ranges::split_lines(&red);
     if lines.len() != raw.len() {
         return Body::Redacted(red);
     }
-    let attrs = attribute(path, &raw, changes);
+    let att = crate::governance::blame::blame(path, text, &log.of(path), &|_| None);
+    let attr = |i: usize| match att.marks.get(i).copied().flatten() {
+        None => Attr::None,
+        Some(m) => match att.writers.get(m.writer).and_then(|w| log.change_at(w.trace_line)) {
+            None => Attr::None,
+            Some(k) if m.state == crate::governance::blame::State::Agent => Attr::Agent(k),
+            Some(k) => Attr::Changed(k),
+        },
+    };
     Body::Lines(
         lines
             .into_iter()
-            .zip(attrs)
-            .map(|(t, attr)| Line {
+            .enumerate()
+            .map(|(i, t)| Line {
                 text: t.to_string(),
-                attr,
+                attr: attr(i),
             })
             .collect(),
     )
 }
 
-/// Each line's attribution at range granularity: the last record whose range covers it.
-fn attribute(path: &str, lines: &[&str], changes: &[Change]) -> Vec<Attr> {
-    let mut out = vec![Attr::None; lines.len()];
-    for (k, c) in changes.iter().enumerate() {
-        for (p, spans) in &c.files {
-            if p != path {
+/// The trace log cut for blame, file by file: blame reads the whole log for each file it is
+/// asked about; here it gets only the lines of the records that name the file (or a path it
+/// was moved from, for the records before the move), the others left empty so that every
+/// line keeps its number. 250 files of a 10,000-record log are blamed against ~40 lines each
+/// instead of 10,000.
+pub struct Sublog<'a> {
+    lines: Vec<&'a str>,
+    changes: &'a [Change],
+    /// The index in `changes` of the record on each log line (1-based line → index).
+    at: std::collections::HashMap<usize, usize>,
+}
+
+impl<'a> Sublog<'a> {
+    pub fn new(log: &'a str, changes: &'a [Change]) -> Sublog<'a> {
+        Sublog {
+            lines: log.split('\n').collect(),
+            changes,
+            at: changes.iter().enumerate().map(|(k, c)| (c.line, k)).collect(),
+        }
+    }
+
+    pub fn change_at(&self, line: usize) -> Option<usize> {
+        self.at.get(&line).copied()
+    }
+
+    /// The log with only the lines of the records that wrote `path` (under its names).
+    pub fn of(&self, path: &str) -> String {
+        let mut names = vec![path.to_string()];
+        let mut keep = vec![false; self.lines.len()];
+        for c in self.changes.iter().rev() {
+            if !c.files.iter().any(|(p, _)| names.contains(p)) {
                 continue;
             }
-            for s in spans {
-                if s.start == 0 || s.end < s.start || s.start > lines.len() {
-                    continue;
-                }
-                let end = s.end.min(lines.len());
-                for a in &mut out[s.start - 1..end] {
-                    *a = Attr::Agent(k);
+            if let Some(k) = keep.get_mut(c.line - 1) {
+                *k = true;
+            }
+            for (to, from) in &c.moves {
+                if names.contains(to) && !names.contains(from) {
+                    names.push(from.clone());
                 }
             }
         }
+        let mut out = String::new();
+        for (i, (l, k)) in self.lines.iter().zip(keep).enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            if k {
+                out.push_str(l);
+            }
+        }
+        out
     }
-    out
 }
 
 #[cfg(test)]

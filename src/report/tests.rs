@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::data::{self, Change};
-use super::{body, html, Attr, Body};
+use super::{body, html, Attr, Body, Sublog};
 use crate::governance::classify::MutationClass;
 use crate::governance::ranges::Range;
 use crate::governance::trace::{chained, record, RecordInput};
@@ -157,7 +157,7 @@ fn hostile_text_everywhere_stays_text() {
     let b = body(
         EVIL,
         &format!("{EVIL}\nsecond </pre></details><script>x()</script>\n"),
-        &changes,
+        &Sublog::new(&text, &changes),
     );
     let files = vec![super::FileView {
         path: EVIL.into(),
@@ -211,7 +211,7 @@ fn secrets_in_files_and_records_are_redacted() {
     let key = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
     let text = log(&[("INT-1", key, "a.env", (1, 1))]);
     let changes = data::changes(&text);
-    let b = body("a.env", &format!("TOKEN={key}\n"), &changes);
+    let b = body("a.env", &format!("TOKEN={key}\n"), &Sublog::new(&text, &changes));
     let page = html::render(&page_with(
         changes,
         vec![super::FileView {
@@ -227,7 +227,7 @@ fn secrets_in_files_and_records_are_redacted() {
 #[test]
 fn a_secret_over_several_lines_is_shown_redacted_without_attribution() {
     let pem = "a\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nxyz\n-----END RSA PRIVATE KEY-----\nb\n";
-    match body("k", pem, &[]) {
+    match body("k", pem, &Sublog::new("", &[])) {
         Body::Redacted(t) => assert!(!t.contains("MIIEowIBAAKCAQEA")),
         other => panic!("{other:?}"),
     }
@@ -235,26 +235,35 @@ fn a_secret_over_several_lines_is_shown_redacted_without_attribution() {
 
 #[test]
 fn lines_are_grouped_by_their_record_with_the_details_on_hover() {
+    // records from before line hashes, whose ranges' text is not there any more: blame marks
+    // the lines at their recorded place `changed`
     let text = log(&[("INT-1", "m1", "f", (1, 2)), ("INT-2", "m2", "f", (4, 4))]);
     let changes = data::changes(&text);
-    let b = body("f", "one\ntwo\nthree\nfour\n", &changes);
+    let b = body("f", "one\ntwo\nthree\nfour\n", &Sublog::new(&text, &changes));
     let Body::Lines(lines) = &b else { panic!() };
     let attrs: Vec<Attr> = lines.iter().map(|l| l.attr).collect();
-    assert_eq!(
-        attrs,
-        [Attr::Agent(0), Attr::Agent(0), Attr::None, Attr::Agent(1)]
-    );
-    let page = html::render(&page_with(
-        changes,
-        vec![super::FileView {
-            path: "f".into(),
-            body: b,
-        }],
-        true,
-    ));
-    assert_eq!(page.matches("class=\"g ag ").count(), 2);
+    assert_eq!(attrs, [Attr::Changed(0), Attr::Changed(0), Attr::None, Attr::Changed(1)]);
+    let page = html::render(&page_with(changes, vec![super::FileView { path: "f".into(), body: b }], true));
+    assert_eq!(page.matches("class=\"g chg ").count(), 2);
     assert!(page.contains("intent: INT-2"));
     assert!(page.contains("agent: claude-code · m2"));
+}
+
+#[test]
+fn each_file_is_blamed_against_only_the_records_that_name_it_or_its_old_names() {
+    let text = log(&[("I", "m", "a", (1, 1)), ("I", "m", "b", (1, 1)), ("I", "m", "a", (1, 1))]);
+    let mut changes = data::changes(&text);
+    let s = Sublog::new(&text, &changes);
+    let a = s.of("a");
+    assert_eq!(a.split('\n').count(), text.split('\n').count(), "every line keeps its number");
+    assert!(a.split('\n').nth(1).unwrap().is_empty());
+    assert!(!a.split('\n').next().unwrap().is_empty());
+    // `c` is `b` moved by the third record: the records of `b` before the move count for it
+    changes[2].files[0].0 = "c".into();
+    changes[2].moves.push(("c".into(), "b".into()));
+    let s = Sublog::new(&text, &changes);
+    let c: Vec<bool> = s.of("c").split('\n').map(|l| !l.is_empty()).collect();
+    assert_eq!(c[..3], [false, true, true]);
 }
 
 // ---- the whole operation against the test host ----
@@ -409,4 +418,18 @@ fn blocks_and_advice_from_the_metrics_file_are_on_the_page() {
         "{}",
         &r.html[r.html.find("id=\"enforcement\"").unwrap()..]
     );
+}
+
+#[test]
+fn a_line_a_person_added_above_the_agents_lines_is_nobodys_and_the_agents_keep_theirs() {
+    let mut fs = governed();
+    fs.file("/w/src/a.ts", "// by a person\nexport const a = 1;\nexport const b = 3;\n");
+    let r = run_report(&mut fs);
+    let code = &r.html[r.html.find("<pre class=\"code\">").unwrap()..];
+    let first = code.find("// by a person").unwrap();
+    let agent = code.find("class=\"g ag ").unwrap();
+    let changed = code.find("class=\"g chg ").unwrap();
+    assert!(first < agent && agent < changed, "{code}");
+    assert!(code[..agent].contains("<span class=\"g\"><span class=\"l\">// by a person"));
+    assert!(code[changed..].contains("export const b = 3;"));
 }

@@ -57,8 +57,9 @@ async function project() {
   await write("s1", "src/auth.ts", `export function login(user: string) {\n  // ${EVIL(2)}\n  return user.length > 0;\n}\n`);
   await write("s2", "docs/guide.md", "# Guide\n\nHow to log in.\n");
   await write("s2", "src/util.ts", "export const id = <T,>(x: T) => x;\n");
-  // a human adds a line above the agent's code afterwards
+  // a human adds a line above the agent's code afterwards, and changes one of the guide's
   fs.writeFileSync(path.join(d, "src/auth.ts"), "// reviewed by a human\n" + fs.readFileSync(path.join(d, "src/auth.ts"), "utf8"));
+  fs.writeFileSync(path.join(d, "docs/guide.md"), "# Guide\n\nHow to sign in.\n");
   const push = await engine.executePreHook({ toolName: "bash", params: { command: "git push --force origin main" }, sessionId: "s1" });
   assert.equal(push.blocked, true, "the SOP blocks the force-push (a block in the metrics)");
   await engine.dispose();
@@ -117,17 +118,23 @@ test("the report opens in Chromium: the verdict, the intents and the files visib
     assert.match(intents[1], /INT-2 Docs/);
     const files = await page.$$eval("#files details.file > summary", (s) => s.map((e) => e.innerText));
     assert.deepEqual(files.map((f) => f.split(" ")[0]).sort(), ["docs/guide.md", "src/auth.ts", "src/util.ts"]);
-    // a file opened: its lines visible, coloured, the record on hover (its title)
-    const summary = await page.evaluateHandle(() => [...document.querySelectorAll("#files details.file > summary")].find((s) => s.innerText.startsWith("src/auth.ts")));
-    await summary.click();
-    const lines = await page.evaluate(() => {
-      const d = [...document.querySelectorAll("#files details.file")].find((x) => x.open && x.innerText.startsWith("src/auth.ts"));
-      return [...d.querySelectorAll(".l")].map((l) => ({ text: l.textContent, title: l.parentElement.title, visible: l.getBoundingClientRect().height > 0 }));
-    });
-    assert.ok(lines.length > 0 && lines.every((l) => l.visible));
-    const attributed = lines.filter((l) => /intent: INT-/.test(l.title));
-    assert.ok(attributed.length > 0, JSON.stringify(lines));
+    // files opened: their lines visible, coloured, the record on hover (its title)
+    const openFile = async (name) => {
+      const summary = await page.evaluateHandle((n) => [...document.querySelectorAll("#files details.file > summary")].find((s) => s.innerText.startsWith(n)), name);
+      await summary.click();
+      return page.evaluate((n) => {
+        const d = [...document.querySelectorAll("#files details.file")].find((x) => x.open && x.innerText.startsWith(n));
+        return [...d.querySelectorAll(".l")].map((l) => ({ text: l.textContent, title: l.parentElement.title, visible: l.getBoundingClientRect().height > 0 }));
+      }, name);
+    };
+    const lines = await openFile("src/auth.ts");
+    assert.ok(lines.length === 5 && lines.every((l) => l.visible), JSON.stringify(lines));
+    assert.equal(lines[0].title, "", "the line the human added is nobody's");
+    assert.ok(lines.slice(1).every((l) => /^written by an agent\nintent: INT-1 Auth/.test(l.title)), JSON.stringify(lines));
     assert.ok(lines.some((l) => l.text.includes("<script>window.__pwned=2</script>")), "the file's markup shows as text");
+    const guide = await openFile("docs/guide.md");
+    assert.match(guide[2].title, /^written by an agent, changed since\nintent: INT-2 Docs/, JSON.stringify(guide));
+    assert.match(guide[0].title, /^written by an agent\n/);
     assert.match(await page.$eval("#enforcement", (e) => e.innerText), /git-force-push\s+1\s+0/);
     assert.match(await page.$eval("#timeline", (e) => e.innerText), /3 change\(s\)/);
     fs.mkdirSync(ARTIFACTS, { recursive: true });

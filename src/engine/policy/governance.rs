@@ -278,6 +278,17 @@ pub struct TraceVerifyCall {
     pub report: bool,
 }
 
+/// `trace.blame`'s fields: `path` (absolute, or relative to the project), `table`: also the
+/// terminal table.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TraceBlameCall {
+    #[serde(default)]
+    pub path: String,
+    #[serde(default)]
+    pub table: bool,
+}
+
 /// `trace.head`'s fields: `init` writes the head for the log as it is.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -360,4 +371,19 @@ pub(in crate::engine) async fn trace_head(
 ) -> Value {
     let w = shared.borrow().policy.gov.clone();
     to_value(w.head(&io, call.init).await)
+}
+
+/// `trace.blame`: who wrote each line of a file.
+pub(in crate::engine) async fn trace_blame(
+    io: Io,
+    shared: Rc<RefCell<Shared>>,
+    call: TraceBlameCall,
+) -> Value {
+    let w = shared.borrow().policy.gov.clone();
+    let input = gov::BlameInput {
+        worktree: w.worktree.clone(),
+        path: call.path,
+        table: call.table,
+    };
+    gov::trace_blame(&io, &w.gov, &input).await
 }

@@ -25,11 +25,12 @@ mod governance;
 pub(super) use enforce::metrics;
 use governance::Wiring;
 pub(super) use governance::{
-    extend_system, governance_scaffold, intent_context, intent_select, session_created, trace_head,
-    trace_verify,
+    extend_system, governance_scaffold, intent_context, intent_select, session_created,
+    trace_blame, trace_head, trace_verify,
 };
 pub use governance::{
-    GovScaffoldCall, IntentContextCall, IntentSelectCall, TraceHeadCall, TraceVerifyCall,
+    GovScaffoldCall, IntentContextCall, IntentSelectCall, TraceBlameCall, TraceHeadCall,
+    TraceVerifyCall,
 };
 
 /// The policy state of a running engine (in [`Shared`]).
@@ -466,6 +467,31 @@ pub(super) async fn tool_before(
                     ..Default::default()
                 });
             }
+            // the change's record names the decision taken on its call
+            let note = crate::governance::trace::Enforcement {
+                decision: crate::redact::redact_string(
+                    serde_json::to_value(d.decision)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default(),
+                ),
+                sops: d
+                    .sops
+                    .iter()
+                    .map(|s| crate::redact::redact_string(s.clone()))
+                    .collect(),
+                categories: d
+                    .categories
+                    .iter()
+                    .map(|s| crate::redact::redact_string(s.clone()))
+                    .collect(),
+            };
+            shared
+                .borrow()
+                .policy
+                .gov
+                .gov
+                .note_enforcement(call_id, note);
             Some((d, logs))
         }
         _ => None,

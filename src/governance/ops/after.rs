@@ -101,17 +101,7 @@ pub async fn tool_after(io: &Io, gov: &Governance, input: &AfterInput) -> AfterO
         )));
         return out;
     }
-    append_trace(
-        io,
-        gov,
-        &cfg,
-        input,
-        &pending,
-        class,
-        changes.entries,
-        &mut out,
-    )
-    .await;
+    append_trace(io, gov, &cfg, input, &pending, class, changes, &mut out).await;
     out
 }
 
@@ -191,10 +181,19 @@ struct Changes {
     class: Option<MutationClass>,
     /// Some file's text differs from its known earlier text (or that text is unknown).
     changed: bool,
+    /// What `trace blame` follows of each file ([`trace::LinesWritten`]).
+    blame: Vec<trace::LinesWritten>,
 }
 
 impl Changes {
-    fn add(&mut self, rel: &str, before: &Before, after: Option<&str>, ranges: Vec<Range>) {
+    fn add(
+        &mut self,
+        rel: &str,
+        from: Option<&str>,
+        before: &Before,
+        after: Option<&str>,
+        ranges: Vec<Range>,
+    ) {
         let b = match before {
             Before::Text(t) => Some(t.as_str()),
             _ => None,
@@ -204,6 +203,11 @@ impl Changes {
         }
         let c = classify(b, after);
         self.class = Some(self.class.map_or(c, |x| x.combine(c)));
+        if after.is_some() || from.is_some() {
+            let text = after.unwrap_or("");
+            self.blame
+                .push(trace::lines_written(rel, from, text, &ranges));
+        }
         self.entries.push((rel.to_string(), ranges));
     }
 }
@@ -241,7 +245,7 @@ fn changes_of(
                         let Some(f) = by_raw(path) else { continue };
                         let after = after_of.get(f.rel.as_str()).copied().flatten();
                         let r = after.map(ranges::whole).unwrap_or_default();
-                        changes.add(&f.rel, &f.before, after, r);
+                        changes.add(&f.rel, None, &f.before, after, r);
                     }
                     FileOp::Update {
                         path,
@@ -259,11 +263,12 @@ fn changes_of(
                             continue;
                         };
                         let r = ranges::patch_update(before_text(src), a, hunks);
-                        changes.add(&dst.rel, &src.before, Some(a), r);
+                        let from = (dst.rel != src.rel).then_some(src.rel.as_str());
+                        changes.add(&dst.rel, from, &src.before, Some(a), r);
                     }
                     FileOp::Delete { path } => {
                         let Some(f) = by_raw(path) else { continue };
-                        changes.add(&f.rel, &f.before, None, Vec::new());
+                        changes.add(&f.rel, None, &f.before, None, Vec::new());
                     }
                 }
             }
@@ -292,7 +297,7 @@ fn changes_of(
                             None => ranges::whole(a),
                         },
                     };
-                    changes.add(&f.rel, &f.before, Some(a), r);
+                    changes.add(&f.rel, None, &f.before, Some(a), r);
                 }
             }
         }
@@ -310,7 +315,7 @@ async fn append_trace(
     input: &AfterInput,
     pending: &Pending,
     class: MutationClass,
-    entries: Vec<(String, Vec<Range>)>,
+    changes: Changes,
     out: &mut AfterOutput,
 ) {
     let wt = input.worktree.as_str();
@@ -349,7 +354,9 @@ async fn append_trace(
         tool: &input.tool,
         host: cfg.host.id,
     };
-    let rec = trace::record(&rin, class, entries);
+    let mut rec = trace::record(&rin, class, changes.entries);
+    rec.metadata.hookwise.blame = changes.blame;
+    rec.metadata.hookwise.enforcement = pending.enforcement.clone();
     let chained = match trace::chained(&rec) {
         Ok(c) => c,
         Err(e) => {

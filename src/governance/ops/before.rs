@@ -182,6 +182,7 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
                 files: pending_files,
                 notice,
                 guard,
+                enforcement: None,
             },
         );
         out.follow_up = true;

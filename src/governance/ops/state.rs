@@ -64,6 +64,8 @@ pub(super) struct Pending {
     pub(super) notice: Option<String>,
     /// A shell call under governance: what the core knew of `.orchestration/` before it.
     pub(super) guard: Option<guard::Snapshot>,
+    /// Enforcement's decision on the call, for its record.
+    pub(super) enforcement: Option<trace::Enforcement>,
 }
 
 #[derive(Default)]
@@ -207,6 +209,14 @@ impl Governance {
             st.pending.pop_front();
         }
         st.pending.push_back((call_id.to_string(), p));
+    }
+
+    /// Enforcement decided on a call the gate let through: its record names the decision.
+    pub fn note_enforcement(&self, call_id: &str, e: trace::Enforcement) {
+        let mut st = self.inner.borrow_mut();
+        if let Some((_, p)) = st.pending.iter_mut().find(|(id, _)| id == call_id) {
+            p.enforcement = Some(e);
+        }
     }
 
     pub(super) fn take_pending(&self, call_id: &str) -> Option<Pending> {
