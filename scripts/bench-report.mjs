@@ -1,4 +1,4 @@
-// node scripts/bench-report.mjs [records] — `hookwise trace report` for a project with 10,000
+// node scripts/bench-report.mjs [records] [--old] — `hookwise trace report` for a project with 10,000
 // Agent Trace records (default): the time to make the page, its size, and its load in headless
 // Chromium (puppeteer-core; HOOKWISE_CHROMIUM or /usr/bin/chromium). Prints figures; asserts
 // nothing.
@@ -6,7 +6,10 @@
 // The records are the engine's own: one written through the hooks, then copied with other
 // ids, times, intents, models, files and ranges, each chained onto the one before (what
 // verification checks), with the head written for the whole log — so the page shows a log
-// that verifies. 250 files of 240 lines each, written under 8 intents by 4 agents.
+// that verifies. 250 files of 240 lines each, written under 8 intents by 4 agents. Each record
+// carries what blame reads (the range's content hash, its lines' hashes); with --old, records
+// as hookwise wrote them before line hashes whose text is no longer in the file (blame then
+// searches the whole file for every range: its worst case).
 import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -25,6 +28,16 @@ const INTENTS = 8;
 const MODELS = ["anthropic/claude-sonnet-4", "openai/gpt-5", "google/gemini-2.5-pro", "qwen/qwen3-coder"];
 const HOSTS = ["claude-code", "opencode", "gemini", "qwen"];
 const sha = (s) => crypto.createHash("sha256").update(s).digest("hex");
+// blame's per-line hash (src/governance/trace.rs `line_hash`): 36 bits of SHA-256, 6 base64url characters
+const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+const lineHash = (l) => {
+  const d = crypto.createHash("sha256").update(l).digest();
+  const bits = (BigInt(d.readUIntBE(0, 5)) >> 4n);
+  let o = "";
+  for (let i = 5; i >= 0; i--) o += B64[Number((bits >> BigInt(6 * i)) & 63n)];
+  return o;
+};
+const OLD = process.argv.includes("--old");
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "hookwise-bench-report-"));
 const env = { PATH: path.dirname(process.execPath), HOME: dir, MAENIFOLD_ROOT: path.join(dir, "none") };
@@ -53,15 +66,25 @@ const template = JSON.parse(fs.readFileSync(path.join(dir, ".orchestration/agent
 let prev = sha("");
 const out = [];
 const t0 = Date.parse("2026-11-01T08:00:00.000Z");
+const fileLines = (f) => fs.readFileSync(path.join(dir, `src/m${f % 10}/file${f}.ts`), "utf8").split("\n").slice(0, LINES);
+const cache = new Map();
 for (let i = 0; i < N; i++) {
   const r = structuredClone(template);
   const f = (i * 7) % FILES;
   const start = 1 + ((i * 13) % (LINES - 10));
   r.id = crypto.randomUUID();
   r.timestamp = new Date(t0 + i * 90_000).toISOString();
-  r.files = [{ path: `src/m${f % 10}/file${f}.ts`, conversations: [{ contributor: { type: "ai", model_id: MODELS[i % 4] }, ranges: [{ start_line: start, end_line: start + 1 + (i % 8), content_hash: `sha256:${sha(String(i))}` }] }] }];
+  const end = start + 1 + (i % 8);
+  const p = `src/m${f % 10}/file${f}.ts`;
+  if (!cache.has(f)) cache.set(f, fileLines(f));
+  const ls = cache.get(f);
+  const hashes = (a) => a.map(lineHash).join("");
+  const contentHash = `sha256:${sha(ls.slice(start - 1, end).map((l) => l + "\n").join(""))}`;
+  r.files = [{ path: p, conversations: [{ contributor: { type: "ai", model_id: MODELS[i % 4] }, ranges: [{ start_line: start, end_line: end, content_hash: OLD ? `sha256:${sha(String(i))}` : contentHash }] }] }];
   const m = r.metadata["dev.hookwise"];
   Object.assign(m, { intent_id: `INT-${1 + (i % INTENTS)}`, session_id: `s${i % 40}`, call_id: `c${i}`, host: HOSTS[i % 4] });
+  delete m.blame;
+  if (!OLD) m.blame = [{ path: p, ranges: [{ pre: hashes(ls.slice(Math.max(0, start - 4), start - 1)), lines: hashes(ls.slice(start - 1, end)), post: hashes(ls.slice(end, end + 3)) }] }];
   delete m.prev_hash;
   m.prev_hash = `sha256:${prev}`;
   const line = JSON.stringify(r);
@@ -108,4 +131,4 @@ await b.close();
 const med = (k) => runs.map((r) => r[k]).sort((a, b) => a - b)[2];
 console.log(`Chromium ${execFileSync(chromium, ["--version"], { encoding: "utf8" }).trim()}, median of 5 loads from file://:`);
 console.log(`  first contentful paint ${med("fcp").toFixed(0)} ms, DOMContentLoaded ${med("dcl").toFixed(0)} ms, load ${med("load").toFixed(0)} ms, goto() wall ${med("wall").toFixed(0)} ms; ${runs[0].nodes} elements`);
-fs.rmSync(dir, { recursive: true, force: true });
+if (process.env.KEEP) console.log("kept", dir); else fs.rmSync(dir, { recursive: true, force: true });

@@ -433,3 +433,60 @@ fn a_line_a_person_added_above_the_agents_lines_is_nobodys_and_the_agents_keep_t
     assert!(code[..agent].contains("<span class=\"g\"><span class=\"l\">// by a person"));
     assert!(code[changed..].contains("export const b = 3;"));
 }
+
+/// `HOOKWISE_REPORT_DIR=<a project> cargo test --release --features policy --lib
+/// bench_report_of_a_folder -- --ignored --nocapture`: the report of a project on disk (e.g.
+/// one `scripts/bench-report.mjs` made, kept with `KEEP=1`), natively, timed by phase.
+#[test]
+#[ignore]
+fn bench_report_of_a_folder() {
+    let Ok(dir) = std::env::var("HOOKWISE_REPORT_DIR") else {
+        return;
+    };
+    let mut fs = TestHost::default();
+    fn load(fs: &mut TestHost, disk: &std::path::Path, at: &str) {
+        for e in std::fs::read_dir(disk).unwrap().flatten() {
+            let name = format!("{at}/{}", e.file_name().to_string_lossy());
+            if e.file_type().unwrap().is_dir() {
+                fs.dir(&name);
+                load(fs, &e.path(), &name);
+            } else if let Ok(t) = std::fs::read_to_string(e.path()) {
+                fs.file(&name, &t);
+            }
+        }
+    }
+    fs.dir("/w");
+    load(&mut fs, std::path::Path::new(&dir), "/w");
+    let t = std::time::Instant::now();
+    let r = run_report(&mut fs);
+    println!("report: {} records, {} files, {} bytes in {:?}", r.records, r.files, r.html.len(), t.elapsed());
+    let log = fs.read("/w/.orchestration/agent_trace.jsonl").unwrap().to_string();
+    let changes = data::changes(&log);
+    let s = Sublog::new(&log, &changes);
+    let (paths, _) = super::changed_paths(&changes);
+    let t = std::time::Instant::now();
+    for p in &paths {
+        let _ = s.of(p);
+    }
+    println!("sublogs: {:?}", t.elapsed());
+    let t = std::time::Instant::now();
+    for p in &paths {
+        let text = fs.read(&format!("/w/{p}")).unwrap().to_string();
+        let _ = body(p, &text, &s);
+    }
+    println!("bodies (redact + blame): {:?}", t.elapsed());
+    let t = std::time::Instant::now();
+    for p in &paths {
+        let _ = data::clean(fs.read(&format!("/w/{p}")).unwrap());
+    }
+    println!("of which redaction: {:?}", t.elapsed());
+    let t = std::time::Instant::now();
+    let mut lens = 0;
+    for p in &paths {
+        let text = fs.read(&format!("/w/{p}")).unwrap().to_string();
+        let sub = s.of(p);
+        lens += sub.len();
+        let _ = crate::governance::blame::blame(p, &text, &sub, &|_| None);
+    }
+    println!("of which blame: {:?} ({lens} bytes of sublogs)", t.elapsed());
+}
