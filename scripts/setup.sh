@@ -54,13 +54,26 @@ if [ $demo = 0 ] && [ "${HOOKWISE_SKIP_CLIS:-}" != "1" ]; then
   bash scripts/setup-clis.sh >/dev/null
 fi
 
-# Chromium from the system's packages for tests/browser (the trace report in a real browser,
-# driven by puppeteer-core): Debian's `chromium` (~300 MB, a minute once; nothing when present).
-if [ $demo = 0 ] && [ "${HOOKWISE_SKIP_CHROMIUM:-}" != "1" ] && ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null; then
-  echo "setup: installing chromium from the system's packages (apt-get)"
-  sudo=""
-  [ "$(id -u)" != 0 ] && sudo="sudo"
-  $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+# From the system's packages (apt-get; nothing when present): Chromium for tests/browser and
+# tests/vscode (driven by puppeteer-core), and the Kerberos headers code-server's native build
+# needs. HOOKWISE_SKIP_CHROMIUM=1 skips both.
+if [ $demo = 0 ] && [ "${HOOKWISE_SKIP_CHROMIUM:-}" != "1" ]; then
+  want=()
+  command -v chromium >/dev/null || command -v chromium-browser >/dev/null || want+=(chromium)
+  [ -f /usr/include/gssapi/gssapi.h ] || want+=(libkrb5-dev)
+  if [ ${#want[@]} -gt 0 ]; then
+    echo "setup: installing ${want[*]} from the system's packages (apt-get)"
+    sudo=""
+    [ "$(id -u)" != 0 ] && sudo="sudo"
+    $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${want[@]}" >/dev/null
+  fi
+fi
+
+# VS Code's own server and extension host for tests/vscode: code-server under Node 24, both from
+# the npm registry, cached outside the repository (~700 MB; builds native modules, about 15
+# minutes once on 2 cores; nothing when cached). HOOKWISE_SKIP_CODE_SERVER=1 skips it.
+if [ $demo = 0 ] && [ "${HOOKWISE_SKIP_CODE_SERVER:-}" != "1" ]; then
+  bash scripts/setup-code-server.sh >/dev/null
 fi
 
 # the demo needs the lean core only (knowledge context); everything else builds both cores
