@@ -123,18 +123,36 @@ pub fn changes(log: &str) -> Vec<Change> {
         };
         c.ms = epoch_ms(&c.time);
         let hw = v.get(meta[0]).and_then(|m| m.get(meta[1]));
-        for b in hw.and_then(|h| h.get("blame")).and_then(Value::as_array).into_iter().flatten() {
-            let (to, from) = (b.get("path").and_then(Value::as_str), b.get("from").and_then(Value::as_str));
+        for b in hw
+            .and_then(|h| h.get("blame"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let (to, from) = (
+                b.get("path").and_then(Value::as_str),
+                b.get("from").and_then(Value::as_str),
+            );
             if let (Some(to), Some(from)) = (to, from) {
                 c.moves.push((to.to_string(), from.to_string()));
             }
         }
         if let Some(e) = hw.and_then(|h| h.get("enforcement")) {
-            let sops: Vec<&str> = e.get("sops").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+            let sops: Vec<&str> = e
+                .get("sops")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
             c.enforcement = clean(&format!(
                 "{}{}",
                 e.get("decision").and_then(Value::as_str).unwrap_or("?"),
-                if sops.is_empty() { String::new() } else { format!(" (SOP: {})", sops.join(", ")) }
+                if sops.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (SOP: {})", sops.join(", "))
+                }
             ));
         }
         for f in v

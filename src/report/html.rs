@@ -18,6 +18,9 @@ use super::{Attr, Body, FileView, Page};
 const CSS: &str = include_str!("page.css");
 /// Changes listed in the open table; older ones go into a closed `<details>` below it.
 const RECENT: usize = 200;
+/// Changes listed in all (the newest): a row is ten elements, and 10,000 of them would be most
+/// of the page's load. The timeline's chart counts every change.
+const LISTED: usize = 1000;
 /// Buckets of the timeline.
 const BUCKETS: usize = 48;
 
@@ -418,17 +421,24 @@ fn timeline(o: &mut String, p: &Page) {
     });
     let head = "<table class=\"changes\"><thead><tr><th>time</th><th>intent</th><th>agent</th><th>tool</th><th>class</th><th>files (lines)</th></tr></thead><tbody>";
     o.push_str(head);
-    for (k, &c) in order.iter().enumerate() {
+    for (k, &c) in order.iter().enumerate().take(LISTED) {
         if k == RECENT {
             let _ = write!(
                 o,
                 "</tbody></table><details class=\"older\"><summary>{} older change(s)</summary>{head}",
-                order.len() - RECENT
+                order.len().min(LISTED) - RECENT
             );
         }
         change_row(o, p, &p.changes[c]);
     }
     o.push_str("</tbody></table>");
+    if order.len() > LISTED {
+        let _ = write!(
+            o,
+            "<p class=\"muted\">{} older change(s) are not listed here: they are in .orchestration/agent_trace.jsonl, and in each file's lines above.</p>",
+            order.len() - LISTED
+        );
+    }
     if order.len() > RECENT {
         o.push_str("</details>");
     }

@@ -284,7 +284,11 @@ pub fn body(path: &str, text: &str, log: &Sublog) -> Body {
     let att = crate::governance::blame::blame(path, text, &log.of(path), &|_| None);
     let attr = |i: usize| match att.marks.get(i).copied().flatten() {
         None => Attr::None,
-        Some(m) => match att.writers.get(m.writer).and_then(|w| log.change_at(w.trace_line)) {
+        Some(m) => match att
+            .writers
+            .get(m.writer)
+            .and_then(|w| log.change_at(w.trace_line))
+        {
             None => Attr::None,
             Some(k) if m.state == crate::governance::blame::State::Agent => Attr::Agent(k),
             Some(k) => Attr::Changed(k),
@@ -319,7 +323,11 @@ impl<'a> Sublog<'a> {
         Sublog {
             lines: log.split('\n').collect(),
             changes,
-            at: changes.iter().enumerate().map(|(k, c)| (c.line, k)).collect(),
+            at: changes
+                .iter()
+                .enumerate()
+                .map(|(k, c)| (c.line, k))
+                .collect(),
         }
     }
 

@@ -211,7 +211,11 @@ fn secrets_in_files_and_records_are_redacted() {
     let key = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
     let text = log(&[("INT-1", key, "a.env", (1, 1))]);
     let changes = data::changes(&text);
-    let b = body("a.env", &format!("TOKEN={key}\n"), &Sublog::new(&text, &changes));
+    let b = body(
+        "a.env",
+        &format!("TOKEN={key}\n"),
+        &Sublog::new(&text, &changes),
+    );
     let page = html::render(&page_with(
         changes,
         vec![super::FileView {
@@ -239,11 +243,30 @@ fn lines_are_grouped_by_their_record_with_the_details_on_hover() {
     // the lines at their recorded place `changed`
     let text = log(&[("INT-1", "m1", "f", (1, 2)), ("INT-2", "m2", "f", (4, 4))]);
     let changes = data::changes(&text);
-    let b = body("f", "one\ntwo\nthree\nfour\n", &Sublog::new(&text, &changes));
+    let b = body(
+        "f",
+        "one\ntwo\nthree\nfour\n",
+        &Sublog::new(&text, &changes),
+    );
     let Body::Lines(lines) = &b else { panic!() };
     let attrs: Vec<Attr> = lines.iter().map(|l| l.attr).collect();
-    assert_eq!(attrs, [Attr::Changed(0), Attr::Changed(0), Attr::None, Attr::Changed(1)]);
-    let page = html::render(&page_with(changes, vec![super::FileView { path: "f".into(), body: b }], true));
+    assert_eq!(
+        attrs,
+        [
+            Attr::Changed(0),
+            Attr::Changed(0),
+            Attr::None,
+            Attr::Changed(1)
+        ]
+    );
+    let page = html::render(&page_with(
+        changes,
+        vec![super::FileView {
+            path: "f".into(),
+            body: b,
+        }],
+        true,
+    ));
     assert_eq!(page.matches("class=\"g chg ").count(), 2);
     assert!(page.contains("intent: INT-2"));
     assert!(page.contains("agent: claude-code · m2"));
@@ -251,11 +274,19 @@ fn lines_are_grouped_by_their_record_with_the_details_on_hover() {
 
 #[test]
 fn each_file_is_blamed_against_only_the_records_that_name_it_or_its_old_names() {
-    let text = log(&[("I", "m", "a", (1, 1)), ("I", "m", "b", (1, 1)), ("I", "m", "a", (1, 1))]);
+    let text = log(&[
+        ("I", "m", "a", (1, 1)),
+        ("I", "m", "b", (1, 1)),
+        ("I", "m", "a", (1, 1)),
+    ]);
     let mut changes = data::changes(&text);
     let s = Sublog::new(&text, &changes);
     let a = s.of("a");
-    assert_eq!(a.split('\n').count(), text.split('\n').count(), "every line keeps its number");
+    assert_eq!(
+        a.split('\n').count(),
+        text.split('\n').count(),
+        "every line keeps its number"
+    );
     assert!(a.split('\n').nth(1).unwrap().is_empty());
     assert!(!a.split('\n').next().unwrap().is_empty());
     // `c` is `b` moved by the third record: the records of `b` before the move count for it
@@ -423,7 +454,10 @@ fn blocks_and_advice_from_the_metrics_file_are_on_the_page() {
 #[test]
 fn a_line_a_person_added_above_the_agents_lines_is_nobodys_and_the_agents_keep_theirs() {
     let mut fs = governed();
-    fs.file("/w/src/a.ts", "// by a person\nexport const a = 1;\nexport const b = 3;\n");
+    fs.file(
+        "/w/src/a.ts",
+        "// by a person\nexport const a = 1;\nexport const b = 3;\n",
+    );
     let r = run_report(&mut fs);
     let code = &r.html[r.html.find("<pre class=\"code\">").unwrap()..];
     let first = code.find("// by a person").unwrap();
@@ -459,8 +493,17 @@ fn bench_report_of_a_folder() {
     load(&mut fs, std::path::Path::new(&dir), "/w");
     let t = std::time::Instant::now();
     let r = run_report(&mut fs);
-    println!("report: {} records, {} files, {} bytes in {:?}", r.records, r.files, r.html.len(), t.elapsed());
-    let log = fs.read("/w/.orchestration/agent_trace.jsonl").unwrap().to_string();
+    println!(
+        "report: {} records, {} files, {} bytes in {:?}",
+        r.records,
+        r.files,
+        r.html.len(),
+        t.elapsed()
+    );
+    let log = fs
+        .read("/w/.orchestration/agent_trace.jsonl")
+        .unwrap()
+        .to_string();
     let changes = data::changes(&log);
     let s = Sublog::new(&log, &changes);
     let (paths, _) = super::changed_paths(&changes);
@@ -488,5 +531,20 @@ fn bench_report_of_a_folder() {
         lens += sub.len();
         let _ = crate::governance::blame::blame(p, &text, &sub, &|_| None);
     }
-    println!("of which blame: {:?} ({lens} bytes of sublogs)", t.elapsed());
+    println!(
+        "of which blame: {:?} ({lens} bytes of sublogs)",
+        t.elapsed()
+    );
+}
+
+#[test]
+fn the_change_list_holds_the_newest_thousand_and_says_how_many_more() {
+    let entries: Vec<(&str, &str, &str, (usize, usize))> =
+        (0..1005).map(|_| ("I", "m", "f", (1, 1))).collect();
+    let text = log(&entries);
+    let page = html::render(&page_with(data::changes(&text), vec![], true));
+    assert!(page.contains("Timeline (1005 change(s))"));
+    assert!(page.contains("<summary>800 older change(s)</summary>"));
+    assert!(page.contains("5 older change(s) are not listed here"));
+    assert_eq!(page.matches("<tr><td>").count(), 1000);
 }
