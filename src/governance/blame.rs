@@ -11,7 +11,8 @@
 //!   wrote, with up to three lines of context each side, are anchored where most of them lie
 //!   now (a line's vote counts less the more often its text occurs in the file, and a text
 //!   found more than [`MAX_OCCURRENCES`] times does not vote: a lone `}` cannot anchor a
-//!   range), then lined up with the file there by a diff (Myers, the `similar` crate). A
+//!   range), then lined up with the file there by a longest common subsequence of line hashes
+//!   (Myers' diff from the `similar` crate, run on the lines both sides share). A
 //!   written line the diff pairs with an equal line makes that line **`agent`**; a written line
 //!   the diff pairs with a different line (a replaced run, paired in order) makes that line
 //!   **`changed`**: an agent wrote there and the text has changed since. Lines the diff finds
@@ -322,7 +323,7 @@ pub fn blame(
             let ranges = f.conversations.iter().flat_map(|c| c.ranges.iter());
             for (k, r) in ranges.enumerate() {
                 match lw.and_then(|b| b.ranges.get(k)) {
-                    Some(rl) if !rl.lines.is_empty() => by_lines(&mut now, w, r, rl),
+                    Some(rl) if !rl.lines.is_empty() => by_lines(&mut now, &lines, w, r, rl),
                     _ => by_range(&mut now, &lines, w, r),
                 }
             }
@@ -386,7 +387,7 @@ fn writer_of(
 }
 
 /// Line granularity: anchor the range's hashes (with their context) and diff them there.
-fn by_lines(now: &mut Now, w: usize, r: &RangeIn, rl: &super::trace::RangeLines) {
+fn by_lines(now: &mut Now, lines: &[&str], w: usize, r: &RangeIn, rl: &super::trace::RangeLines) {
     let (Some(pre), Some(mid), Some(post)) = (decode(&rl.pre), decode(&rl.lines), decode(&rl.post))
     else {
         return;
@@ -416,35 +417,60 @@ fn by_lines(now: &mut Now, w: usize, r: &RangeIn, rl: &super::trace::RangeLines)
     let slack = 8 + seq.len() as isize / 4;
     let lo = (offset - slack).clamp(0, n) as usize;
     let hi = (offset + seq.len() as isize + slack).clamp(0, n) as usize;
-    let ops = capture_diff_slices(Algorithm::Myers, &seq, &now.hashes[lo..hi]);
-    for op in ops {
-        match op {
-            DiffOp::Equal {
-                old_index,
-                new_index,
-                len,
-            } => {
-                for j in 0..len {
-                    if written(old_index + j) {
-                        now.claim(lo + new_index + j, w, Granularity::Line);
-                    }
-                }
+    let window = &now.hashes[lo..hi];
+    let Some(pairs) = common_pairs(&seq, window) else {
+        return by_range(now, lines, w, r); // too large to line up: by its range
+    };
+    // each matched pair is a written line still there; between two, the written lines are
+    // paired in order with what stands there now (a replaced run)
+    let mut prev = (0usize, 0usize);
+    for &(i, j) in pairs
+        .iter()
+        .chain(std::iter::once(&(seq.len(), window.len())))
+    {
+        for k in 0..(i - prev.0).min(j - prev.1) {
+            if written(prev.0 + k) {
+                now.change(lo + prev.1 + k, w, Granularity::Line);
             }
-            DiffOp::Replace {
-                old_index,
-                old_len,
-                new_index,
-                new_len,
-            } => {
-                for j in 0..old_len.min(new_len) {
-                    if written(old_index + j) {
-                        now.change(lo + new_index + j, w, Granularity::Line);
-                    }
-                }
+        }
+        if i < seq.len() {
+            if written(i) {
+                now.claim(lo + j, w, Granularity::Line);
             }
-            _ => {}
+            prev = (i + 1, j + 1);
         }
     }
+}
+
+/// Lines of both sides, beyond which a range is not lined up line by line.
+const MAX_DIFF_LINES: usize = 100_000;
+
+/// The pairs `(i, j)` of the longest common subsequence of `a` and `b`, in order. Only the lines
+/// whose text the other side also has can be in it, so the diff (Myers, `similar`) runs on those
+/// alone: its cost grows with how they were reordered, not with how many lines were replaced.
+fn common_pairs(a: &[[u8; HASH_CHARS]], b: &[[u8; HASH_CHARS]]) -> Option<Vec<(usize, usize)>> {
+    use std::collections::HashSet;
+    let in_a: HashSet<&[u8; HASH_CHARS]> = a.iter().collect();
+    let in_b: HashSet<&[u8; HASH_CHARS]> = b.iter().collect();
+    let ai: Vec<usize> = (0..a.len()).filter(|&i| in_b.contains(&a[i])).collect();
+    let bi: Vec<usize> = (0..b.len()).filter(|&j| in_a.contains(&b[j])).collect();
+    if ai.len() + bi.len() > MAX_DIFF_LINES {
+        return None;
+    }
+    let fa: Vec<&[u8; HASH_CHARS]> = ai.iter().map(|&i| &a[i]).collect();
+    let fb: Vec<&[u8; HASH_CHARS]> = bi.iter().map(|&j| &b[j]).collect();
+    let mut pairs = Vec::new();
+    for op in capture_diff_slices(Algorithm::Myers, &fa, &fb) {
+        if let DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            pairs.extend((0..len).map(|k| (ai[old_index + k], bi[new_index + k])));
+        }
+    }
+    Some(pairs)
 }
 
 /// Range granularity: the range's `content_hash` at its recorded position, else anywhere.

@@ -343,3 +343,77 @@ fn the_table_shows_each_line() {
         "{t}"
     );
 }
+
+/// `cargo test --release --all-features --lib bench_blame -- --ignored --nocapture`: blame of a
+/// 10,000-line file against 10,000 records (one write of the whole file, then 9,999 edits of
+/// one to three lines each, at spread places; a person's edits at the end), the core alone.
+#[test]
+#[ignore]
+fn bench_blame() {
+    use std::time::Instant;
+    const N: usize = 10_000;
+    let mut file: Vec<String> = (0..N).map(|i| format!("    let v{i} = f({i});")).collect();
+    // braces and blank lines repeat, as in code
+    for i in (0..N).step_by(7) {
+        file[i] = "}".into();
+    }
+    let mut log = Log::default();
+    let text = |f: &[String]| {
+        let mut s = String::with_capacity(f.len() * 24);
+        for l in f {
+            s.push_str(l);
+            s.push('\n');
+        }
+        s
+    };
+    let t0 = Instant::now();
+    let v0 = text(&file);
+    log.write(&A, "big.rs", &v0);
+    let mut seed = 12345u64;
+    for k in 1..N {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let at = (seed >> 33) as usize % (N - 3);
+        let n = 1 + (seed >> 20) as usize % 3;
+        for j in 0..n {
+            file[at + j] = format!("    edited({k}, {j});");
+        }
+        let after = text(&file);
+        let r = vec![ranges::range(&ranges::split_lines(&after), at + 1, at + n)];
+        let c = if k % 2 == 0 { &A } else { &B };
+        log.n = (k % 250) as u8;
+        log.record(c, vec![("big.rs", None, &after, r)], true);
+    }
+    let made = t0.elapsed();
+    // a person inserts 10 lines at the top and edits 10
+    let mut now = file.clone();
+    for i in 0..10 {
+        now[i * 997] = format!("// by hand {i}");
+        now.insert(0, format!("// header {i}"));
+    }
+    let now = text(&now);
+    let log_text = log.text();
+    // the first record alone (the whole file, diffed against what 9,999 edits left of it)
+    let first = format!("{}\n", log.lines[0]);
+    let t0 = Instant::now();
+    let _ = blame("big.rs", &now, &first, &names);
+    let one = t0.elapsed();
+    let t0 = Instant::now();
+    let a = blame("big.rs", &now, &log_text, &names);
+    let took = t0.elapsed();
+    println!(
+        "blame: the whole-file record alone: {:.0} ms",
+        one.as_secs_f64() * 1e3
+    );
+    let (ag, ch, un) = a.counts();
+    println!(
+        "blame: {N} lines × {} records ({:.1} MB log): {:.0} ms (core, native); {ag} agent, {ch} changed, {un} unattributed (log made in {:.1} s)",
+        log.lines.len(),
+        log_text.len() as f64 / 1e6,
+        took.as_secs_f64() * 1e3,
+        made.as_secs_f64()
+    );
+    assert_eq!(a.records, N);
+    assert!(un >= 10 && ch >= 1, "{ag} {ch} {un}");
+}

@@ -533,12 +533,7 @@ pub async fn trace_verify(io: &Io, gov: &Governance, input: &VerifyInput) -> Ver
             }
         },
     };
-    let remembered = gov
-        .inner
-        .borrow()
-        .projects
-        .get(wt)
-        .and_then(|p| p.last_appended.clone());
+    let remembered = gov.last_appended(wt);
     let mut attempt = 0;
     let a = loop {
         attempt += 1;

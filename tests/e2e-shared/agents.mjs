@@ -182,8 +182,9 @@ export function agentProject(host, { files = {}, git = true, init = true, initAr
   return sb;
 }
 
-/** One headless run of the host's CLI in the sandbox, against its own scripted model. */
-async function runAgent(sb, { prompt, script = [], modelOpts = {}, modelName, env = {}, timeoutMs = 120_000, ...more } = {}) {
+/** One headless run of the host's CLI in the sandbox, against its own scripted model (`sb.host`
+ * and `sb.recipe` name the CLI: a project another host's suite set up can run this one too). */
+export async function runAgent(sb, { prompt, script = [], modelOpts = {}, modelName, env = {}, timeoutMs = 120_000, ...more } = {}) {
   const recipe = sb.recipe;
   const gate = cliGate(sb.host);
   if (!gate.bin) throw new Error(gate.skip ?? gate.error);

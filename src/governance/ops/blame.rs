@@ -105,12 +105,7 @@ pub async fn trace_blame(io: &Io, gov: &Governance, input: &BlameInput) -> Value
     }
     let mut logs = Vec::new();
     let intents = refresh(io, gov, wt, &mut logs).await;
-    let remembered = gov
-        .inner
-        .borrow()
-        .projects
-        .get(wt)
-        .and_then(|p| p.last_appended.clone());
+    let remembered = gov.last_appended(wt);
     let log_seen = Seen::from_read(log);
     let a = assess(
         &log_seen,

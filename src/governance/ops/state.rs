@@ -211,6 +211,12 @@ impl Governance {
         st.pending.push_back((call_id.to_string(), p));
     }
 
+    /// SHA-256 hex of the last record line this process appended in `worktree`.
+    pub(super) fn last_appended(&self, worktree: &str) -> Option<String> {
+        let st = self.inner.borrow();
+        st.projects.get(worktree).and_then(|p| p.last_appended.clone())
+    }
+
     /// Enforcement decided on a call the gate let through: its record names the decision.
     pub fn note_enforcement(&self, call_id: &str, e: trace::Enforcement) {
         let mut st = self.inner.borrow_mut();
