@@ -23,6 +23,7 @@ commands:
   trace verify [--anchor HEAD]  check the Agent Trace log (.orchestration/agent_trace.jsonl): chain and head
   trace head [--init]           print the trace's head to anchor (a commit message, a CI log)
   trace blame FILE              who wrote each line of FILE: intent, host, model, time (from the trace)
+  trace report [--out FILE]     the project as one HTML page: verification, intents, files by intent, timeline
   init [--governance]           scaffold hookwise's configuration in this project (never overwrites);
                                 --governance also creates .orchestration/active_intents.yaml;
                                 adds hookwise to opencode.json for OpenCode 1.x or 2.x (--opencode 1|2)
@@ -61,6 +62,7 @@ run with and where the context goes. --host: whose tool names and argument keys 
   trace: `usage: hookwise trace verify [--anchor HEAD] [--cwd DIR] [--json]
        hookwise trace head [--init] [--cwd DIR] [--json]
        hookwise trace blame FILE [--cwd DIR] [--json]
+       hookwise trace report [--out FILE] [--cwd DIR] [--json]
 
 verify checks .orchestration/agent_trace.jsonl (intent governance's Agent Trace records): every
 line whole and valid, each carrying the hash of the line before, and the log's end against its
@@ -77,6 +79,14 @@ that place.
 head --init writes the head for the log as it is now: for a log written before hookwise kept a
 head, or after you have looked into a problem verify reported. It refuses a log whose chain
 itself is broken.
+
+report writes the project as one self-contained HTML page (default
+.orchestration/trace-report.html; --out FILE, or - for stdout): at the top the verdict of
+trace verify (red when it fails), then the intents with their scope, status, files and
+changes, each changed file with its lines coloured by intent and agent (the record on hover),
+a timeline, and enforcement's blocks and advice by SOP. Redacted like everything hookwise
+keeps; it runs no script and loads nothing (open it from disk). Exits 1 when the trace does
+not verify (the page is written all the same).
 
 blame prints, for every line of FILE as it is now, the record that wrote it: the intent, the
 host, the model, the time and the tool (a ~ before the intent: an agent wrote the line and its
@@ -178,7 +188,7 @@ class ExitCode extends Error {
 
 function parseArgs(argv) {
   const out = { _: [], flags: {} };
-  const takesValue = new Set(["vault", "cwd", "project", "tool", "args", "intent", "anchor", "host", "opencode"]);
+  const takesValue = new Set(["vault", "cwd", "project", "tool", "args", "intent", "anchor", "host", "opencode", "out"]);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a.startsWith("--")) {
@@ -324,11 +334,13 @@ const commands = {
 
   async trace({ _, flags }) {
     const sub = _[1];
-    if (sub !== "verify" && sub !== "head" && sub !== "blame") throw new UsageError(sub ? `unknown trace subcommand '${sub}'` : "trace needs a subcommand: verify, head or blame");
+    if (!["verify", "head", "blame", "report"].includes(sub)) throw new UsageError(sub ? `unknown trace subcommand '${sub}'` : "trace needs a subcommand: verify, head, blame or report");
     if (sub === "blame" && !_[2]) throw new UsageError("trace blame needs the file, e.g. hookwise trace blame src/a.ts");
     if (flags.init && sub !== "head") throw new UsageError("--init goes with trace head");
     if (flags.anchor !== undefined && sub !== "verify") throw new UsageError("--anchor goes with trace verify");
+    if (flags.out !== undefined && sub !== "report") throw new UsageError("--out goes with trace report");
     const { engine, warnings } = await engineFor(flags, { quiet: true });
+    if (sub === "report") return traceReport(engine, flags, warnings);
     const problems = (v) => (v.problems || []).map((p) => `${p.line ? `line ${p.line}: ` : ""}${p.kind}: ${p.message}`);
     if (sub === "blame") {
       const r = await engine.blame(path.resolve(process.cwd(), _[2]), { table: !flags.json });
@@ -449,6 +461,26 @@ const commands = {
     if (failed.length) throw new Error(failed.map((a) => `${a.host}: ${a.error}`).join("; "));
   },
 };
+
+/** `hookwise trace report`: the page the core made, written where asked. */
+async function traceReport(engine, flags, warnings) {
+  const r = await engine.traceReport();
+  warnings.forEach((w) => process.stderr.write(w + "\n"));
+  if (!r.html) {
+    process.stderr.write(`hookwise trace: no report: ${(r.verify && r.verify.error) || "hookwise could not make it"}\n`);
+    throw new ExitCode(1);
+  }
+  const cwd = path.resolve(flags.cwd || process.cwd());
+  if (flags.out === "-") process.stdout.write(r.html);
+  else {
+    const out = path.resolve(flags.out !== undefined ? flags.out : path.join(cwd, ".orchestration", "trace-report.html"));
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+    fs.writeFileSync(out, r.html);
+    const { html, ...rest } = r;
+    print(flags, { ...rest, out, bytes: Buffer.byteLength(html) }, `wrote ${out} (${Buffer.byteLength(html)} bytes, ${r.records} record(s), ${r.files} file(s))\n${r.text}`);
+  }
+  if (!r.ok) throw new ExitCode(1);
+}
 
 /** The agents the core knows (`setup.host`), each with the folder and program that say it is used. */
 async function agentHosts(cwd) {

@@ -223,6 +223,17 @@ class Engine {
   }
 
   /**
+   * Intent governance: the project as one self-contained HTML page (`html`): the trace's
+   * verification at the top (`verify`, as `verifyTrace` answers; `ok` is its verdict), the
+   * intents, each changed file's lines by intent and agent, a timeline, enforcement's blocks
+   * and advice by SOP; `text`: the verdict in one sentence. Redacted and escaped; the page runs no script and loads nothing.
+   * @returns {Promise<{ ok: boolean, text: string, html: string, records: number, files: number, verify: { ok: boolean, path: string, lines: number, problems: {line: number, kind: string, message: string}[], error?: string } }>}
+   */
+  async traceReport() {
+    return this._hw.traceReport();
+  }
+
+  /**
    * Intent governance: who wrote each line of `path` (absolute, or relative to the workspace)
    * as it is now, from the Agent Trace: per line `{line, state: "agent"|"changed"|"unattributed",
    * granularity?, recordId, time, intent: {id, name}, host, model, session, tool, mutationClass,

@@ -195,6 +195,10 @@ export declare class Engine {
   traceHead(o?: { init?: boolean }): Promise<{ ok: boolean; written?: boolean; text?: string; message: string; verify?: TraceReport }>;
   /** Intent governance: who wrote each line of `path` (absolute or relative to the workspace); policy core, loaded on demand. Never throws. */
   blame(path: string, o?: { table?: boolean }): Promise<BlameResult>;
+  /** Intent governance: the project as one self-contained HTML page (`html`: the trace's
+   * verification at the top, the intents, the changed files' lines by intent and agent, a
+   * timeline, enforcement by SOP); `ok`: the trace verifies. */
+  traceReport(): Promise<{ ok: boolean; text: string; html: string; records: number; files: number; verify: TraceReport }>;
   /** Enforcement metrics: a summary, or the hash chain verified. */
   metrics(o?: { verify?: boolean }): Promise<{ ok: boolean; text: string; found?: boolean; metricsFile?: string; stateFile?: string }>;
   completeToolCall(call: { tool: string; callId: string; sessionId?: string; output: string; args?: unknown }): Promise<{ output: string }>;

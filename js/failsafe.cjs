@@ -236,6 +236,9 @@ function standIn(loadError) {
     async traceHead() {
       return { ok: false, message: err.message };
     }
+    async traceReport() {
+      return { ok: false, text: "", html: "", records: 0, files: 0, verify: { ok: false, lines: 0, problems: [], error: err.message } };
+    }
   };
 }
 

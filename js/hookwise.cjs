@@ -338,6 +338,11 @@ class Hookwise {
     return (await this.run({ hook: "trace.verify", ...(typeof anchor === "string" ? { anchor } : {}) })) || { ok: false, lines: 0, problems: [], error: "hookwise is not running" };
   }
 
+  /** Intent governance: the project as one HTML page (`{ok, html, records, files, verify}`). */
+  async traceReport() {
+    return (await this.run({ hook: "trace.verify", report: true })) || { ok: false, text: "", html: "", records: 0, files: 0, verify: { ok: false, lines: 0, problems: [], error: "hookwise is not running" } };
+  }
+
   /** Intent governance: the Agent Trace's head to anchor; `init` writes it for the log as it is. */
   async traceHead({ init = false } = {}) {
     return (await this.run({ hook: "trace.head", init: init === true })) || { ok: false, message: "hookwise is not running" };

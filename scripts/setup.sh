@@ -2,7 +2,8 @@
 # Installs what hookwise needs to build and test on a fresh machine that has the Rust
 # toolchain, node 20 and npm — and skips whatever is already there. Idempotent.
 #
-#   bash scripts/setup.sh          # build + every test's needs (the agent CLIs, OpenClaw, wasm-pack)
+#   bash scripts/setup.sh          # build + every test's needs (the agent CLIs, OpenClaw, wasm-pack,
+#                                  # Chromium)
 #   bash scripts/setup.sh --demo   # the build's needs only (scripts/demo.sh): the wasm toolchain
 #                                  # and the npm dev dependencies; no agent CLI, no wasm-pack
 set -euo pipefail
@@ -60,6 +61,28 @@ fi
 # repository (~1.2 GB, well under a minute once; nothing when cached).
 if [ $demo = 0 ] && [ "${HOOKWISE_SKIP_CLIS:-}" != "1" ]; then
   bash scripts/setup-clis.sh >/dev/null
+fi
+
+# From the system's packages (apt-get; nothing when present): Chromium for tests/browser and
+# tests/vscode (driven by puppeteer-core), and the Kerberos headers code-server's native build
+# needs. HOOKWISE_SKIP_CHROMIUM=1 skips both.
+if [ $demo = 0 ] && [ "${HOOKWISE_SKIP_CHROMIUM:-}" != "1" ]; then
+  want=()
+  command -v chromium >/dev/null || command -v chromium-browser >/dev/null || want+=(chromium)
+  [ -f /usr/include/gssapi/gssapi.h ] || want+=(libkrb5-dev)
+  if [ ${#want[@]} -gt 0 ]; then
+    echo "setup: installing ${want[*]} from the system's packages (apt-get)"
+    sudo=""
+    [ "$(id -u)" != 0 ] && sudo="sudo"
+    $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${want[@]}" >/dev/null
+  fi
+fi
+
+# VS Code's own server and extension host for tests/vscode: code-server under Node 24, both from
+# the npm registry, cached outside the repository (~700 MB; builds native modules, about 15
+# minutes once on 2 cores; nothing when cached). HOOKWISE_SKIP_CODE_SERVER=1 skips it.
+if [ $demo = 0 ] && [ "${HOOKWISE_SKIP_CODE_SERVER:-}" != "1" ]; then
+  bash scripts/setup-code-server.sh >/dev/null
 fi
 
 # the demo needs the lean core only (knowledge context); everything else builds both cores

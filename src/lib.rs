@@ -21,6 +21,9 @@ pub mod paths;
 pub mod placement;
 pub mod protocol;
 pub mod redact;
+/// `hookwise trace report`: the governed project as one HTML page (policy build).
+#[cfg(feature = "policy")]
+pub mod report;
 pub mod runtime;
 pub mod session;
 pub mod sort;

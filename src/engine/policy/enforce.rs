@@ -67,17 +67,29 @@ pub(super) fn place_advice(
     r.advice = Some(advice);
 }
 
-/// `hookwise metrics [verify]`: the files the configuration names, summarised or verified.
-pub(in crate::engine) async fn metrics(io: Io, shared: Rc<RefCell<Shared>>, verify: bool) -> Value {
-    let io = &io;
+/// The enforcement settings: the running enforcer's, else the project's configuration.
+async fn settings(io: &Io, shared: &Rc<RefCell<Shared>>) -> enforce::Settings {
     let (cwd, enforcer) = {
         let s = shared.borrow();
         (s.cwd.clone(), s.policy.enforcer.clone())
     };
-    let settings = match enforcer {
+    match enforcer {
         Some(e) => e.settings().clone(),
         None => enforce::load_config(io, &cwd, &Value::Null).await.settings,
-    };
+    }
+}
+
+/// The metrics file and its state file the configuration names (the report reads them).
+pub(super) async fn metrics_files(io: &Io, shared: &Rc<RefCell<Shared>>) -> (String, String) {
+    let s = settings(io, shared).await;
+    (s.metrics_file, s.state_file)
+}
+
+/// `hookwise metrics [verify]`: the files the configuration names, summarised or verified.
+pub(in crate::engine) async fn metrics(io: Io, shared: Rc<RefCell<Shared>>, verify: bool) -> Value {
+    let io = &io;
+    let cwd = shared.borrow().cwd.clone();
+    let settings = settings(io, &shared).await;
     let read = |p: &str| {
         io.request(crate::protocol::Request::ReadFile {
             path: enforce::join(&cwd, p),
@@ -124,8 +136,7 @@ pub(super) fn refuse_unreadable(
     let s = shared.borrow();
     // a tool without a name (the host could not read one) could be any tool
     let gov = &s.policy.gov;
-    let gated =
-        gov.on && (tool.is_empty() || gov.gov.config().gated(tool));
+    let gated = gov.on && (tool.is_empty() || gov.gov.config().gated(tool));
     let enforcing = s.policy.enforcing();
     let what = if gated {
         "intent governance cannot check its scope"

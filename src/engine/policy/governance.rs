@@ -284,12 +284,15 @@ pub struct IntentContextCall {
     pub model_id: Option<String>,
 }
 
-/// `trace.verify`'s fields: `anchor`, a head printed earlier.
+/// `trace.verify`'s fields: `anchor`, a head printed earlier; `report`: answer with the HTML
+/// report of the project instead ([`crate::report`]: the verification is at its top).
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TraceVerifyCall {
     #[serde(default)]
     pub anchor: Option<String>,
+    #[serde(default)]
+    pub report: bool,
 }
 
 /// `trace.blame`'s fields: `path` (absolute, or relative to the project), `table`: also the
@@ -364,6 +367,16 @@ pub(in crate::engine) async fn trace_verify(
     call: TraceVerifyCall,
 ) -> Value {
     let w = shared.borrow().policy.gov.clone();
+    if call.report {
+        let (metrics_file, state_file) = super::enforce::metrics_files(&io, &shared).await;
+        let input = crate::report::ReportInput {
+            worktree: w.worktree.clone(),
+            now_ms: shared.borrow().clock.get() as f64,
+            metrics_file,
+            state_file,
+        };
+        return to_value(crate::report::report(&io, &w.gov, &input).await);
+    }
     to_value(w.verify(&io, call.anchor).await)
 }
 
