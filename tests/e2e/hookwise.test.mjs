@@ -281,7 +281,12 @@ describe("hookwise in the real OpenCode (packed, loaded by package name)", { ski
     }
 
     // Exactly one line from hookwise in the whole run: the start-up warning. No line per call.
-    const lines = hookwiseLines(nocli);
+    // (OpenCode 1.18 also calls the dual export's setup() with a context without tool hooks: its
+    // one info line says the 1.x server does the work, as in Kilo; tests/e2e-kilo.)
+    const all = hookwiseLines(nocli);
+    const setupNote = all.filter((e) => e.level === "INFO" && /setup\(\) without tool hooks registered nothing/.test(e.message));
+    assert.ok(setupNote.length <= 1, all.map((e) => e.raw).join("\n"));
+    const lines = all.filter((e) => !setupNote.includes(e));
     assert.equal(lines.length, 1, `expected exactly one hookwise line:\n${lines.map((e) => e.raw).join("\n")}`);
     assert.equal(lines[0].level, "WARN");
     assert.match(lines[0].message, /^knowledge context is off: maenifold CLI not found/);
