@@ -176,7 +176,16 @@ writes the hookwise on PATH instead.`,
 /** The agents `init --<flag>` sets up with command hooks (the core's dialects name them). */
 const AGENT_FLAGS = ["codex", "gemini", "copilot", "qwen"];
 /** The agents `init --<flag>` sets up as an in-process plugin (js/kilo-config.mjs). */
-const PLUGIN_FLAGS = ["pi", "cline", "kilo"];
+/**
+ * The in-process plugin hosts `init` sets up: the flag, the project files that say the host is
+ * used there, its program on PATH, and the set-up (each host's init module).
+ */
+const PLUGIN_HOSTS = [
+  { flag: "pi", markers: [".pi"], program: "pi", init: (flags) => initPi(flags) },
+  { flag: "cline", markers: [".cline"], program: "cline", init: (flags) => initClineHere(flags) },
+  { flag: "kilo", markers: [".kilo", ".kilocode", "kilo.json", "kilo.jsonc"], program: "kilo", init: (flags) => initKilo(flags) },
+];
+const PLUGIN_FLAGS = PLUGIN_HOSTS.map((h) => h.flag);
 
 class UsageError extends Error {}
 class ExitCode extends Error {
@@ -421,10 +430,8 @@ const commands = {
     if (flags.claude || asked.length || PLUGIN_FLAGS.some((f) => flags[f])) {
       const out = [];
       if (flags.claude) out.push(await initClaude(flags));
-      if (flags.cline) out.push(initClineHere(flags));
       for (const f of asked) out.push(await initAgent(f, flags));
-      if (flags.pi) out.push(initPi(flags));
-      if (flags.kilo) out.push(await initKilo(flags));
+      for (const h of PLUGIN_HOSTS) if (flags[h.flag]) out.push(await h.init(flags));
       return report(flags, out);
     }
     if (flags.command) throw new UsageError("--command goes with --claude");
@@ -449,10 +456,9 @@ const commands = {
         agents.push({ host: a.host, error: e.message, changes: [], lines: [`failed ${a.flag}: ${e.message}`] });
       }
     }
-    if (require("./pi-init.cjs").piFound(cwd, isExecutable)) agents.push(initPi(flags));
-    if (require("./cline-init.cjs").clineFound(cwd, onPath)) agents.push(initClineHere(flags));
-    const kilo = await import("./kilo-config.mjs");
-    if (kilo.kiloFound(cwd)) agents.push(await initKilo(flags));
+    for (const h of PLUGIN_HOSTS) {
+      if (h.markers.some((m) => fs.existsSync(path.join(cwd, m))) || onPath(h.program)) agents.push(await h.init(flags));
+    }
     const lines = [...r.created.map((f) => `created ${f}`), ...r.kept.map((f) => `kept ${f} (it exists)`), ...r.failed.map((f) => `failed ${f}`), ...oc, ...agents.flatMap((a) => a.lines)];
     print(flags, { ...r, opencode, agents: agents.map(({ lines, ...a }) => a) }, lines.join("\n") || "nothing to do");
     if (r.failed.length) throw new Error(`could not create: ${r.failed.join("; ")} (in ${cwd})`);

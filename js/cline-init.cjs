@@ -63,11 +63,6 @@ function initCline(cwd, o) {
   return { host: "cline", cwd, file: REL, changes, ...(error ? { error } : {}), lines };
 }
 
-/** Cline is used here (`.cline/`) or installed (`cline` on PATH, by `onPath`). */
-function clineFound(cwd, onPath) {
-  return fs.existsSync(path.join(cwd, ".cline")) || onPath("cline");
-}
-
 /**
  * Doctor: is the plugin file ours, and does what it loads start? `null` when there is none.
  * `{host, file, ok, ms, error?}`: the file's package loaded and its plugin object made.
@@ -100,4 +95,4 @@ async function clineDoctor(cwd) {
   return { host: "cline", file: REL, event: "plugin load", ok: !error, ms, ...(error ? { error } : {}), ...(note ? { note } : {}) };
 }
 
-module.exports = { initCline, clineFound, clineDoctor, pluginText, REL };
+module.exports = { initCline, clineDoctor, pluginText, REL };

@@ -122,18 +122,6 @@ export function initKilo(cwd, { global = false } = {}) {
   return { host: "kilo", cwd, changes, lines };
 }
 
-/** Kilo is used in the project (its folders or configuration) or installed (`kilo` on PATH). */
-export function kiloFound(cwd, env = process.env) {
-  if ([".kilo", ".kilocode", "kilo.json", "kilo.jsonc"].some((f) => fs.existsSync(path.join(cwd, f)))) return true;
-  return (env.PATH || "").split(path.delimiter).some((d) => {
-    try {
-      return d && fs.statSync(path.join(d, "kilo")).isFile();
-    } catch {
-      return false;
-    }
-  });
-}
-
 /** Where a plugin file's `spec` resolves from the file (as Kilo's runtime resolves it), or throws. */
 function resolveSpec(cwd, rel, spec) {
   if (spec.startsWith("file:")) {

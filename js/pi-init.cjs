@@ -85,12 +85,6 @@ function initPi({ cwd, global = false } = {}) {
   return result([c], lines);
 }
 
-/** pi is used here: the project has a .pi folder, or `pi` is on PATH. */
-function piFound(cwd, isExecutable) {
-  if (fs.existsSync(path.join(cwd, ".pi"))) return true;
-  return (process.env.PATH || "").split(path.delimiter).some((d) => d && isExecutable(path.join(d, "pi")));
-}
-
 /**
  * `hookwise doctor`'s line for pi, when .pi/settings.json names hookwise: the package it names,
  * and hookwise started there as pi starts it (host `pi`), timed. Null when not set up.
@@ -135,4 +129,4 @@ async function piDoctor(cwd) {
   return out;
 }
 
-module.exports = { initPi, piFound, piDoctor, namesHookwise, SETTINGS, LOCAL };
+module.exports = { initPi, piDoctor, namesHookwise, SETTINGS, LOCAL };
