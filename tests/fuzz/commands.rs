@@ -137,3 +137,71 @@ fn the_same_text_as_data_does_not_fire() {
         },
     );
 }
+
+/// Commands that read unless an option or operand makes them write a file or run a program
+/// (issue 29: `tree -o`, `uniq IN OUT`, `git grep -O`, pagers, `-exec`): with that option, in
+/// any chain and any nesting the reader follows, the line is never counted read-only.
+const WRITES: &[&str] = &[
+    "tree -o README.md",
+    "tree -ao README.md .",
+    "uniq in.txt README.md",
+    "sort -o README.md x",
+    "sort --output=README.md x",
+    "git diff --output=README.md",
+    "git log --output README.md",
+    "git -c core.fsmonitor=X status",
+    "git -c core.hooksPath=/tmp/h status",
+    "git grep --open-files-in-pager=X x",
+    "git grep -OX x",
+    "find . -name x -exec touch README.md ;",
+    "find . -delete",
+    "yq -i .a=1 x.yaml",
+    "less -o log.txt x",
+    "man -P X ls",
+    "rg --pre ./conv x",
+    "GIT_PAGER=X git log",
+    "xxd -r dump README.md",
+];
+
+/// Read-only commands to chain around the writing one.
+const READS: &[&str] = &["git status", "ls -la", "cat README.md", "grep -rn x src", "pwd"];
+
+#[test]
+fn an_option_that_writes_or_runs_is_never_read_only() {
+    let settings = Settings::default();
+    check(
+        "commands: a writing or running option is not read-only",
+        256,
+        (
+            prop::sample::select(WRITES),
+            prop::collection::vec((prop::sample::select(READS), 0u8..4), 0..4),
+            prop::collection::vec((any::<u8>(), any::<bool>()), 0..4),
+        ),
+        |(write, around, ws)| {
+            let mut line = write.to_string();
+            for (r, how) in &around {
+                line = match how {
+                    0 => format!("{r} && {line}"),
+                    1 => format!("{line}; {r}"),
+                    2 => format!("{r} | {line}"),
+                    _ => format!("{line} || {r}"),
+                };
+            }
+            for (how, dbl) in &ws {
+                // the nestings that run their argument (not `echo $(…)` of a read, which is fine)
+                line = wrap(&line, *how, *dbl);
+            }
+            let ctx = extract::extract(
+                "bash",
+                &json!({ "command": line }),
+                &Situation {
+                    cwd: "/w/shop",
+                    worktree: "shop",
+                },
+                &settings.rules,
+            );
+            prop_assert!(!ctx.read_only, "counted read-only: {line:?}");
+            Ok(())
+        },
+    );
+}
