@@ -16,10 +16,28 @@ wasm_pack_version=0.15.1
 
 rustup target add wasm32-unknown-unknown >/dev/null 2>&1 || rustup target add wasm32-unknown-unknown
 
-if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$pinned" ]; then
+version_of() { "$1" --version 2>/dev/null | awk '{print $2}'; }
+# wasm-bindgen-cli, at the version Cargo.toml pins. --locked can fail on a pinned dependency
+# missing from the registry; without it, it builds.
+install_bindgen() {
+  cargo install wasm-bindgen-cli --version "$pinned" --locked "$@" 2>/dev/null ||
+    cargo install wasm-bindgen-cli --version "$pinned" "$@"
+}
+bindgen_pid=""
+if [ $demo = 1 ]; then
+  # The demo: the `wasm-bindgen` command only, without the test runner's TLS stack, built in
+  # the debug profile (it runs for about a second a build): 97 s of compiling instead of 204 s
+  # on 2 cores. It builds while the core builds (below), which its serial stretches leave room for.
+  if [ "$(version_of wasm-bindgen)" != "$pinned" ]; then
+    echo "setup: installing wasm-bindgen $pinned (about a minute and a half, once), while the core builds"
+    install_bindgen --bin wasm-bindgen --no-default-features --debug --quiet &
+    bindgen_pid=$!
+  fi
+elif [ "$(version_of wasm-bindgen)" != "$pinned" ] || [ "$(version_of wasm-bindgen-test-runner)" != "$pinned" ]; then
+  # the tests: every command of it (wasm-pack test runs wasm-bindgen-test-runner), optimized;
+  # --force replaces the demo's debug build of the one command
   echo "setup: installing wasm-bindgen-cli $pinned (a few minutes, once)"
-  # --locked can fail on a pinned dependency missing from the registry; without it, it builds.
-  cargo install wasm-bindgen-cli --version "$pinned" --locked || cargo install wasm-bindgen-cli --version "$pinned"
+  install_bindgen --force
 fi
 # wasm-pack runs the wasm tests only (the build calls wasm-bindgen itself).
 if [ $demo = 0 ] && [ "$(wasm-pack --version 2>/dev/null | awk '{print $2}')" != "$wasm_pack_version" ]; then
@@ -87,6 +105,11 @@ fi
 
 # the demo needs the lean core only (knowledge context); everything else builds both cores
 if [ $demo = 1 ]; then
+  if [ -n "$bindgen_pid" ]; then
+    # the core's cargo build, the build's first step, while wasm-bindgen-cli compiles
+    cargo build --quiet --release --target wasm32-unknown-unknown
+    wait "$bindgen_pid" || { echo "setup: installing wasm-bindgen-cli failed" >&2; exit 1; }
+  fi
   HOOKWISE_BUILD=lean npm run build --silent
 else
   npm run build --silent
