@@ -17,6 +17,7 @@
 //
 // NOTES defaults to 10,000. ROUNDS (default 30) sets the warm, MCP and floor samples;
 // COLD_ROUNDS (default 10; 3 with the big vault) the cold ones. KEEP=1 keeps the temp folder.
+// The first hook after a cold boot of the machine: scripts/bench-cold-boot.sh (these projects).
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -125,6 +126,15 @@ async function mcpServer(p) {
     },
     close: () => new Promise((r) => (child.on("exit", r), child.stdin.end())),
   };
+}
+
+// PREPARE=FILE (scripts/bench-cold-boot.sh): write the projects, one a line — label, folder,
+// HOME, PATH, a PreToolUse payload, tab-separated — keep them, and stop.
+if (process.env.PREPARE) {
+  const lines = projects.map((p) => [p.label, p.dir, baseEnv.HOME, baseEnv.PATH, JSON.stringify(payload(p, "PreToolUse"))].join("\t"));
+  fs.writeFileSync(process.env.PREPARE, lines.join("\n") + "\n");
+  process.env.KEEP = "1";
+  process.exit(0);
 }
 
 // ---- figures ------------------------------------------------------------------------------------
