@@ -1,4 +1,4 @@
-// Decoy keys in the real OpenClaw gateway (issue 18, item 2): openclaw@2026.9.6 under Node 24
+// Decoy keys in the real OpenClaw gateway (issue 18, item 2), and a damaged install there (below): openclaw@2026.9.6 under Node 24
 // (scripts/setup-openclaw.sh), offline, with the scripted model of tests/e2e/lib/model.mjs and
 // the installed package unpacked as a plugin folder. Governance is on with one intent owning
 // src/billing/**; in one agent turn the model:
@@ -120,5 +120,59 @@ describe("decoy keys in the real OpenClaw gateway", { skip: suiteSkip }, () => {
 
   test("the intents are unchanged", () => {
     assert.equal(fs.readFileSync(path.join(gw.workspace, ".orchestration/active_intents.yaml"), "utf8"), INTENTS);
+  });
+});
+
+// A damaged install in the real OpenClaw gateway (issue 29, critical 5, in every host where it
+// applies): the plugin folder's policy wasm is garbage, so the policy core cannot start. The
+// glue reads the project's files (js/failsafe.cjs) and, governance being configured, blocks the
+// write and the command with the core's sentence; the read runs (read-only under governance).
+describe("a damaged install in the real OpenClaw gateway", { skip: suiteSkip }, () => {
+  let pkg;
+  let gw;
+  let reply;
+  before(async () => {
+    pkg = installPacked("hookwise-sec-openclaw-dmg-");
+    const plugin = pkg.pluginDir();
+    fs.writeFileSync(path.join(plugin, "dist/policy/hookwise_bg.wasm"), Buffer.alloc(400_000, 0x5a));
+    const home = tmp("hookwise-sec-openclaw-dmg-none-");
+    gw = await startGateway({
+      plugins: [plugin],
+      env: { MAENIFOLD_ROOT: path.join(home, "none"), HOOKWISE_VAULT: path.join(home, "no-vault") },
+      files: { ".orchestration/active_intents.yaml": INTENTS, "src/billing/.keep": "", "README.md": "# demo\n" },
+      entries: { hookwise: { hooks: { allowConversationAccess: true } } },
+      script: (req) => {
+        switch (req.toolResults().length) {
+          case 0:
+            return { tool: "write", id: "dmgwrite", args: { path: "src/billing/x.ts", content: "export const x = 1;\n" } };
+          case 1:
+            return { tool: "exec", id: "dmgexec", args: { command: "touch dmg-exec-ran" } };
+          case 2:
+            return { tool: "read", id: "dmgread", args: { path: "README.md" } };
+          default:
+            return "all done";
+        }
+      },
+    });
+    reply = await gw.chat("Fix the billing module.");
+  });
+  after(async () => {
+    await gw?.stop();
+    pkg?.cleanup();
+  });
+
+  const resultOf = (callId) => requestWithResult(gw.model.mainRequests(), callId, () => gw.describe()).result;
+  const BLOCKED = /hookwise blocked `\w+`: hookwise could not start \(.+\), and this project configures intent governance or pre-action enforcement/;
+
+  test("the write and the command are blocked with the core's sentence; nothing written, nothing ran", () => {
+    assert.equal(reply.status, 200, reply.body);
+    assert.match(resultOf("dmgwrite"), BLOCKED, gw.describe());
+    assert.match(resultOf("dmgexec"), BLOCKED, gw.describe());
+    assert.ok(!fs.existsSync(path.join(gw.workspace, "src/billing/x.ts")), "the write went through");
+    assert.ok(!fs.existsSync(path.join(gw.workspace, "dmg-exec-ran")), "the command ran");
+  });
+
+  test("the read runs: governance alone lets what only reads through", () => {
+    assert.match(resultOf("dmgread"), /# demo/, gw.describe());
   });
 });
