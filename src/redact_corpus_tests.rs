@@ -463,6 +463,11 @@ fn the_full_redactor_leaves_ordinary_text_alone() {
         "ses_01JABCDEF0123456789ABCDEFG call_5f3a9b2c7d1e",
         "The hvs. prefix, the glpat- prefix and npm_ are token prefixes.",
         "Telegram uses ids like 123456789 and chats: 123456789:group",
+        // a rule's prefix (ClickHouse's `4b1d`) in an id, then words or another id: not a token
+        // flattened across spaces (found by the long fuzz run)
+        "00000000-0000-4000-a000-4b1d00000000 aaaaaaaa aaaa eaa aaaaaaaa a commit",
+        "4b1d0c44298fc1c149afbf4c8996fb92427ae41e 9fceb02d0ae598e95dc970b74767f19372d61af8",
+        "ghp_deadbeef and ghp_ then the rest of the sentence goes on for a while",
         "",
     ];
     for text in corpus {

@@ -105,6 +105,7 @@ pub(super) fn wrap(b: &[u8], k: usize) -> Option<usize> {
 fn class_run(b: &[u8], mut k: usize, cls: u16, min: usize, max: usize) -> Option<usize> {
     let mut n = 0;
     loop {
+        let piece = k;
         while k < b.len() && (max == 0 || n < max) && bits(b[k]) & cls != 0 {
             super::tick();
             k += 1;
@@ -113,8 +114,12 @@ fn class_run(b: &[u8], mut k: usize, cls: u16, min: usize, max: usize) -> Option
         if n >= min {
             return Some(k);
         }
-        // (or a space, after 8 or more: a wrapped token flattened onto one line, as in a title)
-        let space = (n >= 8 && b.get(k) == Some(&b' ')).then_some(k + 1);
+        // (or a space after a piece of 16 or more that is not all lowercase hexadecimal: a
+        // wrapped token flattened onto one line, as in a title — never words of prose, nor
+        // commit ids, UUIDs and content hashes side by side)
+        let flattened = k - piece >= 16
+            && !b[piece..k].iter().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c));
+        let space = (flattened && b.get(k) == Some(&b' ')).then_some(k + 1);
         match wrap(b, k).or(space) {
             Some(k2) if k2 < b.len() && bits(b[k2]) & cls != 0 => k = k2,
             _ => return None,

@@ -57,6 +57,12 @@ fn uuid() -> BoxedStrategy<String> {
         .boxed()
 }
 
+/// The words of sensitive key names (`src/redact_keys.rs`: the keys' suffixes, and the words
+/// that make a key sensitive when its value looks random).
+const SECRET_WORDS: &[&str] = &[
+    "secret", "passw", "passphrase", "token", "credential", "creds", "auth", "key", "pwd", "dsn",
+];
+
 #[test]
 fn random_hex_and_uuids_are_not_touched() {
     let id = prop_oneof![
@@ -65,8 +71,11 @@ fn random_hex_and_uuids_are_not_touched() {
         hex(40..41),
         hex(64..65).prop_map(|h| format!("sha256:{h}"))
     ];
+    // A word that names a secret (`dsn`, `mytoken`, `apikey`) before `:` makes the next id the
+    // value of a sensitive key, which is redacted whatever it looks like (found by the long run:
+    // `dsn : 0000000`): prose here names none.
     let word = prop_oneof![
-        3 => text_of(LOWER, 1..9),
+        3 => text_of(LOWER, 1..9).prop_filter("names a secret", |w| !SECRET_WORDS.iter().any(|k| w.contains(k))),
         1 => prop::sample::select(&["commit", "the", "id", "hash", "revision", "fixed", "in", "-", ",", "\n", ":"][..])
             .prop_map(str::to_string),
     ];
