@@ -37,11 +37,12 @@ for build in lean policy; do
       --nocapture --test-threads "$threads" >"$out" 2>"$log"; then
     status=1
     echo "FAILED (${build} build):"
-    grep -hE "^fuzz: .*(failed|aborted)|minimal input|panicked at|overflowed|error|FAILED" "$log" "$out" | head -40
+    { grep -hE "^fuzz: .*(failed|aborted)|minimal input|panicked at|overflowed|error|FAILED" "$log" "$out" || true; } | head -40
   fi
-  grep -E "^fuzz: .*: [0-9]+ cases" "$log" | sort
+  # (no property may have finished: a failed build still goes on to the next)
+  { grep -E "^fuzz: .*: [0-9]+ cases" "$log" || true; } | sort
   echo "-- cases per parser (${build} build, $(( $(date +%s) - start )) s):"
-  grep -E "^fuzz: .*: [0-9]+ cases" "$log" | awk '
+  { grep -E "^fuzz: .*: [0-9]+ cases" "$log" || true; } | awk '
     { sub(/^fuzz: /, ""); parser = $0; sub(/:.*/, "", parser);
       n = $0; sub(/ cases.*/, "", n); sub(/.*: /, "", n); cases[parser] += n; props[parser]++ }
     END { for (p in cases) printf "   %-10s %9d cases in %d properties\n", p, cases[p], props[p] }' | sort
