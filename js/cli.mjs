@@ -400,29 +400,11 @@ const commands = {
     const DIALECTS = require("./dialects.json");
     const host = flags.host === undefined ? "claude-code" : flags.host;
     if (!Object.prototype.hasOwnProperty.call(DIALECTS, host)) throw new UsageError(`unknown --host ${JSON.stringify(host)} (${Object.keys(DIALECTS).join(", ")})`);
-    const raw = await readStdin(64 * 1024 * 1024);
-    // The project is where hookwise was set up (the host's project-folder variable, else this
-    // process's folder, walked up by the core to the governed project), never the payload's `cwd`.
-    const cwd = flags.cwd ? path.resolve(flags.cwd) : undefined;
-    // The project's warm server answers when it can (the payload as read); else this process does.
-    // (not with --cwd: that folder is taken as it is, while the server, like a hook without it,
-    // walks up to the governed project)
-    if (process.env.HOOKWISE_WARM !== "0" && !raw.over && !cwd) {
-      const v = DIALECTS[host].projectDirVar && process.env[DIALECTS[host].projectDirVar];
-      const project = typeof v === "string" && path.isAbsolute(v) ? v : process.cwd();
-      const keep = Array.isArray(DIALECTS[host].keep) && DIALECTS[host].keep.includes(event);
-      const w = await require("./warm-client.cjs").askWarm({ event, raw: raw.text, project, host, keep, explain: true });
-      if (process.env.HOOKWISE_DEBUG) process.stderr.write(`hookwise debug: ${w.answer ? "answered warm" : `cold (${w.why})`}\n`);
-      if (w.answer) return void process.stdout.write(w.answer.text);
-    }
-    const { runHook } = require("./claude.cjs");
-    const r = await runHook({ host, event, raw, cwd, log: (level, message) => level === "error" && process.stderr.write(`hookwise ${level}: ${message}\n`) });
-    if (!r.ok) {
-      // non-blocking: the agent goes on without hookwise
-      process.stderr.write(`hookwise: ${r.text}\n`);
-      throw new ExitCode(1);
-    }
-    process.stdout.write(r.text);
+    const hook = require("./hook.cjs");
+    const r = await hook.answer({ event, host, cwd: flags.cwd ? path.resolve(flags.cwd) : undefined, raw: await hook.readInput() });
+    if (r.err) process.stderr.write(r.err);
+    if (r.code) throw new ExitCode(r.code);
+    process.stdout.write(r.out);
   },
 
   async init({ flags }) {
@@ -624,19 +606,6 @@ function packageVersion() {
   } catch {
     return "0.0.0";
   }
-}
-
-function readStdin(max) {
-  return new Promise((resolve) => {
-    const parts = [];
-    let n = 0;
-    process.stdin.on("data", (c) => {
-      n += c.length;
-      if (n <= max) parts.push(c);
-    });
-    process.stdin.on("end", () => resolve({ text: n > max ? "" : Buffer.concat(parts).toString("utf8"), over: n > max }));
-    process.stdin.on("error", () => resolve({ text: "", over: false }));
-  });
 }
 
 /** `hookwise init --pi`: hookwise's extension as a pi package in .pi/settings.json. */

@@ -17,7 +17,9 @@ const fs = require("node:fs");
 const net = require("node:net");
 const os = require("node:os");
 const path = require("node:path");
-const crypto = require("node:crypto");
+// node:crypto (~3 ms to load, a tenth of Node's own start) only where a secret is made: the
+// rest needs no cryptography (the socket's name is a name, the request id a tag)
+const crypto = () => require("node:crypto");
 
 /** Protocol version of a request line; a server speaking another answers nothing we accept. */
 const PROTOCOL = 1;
@@ -73,8 +75,8 @@ function secret(dir) {
       if (!e || e.code !== "ENOENT") return null;
     }
     try {
-      const tmp = path.join(dir, `secret.${process.pid}.${crypto.randomBytes(4).toString("hex")}`);
-      fs.writeFileSync(tmp, crypto.randomBytes(32).toString("hex") + "\n", { mode: 0o600, flag: "wx" });
+      const tmp = path.join(dir, `secret.${process.pid}.${crypto().randomBytes(4).toString("hex")}`);
+      fs.writeFileSync(tmp, crypto().randomBytes(32).toString("hex") + "\n", { mode: 0o600, flag: "wx" });
       try {
         fs.linkSync(tmp, file); // atomic: the first writer wins, everyone reads the same secret
       } catch {
@@ -88,21 +90,43 @@ function secret(dir) {
   return null;
 }
 
+/**
+ * 128 bits of a string (four 32-bit multiply-xorshift lanes over its UTF-16 units): a name, not
+ * a secret — the folder's mode and the per-user secret keep other users out, and every input
+ * is the user's own.
+ */
+function hash128(s) {
+  let a = 0x9e3779b1, b = 0x85ebca77, c = 0xc2b2ae3d, d = 0x27d4eb2f;
+  for (let i = 0; i < s.length; i++) {
+    const k = s.charCodeAt(i);
+    a = Math.imul(a ^ k, 0x85ebca6b);
+    b = Math.imul(b ^ k, 0xc2b2ae35);
+    c = Math.imul(c ^ k, 0x27d4eb2d);
+    d = Math.imul(d ^ k, 0x165667b1);
+    a ^= b >>> 15; b ^= c >>> 13; c ^= d >>> 16; d ^= a >>> 11;
+  }
+  const fin = (x, y) => {
+    x = Math.imul(x ^ (x >>> 16), 0x85ebca6b) ^ y;
+    x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35);
+    return ((x ^ (x >>> 16)) >>> 0).toString(16).padStart(8, "0");
+  };
+  return fin(a, s.length) + fin(b, d) + fin(c, a) + fin(d, b);
+}
+
 /** What makes two hook processes answerable by the same server. */
 function serverKey(project, env = process.env) {
-  const h = crypto.createHash("sha256");
-  h.update(`hookwise-warm\0${PROTOCOL}\0${uid()}\0${project}\0${__dirname}\0`);
+  let k = `hookwise-warm\0${PROTOCOL}\0${uid()}\0${project}\0${__dirname}\0`;
   // the installed hookwise: an upgrade is another server (the old one idles out)
   for (const f of ["warm-server.cjs", "claude.cjs", "core.cjs", "hookwise_bg.wasm", "policy/hookwise_bg.wasm"]) {
     try {
       const st = fs.statSync(path.join(__dirname, f));
-      h.update(`${f}:${st.size}:${st.mtimeMs}\0`);
+      k += `${f}:${st.size}:${st.mtimeMs}\0`;
     } catch {
-      h.update(`${f}:-\0`);
+      k += `${f}:-\0`;
     }
   }
-  for (const k of Object.keys(env).filter((k) => ENV_KEYS.test(k)).sort()) h.update(`${k}=${env[k]}\0`);
-  return h.digest("hex").slice(0, 32);
+  for (const e of Object.keys(env).filter((e) => ENV_KEYS.test(e)).sort()) k += `${e}=${env[e]}\0`;
+  return hash128(k);
 }
 
 /** The socket, lock and log paths of the server for `project`. */
@@ -215,7 +239,8 @@ function ask({ event, raw, project, host = "claude-code", env = process.env, tim
   // one server a project and host: each host's hooks are answered in its own dialect
   const paths = serverPaths(dir, serverFor(project, host), env);
   const limit = Number(env.HOOKWISE_WARM_TIMEOUT_MS) > 0 ? Number(env.HOOKWISE_WARM_TIMEOUT_MS) : timeoutMs || DEFAULT_TIMEOUT_MS;
-  const id = crypto.randomBytes(12).toString("hex");
+  // a tag that matches the answer to this request (the secret, not the id, is what authenticates)
+  const id = `${process.pid.toString(36)}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
   return new Promise((resolve) => {
     let done = false;
     let buf = "";

@@ -44,6 +44,14 @@ process.on("exit", () => {
   if (process.env.KEEP !== "1") fs.rmSync(tmp, { recursive: true, force: true });
 });
 const { baseEnv } = benchEnv(tmp);
+// The launcher a command hook runs (`node -e '<it>' hook <Event>`), as `init` writes it.
+const LAUNCHER = (() => {
+  const d = path.join(tmp, "init");
+  fs.mkdirSync(path.join(d, ".git"), { recursive: true });
+  spawnSync(process.execPath, [cli, "init", "--claude", "--command"], { cwd: d, env: baseEnv });
+  const cmd = JSON.parse(fs.readFileSync(path.join(d, ".claude/settings.json"), "utf8")).hooks.PreToolUse[0].hooks[0].command;
+  return /^node -e '(.*)' hook PreToolUse$/s.exec(cmd)[1];
+})();
 
 // ---- the projects ---------------------------------------------------------------------------
 const SOP = `---\nid: git-force-push\ncategory: process\nmatch:\n  tools: [Bash]\n  patterns: ['git\\s+push\\s.*(--force|-f\\b)']\n---\n# Force-pushing\n\n## Preflight\n- the branch is yours\n`;
@@ -54,6 +62,8 @@ function project(name, fill) {
   fs.writeFileSync(path.join(dir, ".orchestration/active_intents.yaml"), 'active_intents:\n  - id: INT-1\n    name: Bench\n    status: IN_PROGRESS\n    owned_scope: ["src/**"]\n');
   fs.writeFileSync(path.join(dir, ".hookwise/sops/force.md"), SOP);
   if (fill) fill(path.join(dir, ".hookwise/knowledge"));
+  fs.mkdirSync(path.join(dir, "node_modules"));
+  fs.symlinkSync(path.join(root, "pkg"), path.join(dir, "node_modules/hookwise"));
   return dir;
 }
 let t0 = performance.now();
@@ -95,16 +105,20 @@ function childCpuMs() {
     return NaN;
   }
 }
+// Every process here gets the hooks' environment (baseEnv): one inherited from this shell
+// (NODE_EXTRA_CA_CERTS, NODE_OPTIONS) would weigh on the floor and not on the hooks.
 function nodeFloor() {
   const t = performance.now();
-  spawnSync(process.execPath, ["-e", "0"]);
+  spawnSync(process.execPath, ["-e", "0"], { env: baseEnv });
   return performance.now() - t;
 }
 
 // ---- the ways to answer -----------------------------------------------------------------------
 function command(env, event, pl) {
   const t = performance.now();
-  const r = spawnSync(process.execPath, [cli, "hook", event], { cwd: pl.cwd, env, input: JSON.stringify(pl), encoding: "utf8" });
+  // as the host runs it: the launcher `hookwise init --claude --command` writes, which finds the
+  // project's node_modules/hookwise (a link to pkg/ here)
+  const r = spawnSync(process.execPath, ["-e", LAUNCHER, "hook", event], { cwd: pl.cwd, env, input: JSON.stringify(pl), encoding: "utf8" });
   const ms = performance.now() - t;
   if (r.status !== 0) throw new Error(`hookwise hook ${event} exited ${r.status}: ${r.stderr}`);
   return { ms, text: r.stdout, warm: /answered warm/.test(r.stderr) };
@@ -161,7 +175,7 @@ const fileMs = [];
 cpu0 = childCpuMs();
 for (let i = 0; i < ROUNDS; i++) {
   const t = performance.now();
-  spawnSync(process.execPath, [empty]);
+  spawnSync(process.execPath, [empty], { env: baseEnv });
   fileMs.push(performance.now() - t);
 }
 row("—", "—", "node empty.mjs", fileMs, `cpu ${fmt((childCpuMs() - cpu0) / ROUNDS)} ms a process`);

@@ -31,7 +31,9 @@ pub const NOT_FOUND: &str = "hookwise blocked this call: hookwise is not install
 /// `process.env[VAR]` (where the host sets its project-folder variable) or the folder the
 /// process runs in, up to the first `.git` (a folder: the project's top; a file: a linked
 /// worktree, whose main checkout is looked at too), and runs it with the arguments given after
-/// the code. Not found: `NOT_FOUND` on stderr, `OUT` on stdout (a deny or nothing), exit
+/// the code — a `hook` through `dist/hook.cjs` beside it where there is one (CommonJS, builtins
+/// only: a command hook runs once per tool call, and an ES module's loader is a tenth of
+/// Node's start). Not found: `NOT_FOUND` on stderr, `OUT` on stdout (a deny or nothing), exit
 /// `CODE`. Only Node's builtins; `V`, `S`, `O`, `X` are filled in by [`launcher`].
 const LAUNCHER: &str = concat!(
     r#"const f=require("fs"),p=require("path"),c="node_modules/hookwise/dist/cli.mjs";"#,
@@ -42,7 +44,9 @@ const LAUNCHER: &str = concat!(
     r#"if(r)try{const x=p.resolve(d,r[1].trim()),y=p.dirname(p.resolve(x,f.readFileSync(p.join(x,"commondir"),"utf8").trim()));"#,
     r#"if(f.existsSync(p.join(y,c)))m=p.join(y,c)}catch{}break}"#,
     r#"const u=p.dirname(d);if(u===d)break;d=u}"#,
-    r#"if(m){process.argv.splice(1,0,m);import(require("url").pathToFileURL(m))}"#,
+    r#"if(m){const h=p.join(p.dirname(m),"hook.cjs");"#,
+    r#"if(process.argv[1]==="hook"&&f.existsSync(h)){process.argv.splice(1,0,h);require(h).main(process.argv.slice(3))}"#,
+    r#"else{process.argv.splice(1,0,m);import(require("url").pathToFileURL(m))}}"#,
     r#"else{process.stderr.write(S+"\n");process.stdout.write(O);process.exitCode=X}"#,
 );
 

@@ -1,0 +1,110 @@
+"use strict";
+// `hookwise hook [--host HOST] <Event>`: a command hook — the host's payload on stdin, the
+// answer on stdout. Codex, Gemini CLI, Copilot CLI, Qwen Code and Claude Code's `command` mode
+// start this once per tool call, so it is CommonJS and loads only Node's builtins until it must
+// answer cold: an ES module costs Node's ESM loader (and `import fs` every lazy part of `fs`),
+// a stream on stdin or stdout the stream machinery, each a few ms of a ~30 ms process. The
+// launcher `hookwise init` writes (src/engine/policy/hook/setup_cli.rs) runs `main` directly;
+// `hookwise hook` through dist/cli.mjs calls `answer`. Transport only: the project's warm
+// server (js/warm-client.cjs) or this process (js/claude.cjs) decides.
+
+const fs = require("node:fs");
+const path = require("node:path");
+
+/** The most of a payload read; past it the hook answers cold as for unreadable input. */
+const MAX_INPUT = 64 * 1024 * 1024;
+
+/**
+ * The hook's answer to `raw` (`{text, over}`, the payload as read) for `event` of `host`:
+ * `{code, out, err}` — what to print on stdout, on stderr, and the exit code. `cwd`: the
+ * project as given (`--cwd`); without it, the host's project-folder variable or this
+ * process's folder, walked up by the core. Never rejects.
+ */
+async function answer({ event, host = "claude-code", cwd, raw }) {
+  const DIALECTS = require("./dialects.json");
+  const dialect = DIALECTS[host];
+  // The project is where hookwise was set up, never the payload's `cwd`. The warm server
+  // answers when it can (not with --cwd: that folder is taken as it is, while the server, like
+  // a hook without it, walks up to the governed project); else this process does.
+  if (process.env.HOOKWISE_WARM !== "0" && !raw.over && !cwd) {
+    const v = dialect.projectDirVar && process.env[dialect.projectDirVar];
+    const project = typeof v === "string" && path.isAbsolute(v) ? v : process.cwd();
+    const keep = Array.isArray(dialect.keep) && dialect.keep.includes(event);
+    const w = await require("./warm-client.cjs").askWarm({ event, raw: raw.text, project, host, keep, explain: true });
+    const note = process.env.HOOKWISE_DEBUG ? `hookwise debug: ${w.answer ? "answered warm" : `cold (${w.why})`}\n` : "";
+    if (w.answer) return { code: 0, out: w.answer.text, err: note };
+    if (note) process.stderr.write(note);
+  }
+  const { runHook } = require("./claude.cjs");
+  const r = await runHook({ host, event, raw, cwd, log: (level, message) => level === "error" && process.stderr.write(`hookwise ${level}: ${message}\n`) });
+  // not ok: non-blocking, the agent goes on without hookwise
+  return r.ok ? { code: 0, out: r.text, err: "" } : { code: 1, out: "", err: `hookwise: ${r.text}\n` };
+}
+
+/** stdin, whole, up to `max` bytes (`over`: more came; `text` is then empty). Synchronous
+ * while the descriptor blocks (a pipe or a file, as hosts give it); a non-blocking one
+ * (EAGAIN) is read to its end as a stream. */
+async function readInput(max = MAX_INPUT) {
+  const parts = [];
+  let n = 0;
+  const take = (b) => {
+    n += b.length;
+    if (n <= max) parts.push(b);
+  };
+  const done = () => ({ text: n > max ? "" : Buffer.concat(parts).toString("utf8"), over: n > max });
+  const buf = Buffer.allocUnsafe(1 << 16);
+  for (;;) {
+    let got;
+    try {
+      got = fs.readSync(0, buf, 0, buf.length, null);
+    } catch (e) {
+      if (e && e.code === "EAGAIN") break;
+      if (e && e.code === "EOF") return done();
+      return { text: "", over: false }; // unreadable: as an empty payload
+    }
+    if (got === 0) return done();
+    take(Buffer.from(buf.subarray(0, got)));
+  }
+  return new Promise((resolve) => {
+    process.stdin.on("data", take);
+    process.stdin.on("end", () => resolve(done()));
+    process.stdin.on("error", () => resolve({ text: "", over: false }));
+  });
+}
+
+/** Write `text` to descriptor `fd` whole (a stream for what a non-blocking pipe refuses). */
+function writeAll(fd, text) {
+  if (!text) return;
+  const b = Buffer.from(text, "utf8");
+  let off = 0;
+  while (off < b.length) {
+    try {
+      off += fs.writeSync(fd, b, off, b.length - off);
+    } catch (e) {
+      if (e && e.code === "EAGAIN") return void (fd === 1 ? process.stdout : process.stderr).write(b.subarray(off));
+      return;
+    }
+  }
+}
+
+/**
+ * The process's entry (`node -e <launcher> hook …`): `argv` after `hook`. Exactly
+ * `[--host HOST] <Event>` is answered here; anything else (`--cwd`, `--help`, an unknown host
+ * or option) goes to the whole CLI (dist/cli.mjs), which says what is wrong.
+ */
+async function main(argv) {
+  let host = "claude-code";
+  let rest = argv;
+  if (rest[0] === "--host" && rest.length === 3) [host, rest] = [rest[1], rest.slice(2)];
+  const DIALECTS = require("./dialects.json");
+  if (rest.length !== 1 || rest[0].startsWith("-") || !Object.prototype.hasOwnProperty.call(DIALECTS, host)) {
+    process.argv.splice(2, process.argv.length, "hook", ...argv);
+    return void import(require("node:url").pathToFileURL(path.join(__dirname, "cli.mjs")).href);
+  }
+  const r = await answer({ event: rest[0], host, raw: await readInput() });
+  writeAll(2, r.err);
+  writeAll(1, r.out);
+  process.exitCode = r.code;
+}
+
+module.exports = { answer, readInput, main, MAX_INPUT };
