@@ -18,16 +18,9 @@ const DIALECTS = require("./dialects.json");
 const MAX_TRANSCRIPT_BYTES = 4 * 1024 * 1024;
 const MAX_SESSIONS = 256;
 
-/**
- * The host's PreToolUse deny with `reason`, as that host reads it (js/dialects.json, pinned
- * from the core): what a hook answers when hookwise cannot decide a governed call.
- * @param {string} host  a profile id (claude-code, codex, gemini, copilot, qwen)
- * @param {string} reason
- */
-function denyAnswer(host, reason) {
-  const d = DIALECTS[host] || DIALECTS["claude-code"];
-  return d.deny.replace("{reason}", () => JSON.stringify(String(reason)).slice(1, -1));
-}
+// The host's PreToolUse deny with a reason, as that host reads it (js/dialects.json, pinned from
+// the core): in js/hook.cjs, which answers with it when this file cannot load.
+const { denyAnswer } = require("./hook.cjs");
 
 /** What a host's hook answers when hookwise has nothing to say for `event`. */
 function emptyAnswer(host, event) {

@@ -23,22 +23,66 @@ const MAX_INPUT = 64 * 1024 * 1024;
 async function answer({ event, host = "claude-code", cwd, raw }) {
   const DIALECTS = require("./dialects.json");
   const dialect = DIALECTS[host];
-  // The project is where hookwise was set up, never the payload's `cwd`. The warm server
-  // answers when it can (not with --cwd: that folder is taken as it is, while the server, like
-  // a hook without it, walks up to the governed project); else this process does.
+  // The project is where hookwise was set up, never the payload's `cwd`.
+  const v = dialect.projectDirVar && process.env[dialect.projectDirVar];
+  const project = cwd || (typeof v === "string" && path.isAbsolute(v) ? v : process.cwd());
+  // The warm server answers when it can (not with --cwd: that folder is taken as it is, while
+  // the server, like a hook without it, walks up to the governed project); else this process.
   if (process.env.HOOKWISE_WARM !== "0" && !raw.over && !cwd) {
-    const v = dialect.projectDirVar && process.env[dialect.projectDirVar];
-    const project = typeof v === "string" && path.isAbsolute(v) ? v : process.cwd();
     const keep = Array.isArray(dialect.keep) && dialect.keep.includes(event);
-    const w = await require("./warm-client.cjs").askWarm({ event, raw: raw.text, project, host, keep, explain: true });
+    let w;
+    try {
+      w = await require("./warm-client.cjs").askWarm({ event, raw: raw.text, project, host, keep, explain: true });
+    } catch (e) {
+      w = { answer: null, why: `the warm client did not load: ${(e && e.message) || e}` };
+    }
     const note = process.env.HOOKWISE_DEBUG ? `hookwise debug: ${w.answer ? "answered warm" : `cold (${w.why})`}\n` : "";
     if (w.answer) return { code: 0, out: w.answer.text, err: note };
     if (note) process.stderr.write(note);
   }
-  const { runHook } = require("./claude.cjs");
+  let runHook;
+  try {
+    ({ runHook } = require("./claude.cjs"));
+  } catch (e) {
+    return unanswered({ event, host, project, raw, error: e });
+  }
   const r = await runHook({ host, event, raw, cwd, log: (level, message) => level === "error" && process.stderr.write(`hookwise ${level}: ${message}\n`) });
   // not ok: non-blocking, the agent goes on without hookwise
   return r.ok ? { code: 0, out: r.text, err: "" } : { code: 1, out: "", err: `hookwise: ${r.text}\n` };
+}
+
+/** The host's deny answer (its dialect's shape, pinned from the core) with `reason`. */
+function denyAnswer(host, reason) {
+  const DIALECTS = require("./dialects.json");
+  const d = DIALECTS[host] || DIALECTS["claude-code"];
+  return d.deny.replace("{reason}", () => JSON.stringify(String(reason)).slice(1, -1));
+}
+
+/**
+ * The answer when the hook's own glue (js/claude.cjs and what it loads first) cannot load — a
+ * damaged install: the gate event is denied where the project's files configure governance or
+ * enforcement (js/failsafe.cjs, its data pinned from the core), with the core's sentence; any
+ * other event, or a project with neither, goes on without hookwise (exit 1, non-blocking).
+ */
+function unanswered({ event, host, project, raw, error }) {
+  const DIALECTS = require("./dialects.json");
+  if (event === (DIALECTS[host] || DIALECTS["claude-code"]).preToolEvent) {
+    let tool = "";
+    try {
+      tool = String(JSON.parse(raw.text).tool_name || "");
+    } catch {
+      /* unreadable: no tool is known to only read */
+    }
+    let reason = null;
+    try {
+      const cold = require("./failsafe.cjs").coldStart({ cwd: project, host, error });
+      reason = cold && cold.block(tool);
+    } catch (e) {
+      reason = `hookwise could not start (${(e && e.message) || e})`;
+    }
+    if (reason) return { code: 0, out: denyAnswer(host, reason), err: `hookwise: could not start: ${(error && error.message) || error}\n` };
+  }
+  return { code: 1, out: "", err: `hookwise: could not start: ${(error && error.message) || error}\n` };
 }
 
 /** stdin, whole, up to `max` bytes (`over`: more came; `text` is then empty). Synchronous
@@ -107,4 +151,4 @@ async function main(argv) {
   process.exitCode = r.code;
 }
 
-module.exports = { answer, readInput, main, MAX_INPUT };
+module.exports = { answer, readInput, main, denyAnswer, MAX_INPUT };

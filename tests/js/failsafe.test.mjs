@@ -169,6 +169,28 @@ test("failsafe.json damaged too: the built-in last resort blocks every call, rea
   }
 });
 
+// The command hook's own glue damaged (js/hook.cjs answers without it): the hook as a host runs
+// it — no --cwd, in the project, so the warm path is tried first.
+test("the command hook's glue damaged (claude.cjs broken, warm-client.cjs broken): a governed write is denied, a read runs; ungoverned, the write runs", T, () => {
+  const hook = (d, dir, tool, input) => {
+    const payload = { session_id: "s", cwd: dir, hook_event_name: "PreToolUse", tool_name: tool, tool_input: input, tool_use_id: "t1" };
+    const env = { ...noCliEnv(), XDG_RUNTIME_DIR: tmpdir("hookwise-run-") };
+    return spawnSync(NODE, [path.join(d, "cli.mjs"), "hook", "PreToolUse"], { cwd: dir, input: JSON.stringify(payload), env, encoding: "utf8", timeout: 30_000 });
+  };
+  for (const file of ["claude.cjs", "warm-client.cjs"]) {
+    const d = damaged("policy wasm garbage", (x) => fs.writeFileSync(path.join(x, file), "module.exports = (;\n"));
+    const gov = project("governance");
+    const w = hook(d, gov, "Write", { file_path: "src/billing/x.ts", content: "x" });
+    // (claude.cjs broken: js/hook.cjs answers with the failsafe; warm-client.cjs broken: the
+    // hook answers cold, and the cold core, its policy wasm garbage, fails closed the same way)
+    assert.match(isDeny(w.stdout) || "", /hookwise blocked `Write`: hookwise could not start \(.+\), and this project configures intent governance/, `${file}: ${w.stdout} ${w.stderr}`);
+    const r = hook(d, gov, "Read", { file_path: "README.md" });
+    assert.equal(r.stdout ? isDeny(r.stdout) : null, null, `${file}: the read was denied: ${r.stdout}`);
+    const n = hook(d, project("none"), "Write", { file_path: "src/x.ts", content: "x" });
+    assert.equal(n.stdout ? isDeny(n.stdout) : null, null, `${file}: ungoverned write denied: ${n.stdout}`);
+  }
+});
+
 test("OpenCode 2.x, the engine API: blocked with the same sentence", T, async () => {
   for (const kind of ["policy wasm deleted", "core.cjs broken"]) {
     const d = damaged(kind);
