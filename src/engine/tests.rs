@@ -15,6 +15,11 @@ struct Host {
 
 impl Host {
     fn new(cli: &'static dyn Fn(&[String]) -> Option<String>) -> Self {
+        Self::of(cli, None)
+    }
+
+    /// The same, for the host profile `id` (`None`: the test host's default).
+    fn of(cli: &'static dyn Fn(&[String]) -> Option<String>, id: Option<&str>) -> Self {
         let mut host = TestHost::default();
         host.program("/bin/maenifold");
         host.procs = Some(Box::new(move |argv: &[String]| match cli(argv) {
@@ -28,7 +33,8 @@ impl Host {
         };
         // This host runs maenifold per call only (the MCP path has its own tests).
         let init =
-            json!({"hook": "init", "env": {"PATH": "/bin"}, "cwd": "/w", "mcp": false}).to_string();
+            json!({"hook": "init", "host": id, "env": {"PATH": "/bin"}, "cwd": "/w", "mcp": false})
+                .to_string();
         let r = h.drive(&init);
         assert_eq!(r["discovery"]["path"], "/bin/maenifold");
         h
@@ -115,6 +121,33 @@ fn result_only_hosts_get_the_markdown_block_with_the_result_and_unchanged_argume
     );
     // without the flag the same call is placed as before
     let b = h.drive(&json!({"hook": "tool.before", "tool": "exec", "callId": "e2", "args": {"command": "echo '[[auth]]'"}}).to_string());
+    assert_eq!(b["mutations"][0]["path"], json!(["command"]));
+}
+
+#[test]
+fn kilo_bash_context_comes_with_the_result_and_the_command_is_unchanged() {
+    // Kilo replays a call as stored before the plugin hook's first `await` (docs/kilo.md): its
+    // profile, not the adapter, says that the shell's context goes with the result there.
+    let mut h = Host::of(&answer, Some("kilo"));
+    let r = h.drive(&json!({"hook": "tool.before", "tool": "bash", "callId": "k1", "args": {"command": "echo '[[auth]]'", "description": "d"}}).to_string());
+    assert!(r.get("mutations").is_none(), "{r}");
+    assert_eq!(
+        (&r["followUp"], &r["concepts"]),
+        (&json!(true), &json!(["auth"]))
+    );
+    let a = h.drive(&json!({"hook": "tool.after", "tool": "bash", "callId": "k1"}).to_string());
+    assert_eq!(a["mutations"][0]["path"], json!(["output"]));
+    let text = a["mutations"][0]["append"].as_str().unwrap();
+    assert!(
+        text.contains(context::OPEN) && text.contains("## [[auth]]"),
+        "{text}"
+    );
+    // the task prompt, which Kilo's subagent reads from the changed arguments, keeps its block
+    let t = h.drive(&json!({"hook": "tool.before", "tool": "task", "callId": "k2", "args": {"prompt": "fix [[auth]]", "description": "d"}}).to_string());
+    assert_eq!(t["mutations"][0]["path"], json!(["prompt"]));
+    // and in OpenCode 1.x, which replays the changed call, the comment lines stay
+    let mut o = Host::of(&answer, Some("opencode"));
+    let b = o.drive(&json!({"hook": "tool.before", "tool": "bash", "callId": "o1", "args": {"command": "echo '[[auth]]'"}}).to_string());
     assert_eq!(b["mutations"][0]["path"], json!(["command"]));
 }
 

@@ -20,16 +20,26 @@
 //! scope-checked). OpenCode 1.x tools Kilo does not have (`multiedit`, `list`, `codesearch`,
 //! `todoread`) are not shared: a tool of that name in Kilo is someone else's, and gated.
 //!
-//! The lean core needs only where context goes (the shared table); the policy core adds Kilo's
-//! own tools for the gate, enforcement and the trace.
+//! Where context reaches the model differs from OpenCode 1.x in one place: `bash`. Kilo keeps
+//! the tool call it replays to the model as its stream reported it, stored before the plugin
+//! hook has done any asynchronous work: a change of `output.args` made after the hook's first
+//! `await` (even after one microtask) runs, but the model never sees it (checked in the real
+//! Kilo 7.7.7, docs/kilo.md). hookwise's hook always awaits its core, so `#` comment lines
+//! would run unread: in Kilo the shell's context goes with its result (a changed
+//! `tool.execute.after` output is what the model reads, checked) and the command runs as the
+//! model wrote it.
+//!
+//! The lean core needs only where context goes (the shared table and Kilo's `bash`); the policy
+//! core adds Kilo's own tools for the gate, enforcement and the trace.
 
-use super::profiles::OPENCODE_SHARED;
 #[cfg(feature = "policy")]
-use super::{
-    profiles::{edit, file_only, read, reader, shell, W},
-    Tool,
-};
-use super::{Block, Profile, ResultChannel};
+use super::profiles::{edit, file_only, read, reader};
+use super::profiles::{shell, OPENCODE_SHARED, W};
+use super::{Block, Profile, ResultChannel, Tool};
+
+/// Kilo's `bash`: OpenCode 1.x's keys, its context with the result (before the shared table,
+/// whose first entry of a name wins).
+const KILO_SHELL: &[Tool] = &[shell("bash", W)];
 
 #[cfg(feature = "policy")]
 const KILO_TOOLS: &[Tool] = &[
@@ -47,9 +57,9 @@ pub static KILO: Profile = Profile {
     id: "kilo",
     title: "Kilo CLI",
     #[cfg(feature = "policy")]
-    tools: &[KILO_TOOLS, OPENCODE_SHARED],
+    tools: &[KILO_SHELL, KILO_TOOLS, OPENCODE_SHARED],
     #[cfg(not(feature = "policy"))]
-    tools: &[OPENCODE_SHARED],
+    tools: &[KILO_SHELL, OPENCODE_SHARED],
     block: Block::Thrown,
     result: ResultChannel::Output,
     rewrites_paths: false,
@@ -58,14 +68,24 @@ pub static KILO: Profile = Profile {
 #[cfg(test)]
 mod tests {
     use super::super::profiles::OPENCODE;
-    use super::super::Role;
+    use super::super::{Context, Role};
     use super::*;
 
     #[test]
     fn kilo_shares_opencode_1x_tools_and_keys_and_not_the_ones_it_lacks() {
         for t in OPENCODE_SHARED {
-            assert_eq!(KILO.tool(t.name), Some(t), "{}", t.name);
             assert_eq!(OPENCODE.tool(t.name), Some(t), "{}", t.name);
+            if t.name == "bash" {
+                // the same tool and keys; only where its context reaches the model differs
+                let k = KILO.entry("bash");
+                assert_eq!((k.role, k.keys), (t.role, t.keys));
+                assert_eq!(
+                    (k.context, t.context),
+                    (Context::WithResult, Context::ShellComment)
+                );
+                continue;
+            }
+            assert_eq!(KILO.tool(t.name), Some(t), "{}", t.name);
         }
         assert_eq!(KILO.entry("write").keys.path, &["filePath"]);
         assert_eq!(KILO.entry("apply_patch").keys.patch, &["patchText"]);

@@ -4,7 +4,7 @@
 // OpenCode 1.x `server` and its `setup`). Four runs, two at a time:
 //   know    — the example vault in .hookwise/knowledge, the two SOPs in .hookwise/sops:
 //             a shell call naming [[Session Tokens]] runs unchanged and the note reaches the model
-//             once (a); git push --force is blocked once with the SOP, the retry runs (c); the
+//             once, with the call's result (a); git push --force is blocked once with the SOP, the retry runs (c); the
 //             hooks are registered once although Kilo calls both `server` and `setup`;
 //   gov     — .orchestration/active_intents.yaml: a write before any intent and one outside the
 //             scope are blocked (the model reads why, nothing written), select_active_intent (a
@@ -98,19 +98,22 @@ describe("hookwise in the real Kilo CLI", { skip }, () => {
     assert.ok(r.hookwiseLog().some((l) => /using the vault at .*\.hookwise\/knowledge/.test(l)), "the project's vault is the source");
   });
 
-  // Known gap (docs/kilo.md): hookwise puts the note into `#` comment lines of the command in
-  // tool.execute.before (seen in Kilo's process), and a probe plugin's comment lines do reach
-  // Kilo's replayed call, but hookwise's do not: the replay shows the original command. Not yet
-  // explained.
-  test("(a) the concept's context reaches the model once, in the call Kilo replays", { todo: "Kilo 7.7.7 replays hookwise's bash call without its comment lines (docs/kilo.md)" }, () => {
+  // Kilo replays a call as its stream reported it, stored before a plugin hook's first `await`
+  // (docs/kilo.md): the Kilo profile places the shell's context with its result instead of in
+  // `#` comment lines, and the command runs as the model wrote it.
+  test("(a) the concept's context reaches the model once, with the result of the call Kilo replays unchanged", () => {
     const { r } = know;
     const reqs = r.model.mainRequests();
     const call = reqs[1].toolCalls().find((c) => c.name === "bash");
-    const command = String(call?.args?.command ?? "");
-    assert.ok(command.includes(NOTE_PASSAGE), `the note's passage in the replayed call\n${JSON.stringify(call)}`);
-    assert.ok(command.includes("[[session-tokens]]"), "named by its concept");
-    assert.equal(count(command, NOTE_PASSAGE), 1, command.slice(0, 3000));
-    assert.ok(command.endsWith(VAULT_COMMAND), "after the comment lines, the command as the model wrote it");
+    assert.equal(call?.args?.command, VAULT_COMMAND, `the replayed call is the model's own\n${JSON.stringify(call)}`);
+    const [result] = reqs[1].toolResults();
+    const out = result?.content ?? "";
+    assert.ok(out.startsWith("result:[[Session Tokens]]"), `the command's own output first\n${out.slice(0, 3000)}`);
+    assert.ok(out.includes(NOTE_PASSAGE), `the note's passage with the result\n${r.describe()}`);
+    assert.ok(out.includes("[[session-tokens]]"), "named by its concept");
+    assert.equal(count(reqs[1].text(), NOTE_PASSAGE), 1, "once in the request");
+    assert.ok(!JSON.stringify(reqs[1].toolCalls()).includes(NOTE_PASSAGE), "not in any replayed call");
+    assert.equal(count(r.model.mainRequests().at(-1).text(), NOTE_PASSAGE), 1, "still once at the end of the run");
   });
 
   test("the dual export registers hookwise's hooks once: `server` does the work, `setup` (no tool hooks) adds nothing", () => {
