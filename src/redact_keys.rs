@@ -63,10 +63,10 @@ fn key_kind(w: &[u8]) -> Option<(&'static str, bool)> {
     if let Some((_, kind)) = KEYS.iter().find(|(suffix, _)| tail.ends_with(suffix)) {
         return Some((kind, true));
     }
-    (WEAK_KEYS
-            .iter()
-            .any(|k| norm.windows(k.len()).any(|x| x == *k)))
-    .then_some(("secret", false))
+    WEAK_KEYS
+        .iter()
+        .any(|k| norm.windows(k.len()).any(|x| x == *k))
+        .then_some(("secret", false))
 }
 
 /// A value that looks random, as a weak key's value must: 12 or more characters of a token
