@@ -1,7 +1,10 @@
 //! Credentials out of everything hookwise persists (the compaction memory, the enforcement
 //! metrics, the log, notes and their file names): one pass over a text that replaces each
-//! secret with `[REDACTED:<kind>]`. The policy build redacts more ([`FULL`]: gitleaks' token
-//! rules, values by structure, base64, `-p` flags, zero-width keys; docs/reliability.md).
+//! secret with `[REDACTED:<kind>]`. Both builds redact the same (the lean one persists text
+//! too: `knowledge_remember`'s notes and their file names, the compaction memory, the log).
+//! Besides what is listed here: gitleaks' token rules (`redact_table.rs`), values found by
+//! structure, base64, `-p` flags, zero-width keys and weak keys with random values
+//! (`redact_structure.rs`; docs/reliability.md).
 //!
 //! Redacted:
 //! - `<private>…</private>` spans, whole (tags in any case) and PEM private key blocks, whole
@@ -34,20 +37,13 @@
 
 use std::borrow::Cow;
 
-/// The full redactor: gitleaks' token rules (`redact_table.rs`), values found by structure,
-/// base64, `-p` flags, zero-width keys and weak keys with random values (`redact_structure.rs`).
-/// In the policy build only for now: the lean wasm has no room for them (7 KB gzipped over its
-/// budget); the lean build redacts the forms the module's documentation lists, with the key
-/// names' trailing digits and the `dsn`, `secrets`, `credentials` keys.
-pub const FULL: bool = cfg!(feature = "policy");
-
 /// The start of every marker: `[REDACTED:<kind>]`.
 pub const MARKER: &str = "[REDACTED:";
 
 /// `text` with every secret replaced by a marker (borrowed when there is none).
 pub fn redact(text: &str) -> Cow<'_, str> {
     // a key name split by a zero-width character: read without them
-    if let Some(plain) = FULL.then(|| structure::without_zero_width(text)).flatten() {
+    if let Some(plain) = structure::without_zero_width(text) {
         let r = scan(&plain, 0);
         if let Cow::Owned(r) = r {
             return Cow::Owned(r);
@@ -84,8 +80,7 @@ fn scan(text: &str, depth: u8) -> Cow<'_, str> {
             _ => None,
         };
         // base64 from its first byte: a secret inside, a bare AWS secret key
-        if FULL
-            && found.is_none()
+        if found.is_none()
             && depth == 0
             && structure::is_b64(c)
             && (i == 0 || !structure::is_b64(b[i - 1]))
@@ -104,8 +99,7 @@ fn scan(text: &str, depth: u8) -> Cow<'_, str> {
                 found = match token_kind(b, i) {
                     Some(kind) => hit(i, word_end, kind),
                     None if starts(b, i, b"eyJ") => jwt(b, i, word_end, &mut tail),
-                    None if FULL => table::rule_token(b, i).and_then(|(e, kind)| hit(i, e, kind)),
-                    None => None,
+                    None => table::rule_token(b, i).and_then(|(e, kind)| hit(i, e, kind)),
                 };
             }
         }
@@ -388,7 +382,7 @@ fn word(b: &[u8], i: usize, j: usize, tail: &mut Option<Option<usize>>) -> Optio
     if let Some(kind) = token_kind(b, i) {
         return hit(i, j, kind);
     }
-    if let Some((e, kind)) = FULL.then(|| table::rule_token(b, i)).flatten() {
+    if let Some((e, kind)) = table::rule_token(b, i) {
         return hit(i, e, kind);
     }
     if let Some(h) = key_value(b, i, j) {
@@ -406,9 +400,6 @@ fn word(b: &[u8], i: usize, j: usize, tail: &mut Option<Option<usize>>) -> Optio
     }
     if w == b"-u" || w == b"--user" {
         return user_flag(b, j);
-    }
-    if !FULL {
-        return None;
     }
     if w.starts_with(b"-p") {
         return structure::p_flag(b, i, j);
@@ -584,6 +575,6 @@ pub(crate) mod tests;
 #[path = "redact_bench.rs"]
 mod bench;
 
-#[cfg(all(test, feature = "policy"))]
+#[cfg(test)]
 #[path = "redact_corpus_tests.rs"]
 mod corpus_tests;

@@ -1,10 +1,8 @@
 //! The redactor's speed on compaction-sized text (prints figures, asserts nothing):
 //!
-//!   cargo test --release --lib redact_speed -- --ignored --nocapture                    # lean
-//!   cargo test --release --features policy --lib redact_speed -- --ignored --nocapture  # full
+//!   cargo test --release --lib redact_speed -- --ignored --nocapture
 //!
-//! The lean build runs the redactor without the full rule set ([`super::FULL`]), so the two
-//! runs compare the redactor before and after gitleaks' rules and the structure readers.
+//! (Both builds run the same redactor: gitleaks' rules and the structure readers included.)
 
 use super::tests::noise;
 
@@ -53,12 +51,7 @@ fn redact_speed() {
         markers = out.matches(super::MARKER).count();
     }
     eprintln!(
-        "redact ({}): {:.1} MB in {:.1} ms (best of 5), {:.0} MB/s, {markers} markers",
-        if super::FULL {
-            "full, policy build"
-        } else {
-            "lean build"
-        },
+        "redact: {:.1} MB in {:.1} ms (best of 5), {:.0} MB/s, {markers} markers",
         text.len() as f64 / 1e6,
         best * 1e3,
         text.len() as f64 / 1e6 / best

@@ -63,11 +63,10 @@ fn key_kind(w: &[u8]) -> Option<(&'static str, bool)> {
     if let Some((_, kind)) = KEYS.iter().find(|(suffix, _)| tail.ends_with(suffix)) {
         return Some((kind, true));
     }
-    (FULL
-        && WEAK_KEYS
-            .iter()
-            .any(|k| norm.windows(k.len()).any(|x| x == *k)))
-    .then_some(("secret", false))
+    WEAK_KEYS
+        .iter()
+        .any(|k| norm.windows(k.len()).any(|x| x == *k))
+        .then_some(("secret", false))
 }
 
 /// A value that looks random, as a weak key's value must: 12 or more characters of a token
@@ -247,7 +246,7 @@ pub(super) fn key_value(b: &[u8], i: usize, j: usize) -> Option<Hit> {
     if kind == "authorization" {
         return auth_value(b, v);
     }
-    if FULL && strong {
+    if strong {
         if let Some(h) = structure::block(b, i, v, kind) {
             return Some(h);
         }
@@ -269,7 +268,7 @@ pub(super) fn key_value(b: &[u8], i: usize, j: usize) -> Option<Hit> {
     {
         return None;
     }
-    if FULL && strong && val.len() > 1 && val.ends_with(b":") {
+    if strong && val.len() > 1 && val.ends_with(b":") {
         // a nested key flattened onto the key's line (`secrets: db: x`): the rest of the line
         return hit(s, run(b, s, |c| c != b'\n' && c != b'\r'), kind);
     }
