@@ -83,8 +83,9 @@ fn forbidden_sop(settings: &Settings) -> Rc<sop::Sop> {
     Rc::new(sop::parse("sops/f.md", SOP, &settings.sections).unwrap().0)
 }
 
-fn fires(line: &str, s: &Rc<sop::Sop>, settings: &Settings) -> (bool, bool) {
-    let ctx = extract::extract(
+/// What the classifier makes of a bash line.
+fn classify(line: &str, settings: &Settings) -> extract::ActionContext {
+    extract::extract(
         "bash",
         &json!({ "command": line }),
         &Situation {
@@ -92,7 +93,11 @@ fn fires(line: &str, s: &Rc<sop::Sop>, settings: &Settings) -> (bool, bool) {
             worktree: "shop",
         },
         &settings.rules,
-    );
+    )
+}
+
+fn fires(line: &str, s: &Rc<sop::Sop>, settings: &Settings) -> (bool, bool) {
+    let ctx = classify(line, settings);
     let hay = ctx.haystack.to_lowercase();
     (sop::match_sop(s, &ctx, &hay).is_some(), ctx.read_only)
 }
@@ -191,16 +196,7 @@ fn an_option_that_writes_or_runs_is_never_read_only() {
                 // the nestings that run their argument (not `echo $(…)` of a read, which is fine)
                 line = wrap(&line, *how, *dbl);
             }
-            let ctx = extract::extract(
-                "bash",
-                &json!({ "command": line }),
-                &Situation {
-                    cwd: "/w/shop",
-                    worktree: "shop",
-                },
-                &settings.rules,
-            );
-            prop_assert!(!ctx.read_only, "counted read-only: {line:?}");
+            prop_assert!(!classify(&line, &settings).read_only, "counted read-only: {line:?}");
             Ok(())
         },
     );
