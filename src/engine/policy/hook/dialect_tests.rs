@@ -578,11 +578,15 @@ fn gemini_and_copilot_records_name_the_model_of_their_session_log() {
         ),
     ];
     for (host, pre, post, name, input, log_path, log, env, model) in cases {
-        for with_log in [true, false] {
+        // a log, no log, a log with no model turn yet (read again, twice, then none named)
+        for (with_log, no_turn) in [(true, false), (false, false), (false, true)] {
             let (mut e, mut fs) = governed(host);
             select(&mut e, &mut fs);
             if with_log {
                 fs.file(log_path, log);
+            }
+            if no_turn {
+                fs.file(log_path, "{\"type\":\"hook.start\",\"data\":{}}\n");
             }
             let send = |e: &mut Engine, fs: &mut TestHost, ev: &str, mut p: Value| {
                 p["hook_event_name"] = json!(ev);
