@@ -86,6 +86,8 @@ impl T {
             ),
             head: None,
             model_id: Some("anthropic/claude-test".into()),
+            #[cfg(feature = "policy")]
+            model_log: None,
             failed: false,
         };
         let gov = self.gov.clone();

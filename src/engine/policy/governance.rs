@@ -136,35 +136,6 @@ impl Wiring {
         if !self.on {
             return gov::AfterOutput::default();
         }
-        // the model that made the call, from the host's log when its hooks do not name it
-        // A host may write its log a little behind the calls it reports (Copilot CLI's
-        // events.jsonl: a postToolUse hook 110 ms after the model's turn was seen not to find
-        // it yet), so a log without a model turn is read again, twice, 100 ms apart.
-        let model_id = match model_log {
-            Some((path, log)) => {
-                let mut found = None;
-                for attempt in 0..3 {
-                    if attempt > 0 {
-                        let _ = io.request(crate::protocol::Request::Sleep { ms: 100 }).await;
-                    }
-                    let v = io
-                        .request(crate::protocol::Request::ReadTail {
-                            path: path.clone(),
-                            max_bytes: crate::host::model_log::TAIL_BYTES,
-                        })
-                        .await;
-                    let r = serde_json::from_value::<crate::protocol::ReadResult>(v).ok();
-                    // no log at all: nothing to wait for
-                    let Some(text) = r.and_then(|r| r.text) else { break };
-                    found = crate::host::model_log::model(log, &text);
-                    if found.is_some() {
-                        break;
-                    }
-                }
-                found
-            }
-            None => None,
-        };
         let input = gov::AfterInput {
             tool: tool.to_string(),
             session_id: session_id.to_string(),
@@ -175,7 +146,9 @@ impl Wiring {
             now_ms,
             random,
             head: None,
-            model_id,
+            model_id: None,
+            // the model that made the call, from the host's log when its hooks do not name it
+            model_log,
             failed,
         };
         gov::tool_after(io, &self.gov, &input).await

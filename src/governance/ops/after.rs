@@ -21,6 +21,11 @@ pub struct AfterInput {
     pub head: Option<String>,
     /// `provider/model`, when known (else the one the session last reported).
     pub model_id: Option<String>,
+    /// The host's log of the session's model turns ([`crate::host::model_log::path`]), read
+    /// only when a record is written and `model_id` is unknown.
+    #[cfg(feature = "policy")]
+    #[serde(skip)]
+    pub model_log: Option<(String, crate::host::model_log::ModelLog)>,
     /// The tool failed: nothing is recorded.
     pub failed: bool,
 }
@@ -103,6 +108,34 @@ pub async fn tool_after(io: &Io, gov: &Governance, input: &AfterInput) -> AfterO
     }
     append_trace(io, gov, &cfg, input, &pending, class, changes, &mut out).await;
     out
+}
+
+/// The model of the latest model turn in a host's session log. A host may write its log a
+/// little behind the calls it reports (Copilot CLI's events.jsonl: a postToolUse hook 110 ms
+/// after the model's turn was seen not to find it yet), so a log without a model turn is read
+/// again, twice, 100 ms apart; no log at all, nothing to wait for.
+#[cfg(feature = "policy")]
+async fn logged_model(
+    io: &Io,
+    path: &str,
+    log: crate::host::model_log::ModelLog,
+) -> Option<String> {
+    for attempt in 0..3 {
+        if attempt > 0 {
+            let _ = io.request(Request::Sleep { ms: 100 }).await;
+        }
+        let v = io
+            .request(Request::ReadTail {
+                path: path.to_string(),
+                max_bytes: crate::host::model_log::TAIL_BYTES,
+            })
+            .await;
+        let text = serde_json::from_value::<ReadResult>(v).ok()?.text?;
+        if let Some(m) = crate::host::model_log::model(log, &text) {
+            return Some(m);
+        }
+    }
+    None
 }
 
 /// The notice about problems in the intents file, appended to the tool's output.
@@ -332,11 +365,15 @@ async fn append_trace(
         Some(h) => Some(h),
         None => git::head(io, wt).await,
     };
-    let model = input
-        .model_id
-        .clone()
-        .filter(|m| !m.is_empty())
-        .or_else(|| gov.model(&input.session_id));
+    #[allow(unused_mut)]
+    let mut model = input.model_id.clone().filter(|m| !m.is_empty());
+    #[cfg(feature = "policy")]
+    if model.is_none() {
+        if let Some((path, log)) = &input.model_log {
+            model = logged_model(io, path, *log).await;
+        }
+    }
+    let model = model.or_else(|| gov.model(&input.session_id));
     let now_ms = if input.now_ms.is_finite() {
         input.now_ms as i64
     } else {
