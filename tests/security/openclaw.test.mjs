@@ -30,88 +30,93 @@ const EVIL_PATCH = "*** Begin Patch\n*** Add File: docs/evil.md\n+evil\n*** End 
 const DECOY_PATCH = "*** Begin Patch\n*** Add File: src/billing/fine.ts\n+export const fine = 1;\n*** End Patch";
 const OK = "export const ok = 1;\n";
 
-describe("decoy keys in the real OpenClaw gateway", { skip: suiteSkip }, () => {
-  let pkg;
-  let gw;
-  let reply;
-  const seen = {}; // the workspace when the model was asked again, per tool results so far
-
+/**
+ * One agent turn in a real gateway, governed (INTENTS), with the packed package as a plugin
+ * folder (`damage(pluginDir)` applied first): the model calls `calls[n]` when it has n tool
+ * results (`onRequest(n, gw)` first), then says "all done". `t.gw`, `t.reply`, `t.resultOf(id)`.
+ */
+function governedTurn(prefix, { files, calls, damage, onRequest }) {
+  const t = {};
   before(async () => {
-    pkg = installPacked("hookwise-sec-openclaw-");
-    const home = tmp("hookwise-sec-openclaw-none-");
-    let ws = null;
-    const look = () => ({
-      leak: fs.existsSync(path.join(ws, "docs/leak.md")),
-      evil: fs.existsSync(path.join(ws, "docs/evil.md")),
-      fine: fs.existsSync(path.join(ws, "src/billing/fine.ts")),
-      surrogate: fs.readdirSync(path.join(ws, "docs")).filter((f) => f.startsWith("surrogate")),
-    });
-    gw = await startGateway({
-      plugins: [pkg.pluginDir()],
+    t.pkg = installPacked(prefix);
+    const plugin = t.pkg.pluginDir();
+    damage?.(plugin);
+    const home = tmp(`${prefix}none-`);
+    t.gw = await startGateway({
+      plugins: [plugin],
       env: { MAENIFOLD_ROOT: path.join(home, "none"), HOOKWISE_VAULT: path.join(home, "no-vault") },
-      files: { ".orchestration/active_intents.yaml": INTENTS, "src/billing/.keep": "", "docs/README.md": "# docs\n" },
+      files: { ".orchestration/active_intents.yaml": INTENTS, "src/billing/.keep": "", ...files },
       entries: { hookwise: { hooks: { allowConversationAccess: true } } },
       script: (req) => {
-        ws ??= gw?.workspace;
         const n = req.toolResults().length;
-        if (ws && n > 0) seen[n] = look();
-        switch (n) {
-          case 0:
-            return { tool: "select_active_intent", id: "hwsel", args: { intent_id: "INT-1" } };
-          case 1:
-            return { tool: "write", id: "hwdecoy", args: { path: "docs/leak.md", content: "leaked\n", filePath: "src/billing/ok.ts" } };
-          case 2:
-            return { tool: "apply_patch", id: "hwpatch", args: { input: EVIL_PATCH, patchText: DECOY_PATCH } };
-          case 3:
-            return { tool: "write", id: "hwsurr", args: { path: "docs/surrogate-\ud800.md", content: "leak \ud800\n" } };
-          case 4:
-            return { tool: "write", id: "hwok", args: { path: "src/billing/ok.ts", content: OK } };
-          default:
-            return "all done";
-        }
+        onRequest?.(n, t.gw);
+        return calls[n] ?? "all done";
       },
     });
-    reply = await gw.chat("Fix the billing module.");
+    t.reply = await t.gw.chat("Fix the billing module.");
   });
   after(async () => {
-    await gw?.stop();
-    pkg?.cleanup();
+    await t.gw?.stop();
+    t.pkg?.cleanup();
+  });
+  t.resultOf = (callId) => requestWithResult(t.gw.model.mainRequests(), callId, () => t.gw.describe()).result;
+  return t;
+}
+
+describe("decoy keys in the real OpenClaw gateway", { skip: suiteSkip }, () => {
+  const seen = {}; // the workspace when the model was asked again, per tool results so far
+  const look = (ws) => ({
+    leak: fs.existsSync(path.join(ws, "docs/leak.md")),
+    evil: fs.existsSync(path.join(ws, "docs/evil.md")),
+    fine: fs.existsSync(path.join(ws, "src/billing/fine.ts")),
+    surrogate: fs.readdirSync(path.join(ws, "docs")).filter((f) => f.startsWith("surrogate")),
+  });
+  const t = governedTurn("hookwise-sec-openclaw-", {
+    files: { "docs/README.md": "# docs\n" },
+    calls: [
+      { tool: "select_active_intent", id: "hwsel", args: { intent_id: "INT-1" } },
+      { tool: "write", id: "hwdecoy", args: { path: "docs/leak.md", content: "leaked\n", filePath: "src/billing/ok.ts" } },
+      { tool: "apply_patch", id: "hwpatch", args: { input: EVIL_PATCH, patchText: DECOY_PATCH } },
+      { tool: "write", id: "hwsurr", args: { path: "docs/surrogate-\ud800.md", content: "leak \ud800\n" } },
+      { tool: "write", id: "hwok", args: { path: "src/billing/ok.ts", content: OK } },
+    ],
+    onRequest: (n, gw) => {
+      if (gw?.workspace && n > 0) seen[n] = look(gw.workspace);
+    },
   });
 
-  const resultOf = (callId) => requestWithResult(gw.model.mainRequests(), callId, () => gw.describe()).result;
-
   test("the turn completed and the intent was selected", () => {
-    assert.equal(reply.status, 200, reply.body);
-    assert.equal(reply.text, "all done", gw.describe());
-    assert.match(resultOf("hwsel"), /INT-1/);
+    assert.equal(t.reply.status, 200, t.reply.body);
+    assert.equal(t.reply.text, "all done", t.gw.describe());
+    assert.match(t.resultOf("hwsel"), /INT-1/);
   });
 
   test("write {path: docs/leak.md, filePath: src/billing/ok.ts}: blocked, docs/leak.md not created", () => {
-    const result = resultOf("hwdecoy");
-    assert.ok(!fs.existsSync(path.join(gw.workspace, "docs/leak.md")), `the decoy filePath let OpenClaw write docs/leak.md (the tool result: ${result.slice(0, 400)})`);
+    const result = t.resultOf("hwdecoy");
+    assert.ok(!fs.existsSync(path.join(t.gw.workspace, "docs/leak.md")), `the decoy filePath let OpenClaw write docs/leak.md (the tool result: ${result.slice(0, 400)})`);
     assert.equal(seen[2]?.leak, false, "not written at the time either");
     assert.match(result, /hookwise/i, `the model reads that hookwise blocked it: ${result.slice(0, 400)}`);
   });
 
   test("apply_patch {input: Add docs/evil.md, patchText: an in-scope patch}: blocked, docs/evil.md not created", () => {
-    const result = resultOf("hwpatch");
-    assert.ok(!fs.existsSync(path.join(gw.workspace, "docs/evil.md")), `the decoy patchText let OpenClaw's apply_patch create docs/evil.md (the tool result: ${result.slice(0, 400)})`);
-    assert.ok(!fs.existsSync(path.join(gw.workspace, "src/billing/fine.ts")), "nothing of the call ran");
+    const result = t.resultOf("hwpatch");
+    assert.ok(!fs.existsSync(path.join(t.gw.workspace, "docs/evil.md")), `the decoy patchText let OpenClaw's apply_patch create docs/evil.md (the tool result: ${result.slice(0, 400)})`);
+    assert.ok(!fs.existsSync(path.join(t.gw.workspace, "src/billing/fine.ts")), "nothing of the call ran");
     assert.match(result, /hookwise/i, `the model reads that hookwise blocked it: ${result.slice(0, 400)}`);
   });
 
   test("write with a lone surrogate in path and content, outside the scope: blocked", () => {
-    const result = resultOf("hwsurr");
-    const made = fs.readdirSync(path.join(gw.workspace, "docs")).filter((f) => f.startsWith("surrogate"));
+    const result = t.resultOf("hwsurr");
+    const made = fs.readdirSync(path.join(t.gw.workspace, "docs")).filter((f) => f.startsWith("surrogate"));
     assert.deepEqual(made, [], `a lone surrogate switched the gate off: OpenClaw wrote ${made.join(", ")} (the tool result: ${result.slice(0, 400)})`);
     assert.match(result, /hookwise/i);
   });
 
   test("the honest in-scope write {path: src/billing/ok.ts} runs and is recorded", () => {
-    const result = resultOf("hwok");
+    const result = t.resultOf("hwok");
     assert.doesNotMatch(result, /hookwise blocked/, result);
-    assert.equal(fs.readFileSync(path.join(gw.workspace, "src/billing/ok.ts"), "utf8"), OK);
-    const trace = fs.readFileSync(path.join(gw.workspace, ".orchestration/agent_trace.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    assert.equal(fs.readFileSync(path.join(t.gw.workspace, "src/billing/ok.ts"), "utf8"), OK);
+    const trace = fs.readFileSync(path.join(t.gw.workspace, ".orchestration/agent_trace.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
     const ok = trace.filter((r) => r.files.some((f) => f.path === "src/billing/ok.ts"));
     assert.equal(ok.length, 1, JSON.stringify(trace.map((r) => r.files.map((f) => f.path))));
     assert.deepEqual(validate(ok[0]), []);
@@ -119,7 +124,7 @@ describe("decoy keys in the real OpenClaw gateway", { skip: suiteSkip }, () => {
   });
 
   test("the intents are unchanged", () => {
-    assert.equal(fs.readFileSync(path.join(gw.workspace, ".orchestration/active_intents.yaml"), "utf8"), INTENTS);
+    assert.equal(fs.readFileSync(path.join(t.gw.workspace, ".orchestration/active_intents.yaml"), "utf8"), INTENTS);
   });
 });
 
@@ -128,51 +133,26 @@ describe("decoy keys in the real OpenClaw gateway", { skip: suiteSkip }, () => {
 // glue reads the project's files (js/failsafe.cjs) and, governance being configured, blocks the
 // write and the command with the core's sentence; the read runs (read-only under governance).
 describe("a damaged install in the real OpenClaw gateway", { skip: suiteSkip }, () => {
-  let pkg;
-  let gw;
-  let reply;
-  before(async () => {
-    pkg = installPacked("hookwise-sec-openclaw-dmg-");
-    const plugin = pkg.pluginDir();
-    fs.writeFileSync(path.join(plugin, "dist/policy/hookwise_bg.wasm"), Buffer.alloc(400_000, 0x5a));
-    const home = tmp("hookwise-sec-openclaw-dmg-none-");
-    gw = await startGateway({
-      plugins: [plugin],
-      env: { MAENIFOLD_ROOT: path.join(home, "none"), HOOKWISE_VAULT: path.join(home, "no-vault") },
-      files: { ".orchestration/active_intents.yaml": INTENTS, "src/billing/.keep": "", "README.md": "# demo\n" },
-      entries: { hookwise: { hooks: { allowConversationAccess: true } } },
-      script: (req) => {
-        switch (req.toolResults().length) {
-          case 0:
-            return { tool: "write", id: "dmgwrite", args: { path: "src/billing/x.ts", content: "export const x = 1;\n" } };
-          case 1:
-            return { tool: "exec", id: "dmgexec", args: { command: "touch dmg-exec-ran" } };
-          case 2:
-            return { tool: "read", id: "dmgread", args: { path: "README.md" } };
-          default:
-            return "all done";
-        }
-      },
-    });
-    reply = await gw.chat("Fix the billing module.");
+  const t = governedTurn("hookwise-sec-openclaw-dmg-", {
+    files: { "README.md": "# demo\n" },
+    calls: [
+      { tool: "write", id: "dmgwrite", args: { path: "src/billing/x.ts", content: "export const x = 1;\n" } },
+      { tool: "exec", id: "dmgexec", args: { command: "touch dmg-exec-ran" } },
+      { tool: "read", id: "dmgread", args: { path: "README.md" } },
+    ],
+    damage: (plugin) => fs.writeFileSync(path.join(plugin, "dist/policy/hookwise_bg.wasm"), Buffer.alloc(400_000, 0x5a)),
   });
-  after(async () => {
-    await gw?.stop();
-    pkg?.cleanup();
-  });
-
-  const resultOf = (callId) => requestWithResult(gw.model.mainRequests(), callId, () => gw.describe()).result;
   const BLOCKED = /hookwise blocked `\w+`: hookwise could not start \(.+\), and this project configures intent governance or pre-action enforcement/;
 
   test("the write and the command are blocked with the core's sentence; nothing written, nothing ran", () => {
-    assert.equal(reply.status, 200, reply.body);
-    assert.match(resultOf("dmgwrite"), BLOCKED, gw.describe());
-    assert.match(resultOf("dmgexec"), BLOCKED, gw.describe());
-    assert.ok(!fs.existsSync(path.join(gw.workspace, "src/billing/x.ts")), "the write went through");
-    assert.ok(!fs.existsSync(path.join(gw.workspace, "dmg-exec-ran")), "the command ran");
+    assert.equal(t.reply.status, 200, t.reply.body);
+    assert.match(t.resultOf("dmgwrite"), BLOCKED, t.gw.describe());
+    assert.match(t.resultOf("dmgexec"), BLOCKED, t.gw.describe());
+    assert.ok(!fs.existsSync(path.join(t.gw.workspace, "src/billing/x.ts")), "the write went through");
+    assert.ok(!fs.existsSync(path.join(t.gw.workspace, "dmg-exec-ran")), "the command ran");
   });
 
   test("the read runs: governance alone lets what only reads through", () => {
-    assert.match(resultOf("dmgread"), /# demo/, gw.describe());
+    assert.match(t.resultOf("dmgread"), /# demo/, t.gw.describe());
   });
 });
