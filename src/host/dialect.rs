@@ -143,7 +143,7 @@ pub static CLAUDE_CODE: Dialect = Dialect {
     compact_start: true,
     mcp_prefix: "mcp__hookwise__",
     project_dir_var: "CLAUDE_PROJECT_DIR",
-    model_log: ModelLog::None,
+    model_log: ModelLog::ClaudeTranscript,
     marker: ".claude",
     program: "claude",
     setup: None,

@@ -12,6 +12,11 @@
 //!   `--config-dir` flag is not visible to a hook: then no model is named); a model turn is
 //!   `{"type": "assistant.message", "data": {"model": M, …}}` (and `tool.execution_start` names
 //!   it too), written before the call's hooks run.
+//! - **Claude Code**: the payload's `transcript_path` (`~/.claude/projects/<cwd-slug>/
+//!   <session>.jsonl`), one JSON object per line; a model turn is `{"type": "assistant",
+//!   "message": {"model": M, …}, …}`, appended as the turn streams, before its tools run. Turns
+//!   Claude Code makes itself (an API error, an interruption) name the model `<synthetic>`:
+//!   not a model, skipped.
 //!
 //! A log that is absent, unreadable, cut or of another shape names no model: the record then
 //! names none, as before. The model id is a record's metadata, never an input to a decision.
@@ -30,6 +35,8 @@ pub enum ModelLog {
     GeminiTranscript,
     /// Copilot CLI's session events, under its configuration folder.
     CopilotEvents,
+    /// Claude Code's session transcript, named by the payload's `transcript_path`.
+    ClaudeTranscript,
 }
 
 /// The environment variables the glue hands the core for a host's log (`env` of
@@ -61,7 +68,7 @@ pub fn path(log: ModelLog, payload: &Value, env: &Value) -> Option<String> {
     };
     match log {
         ModelLog::None => None,
-        ModelLog::GeminiTranscript => s(payload, "transcript_path")
+        ModelLog::GeminiTranscript | ModelLog::ClaudeTranscript => s(payload, "transcript_path")
             .filter(|p| crate::paths::is_absolute(p) && p.ends_with(".jsonl")),
         ModelLog::CopilotEvents => {
             let id = s(payload, "session_id").filter(|i| plain_id(i))?;
@@ -90,10 +97,15 @@ pub fn model(log: ModelLog, text: &str) -> Option<String> {
             (ModelLog::CopilotEvents, "assistant.message" | "tool.execution_start") => {
                 v.get("data").and_then(|d| d.get("model"))
             }
+            (ModelLog::ClaudeTranscript, "assistant") => v.get("message").and_then(|m| m.get("model")),
             _ => None,
         }?;
         let m = m.as_str()?.trim();
-        (!m.is_empty() && m.len() <= 250 && !m.chars().any(char::is_control)).then(|| m.to_string())
+        (!m.is_empty()
+            && m.len() <= 250
+            && !m.chars().any(char::is_control)
+            && !(log == ModelLog::ClaudeTranscript && m.starts_with('<')))
+        .then(|| m.to_string())
     })
 }
 
@@ -155,6 +167,30 @@ mod tests {
                 &json!({})
             ),
             None
+        );
+    }
+
+    #[test]
+    fn claude_the_latest_assistant_turn_of_the_transcript() {
+        let text = concat!(
+            "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"go\"}}\n",
+            "{\"type\":\"assistant\",\"message\":{\"model\":\"claude-opus-5-5\",\"content\":[]}}\n",
+            "{\"type\":\"assistant\",\"message\":{\"model\":\"<synthetic>\",\"content\":[]}}\n",
+            "{\"type\":\"user\",\"message\":{\"content\":[{\"type\":\"tool_result\"}]}}\n",
+        );
+        assert_eq!(
+            model(ModelLog::ClaudeTranscript, text).as_deref(),
+            Some("claude-opus-5-5")
+        );
+        // another host's turn shape names nothing here
+        assert_eq!(
+            model(ModelLog::ClaudeTranscript, "{\"type\":\"gemini\",\"model\":\"g\"}"),
+            None
+        );
+        let p = json!({"transcript_path": "/h/.claude/projects/-w-p/s.jsonl"});
+        assert_eq!(
+            path(ModelLog::ClaudeTranscript, &p, &json!({})).as_deref(),
+            Some("/h/.claude/projects/-w-p/s.jsonl")
         );
     }
 

@@ -108,7 +108,7 @@ describe("trace blame after real hosts wrote", { skip: suiteSkip }, () => {
     assert.deepEqual(l.intent, { id: "INT-1", name: "Login form" });
     assert.equal(l.tool, "Write");
     assert.equal(l.session, claude.sessionId);
-    // (Claude Code's hooks name the model only where the record could learn it: not asserted)
+    assert.match(l.model ?? "", /^claude-/, "the model, from Claude Code's transcript");
     assert.match(l.time, /Z$/);
     assert.equal(line(4).tool, "Edit");
     assert.deepEqual(line(4).intent, { id: "INT-2", name: "Rate limits" });

@@ -118,6 +118,9 @@ describe("intent governance in the real Claude Code", { skip: suiteSkip }, () =>
     assert.equal(meta.call_id, "toolu_in", "the record names Claude Code's tool_use id");
     assert.equal(meta.session_id, r.sessionId, "and Claude Code's session id");
     assert.equal(meta.host, "claude-code", "and the host");
+    // Claude Code's hooks carry no model id: the record reads it from the session's transcript
+    // (its latest assistant turn), the model the scripted API answered as: the one requested
+    assert.equal(conv.contributor.model_id, r.mainRequests()[0].model, "the record names the model Claude Code asked for");
     console.log(`# trace record: model_id ${JSON.stringify(conv.contributor.model_id)}, tool ${JSON.stringify(meta.tool)}, mutation_class ${meta.mutation_class}`);
   });
 
