@@ -3,7 +3,7 @@
 //! Claude Code, Codex, Gemini CLI, GitHub Copilot CLI and Qwen Code all run a command (or, for
 //! Claude Code, an MCP tool) per hook event, hand it a JSON payload and read a JSON answer.
 //! The protocols are close but not the same, and the differences decide whether a block is a
-//! block (see `../shared/facts/command-hook-hosts.md`, checked against each real CLI): the
+//! block (each checked against the real CLI, whose suite in `tests/e2e-<host>/` pins it): the
 //! event names, the payload's call id, where added context reaches the model, and the shape
 //! of the answer each host honours. The core decides once (`engine/policy/hook`); a dialect —
 //! this table, beside the host profiles — names the host's events and how its answers are

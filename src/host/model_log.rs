@@ -1,6 +1,6 @@
 //! Where a command-hook host that sends its hooks no model id keeps one a hook can read: the
 //! log of the session it writes as it goes (checked against the real CLIs with a probe hook,
-//! `../shared/facts/command-hook-hosts.md`). The core reads the log's end (a `readTail`
+//! and by each host's suite in `tests/e2e-<host>/`). The core reads the log's end (a `readTail`
 //! request) when it writes an Agent Trace record, and takes the model of the latest model turn:
 //! the model that made the call being recorded, also after a fallback to another model.
 //!
