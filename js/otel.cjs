@@ -90,6 +90,17 @@ function config(env = process.env) {
   };
 }
 
+/** The name of this destination's files (status, spool): one per set of endpoints, so a warm
+ * server sends a cold hook's events where that hook's environment said, and doctor reads the
+ * attempt of the environment it runs in. */
+function destKey(cfg) {
+  const text = ["traces", "metrics", "logs"].map((s) => (cfg[s] ? `${s}=${cfg[s].url}|${cfg[s].protocol}` : "")).join("\n");
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h.toString(16).padStart(8, "0");
+}
+const fileOf = (dir, cfg, what) => path.join(dir, `otel-${destKey(cfg)}.${what}`);
+
 // ---------------------------------------------------------------- ids
 
 let crypto = null;
@@ -325,7 +336,7 @@ function protoMetrics(resource, m) {
 function jsonAny(v) {
   if (typeof v === "string") return { stringValue: v };
   if (typeof v === "boolean") return { boolValue: v };
-  if (typeof v === "number" && Number.isInteger(v)) return { intValue: String(v) };
+  if (typeof v === "number" && Number.isInteger(v)) return { intValue: v };
   if (typeof v === "number") return { doubleValue: v };
   if (Array.isArray(v)) return { arrayValue: { values: v.map(jsonAny) } };
   return { stringValue: JSON.stringify(v) };
@@ -394,7 +405,7 @@ function jsonMetrics(resource, m) {
         sum: {
           aggregationTemporality: 2,
           isMonotonic: true,
-          dataPoints: metric.points.map((d) => ({ attributes: jsonAttrs(d.attrs), startTimeUnixNano: nsText(m.startMs), timeUnixNano: nsText(m.nowMs), asInt: String(d.value) })),
+          dataPoints: metric.points.map((d) => ({ attributes: jsonAttrs(d.attrs), startTimeUnixNano: nsText(m.startMs), timeUnixNano: nsText(m.nowMs), asInt: d.value })),
         },
       };
     return {
@@ -405,9 +416,9 @@ function jsonMetrics(resource, m) {
           attributes: jsonAttrs(d.attrs),
           startTimeUnixNano: nsText(m.startMs),
           timeUnixNano: nsText(m.nowMs),
-          count: String(d.count),
+          count: d.count,
           sum: d.sum,
-          bucketCounts: d.buckets.map(String),
+          bucketCounts: d.buckets,
           explicitBounds: HISTOGRAM_BOUNDS,
           min: d.min,
           max: d.max,
@@ -525,33 +536,39 @@ function createExporter(o = {}) {
     stats.dropped += n;
     count("hookwise.otel.dropped", { "hookwise.otel.reason": why }, n);
   };
+  // what `add` took, untouched until a flush turns it into spans, logs and metric points
+  const pending = [];
   const push = (q, item) => {
-    if (spans.length + logs.length >= cfg.maxQueue) {
-      // drop-oldest: the older of the two queues' heads
-      const victim = !logs.length || (spans.length && spans[0].endMs <= logs[0].timeMs) ? spans : logs;
-      victim.shift();
+    if (q.length >= cfg.maxQueue) {
+      q.shift(); // drop-oldest
       drop(1, "queue full");
     }
     q.push(item);
   };
 
-  /** The core's events of one hook call (`t`: {startMs, durationMs}). O(events); no I/O. */
+  /** The core's events of one hook call (`t`: {startMs, durationMs}). Appends only; no I/O. */
   function add(events, t = {}) {
     if (closed) return;
-    const list = Array.isArray(events) ? events : [events];
-    const start = Number(t.startMs) || Date.now();
-    const dur = Math.max(0, Number(t.durationMs) || 0);
-    for (const e of list) {
-      if (!e || typeof e !== "object") continue;
-      if (e.latency && typeof e.latency.name === "string") observe(e.latency.name, e.latency.attrs, dur);
-      for (const c of Array.isArray(e.count) ? e.count : []) if (c && typeof c.name === "string") count(c.name, c.attrs, 1);
-      const tid = traceId(e.trace);
-      const sid = spanId(e.span);
-      if (e.signal === "span" && cfg.traces) push(spans, { traceId: tid, spanId: sid, name: String(e.name || "hookwise"), startMs: start, endMs: start + dur, attrs: e.attrs, status: e.status });
-      else if (e.signal === "log" && cfg.logs) push(logs, { traceId: tid, spanId: sid, name: String(e.name || ""), timeMs: start + dur, severity: e.severity, body: e.body, attrs: e.attrs });
-      stats.queued++;
+    if (pending.length >= cfg.maxQueue) {
+      pending.shift();
+      drop(1, "queue full");
     }
+    pending.push([events, Number(t.startMs) || Date.now(), Math.max(0, Number(t.durationMs) || 0)]);
+    stats.queued++;
     schedule();
+  }
+
+  /** The pending events as spans, logs and metric points (in a flush, off the hook's path). */
+  function digest() {
+    for (const [events, start, dur] of pending.splice(0)) {
+      for (const e of Array.isArray(events) ? events : [events]) {
+        if (!e || typeof e !== "object") continue;
+        if (e.latency && typeof e.latency.name === "string") observe(e.latency.name, e.latency.attrs, dur);
+        for (const c of Array.isArray(e.count) ? e.count : []) if (c && typeof c.name === "string") count(c.name, c.attrs, 1);
+        if (e.signal === "span" && cfg.traces) push(spans, { traceId: traceId(e.trace), spanId: spanId(e.span), name: String(e.name || "hookwise"), startMs: start, endMs: start + dur, attrs: e.attrs, status: e.status });
+        else if (e.signal === "log" && cfg.logs) push(logs, { traceId: traceId(e.trace), spanId: spanId(e.span), name: String(e.name || ""), timeMs: start + dur, severity: e.severity, body: e.body, attrs: e.attrs });
+      }
+    }
   }
 
   function schedule() {
@@ -577,7 +594,7 @@ function createExporter(o = {}) {
   function writeStatus() {
     if (!statusDir) return;
     try {
-      const file = path.join(statusDir, "otel-status.json");
+      const file = fileOf(statusDir, cfg, "status.json");
       const tmp = `${file}.${process.pid}`;
       fs.writeFileSync(tmp, JSON.stringify({ pid: process.pid, ...stats, endpoints: { traces: cfg.traces && cfg.traces.url, metrics: cfg.metrics && cfg.metrics.url, logs: cfg.logs && cfg.logs.url } }) + "\n", { mode: 0o600 });
       fs.renameSync(tmp, file);
@@ -615,6 +632,7 @@ function createExporter(o = {}) {
     flushing = (async () => {
       try {
         drainSpool();
+        digest();
         const jobs = [];
         while (spans.length) jobs.push(send("traces", spans.splice(0, MAX_BATCH)));
         while (logs.length) jobs.push(send("logs", logs.splice(0, MAX_BATCH)));
@@ -628,7 +646,7 @@ function createExporter(o = {}) {
       } finally {
         flushing = null;
       }
-      if (spans.length || logs.length) schedule();
+      if (pending.length || spans.length || logs.length) schedule();
     })();
     return flushing;
   }
@@ -642,7 +660,7 @@ function createExporter(o = {}) {
 
   function drainSpool() {
     if (!statusDir) return;
-    const spool = path.join(statusDir, "otel-spool.jsonl");
+    const spool = fileOf(statusDir, cfg, "spool.jsonl");
     const taken = `${spool}.${process.pid}`;
     try {
       fs.renameSync(spool, taken);
@@ -668,7 +686,7 @@ function createExporter(o = {}) {
     dropCount();
   }
   function dropCount() {
-    const f = path.join(statusDir, "otel-spool.dropped");
+    const f = fileOf(statusDir, cfg, "spool.dropped");
     const taken = `${f}.${process.pid}`;
     try {
       fs.renameSync(f, taken);
@@ -732,8 +750,9 @@ function spoolSink(env = process.env) {
   return (events, t) => {
     const dir = runtimeDirOf(env);
     if (!dir) return;
+    const cfg = config(env);
     const line = JSON.stringify({ events, t }) + "\n";
-    const spool = path.join(dir, "otel-spool.jsonl");
+    const spool = fileOf(dir, cfg, "spool.jsonl");
     let size = 0;
     try {
       size = fs.statSync(spool).size;
@@ -743,7 +762,7 @@ function spoolSink(env = process.env) {
     try {
       if (size + line.length <= SPOOL_MAX) fs.appendFileSync(spool, line, { mode: 0o600 });
       else {
-        const d = path.join(dir, "otel-spool.dropped");
+        const d = fileOf(dir, cfg, "spool.dropped");
         let n = 0;
         try {
           n = fs.statSync(d).size;
@@ -766,7 +785,7 @@ function doctorReport(env = process.env, core = null) {
   const dir = runtimeDirOf(env);
   if (dir) {
     try {
-      status = JSON.parse(fs.readFileSync(path.join(dir, "otel-status.json"), "utf8"));
+      status = JSON.parse(fs.readFileSync(fileOf(dir, cfg, "status.json"), "utf8"));
     } catch {
       /* no attempt yet */
     }
