@@ -31,7 +31,9 @@ impl State {
     /// OpenTelemetry export is the policy build's: asked for (option `telemetry`, env
     /// `HOOKWISE_OTEL`), the host loads it, which decides.
     pub(super) fn telemetry_need(options: &Value, env: &BTreeMap<String, String>) -> Option<Value> {
-        let asked = env.get("HOOKWISE_OTEL").is_some_and(|v| !matches!(v.as_str(), "" | "0"));
+        let asked = env
+            .get("HOOKWISE_OTEL")
+            .is_some_and(|v| !matches!(v.as_str(), "" | "0"));
         (asked || options.get("telemetry").is_some()).then(needs_policy)
     }
 

@@ -230,7 +230,11 @@ pub fn gate_ruled(
     resolve: &mut dyn FnMut(&str) -> Resolved,
 ) -> (Decision, &'static str, Vec<&'static str>) {
     let unknown = state.host.entry(tool).role == Role::Other;
-    let none_rule = if unknown { rule::DEFAULT_DENY } else { rule::NO_INTENT };
+    let none_rule = if unknown {
+        rule::DEFAULT_DENY
+    } else {
+        rule::NO_INTENT
+    };
     let r = |d: Decision, rl: &'static str| (d, rl, Vec::new());
     if !(state.gated)(tool) {
         return r(Decision::Allow, rule::NONE);
@@ -258,18 +262,16 @@ pub fn gate_ruled(
                     none_rule,
                 )
             }
-            None => {
-                return r(
-                    Decision::Block(no_intent(
-                        tool,
-                        state.intents,
-                        &format!(
-                            "the active intent {id} is no longer in .orchestration/active_intents.yaml"
-                        ),
-                    )),
-                    none_rule,
-                )
-            }
+            None => return r(
+                Decision::Block(no_intent(
+                    tool,
+                    state.intents,
+                    &format!(
+                        "the active intent {id} is no longer in .orchestration/active_intents.yaml"
+                    ),
+                )),
+                none_rule,
+            ),
         },
     };
     let targets = match targets(state.host, tool, args) {
@@ -281,15 +283,13 @@ pub fn gate_ruled(
     }
     let scope = match state.scope {
         Some(Ok(s)) => s,
-        Some(Err(e)) => {
-            return r(
-                Decision::Block(format!(
-                    "hookwise blocked `{tool}`: the owned_scope of intent {} does not compile ({e})",
-                    intent.id
-                )),
-                rule::SCOPE,
-            )
-        }
+        Some(Err(e)) => return r(
+            Decision::Block(format!(
+                "hookwise blocked `{tool}`: the owned_scope of intent {} does not compile ({e})",
+                intent.id
+            )),
+            rule::SCOPE,
+        ),
         None => {
             return r(
                 Decision::Block(format!(

@@ -90,7 +90,10 @@ impl State {
     }
 
     /// OpenTelemetry export lives in this build: nothing to hand over.
-    pub(super) fn telemetry_need(_options: &Value, _env: &BTreeMap<String, String>) -> Option<Value> {
+    pub(super) fn telemetry_need(
+        _options: &Value,
+        _env: &BTreeMap<String, String>,
+    ) -> Option<Value> {
         None
     }
 

@@ -314,7 +314,10 @@ impl HookTel {
                 .find(|x| x.get("signal").and_then(Value::as_str) == Some("log"))
                 .and_then(|x| x.get_mut("attrs"))
             {
-                m.insert("gen_ai.tool.call.result".into(), json!(clean(r, MAX_CONTENT)));
+                m.insert(
+                    "gen_ai.tool.call.result".into(),
+                    json!(clean(r, MAX_CONTENT)),
+                );
             }
         }
         v["telemetry"] = Value::Array(events);

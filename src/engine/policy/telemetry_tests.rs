@@ -1,7 +1,10 @@
 use super::*;
 
 fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
 }
 
 const EP: (&str, &str) = ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318");
@@ -17,9 +20,16 @@ fn off_by_default_and_on_only_with_an_endpoint_from_the_environment() {
     let opt = json!({"telemetry": {"otlp": true}});
     assert!(Settings::from(&opt, &env(&[EP])).on);
     let s = Settings::from(&opt, &env(&[]));
-    assert!(!s.on && s.why.contains("no OTEL_EXPORTER_OTLP_ENDPOINT"), "{}", s.why);
+    assert!(
+        !s.on && s.why.contains("no OTEL_EXPORTER_OTLP_ENDPOINT"),
+        "{}",
+        s.why
+    );
     // a per-signal endpoint counts
-    let traces = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://127.0.0.1:4318/v1/traces");
+    let traces = (
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+        "http://127.0.0.1:4318/v1/traces",
+    );
     assert!(Settings::from(&opt, &env(&[traces])).on);
     // the user's environment turns it off whatever the project says
     assert!(!Settings::from(&opt, &env(&[EP, ("OTEL_SDK_DISABLED", "true")])).on);
@@ -68,7 +78,10 @@ fn a_decision_is_an_execute_tool_span_with_the_gen_ai_and_hookwise_attributes() 
     assert_eq!(v["status"]["code"], "error");
     // no content without the option: neither the arguments, the reason nor the concept names
     let text = v.to_string();
-    assert!(!text.contains("x.ts") && !text.contains("AKIA") && !text.contains("auth"), "{text}");
+    assert!(
+        !text.contains("x.ts") && !text.contains("AKIA") && !text.contains("auth"),
+        "{text}"
+    );
     assert_eq!(v["count"][0]["name"], "hookwise.decisions");
     assert_eq!(v["count"][0]["attrs"]["hookwise.rule"], "scope");
     assert_eq!(v["latency"]["name"], "hookwise.hook.duration");
@@ -85,7 +98,10 @@ fn content_goes_only_when_asked_and_redacted() {
     };
     let v = decision(&blocked(&args, &concepts), &s);
     let a = v["attrs"]["gen_ai.tool.call.arguments"].as_str().unwrap();
-    assert!(a.contains("x.ts") && !a.contains("AKIAIOSFODNN7EXAMPLE"), "{a}");
+    assert!(
+        a.contains("x.ts") && !a.contains("AKIAIOSFODNN7EXAMPLE"),
+        "{a}"
+    );
     assert!(v["attrs"]["hookwise.block.reason"].is_string());
     assert_eq!(v["attrs"]["hookwise.knowledge.names"], json!(["auth"]));
 }
@@ -100,7 +116,10 @@ fn a_hook_without_a_decision_exports_its_latency_and_every_event_names_the_hook(
     let mut v = json!({"text": "{}"});
     t.finish(&mut v, Vec::new());
     assert_eq!(v["telemetry"][0]["signal"], "none");
-    assert_eq!(v["telemetry"][0]["latency"]["attrs"]["hookwise.hook.event"], "UserPromptSubmit");
+    assert_eq!(
+        v["telemetry"][0]["latency"]["attrs"]["hookwise.hook.event"],
+        "UserPromptSubmit"
+    );
     let r = recorded(&Recorded {
         host: "claude-code",
         tool: "Write",
@@ -122,5 +141,8 @@ fn a_hook_without_a_decision_exports_its_latency_and_every_event_names_the_hook(
     let a = &v["telemetry"][0]["attrs"];
     assert_eq!(a["hookwise.hook.event"], "PostToolUse");
     assert_eq!(a["hookwise.record.id"], "rec-1");
-    assert!(!a["gen_ai.tool.call.result"].as_str().unwrap().contains("hunter2hunter2"));
+    assert!(!a["gen_ai.tool.call.result"]
+        .as_str()
+        .unwrap()
+        .contains("hunter2hunter2"));
 }
