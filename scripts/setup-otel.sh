@@ -37,6 +37,12 @@ wanted=("$@")
 if [ ${#wanted[@]} -eq 0 ]; then mapfile -t wanted < <(table | cut -d'|' -f1); fi
 
 python=${HOOKWISE_OTEL_PYTHON:-$(command -v python3 || true)}
+# one install at a time (two setups at once would remove each other's half-made venv)
+if [ $where = 0 ]; then
+  mkdir -p "$root"
+  exec 9>"$root/.lock"
+  flock 9
+fi
 status=0
 for name in "${wanted[@]}"; do
   line=$(table | awk -F'|' -v n="$name" '$1 == n')
@@ -54,7 +60,6 @@ for name in "${wanted[@]}"; do
   t0=$(date +%s)
   # installed in place (a venv's scripts name their interpreter by path); `.ready` marks it whole
   rm -rf "$dir"
-  mkdir -p "$root"
   "$python" -m venv "$dir"
   "$dir/bin/pip" install --quiet --disable-pip-version-check "$pkg==$version"
   touch "$dir/.ready"
