@@ -81,23 +81,22 @@ describe("OpenTelemetry export never changes a decision nor holds a hook", () =>
       // a read: allowed
       { tool_name: "Bash", tool_input: { command: "ls -la" } },
     ];
-    const rows = [];
-    const answers = {};
-    for (const [mode, url] of Object.entries(ctx.modes)) {
-      const env = { ...sb.env, ...(url ? { HOOKWISE_OTEL: "1", OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_BSP_SCHEDULE_DELAY: "100" } : {}) };
-      const ms = [];
-      answers[mode] = [];
-      // the first call starts this environment's warm server (answered cold); one more warms it
-      for (let i = 0; i < N + 2; i++) {
+    const envs = Object.fromEntries(Object.entries(ctx.modes).map(([mode, url]) => [mode, { ...sb.env, ...(url ? { HOOKWISE_OTEL: "1", OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_BSP_SCHEDULE_DELAY: "100" } : {}) }]));
+    const ms = Object.fromEntries(Object.keys(ctx.modes).map((m) => [m, []]));
+    const answers = Object.fromEntries(Object.keys(ctx.modes).map((m) => [m, []]));
+    // round by round, every mode once a round (the machine's noise falls on all alike); the first
+    // round starts each environment's warm server (answered cold), the second warms it
+    for (let i = 0; i < N + 2; i++) {
+      for (const mode of Object.keys(ctx.modes)) {
         const c = calls[i % calls.length];
         const payload = { session_id: `s-${mode}`, hook_event_name: "PreToolUse", cwd: sb.dir, tool_use_id: `call-${mode}-${i}`, ...c };
-        const r = await hook(sb, env, payload);
+        const r = await hook(sb, envs[mode], payload);
         assert.equal(r.code, 0, `${mode}: exit ${r.code}: ${r.out}`);
         answers[mode].push(r.out.trim());
-        if (i >= 2) ms.push(r.ms);
+        if (i >= 2) ms[mode].push(r.ms);
       }
-      rows.push({ mode, p50: q(ms, 0.5), p90: q(ms, 0.9), max: Math.max(...ms) });
     }
+    const rows = Object.entries(ms).map(([mode, xs]) => ({ mode, p50: q(xs, 0.5), p90: q(xs, 0.9), max: Math.max(...xs) }));
     // identical answers in every mode (the session names differ only in the payload)
     for (const mode of Object.keys(ctx.modes)) assert.deepEqual(answers[mode], answers.off, `${mode} answered differently`);
     assert.match(answers.off[0], /deny/, "the write before an intent is denied");
