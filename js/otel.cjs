@@ -23,6 +23,8 @@ const MAX_QUEUE = 2048;
 const MAX_BATCH = 512;
 const DEFAULT_DELAY_MS = 1000;
 const MAX_TIMEOUT_MS = 10000;
+/** Metrics go at most this often (and at the end of the window in which they changed). */
+const METRICS_MS = 5000;
 const SPOOL_MAX = 1024 * 1024;
 const DROPPED_MAX = 64 * 1024;
 const HISTOGRAM_BOUNDS = [0, 1, 2, 5, 10, 25, 50, 75, 100, 250, 500, 750, 1000, 2500, 5000, 10000];
@@ -509,7 +511,9 @@ function createExporter(o = {}) {
   let timer = null;
   let closed = false;
 
-  const count = (name, attrs, by = 1) => {
+  let metricsDirty = false;
+  const count = (name, attrs, by = 1, dirty = true) => {
+    if (dirty) metricsDirty = true;
     let m = counters.get(name);
     if (!m) counters.set(name, (m = new Map()));
     const k = attrKey(attrs);
@@ -518,6 +522,7 @@ function createExporter(o = {}) {
     m.set(k, p);
   };
   const observe = (name, attrs, v) => {
+    metricsDirty = true;
     let m = histograms.get(name);
     if (!m) histograms.set(name, (m = new Map()));
     const k = attrKey(attrs);
@@ -585,7 +590,8 @@ function createExporter(o = {}) {
     if (r.ok) stats.sent += n;
     else {
       stats.failed++;
-      count("hookwise.otel.export.failures", { "hookwise.otel.signal": signal });
+      // a failed metrics export is counted for the next one, without asking for one itself
+      count("hookwise.otel.export.failures", { "hookwise.otel.signal": signal }, 1, signal !== "metrics");
     }
     stats.last = { at: new Date().toISOString(), signal, url: cfg[signal] && cfg[signal].url, ok: r.ok, status: r.status || null, error: r.error || null, ms: r.ms, items: n };
     writeStatus();
@@ -626,6 +632,7 @@ function createExporter(o = {}) {
 
   let flushing = null;
   let lastMetrics = 0;
+  let metricsTimer = null;
   /** Send what is queued (and the metrics); one flush at a time. Never rejects. */
   function flush({ metrics = false } = {}) {
     if (flushing) return flushing;
@@ -637,8 +644,10 @@ function createExporter(o = {}) {
         while (spans.length) jobs.push(send("traces", spans.splice(0, MAX_BATCH)));
         while (logs.length) jobs.push(send("logs", logs.splice(0, MAX_BATCH)));
         const now = Date.now();
-        if (metrics || now - lastMetrics >= Math.max(cfg.delayMs, 5000)) {
+        const every = Math.max(cfg.delayMs, METRICS_MS);
+        if (metricsDirty && (metrics || now - lastMetrics >= every)) {
           lastMetrics = now;
+          metricsDirty = false;
           const m = snapshotMetrics(now);
           if (m.metrics.length) jobs.push(send("metrics", m));
         }
@@ -647,6 +656,14 @@ function createExporter(o = {}) {
         flushing = null;
       }
       if (pending.length || spans.length || logs.length) schedule();
+      else if (metricsDirty && !closed && !metricsTimer) {
+        // what changed since the last metrics export goes at the end of its window
+        metricsTimer = setTimeout(() => {
+          metricsTimer = null;
+          flush().catch(() => {});
+        }, Math.max(0, lastMetrics + Math.max(cfg.delayMs, METRICS_MS) - Date.now()));
+        if (metricsTimer.unref) metricsTimer.unref();
+      }
     })();
     return flushing;
   }
@@ -701,7 +718,8 @@ function createExporter(o = {}) {
   /** Flush everything within `ms` (the rest is dropped with the process). */
   async function shutdown(ms = 2000) {
     if (timer) clearTimeout(timer);
-    timer = null;
+    if (metricsTimer) clearTimeout(metricsTimer);
+    timer = metricsTimer = null;
     let t;
     await Promise.race([flush({ metrics: true }), new Promise((r) => (t = setTimeout(r, ms)))]);
     clearTimeout(t);

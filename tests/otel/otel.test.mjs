@@ -30,6 +30,8 @@ const VAULT_COMMAND = `printf 'result:%s\\n' "[[Session Tokens]]"`;
 const NOTE_PASSAGE = "SHA-256 hash of each refresh token";
 
 const host = "codex";
+/** The decisions (and rules) the two sessions make. */
+const WANTED = [["blocked", "sop"], ["blocked", "scope"], ["blocked", "no_intent"], ["allowed"]];
 const h = HOSTS[host];
 const cli = cliGate(host);
 const backends = backendsGate();
@@ -72,7 +74,7 @@ describe("OpenTelemetry export from a governed session in the real Codex", { ski
     ctx.spans = await waitFor(
       async () => {
         const s = await ctx.phoenix.spans(project);
-        return s.filter((x) => x.name.startsWith("execute_tool")).length >= 7 ? s : null;
+        return s.filter((x) => x.name.startsWith("execute_tool")).length >= 6 ? s : null;
       },
       { timeoutMs: 30_000, what: "the sessions' spans in Phoenix", every: 500 },
     ).catch(async (e) => {
@@ -82,7 +84,9 @@ describe("OpenTelemetry export from a governed session in the real Codex", { ski
     ctx.received = await waitFor(
       () => {
         const got = parseRotel(ctx.rotel.received());
-        return got.some((x) => x.kind === "metric" && x.name === "hookwise.decisions") && got.some((x) => x.kind === "log") ? got : null;
+        const points = got.filter((x) => x.kind === "metric" && x.name === "hookwise.decisions").flatMap((m) => m.points);
+        const all = WANTED.every(([d, r]) => points.some((p) => p.attrs["hookwise.decision"] === d && (r === undefined || p.attrs["hookwise.rule"] === r)));
+        return all && got.some((x) => x.kind === "log") ? got : null;
       },
       { timeoutMs: 30_000, what: "metrics and logs in rotel", every: 500 },
     ).catch((e) => (console.log(`# ${e.message}`), parseRotel(ctx.rotel.received())));
@@ -115,7 +119,8 @@ describe("OpenTelemetry export from a governed session in the real Codex", { ski
   test("Phoenix holds an execute_tool span per tool call, with the GenAI attributes", () => {
     const calls = spansWhere(() => true);
     console.log(`# ${calls.length} execute_tool spans in Phoenix project ${project}`);
-    assert.ok(calls.length >= 7, `at least the 7 gated calls\n${dump()}`);
+    // the six tool calls (3 shell, 3 apply_patch); hookwise's own select_active_intent is decided when called
+    assert.equal(calls.length, 6, `one span per tool call\n${dump()}`);
     for (const s of calls) {
       assert.equal(attr(s, "gen_ai.operation.name"), "execute_tool");
       assert.equal(s.name, `execute_tool ${attr(s, "gen_ai.tool.name")}`);
@@ -194,9 +199,9 @@ describe("OpenTelemetry export from a governed session in the real Codex", { ski
     assert.ok(decisions.every((m) => m.type === "Sum"));
     const points = decisions.flatMap((m) => m.points);
     const seen = (d, r) => points.some((p) => p.attrs["hookwise.decision"] === d && (r === undefined || p.attrs["hookwise.rule"] === r) && p.value >= 1);
-    for (const [d, r] of [["blocked", "sop"], ["blocked", "scope"], ["blocked", "no_intent"], ["allowed"]]) assert.ok(seen(d, r), `${d} ${r ?? ""}\n${decisions.map((m) => m.text).join("\n").slice(-3000)}`);
+    for (const [d, r] of WANTED) assert.ok(seen(d, r), `${d} ${r ?? ""}: ${JSON.stringify(points)}`);
     const latency = metrics.filter((m) => m.name === "hookwise.hook.duration");
     assert.ok(latency.length && latency.every((m) => m.type === "Histogram"), JSON.stringify(latency.slice(-1)));
-    assert.ok(latency.some((m) => m.points.some((p) => p.count >= 1 && p.attrs["hookwise.hook.event"] === "PreToolUse")), latency.at(-1).text);
+    assert.ok(latency.some((m) => m.points.some((p) => p.count >= 1 && p.attrs["hookwise.hook.event"] === "PreToolUse")), JSON.stringify(latency.map((m) => m.points)));
   });
 });
