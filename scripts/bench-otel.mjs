@@ -14,6 +14,7 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dist = path.join(root, "pkg/dist");
@@ -36,7 +37,7 @@ const server = http.createServer((req, res) => (req.resume(), req.on("end", () =
 await new Promise((r) => server.listen(0, "127.0.0.1", r));
 const endpoint = `http://127.0.0.1:${server.address().port}`;
 const base = { PATH: process.env.PATH, HOME: tmp, XDG_RUNTIME_DIR: runtime, HOOKWISE_WARM_IDLE_MS: "60000" };
-const ON = { HOOKWISE_OTEL: "1", OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_SCHEDULE_DELAY: "200" };
+const ON = { HOOKWISE_OTEL: "1", OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_SCHEDULE_DELAY: process.env.OTEL_DELAY || "200" };
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -57,27 +58,54 @@ function hook(env, payload) {
   });
 }
 
-const out = {};
-for (const [name, env] of [["off", base], ["on", { ...base, ...ON }]]) {
-  const k = [], g = [];
-  let flavor = "";
-  for (let i = 0; i < RUNS; i++) {
+// off and on alternate, run by run and call by call: the machine's noise falls on both alike
+const modes = { off: base, on: { ...base, ...ON } };
+// which goes first changes each round: the second call of a round pays for what the first one's
+// server still does after answering (measured: the order alone moved the p50 by 15 ms)
+const order = (i) => (i % 2 ? [["on", modes.on], ["off", modes.off]] : Object.entries(modes));
+const out = { off: { k: [], g: [], h: [] }, on: { k: [], g: [], h: [] } };
+for (let i = 0; i < RUNS; i++) {
+  for (const [name, env] of order(i)) {
     const a = startup(knowledge, "opencode", env);
-    flavor = a.flavor;
-    k.push(a.ms);
-    g.push(startup(governed, "opencode", env).ms);
+    out[name].flavor = a.flavor;
+    out[name].k.push(a.ms);
+    out[name].g.push(startup(governed, "opencode", env).ms);
   }
-  const calls = [
-    { tool_name: "apply_patch", tool_input: { command: "*** Begin Patch\n*** Add File: src/x.ts\n+x\n*** End Patch\n" } },
-    { tool_name: "Bash", tool_input: { command: "ls" } },
-  ];
-  const ms = [];
-  for (let i = 0; i < CALLS + 3; i++) {
-    const t = await hook(env, { session_id: `bench-${name}`, hook_event_name: "PreToolUse", cwd: governed, tool_use_id: `c${i}`, ...calls[i % 2] });
-    if (i >= 3) ms.push(t); // the first starts the warm server
-  }
-  out[name] = { knowledge: median(k), flavor, governed: median(g), hook: median(ms) };
 }
+const calls = [
+  { tool_name: "apply_patch", tool_input: { command: "*** Begin Patch\n*** Add File: src/x.ts\n+x\n*** End Patch\n" } },
+  { tool_name: "Bash", tool_input: { command: "ls" } },
+];
+for (let i = 0; i < CALLS + 3; i++) {
+  for (const [name, env] of order(i)) {
+    const t = await hook(env, { session_id: `bench-${name}`, hook_event_name: "PreToolUse", cwd: governed, tool_use_id: `c${i}`, ...calls[i % 2] });
+    if (i >= 3) out[name].h.push(t); // the first starts the warm server
+  }
+}
+for (const o of Object.values(out)) Object.assign(o, { knowledge: median(o.k), governed: median(o.g), hook: median(o.h) });
+
+// the same hook in process (the warm server's part alone: the core and the glue, no process
+// start), 300 calls a round, three rounds each, alternating; the receiver is not reached (the
+// batch delay is longer than the run): what a hook pays is the core's events and `add`
+const require = createRequire(import.meta.url);
+const { createClaude } = require(path.join(dist, "claude.cjs"));
+async function inProcess(env) {
+  const sink = env.HOOKWISE_OTEL ? require(path.join(dist, "otel.cjs")).lazySink(env) : undefined;
+  const c = createClaude({ host: "codex", cwd: governed, env, telemetry: sink });
+  const ms = [];
+  for (let i = 0; i < 320; i++) {
+    const t0 = performance.now();
+    await c.hook("PreToolUse", { session_id: "s", cwd: governed, tool_use_id: `p${i}`, ...calls[i % 2] });
+    if (i >= 20) ms.push(performance.now() - t0);
+  }
+  if (sink) await sink.shutdown(1000);
+  await c.dispose();
+  return median(ms);
+}
+for (let k = 0; k < 4; k++) {
+  for (const [name, env] of order(k)) (out[name].p ||= []).push(await inProcess({ ...env, OTEL_BSP_SCHEDULE_DELAY: "600000" }));
+}
+for (const o of Object.values(out)) o.inproc = median(o.p);
 await new Promise((r) => setTimeout(r, 600));
 // the warm servers this bench started end with their runtime folder's sockets
 for (const f of fs.readdirSync(runtime)) if (f.endsWith(".lock")) try { process.kill(Number(fs.readFileSync(path.join(runtime, f), "utf8")), "SIGTERM"); } catch {}
@@ -85,7 +113,8 @@ server.close();
 const f = (x) => x.toFixed(1);
 console.log(
   `otel export off vs on: plugin start-up (OpenCode, knowledge only: ${out.off.flavor} → ${out.on.flavor} core) ${f(out.off.knowledge)} → ${f(out.on.knowledge)} ms; ` +
-    `(governed) ${f(out.off.governed)} → ${f(out.on.governed)} ms; warm hook p50 (Codex PreToolUse) ${f(out.off.hook)} → ${f(out.on.hook)} ms ` +
+    `(governed) ${f(out.off.governed)} → ${f(out.on.governed)} ms; warm hook p50 (Codex PreToolUse) ${f(out.off.hook)} → ${f(out.on.hook)} ms, ` +
+    `of which in the server (core + glue) ${out.off.inproc.toFixed(2)} → ${out.on.inproc.toFixed(2)} ms ` +
     `(median of ${RUNS} start-ups, ${CALLS} hooks; the receiver got ${received} requests)`,
 );
 fs.rmSync(tmp, { recursive: true, force: true });
