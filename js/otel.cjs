@@ -809,7 +809,9 @@ function doctorReport(env = process.env, core = null) {
     }
   }
   const on = !!(core && core.on);
-  const where = ["traces", "metrics", "logs"].filter((s) => cfg[s]).map((s) => `${s} ${cfg[s].url} (${cfg[s].protocol})`);
+  // a URL's user and password are not printed
+  const shown = (u) => String(u).replace(/\/\/[^/@]*@/, "//…@");
+  const where = ["traces", "metrics", "logs"].filter((s) => cfg[s]).map((s) => `${s} ${shown(cfg[s].url)} (${cfg[s].protocol})`);
   const notes = ["traces", "metrics", "logs"].map((s) => cfg[s] && cfg[s].note).filter(Boolean);
   const last = status && status.last;
   const lines = [
@@ -820,7 +822,8 @@ function doctorReport(env = process.env, core = null) {
       ? `  last export: ${last.at} ${last.signal} → ${last.ok ? `ok (HTTP ${last.status}, ${last.ms} ms)` : `FAILED (${last.error || `HTTP ${last.status}`}, ${last.ms} ms)`}; sent ${status.sent}, dropped ${status.dropped}, failed attempts ${status.failed}`
       : "  last export: none yet",
   ];
-  return { json: { on, why: core && core.why, content: !!(core && core.content), endpoints: cfg, status }, lines };
+  const endpoints = Object.fromEntries(["traces", "metrics", "logs"].map((s) => [s, cfg[s] ? { url: shown(cfg[s].url), protocol: cfg[s].protocol, timeoutMs: cfg[s].timeoutMs } : null]));
+  return { json: { on, why: core && core.why, content: !!(core && core.content), endpoints, resource: cfg.resource, status: status && { ...status, endpoints: undefined, last: last && { ...last, url: last.url && shown(last.url) } } }, lines };
 }
 
 module.exports = { config, createExporter, processSink, lazySink, spoolSink, doctorReport, protoTraces, protoLogs, protoMetrics, jsonTraces, jsonLogs, jsonMetrics, traceId, spanId, HISTOGRAM_BOUNDS };
