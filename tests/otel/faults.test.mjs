@@ -115,7 +115,8 @@ describe("OpenTelemetry export never changes a decision nor holds a hook", () =>
       return execFileSync(path.join(sb.dir, "node_modules/.bin/hookwise"), ["doctor"], { cwd: sb.dir, env, encoding: "utf8", timeout: 60_000 });
     };
     assert.match(doctor(null), /OpenTelemetry export: off/);
-    const expect = { healthy: /ok \(HTTP 200/, down: /FAILED \(ECONNREFUSED/, "HTTP 500": /FAILED \(HTTP 500/, garbage: /FAILED \((HPE_|Parse Error|ECONNRESET)/ };
+    const expect = { healthy: /ok \(HTTP 200/, down: /FAILED \(ECONNREFUSED/, "HTTP 500": /FAILED \(HTTP 500/, garbage: /FAILED \(/ };
+    // (garbage: the parser's error, a reset, or — seen once under load — the 10 s bound: each a failed attempt)
     for (const [mode, re] of Object.entries(expect)) {
       const out = doctor(ctx.modes[mode]);
       const lines = out.split("\n").filter((l) => /OpenTelemetry|^  (to|last export)/.test(l));
