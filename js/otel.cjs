@@ -593,9 +593,17 @@ function createExporter(o = {}) {
       // a failed metrics export is counted for the next one, without asking for one itself
       count("hookwise.otel.export.failures", { "hookwise.otel.signal": signal }, 1, signal !== "metrics");
     }
+    const changed = !stats.last || stats.last.ok !== r.ok || stats.last.error !== (r.error || null);
     stats.last = { at: new Date().toISOString(), signal, url: cfg[signal] && cfg[signal].url, ok: r.ok, status: r.status || null, error: r.error || null, ms: r.ms, items: n };
-    writeStatus();
+    // the status file (doctor's) when the outcome changed, else once a second at most: a write
+    // is synchronous, and a hook arriving meanwhile waits for it
+    const now = Date.now();
+    if (changed || now - statusAt >= 1000) {
+      statusAt = now;
+      writeStatus();
+    }
   }
+  let statusAt = 0;
 
   function writeStatus() {
     if (!statusDir) return;
@@ -724,6 +732,7 @@ function createExporter(o = {}) {
     await Promise.race([flush({ metrics: true }), new Promise((r) => (t = setTimeout(r, ms)))]);
     clearTimeout(t);
     closed = true;
+    if (stats.attempts) writeStatus();
   }
 
   return { add, flush, shutdown, stats, config: cfg, get inFlight() { return inFlight; } };

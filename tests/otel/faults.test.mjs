@@ -12,7 +12,8 @@
 //   node --test --test-concurrency=1 tests/otel/faults.test.mjs   (needs pkg/: npm run build)
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, execFileSync } from "node:child_process";
+import { spawn, execFile } from "node:child_process";
+import { promisify } from "node:util";
 import http from "node:http";
 import net from "node:net";
 import path from "node:path";
@@ -20,6 +21,7 @@ import { agentProject } from "../e2e-shared/agents.mjs";
 import { INTENTS } from "../e2e-shared/fixtures.mjs";
 import { freePort } from "./lib/backends.mjs";
 
+const execFileAsync = promisify(execFile);
 const N = Number(process.env.HOOKWISE_OTEL_FAULT_CALLS) || 12;
 
 /** One run of the command hook: `{ms, code, out}`. */
@@ -110,15 +112,18 @@ describe("OpenTelemetry export never changes a decision nor holds a hook", () =>
 
   test("hookwise doctor says whether export is on, where to, and what the last attempt got", async () => {
     const sb = ctx.sb;
-    const doctor = (url) => {
+    // asynchronously: the receivers live in this process and must go on answering meanwhile
+    const doctor = async (url) => {
       const env = { ...sb.env, ...(url ? { HOOKWISE_OTEL: "1", OTEL_EXPORTER_OTLP_ENDPOINT: url } : {}) };
-      return execFileSync(path.join(sb.dir, "node_modules/.bin/hookwise"), ["doctor"], { cwd: sb.dir, env, encoding: "utf8", timeout: 60_000 });
+      const { stdout } = await execFileAsync(path.join(sb.dir, "node_modules/.bin/hookwise"), ["doctor"], { cwd: sb.dir, env, encoding: "utf8", timeout: 60_000 });
+      return stdout;
     };
-    assert.match(doctor(null), /OpenTelemetry export: off/);
+    assert.match(await doctor(null), /OpenTelemetry export: off/);
     const expect = { healthy: /ok \(HTTP 200/, down: /FAILED \(ECONNREFUSED/, "HTTP 500": /FAILED \(HTTP 500/, garbage: /FAILED \(/ };
-    // (garbage: the parser's error, a reset, or — seen once under load — the 10 s bound: each a failed attempt)
+    // (garbage: the parser's error or a reset; once, while this process was blocked running
+    // doctor synchronously, the 10 s bound: each a failed attempt)
     for (const [mode, re] of Object.entries(expect)) {
-      const out = doctor(ctx.modes[mode]);
+      const out = await doctor(ctx.modes[mode]);
       const lines = out.split("\n").filter((l) => /OpenTelemetry|^  (to|last export)/.test(l));
       console.log(`# doctor, ${mode}: ${lines.join(" | ")}`);
       assert.match(out, /OpenTelemetry export: on \(HOOKWISE_OTEL\)/, out);
@@ -127,10 +132,10 @@ describe("OpenTelemetry export never changes a decision nor holds a hook", () =>
     }
     // the slow backend: the attempt is given up at the 10 s bound (the warm server waited, no hook did)
     const deadline = Date.now() + 15_000;
-    let out = doctor(ctx.modes.slow);
+    let out = await doctor(ctx.modes.slow);
     while (!/timed out after 10000 ms/.test(out) && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 1000));
-      out = doctor(ctx.modes.slow);
+      out = await doctor(ctx.modes.slow);
     }
     console.log(`# doctor, slow: ${out.split("\n").filter((l) => /last export/.test(l)).join("")}`);
     assert.match(out, /timed out after 10000 ms/, out);
