@@ -65,6 +65,7 @@ function createClaude(o = {}) {
     env,
     options: o.options || {},
     log: o.log,
+    telemetry: o.telemetry, // OpenTelemetry events' sink (js/otel.cjs)
     wasmPath: o.wasmPath,
     extra: {
       // compaction: the session's messages come from its transcript (JSONL)
@@ -259,7 +260,8 @@ async function runHook({ host, event, raw, cwd, env = process.env, log } = {}) {
     }
   }
   const h = DIALECTS[host] ? host : "claude-code";
-  const hooks = createClaude({ host: h, cwd, env, log });
+  // a cold hook's OpenTelemetry events wait in the spool for the next warm server (js/otel.cjs)
+  const hooks = createClaude({ host: h, cwd, env, log, telemetry: (ev, t) => require("./otel.cjs").spoolSink(env)(ev, t) });
   try {
     return await hooks.hook(event, payload, unreadable);
   } finally {

@@ -327,7 +327,9 @@ const commands = {
     if (pi) agents.push(pi);
     const cline = await require("./cline-init.cjs").clineDoctor(cwd);
     if (cline) agents.push(cline);
-    const json = { ...report, timingsMs: timings, agents, warnings: [...(report.warnings || []), ...warnings, ...plugins.warnings] };
+    // OpenTelemetry export: the core says whether it is on (its hook.event `telemetry`: the policy core's)
+    const otel = require("./otel.cjs").doctorReport(process.env, await engine._hw.run({ hook: "hook.event", event: "telemetry", input: {} }).catch(() => null));
+    const json = { ...report, timingsMs: timings, agents, telemetry: otel.json, warnings: [...(report.warnings || []), ...warnings, ...plugins.warnings] };
     const d = report.discovery || {};
     const lines = [
       `knowledge source: ${report.source || "none"}`,
@@ -335,6 +337,7 @@ const commands = {
       `project: ${report.project || "(none)"}`,
       ...(report.vault ? [`vault: ${JSON.stringify(report.vault)}`] : []),
       `timings (ms): ${Object.entries(timings).map(([k, v]) => `${k} ${v}`).join("; ")}`,
+      ...otel.lines,
       ...(agents.length ? agents.map((a) => a.line || `agent ${a.host}: set up in ${a.file}; ${a.event} round trip ${a.ok ? `${a.ms} ms` : `FAILED after ${a.ms} ms: ${a.error}`}${a.note ? ` (${a.note})` : ""}`) : ["agents: none set up in this project (hookwise init --<agent>)"]),
       ...json.warnings.map((w) => `warning: ${w}`),
     ];

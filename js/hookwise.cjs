@@ -165,6 +165,8 @@ class Hookwise {
     }
     await this.init();
     if (!this.core) return null;
+    const t0 = Date.now();
+    const p0 = performance.now();
     try {
       let r = await this.core.call(call);
       if (r && r.needs === "policy" && this.core.flavor === "lean") {
@@ -175,6 +177,8 @@ class Hookwise {
         r = await this.core.call(call);
       }
       this.emit(r && r.logs);
+      // OpenTelemetry: the core's events (it decided them), timed here, handed to the exporter
+      if (r && r.telemetry) this.telemetry(r.telemetry, { startMs: t0, durationMs: performance.now() - p0 });
       return r;
     } catch (e) {
       if (onError) onError(e);
@@ -186,6 +190,16 @@ class Hookwise {
         this.core = null;
       }
       return null;
+    }
+  }
+
+  /** Hand the core's telemetry events to the sink (js/otel.cjs); never throws. */
+  telemetry(events, t) {
+    try {
+      const sink = typeof this.o.telemetry === "function" ? this.o.telemetry : require("./otel.cjs").processSink(this.o.env || process.env);
+      sink(events, t);
+    } catch (e) {
+      this.log("debug", `hookwise telemetry: ${(e && e.message) || e}`);
     }
   }
 

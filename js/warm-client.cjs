@@ -25,8 +25,9 @@ const crypto = () => require("node:crypto");
 const PROTOCOL = 1;
 /** How long a hook waits for a running server's answer before it decides cold. */
 const DEFAULT_TIMEOUT_MS = 5000;
-/** The environment the core reads (config.rs, discovery.rs): a different one is another server. */
-const ENV_KEYS = /^(HOOKWISE_|MAENIFOLD_)|^(PATH|HOME|COPILOT_HOME)$/;
+/** The environment the core reads (config.rs, discovery.rs, telemetry.rs) and the exporter's
+ * (OTEL_*): a different one is another server. */
+const ENV_KEYS = /^(HOOKWISE_|MAENIFOLD_|OTEL_)|^(PATH|HOME|COPILOT_HOME)$/;
 
 const uid = () => (typeof process.getuid === "function" ? process.getuid() : -1);
 

@@ -94,12 +94,14 @@ async function run(project, o = {}) {
   const { createClaude } = require("./claude.cjs");
   const { watchInputs } = require("./fresh.cjs");
   let engine = null; // {claude, inputs, ready: boolean}
+  // OpenTelemetry: one exporter for this server's engines, made on their first events (js/otel.cjs)
+  const otel = require("./otel.cjs").lazySink(env);
   function makeEngine() {
     // The vault's index brought up to date on every call (from the watcher's changes): a cold
     // hook reads the vault as it is, so must the warm one (the default, 2 s, is for hosts that
     // keep one engine per session and accept that much).
     // the host's dialect; the governed project found from `project` as a cold hook finds it
-    const claude = createClaude({ host, cwd: project, findRoot: true, env, log, options: { vaultRefreshMs: 0 } });
+    const claude = createClaude({ host, cwd: project, findRoot: true, env, log, options: { vaultRefreshMs: 0 }, telemetry: otel });
     const inputs = watchInputs(claude.hw);
     const e = { claude, inputs, ready: false, done: inputs.ready() };
     e.done.then(() => (e.ready = true));
@@ -273,7 +275,7 @@ async function run(project, o = {}) {
       if (inode(paths.socket) === socketIno) fs.rmSync(paths.socket, { force: true });
       if (inode(paths.lock) === lockIno) fs.rmSync(paths.lock, { force: true });
       try {
-        await Promise.race([engine && engine.claude.dispose(), new Promise((r) => setTimeout(r, 2000).unref())]);
+        await Promise.race([Promise.all([engine && engine.claude.dispose(), otel.shutdown(1500)]), new Promise((r) => setTimeout(r, 2000).unref())]);
       } catch {
         /* its children are ended with it */
       }

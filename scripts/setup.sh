@@ -81,6 +81,13 @@ if [ $demo = 0 ] && [ "${HOOKWISE_SKIP_CLIS:-}" != "1" ]; then
   bash scripts/setup-clis.sh >/dev/null
 fi
 
+# The real OpenTelemetry backends for tests/otel: Arize Phoenix and rotel, pinned, from PyPI, in
+# Python venvs cached outside the repository (~900 MB, about 90 s once; nothing when cached).
+# HOOKWISE_SKIP_OTEL=1 skips it.
+if [ $demo = 0 ] && [ "${HOOKWISE_SKIP_OTEL:-}" != "1" ]; then
+  bash scripts/setup-otel.sh >/dev/null
+fi
+
 # From the system's packages (apt-get; nothing when present): Chromium for tests/browser and
 # tests/vscode (driven by puppeteer-core), and the Kerberos headers code-server's native build
 # needs. HOOKWISE_SKIP_CHROMIUM=1 skips both.

@@ -88,6 +88,8 @@ pub(crate) const KNOWN: &[&str] = &[
     "enforcement",
     // intent governance (validated by `governance::GovConfig::from_options`)
     "governance",
+    // OpenTelemetry export (policy build: `engine/policy/telemetry.rs`)
+    "telemetry",
     "$schema",
 ];
 

@@ -410,4 +410,8 @@ pub struct ToolResult {
     /// the lean build.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recorded: Option<String>,
+    /// Policy build, OTLP export on: what this call exports (`policy/telemetry.rs`).
+    #[cfg(feature = "policy")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub telemetry: Option<Value>,
 }

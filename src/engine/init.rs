@@ -90,6 +90,9 @@ pub(super) async fn init(io: Io, shared: Rc<RefCell<Shared>>, call: InitCall) ->
     if let Some(needs_policy) = policy::State::tools_need(&options) {
         return needs_policy;
     }
+    if let Some(needs_policy) = policy::State::telemetry_need(&options, &env) {
+        return needs_policy;
+    }
     let (config, config_logs) = Config::from_sources(&options, &env);
     logs.extend(config_logs);
     let (session_cfg, session_logs) = SessionConfig::from_sources(&options, &env);
@@ -175,6 +178,7 @@ pub(super) async fn init(io: Io, shared: Rc<RefCell<Shared>>, call: InitCall) ->
         s.host = profile;
         s.tools = tools;
         s.policy.install(setup);
+        s.policy.telemetry(&options, &env);
     }
     // Enforcement's memory search has a deadline far shorter than a start: it must find the
     // session warm, not start it.

@@ -28,6 +28,17 @@ fn needs_policy() -> Value {
 pub(super) struct State;
 
 impl State {
+    /// OpenTelemetry export is the policy build's: asked for (option `telemetry`, env
+    /// `HOOKWISE_OTEL`), the host loads it, which decides.
+    pub(super) fn telemetry_need(options: &Value, env: &BTreeMap<String, String>) -> Option<Value> {
+        let asked = env
+            .get("HOOKWISE_OTEL")
+            .is_some_and(|v| !matches!(v.as_str(), "" | "0"));
+        (asked || options.get("telemetry").is_some()).then(needs_policy)
+    }
+
+    pub(super) fn telemetry(&mut self, _options: &Value, _env: &BTreeMap<String, String>) {}
+
     pub(super) fn new() -> State {
         State
     }

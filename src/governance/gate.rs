@@ -200,97 +200,157 @@ pub fn gate(
     state: &GateState,
     resolve: &mut dyn FnMut(&str) -> Resolved,
 ) -> Decision {
+    gate_ruled(tool, args, state, resolve).0
+}
+
+/// The rule a block of [`gate_ruled`] applied (what telemetry names; never a path).
+pub mod rule {
+    /// No active intent (a tool the profile knows to change things).
+    pub const NO_INTENT: &str = "no_intent";
+    /// A tool the host's profile does not know, blocked without an active intent.
+    pub const DEFAULT_DENY: &str = "default_deny";
+    /// A path outside the active intent's owned scope (or outside the worktree).
+    pub const SCOPE: &str = "scope";
+    /// `.orchestration/`: only the user changes it.
+    pub const PROTECTED: &str = "protected";
+    /// The call's paths cannot be read as one (two keys, a rewritten path, no file).
+    pub const AMBIGUOUS: &str = "ambiguous";
+    /// A path the host would read differently from how it was checked.
+    pub const REFUSED: &str = "refused_path";
+    /// The gate let it through.
+    pub const NONE: &str = "";
+}
+
+/// [`gate`] with the rule of its block ([`rule`]; [`rule::NONE`] when allowed), and the class
+/// of each path it checked (`in_scope`, `out_of_scope`, `protected`, `refused`).
+pub fn gate_ruled(
+    tool: &str,
+    args: &Value,
+    state: &GateState,
+    resolve: &mut dyn FnMut(&str) -> Resolved,
+) -> (Decision, &'static str, Vec<&'static str>) {
+    let unknown = state.host.entry(tool).role == Role::Other;
+    let none_rule = if unknown {
+        rule::DEFAULT_DENY
+    } else {
+        rule::NO_INTENT
+    };
+    let r = |d: Decision, rl: &'static str| (d, rl, Vec::new());
     if !(state.gated)(tool) {
-        return Decision::Allow;
+        return r(Decision::Allow, rule::NONE);
     }
     let intent = match state.active {
         None => {
-            return Decision::Block(no_intent(
-                tool,
-                state.intents,
-                "no intent is active for this session",
-            ))
+            return r(
+                Decision::Block(no_intent(
+                    tool,
+                    state.intents,
+                    "no intent is active for this session",
+                )),
+                none_rule,
+            )
         }
         Some(id) => match state.intents.get(id) {
             Some(i) if i.status == Status::InProgress => i,
             Some(i) => {
-                return Decision::Block(no_intent(
-                    tool,
-                    state.intents,
-                    &format!("the active intent {id} is now {}", i.status.as_str()),
-                ))
+                return r(
+                    Decision::Block(no_intent(
+                        tool,
+                        state.intents,
+                        &format!("the active intent {id} is now {}", i.status.as_str()),
+                    )),
+                    none_rule,
+                )
             }
-            None => {
-                return Decision::Block(no_intent(
+            None => return r(
+                Decision::Block(no_intent(
                     tool,
                     state.intents,
                     &format!(
                         "the active intent {id} is no longer in .orchestration/active_intents.yaml"
                     ),
-                ))
-            }
+                )),
+                none_rule,
+            ),
         },
     };
     let targets = match targets(state.host, tool, args) {
         Ok(t) => t,
-        Err(msg) => return Decision::Block(msg),
+        Err(msg) => return r(Decision::Block(msg), rule::AMBIGUOUS),
     };
     if targets.is_empty() {
-        return Decision::Allow; // shell: an active intent is all it needs
+        return r(Decision::Allow, rule::NONE); // shell: an active intent is all it needs
     }
     let scope = match state.scope {
         Some(Ok(s)) => s,
-        Some(Err(e)) => {
-            return Decision::Block(format!(
+        Some(Err(e)) => return r(
+            Decision::Block(format!(
                 "hookwise blocked `{tool}`: the owned_scope of intent {} does not compile ({e})",
                 intent.id
-            ))
-        }
+            )),
+            rule::SCOPE,
+        ),
         None => {
-            return Decision::Block(format!(
-                "hookwise blocked `{tool}`: the scope of intent {} is not available",
-                intent.id
-            ))
+            return r(
+                Decision::Block(format!(
+                    "hookwise blocked `{tool}`: the scope of intent {} is not available",
+                    intent.id
+                )),
+                rule::SCOPE,
+            )
         }
     };
     let mut bad = Vec::new();
     let mut governance = Vec::new();
     let mut refused = Vec::new();
     let mut seen: HashMap<&str, ()> = HashMap::new();
+    let mut classes = Vec::new();
     for t in &targets {
         if seen.insert(t.path.as_str(), ()).is_some() {
             continue;
         }
         match reading::verdict(&t.path, resolve(&t.path), &|rel| scope.matches(rel)) {
-            Verdict::Allow => {}
-            Verdict::Governance(s) => governance.push(s),
-            Verdict::OutOfScope(s) => bad.push(s),
-            Verdict::Refused(s) => refused.push(s),
+            Verdict::Allow => classes.push("in_scope"),
+            Verdict::Governance(s) => {
+                classes.push("protected");
+                governance.push(s)
+            }
+            Verdict::OutOfScope(s) => {
+                classes.push("out_of_scope");
+                bad.push(s)
+            }
+            Verdict::Refused(s) => {
+                classes.push("refused");
+                refused.push(s)
+            }
         }
     }
     if !governance.is_empty() {
-        return Decision::Block(format!(
+        let d = Decision::Block(format!(
             "hookwise blocked `{tool}`: {} is in .orchestration/, which holds the intents and the trace; only the user changes it. Ask the user if an intent or its scope needs to change.",
             governance.join(", ")
         ));
+        return (d, rule::PROTECTED, classes);
     }
     if !refused.is_empty() {
-        return Decision::Block(reading::refused_message(tool, &refused));
+        let d = Decision::Block(reading::refused_message(tool, &refused));
+        return (d, rule::REFUSED, classes);
     }
     if bad.is_empty() {
-        return Decision::Allow;
+        return (Decision::Allow, rule::NONE, classes);
     }
     let what = if bad.len() == 1 {
         format!("{} is", bad[0])
     } else {
         format!("{} are", bad.join(", "))
     };
-    Decision::Block(format!(
+    let d = Decision::Block(format!(
         "hookwise blocked `{tool}`: {what} outside the scope of the active intent {} ({}). Its owned_scope: {}. Keep changes inside that scope; if this change belongs to another intent, call select_active_intent with it; otherwise ask the user to widen owned_scope in .orchestration/active_intents.yaml.",
         intent.id,
         intent.name,
         intent.owned_scope.join(", ")
-    ))
+    ));
+    (d, rule::SCOPE, classes)
 }
 
 /// `.orchestration` and everything in it (any case: case-insensitive file systems).

@@ -21,6 +21,7 @@ use crate::runtime::{Io, Ops, Step};
 
 mod enforce;
 mod governance;
+pub(crate) mod telemetry;
 
 pub(super) use enforce::metrics;
 use governance::Wiring;
@@ -40,6 +41,8 @@ pub(super) struct State {
     mcp: McpHandle,
     enforcer: Option<Enforcer>,
     gov: Wiring,
+    /// OpenTelemetry export ([`telemetry`]).
+    pub(crate) otel: telemetry::Settings,
 }
 
 impl State {
@@ -48,6 +51,7 @@ impl State {
             mcp: McpHandle::new(Default::default()),
             enforcer: None,
             gov: Wiring::default(),
+            otel: Default::default(),
         }
     }
 
@@ -85,6 +89,19 @@ impl State {
         self.gov = setup.gov;
     }
 
+    /// OpenTelemetry export lives in this build: nothing to hand over.
+    pub(super) fn telemetry_need(
+        _options: &Value,
+        _env: &BTreeMap<String, String>,
+    ) -> Option<Value> {
+        None
+    }
+
+    /// Whether OpenTelemetry export is on, from the merged options and the environment.
+    pub(super) fn telemetry(&mut self, options: &Value, env: &BTreeMap<String, String>) {
+        self.otel = telemetry::Settings::from(options, env);
+    }
+
     fn enforcing(&self) -> bool {
         self.enforcer
             .as_ref()
@@ -101,6 +118,9 @@ pub(super) struct Relay {
     woken: Vec<Step>,
     /// MCP session warnings not yet given to the host (they go with the next result).
     mcp_logs: Vec<Log>,
+    /// A `hook.event` being started while export is on: its answer's telemetry is finished
+    /// in [`super::Engine::start_seq`] ([`telemetry::HookTel`]).
+    pub(super) hook_tel: Option<telemetry::HookTel>,
 }
 
 impl Relay {
@@ -110,6 +130,7 @@ impl Relay {
             mcp: state.mcp.clone(),
             woken: Vec::new(),
             mcp_logs: Vec::new(),
+            hook_tel: None,
         }
     }
 
@@ -428,7 +449,15 @@ pub(super) async fn tool_before(
     // Arguments that could not be read whole: governance and enforcement refuse what they
     // cannot check; knowledge context goes on with what is there.
     if let Some(code) = unreadable {
-        if let Some(r) = enforce::refuse_unreadable(shared, tool, code) {
+        if let Some(mut r) = enforce::refuse_unreadable(shared, tool, code) {
+            let t = Told {
+                decision: "blocked",
+                rule: "fail_closed",
+                fail_closed: Some(code),
+                reason: r.block.as_deref(),
+                ..Told::default()
+            };
+            r.telemetry = told(shared, call, &t);
             return Err(r);
         }
     }
@@ -439,9 +468,18 @@ pub(super) async fn tool_before(
             let w = shared.borrow().policy.gov.at(&call.directory);
             let mut g = w.tool_before(io, tool, session_id, call_id, a).await;
             if let Some(b) = g.block.take() {
+                let t = Told {
+                    decision: "blocked",
+                    rule: g.rule,
+                    gate: Some(&g),
+                    reason: Some(&b),
+                    ..Told::default()
+                };
+                let telemetry = told(shared, call, &t);
                 return Err(ToolResult {
                     block: Some(b),
                     logs: g.logs,
+                    telemetry,
                     ..Default::default()
                 });
             }
@@ -460,10 +498,20 @@ pub(super) async fn tool_before(
             };
             let logs = std::mem::take(&mut d.logs);
             if let Some(b) = d.block.clone() {
+                let t = Told {
+                    decision: "blocked",
+                    rule: "sop",
+                    gate: Some(&gate),
+                    enforcement: Some(&d),
+                    reason: Some(&b),
+                    ..Told::default()
+                };
+                let telemetry = told(shared, call, &t);
                 return Err(ToolResult {
                     block: Some(b),
                     logs,
                     enforcement: Some(to_value(&d)),
+                    telemetry,
                     ..Default::default()
                 });
             }
@@ -499,6 +547,51 @@ pub(super) async fn tool_before(
     Ok(Pre { gate, decision })
 }
 
+/// What a `tool.before` decided, for [`telemetry`].
+#[derive(Default)]
+struct Told<'a> {
+    decision: &'static str,
+    rule: &'a str,
+    gate: Option<&'a GateOutput>,
+    enforcement: Option<&'a Decision>,
+    fail_closed: Option<&'a str>,
+    reason: Option<&'a str>,
+    concepts: &'a [String],
+}
+
+/// The telemetry event of a `tool.before` (none while export is off, or for a dry run).
+fn told(shared: &Rc<RefCell<Shared>>, call: &ToolBeforeCall, t: &Told<'_>) -> Option<Value> {
+    let s = shared.borrow();
+    if !s.policy.otel.on || call.dry_run {
+        return None;
+    }
+    let gov = &s.policy.gov.gov;
+    let intent = t
+        .gate
+        .and_then(|g| g.intent.clone())
+        .or_else(|| gov.active_intent(&call.session_id));
+    let model = gov.model(&call.session_id);
+    let enforcement = t.enforcement.map(|d| d.decision.as_str());
+    let d = telemetry::ToolDecision {
+        host: s.host.id,
+        tool: &call.tool,
+        call_id: &call.call_id,
+        session_id: &call.session_id,
+        decision: t.decision,
+        rule: t.rule,
+        enforcement,
+        sops: t.enforcement.map(|d| d.sops.as_slice()).unwrap_or(&[]),
+        fail_closed: t.fail_closed,
+        intent: intent.as_deref(),
+        model: model.as_deref(),
+        classes: t.gate.map(|g| g.classes.as_slice()).unwrap_or(&[]),
+        concepts: t.concepts,
+        args: call.args.as_ref(),
+        reason: t.reason,
+    };
+    Some(telemetry::decision(&d, &s.policy.otel))
+}
+
 /// `tool.before`, after the knowledge lookups: governance's and enforcement's logs go first;
 /// the gate may ask for `tool.after`; enforcement's advice is placed.
 pub(super) fn finish_tool_before(
@@ -508,6 +601,17 @@ pub(super) fn finish_tool_before(
     view: &ArgsView<'_>,
     r: &mut ToolResult,
 ) {
+    let t = Told {
+        decision: match &pre.decision {
+            Some((d, _)) if d.advice.is_some() => "advised",
+            _ => "allowed",
+        },
+        gate: Some(&pre.gate),
+        enforcement: pre.decision.as_ref().map(|(d, _)| d),
+        concepts: &r.concepts,
+        ..Told::default()
+    };
+    r.telemetry = told(shared, call, &t);
     let mut logs = pre.gate.logs;
     logs.append(&mut r.logs);
     r.logs = logs;
@@ -581,7 +685,25 @@ pub(super) async fn tool_after(
         r.mutations.append(&mut g.mutations);
         r.logs.append(&mut g.logs);
         if g.recorded {
-            r.recorded = Some(g.id.unwrap_or_default());
+            let (on, host) = {
+                let s = shared.borrow();
+                (s.policy.otel.on, s.host.id)
+            };
+            let id = g.id.clone().unwrap_or_default();
+            if on {
+                r.telemetry = Some(telemetry::recorded(&telemetry::Recorded {
+                    host,
+                    tool: &tool,
+                    call_id: &call_id,
+                    session_id: &session_id,
+                    id: &id,
+                    line_hash: g.line_hash.as_deref(),
+                    class: g.class,
+                    intent: g.intent.as_deref(),
+                    model: g.model.as_deref(),
+                }));
+            }
+            r.recorded = Some(id);
         }
     }
     to_value(r)
@@ -607,10 +729,23 @@ impl super::Engine {
         calls: Vec<super::Call>,
         then: impl FnOnce(Vec<Value>) -> Value + 'static,
     ) -> Step {
+        let tel = self.relay.hook_tel.take();
         self.ops.begin_capture();
         for c in calls {
             self.start_raw(c);
         }
-        self.ops.end_capture(then)
+        self.ops.end_capture(move |r| match tel {
+            None => then(r),
+            Some(t) => {
+                // what the hook's engine calls decided (tool.before, tool.after)
+                let events: Vec<Value> = r
+                    .iter()
+                    .filter_map(|x| x.get("telemetry").filter(|t| !t.is_null()).cloned())
+                    .collect();
+                let mut v = then(r);
+                t.finish(&mut v, events);
+                v
+            }
+        })
     }
 }

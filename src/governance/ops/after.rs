@@ -44,6 +44,16 @@ pub struct AfterOutput {
     pub mutations: Vec<Mutation>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub logs: Vec<Log>,
+    /// For telemetry (never sent with the answer): the record's model, intent, mutation class
+    /// and the SHA-256 of its line in the chain (what the next record's `prev` names).
+    #[serde(skip)]
+    pub model: Option<String>,
+    #[serde(skip)]
+    pub intent: Option<String>,
+    #[serde(skip)]
+    pub class: Option<&'static str>,
+    #[serde(skip)]
+    pub line_hash: Option<String>,
 }
 
 fn fallback_random(input: &AfterInput) -> [u8; 16] {
@@ -413,8 +423,14 @@ async fn append_trace(
         repair: trace::repair_parts(&rec, &torn_name).unwrap_or_default(),
         torn_path,
     };
+    out.model = model.clone();
+    out.intent = pending.intent.clone();
+    out.class = Some(class.as_str());
     if let Ok(written) = trace_io::append_record(io, gov, wt, u, &mut out.logs).await {
         out.recorded = written;
         out.id = Some(rec.id.clone());
+        if written {
+            out.line_hash = gov.last_appended(wt);
+        }
     }
 }

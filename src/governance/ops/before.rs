@@ -28,6 +28,16 @@ pub struct GateOutput {
     pub follow_up: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub logs: Vec<Log>,
+    /// The rule a block applied (`gate::rule`, or `locked`, `stale_write`, `trace_unwritten`);
+    /// empty when allowed. For telemetry; never sent with the answer.
+    #[serde(skip)]
+    pub rule: &'static str,
+    /// The class of each path the gate checked (`in_scope`, `out_of_scope`, …; never a path).
+    #[serde(skip)]
+    pub classes: Vec<&'static str>,
+    /// The session's active intent when the gate ran.
+    #[serde(skip)]
+    pub intent: Option<String>,
 }
 
 /// `tool.before` for governance: remember reads; gate mutating tools; keep what the record
@@ -44,6 +54,7 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
     if gated {
         if let Some(msg) = guard::locked(io, gov, &input.worktree, tool).await {
             out.block = Some(msg);
+            out.rule = "locked";
             gov.put_blocked(&input.call_id);
             return out;
         }
@@ -73,10 +84,12 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
 
     if let Some(spelling) = guard::shell_names_governance(cfg.host, tool, &input.args) {
         out.block = Some(guard::names_block(tool, &spelling));
+        out.rule = gate::rule::PROTECTED;
         gov.put_blocked(&input.call_id);
         return out;
     }
     let active = gov.active_intent(&input.session_id);
+    out.intent = active.clone();
     let scope = active.as_deref().and_then(|id| gov.scope(wt, &file, id));
     let tgts: Vec<Target> = targets(cfg.host, tool, &input.args).unwrap_or_default();
     let raws: Vec<String> = tgts.iter().map(|t| t.path.clone()).collect();
@@ -102,12 +115,14 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
         active: active.as_deref(),
         scope: scope.as_deref(),
     };
-    let decision = gate::gate(tool, &input.args, &state, &mut |p| {
+    let (decision, rule, classes) = gate::gate_ruled(tool, &input.args, &state, &mut |p| {
         map.get(p)
             .map(|r| (*r).clone())
             .unwrap_or_else(|| Resolved::Invalid("could not be resolved".into()))
     });
+    out.classes = classes;
     if let Decision::Block(mut msg) = decision {
+        out.rule = rule;
         if let Some(n) = gov
             .take_notice(wt)
             .or_else(|| problems_text(&file.problems))
@@ -124,6 +139,7 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
     // written are written first, or the call is blocked.
     if let Some(msg) = trace_io::gate_unwritten(io, gov, wt, tool, &mut out.logs).await {
         out.block = Some(msg);
+        out.rule = "trace_unwritten";
         gov.put_blocked(&input.call_id);
         return out;
     }
@@ -162,6 +178,7 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
         } else {
             (format!("{} have", stale.join(", ")), "them")
         };
+        out.rule = "stale_write";
         out.block = Some(format!(
             "hookwise blocked `{tool}`: {what} changed on disk since this session last read {it} (another session or process wrote to {it}). Read {it} again, then make the change on the current content."
         ));

@@ -135,7 +135,7 @@ impl Governance {
         None
     }
 
-    pub(super) fn model(&self, session: &str) -> Option<String> {
+    pub fn model(&self, session: &str) -> Option<String> {
         let st = self.inner.borrow();
         let mut cur = session.to_string();
         for _ in 0..32 {

@@ -98,9 +98,29 @@ pub fn start(engine: &mut Engine, hook: Hook) -> Step {
             let v = setup_cli::answer(&hook.input);
             return engine.start_seq(Vec::new(), move |_| v);
         }
+        "telemetry" => {
+            // `hookwise doctor`: whether OpenTelemetry export is on, and why
+            let o = engine.shared.borrow().policy.otel.clone();
+            let v = json!({"on": o.on, "content": o.content, "why": o.why});
+            return engine.start_seq(Vec::new(), move |_| v);
+        }
         _ => {}
     }
     let host = engine.shared.borrow().host.id;
+    // OpenTelemetry export on: the answer's telemetry is finished where it is built
+    // (`Engine::start_seq`, the one way every event below is answered)
+    let otel = engine.shared.borrow().policy.otel.clone();
+    engine.relay.hook_tel = otel.on.then(|| super::telemetry::HookTel {
+        host,
+        event: hook.event.clone(),
+        result: match hook.input.get("tool_response") {
+            Some(r) if otel.content => Some(match r {
+                Value::String(s) => s.clone(),
+                v => v.to_string(),
+            }),
+            _ => None,
+        },
+    });
     let d: &'static Dialect = dialect::of(host).unwrap_or(&dialect::CLAUDE_CODE);
     let Some(&(name, kind)) = d.events.iter().find(|e| e.0 == hook.event) else {
         let log = Log::debug(format!(

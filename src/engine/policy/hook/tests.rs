@@ -408,6 +408,97 @@ active_intents:
     }
 
     #[test]
+    fn with_export_on_each_decision_and_record_carries_its_telemetry_and_nothing_otherwise() {
+        // off (no HOOKWISE_OTEL): no telemetry on any answer
+        let (mut e, mut fs) = governed();
+        let write = |path: &str| {
+            tool_event(
+                "Write",
+                json!({"file_path": path, "content": "AKIAIOSFODNN7EXAMPLE\n"}),
+                "w1",
+            )
+        };
+        let r = event(&mut e, &mut fs, "PreToolUse", write("/w/src/auth/a.ts"));
+        assert!(r.get("telemetry").is_none(), "{r}");
+        // on
+        let mut fs = TestHost {
+            now: 1_700_000_000_000.0,
+            ..Default::default()
+        };
+        fs.file("/w/.orchestration/active_intents.yaml", INTENTS);
+        let mut e = Engine::new();
+        drive(
+            &mut e,
+            &mut fs,
+            json!({"hook": "init", "cwd": "/w", "worktree": "/w", "directory": "/w", "host": "claude-code",
+                   "env": {"HOOKWISE_OTEL": "1", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"}}),
+        );
+        let status = event(&mut e, &mut fs, "telemetry", json!({}));
+        assert_eq!(status["on"], true, "{status}");
+        let r = event(&mut e, &mut fs, "PreToolUse", write("/w/src/auth/a.ts"));
+        let t = &r["telemetry"][0];
+        assert_eq!(t["signal"], "span", "{r}");
+        assert_eq!(t["attrs"]["hookwise.decision"], "blocked");
+        assert_eq!(t["attrs"]["hookwise.rule"], "no_intent");
+        assert_eq!(t["attrs"]["hookwise.hook.event"], "PreToolUse");
+        assert_eq!(t["attrs"]["gen_ai.tool.call.id"], "w1");
+        assert!(!r["telemetry"].to_string().contains("AKIA"), "{r}");
+        // an unknown tool without an intent: default deny
+        let r = event(
+            &mut e,
+            &mut fs,
+            "PreToolUse",
+            tool_event("mcp__x__do", json!({}), "u1"),
+        );
+        assert_eq!(
+            r["telemetry"][0]["attrs"]["hookwise.rule"], "default_deny",
+            "{r}"
+        );
+        assert_eq!(r["telemetry"][0]["attrs"]["hookwise.default_deny"], true);
+        drive(
+            &mut e,
+            &mut fs,
+            json!({"hook": "intent.select", "sessionId": "s1", "intentId": "INT-1"}),
+        );
+        let out = event(&mut e, &mut fs, "PreToolUse", write("/w/docs/x.md"));
+        let a = &out["telemetry"][0]["attrs"];
+        assert_eq!(a["hookwise.rule"], "scope", "{out}");
+        assert_eq!(a["hookwise.intent.id"], "INT-1");
+        assert_eq!(a["hookwise.path.classes"], json!(["out_of_scope"]));
+        let ok = event(&mut e, &mut fs, "PreToolUse", write("/w/src/auth/a.ts"));
+        let a = &ok["telemetry"][0]["attrs"];
+        assert_eq!(a["hookwise.decision"], "allowed", "{ok}");
+        assert_eq!(a["hookwise.path.classes"], json!(["in_scope"]));
+        fs.file("/w/src/auth/a.ts", "x\n");
+        let after = event(&mut e, &mut fs, "PostToolUse", write("/w/src/auth/a.ts"));
+        let l = &after["telemetry"][0];
+        assert_eq!(l["signal"], "log", "{after}");
+        assert_eq!(l["attrs"]["hookwise.record.id"], after["recorded"]);
+        assert_eq!(l["attrs"]["hookwise.hook.event"], "PostToolUse");
+        let line = fs
+            .read("/w/.orchestration/agent_trace.jsonl")
+            .unwrap()
+            .trim_end()
+            .to_string();
+        assert_eq!(
+            l["attrs"]["hookwise.record.sha256"],
+            crate::governance::ranges::sha256_hex(line.as_bytes())
+        );
+        // a hook that decided nothing: its latency only
+        let p = event(
+            &mut e,
+            &mut fs,
+            "UserPromptSubmit",
+            json!({"session_id": "s1", "prompt": "go"}),
+        );
+        assert_eq!(p["telemetry"][0]["signal"], "none", "{p}");
+        assert_eq!(
+            p["telemetry"][0]["latency"]["attrs"]["hookwise.hook.event"],
+            "UserPromptSubmit"
+        );
+    }
+
+    #[test]
     fn writes_are_denied_until_an_intent_and_outside_its_scope_and_leave_a_record_inside() {
         let (mut e, mut fs) = governed();
         let write =
