@@ -34,14 +34,14 @@ function installed(project) {
   return project;
 }
 
-/** A portable hook command: `node -e '<launcher>' <args>` with the launcher that finds the
- * project's node_modules/hookwise; returns the launcher's code. */
+/** A portable hook entry: the line of shell that finds the project's
+ * node_modules/hookwise/dist/hook.sh and runs it for `args` (`hook --host H Event`); returns
+ * the entry. */
 function launched(command, args) {
-  const m = /^node -e '([^']+)' (.*)$/.exec(command);
-  assert.ok(m, command);
-  assert.equal(m[2], args);
-  assert.ok(m[1].includes('"node_modules/hookwise/dist/cli.mjs"'), m[1]);
-  return m[1];
+  const [, host, event] = /^hook --host (\S+) (\S+)$/.exec(args);
+  assert.ok(command.startsWith("h=node_modules/hookwise/dist/hook.sh; d="), command);
+  assert.ok(command.includes(`exec /bin/sh "$d/$h" ${host} ${event};`), command);
+  return command;
 }
 
 /** A portable MCP entry's args: `-e <launcher> <args…>`. */
@@ -98,11 +98,11 @@ test("init --gemini and --qwen use the agent's project-folder variable; --global
   assert.match(launchedArgv(g.mcpServers.hookwise.args, ["mcp", "--host", "gemini"]), /process\.env\.GEMINI_PROJECT_DIR\|\|process\.cwd\(\)/);
   assert.deepEqual(Object.keys(g.hooks).sort(), ["AfterTool", "BeforeAgent", "BeforeTool", "SessionStart"]);
   const bt = g.hooks.BeforeTool[0].hooks[0];
-  assert.match(launched(bt.command, "hook --host gemini BeforeTool"), /process\.env\.GEMINI_PROJECT_DIR\|\|process\.cwd\(\)/);
+  assert.match(launched(bt.command, "hook --host gemini BeforeTool"), /d=\$\{GEMINI_PROJECT_DIR:-\$PWD\};/);
   assert.equal(bt.timeout, 30000, "milliseconds");
   assert.equal(bt.name, "hookwise-BeforeTool");
   const q = readJson(project, ".qwen/settings.json");
-  assert.match(launched(q.hooks.PreToolUse[0].hooks[0].command, "hook --host qwen PreToolUse"), /process\.env\.QWEN_PROJECT_DIR/);
+  assert.match(launched(q.hooks.PreToolUse[0].hooks[0].command, "hook --host qwen PreToolUse"), /\$\{QWEN_PROJECT_DIR:-\$PWD\}/);
   assert.ok(q.hooks.PreCompact && !q.hooks.PostCompact);
   // --global: the hookwise on PATH, replacing hookwise's own entries (not adding twice)
   assert.equal(cli(project, ["init", "--gemini", "--global"]).status, 0);
