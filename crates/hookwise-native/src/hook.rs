@@ -474,6 +474,17 @@ fn timeout(w: &Warm) -> String {
     "timeout".into()
 }
 
+/// `HOOKWISE_NATIVE_TRACE=<file>`: one line a hook appended there — `warm <Event>` or
+/// `node <Event> <why>` — so that a run of a real host shows which hooks this client answered
+/// (diagnostics; the file is the user's, written only when they name it).
+fn trace(event: &str, what: &str) {
+    if let Some(f) = std::env::var_os("HOOKWISE_NATIVE_TRACE").filter(|f| !f.is_empty()) {
+        if let Ok(mut f) = std::fs::OpenOptions::new().append(true).create(true).open(f) {
+            let _ = f.write_all(format!("{what} {event}\n").as_bytes());
+        }
+    }
+}
+
 pub fn run(raw: &[OsString]) -> i32 {
     let (dist, args) = parse(raw);
     let Some(dist) = dist else {
@@ -489,17 +500,22 @@ pub fn run(raw: &[OsString]) -> i32 {
             if std::env::var_os("HOOKWISE_DEBUG").is_some_and(|v| !v.is_empty()) {
                 eprintln!("hookwise debug: native: to node ({why})");
             }
+            trace(&a.event, &format!("node ({why})"));
             return exec_node(&a.dist, raw, Some(&a));
         }
     };
     // no server listening (none yet, or gone): Node starts one, exactly as it does without us
     let sock = match UnixStream::connect(&w.socket) {
         Ok(s) => s,
-        Err(_) => return exec_node(&a.dist, raw, Some(&a)),
+        Err(_) => {
+            trace(&a.event, "node (no server)");
+            return exec_node(&a.dist, raw, Some(&a));
+        }
     };
     let bytes = read_input();
     if bytes.len() > MAX_INPUT {
         drop(sock);
+        trace(&a.event, "node (too long)");
         return relay_node(&a, &bytes, "too long");
     }
     let text = String::from_utf8_lossy(&bytes);
@@ -508,6 +524,7 @@ pub fn run(raw: &[OsString]) -> i32 {
             if std::env::var_os("HOOKWISE_DEBUG").is_some_and(|v| !v.is_empty()) {
                 eprint!("hookwise debug: answered warm (native)\n");
             }
+            trace(&a.event, "warm");
             let mut out = std::io::stdout().lock();
             if out
                 .write_all(answer.as_bytes())
@@ -518,7 +535,10 @@ pub fn run(raw: &[OsString]) -> i32 {
             }
             0
         }
-        Err(why) => relay_node(&a, &bytes, &why),
+        Err(why) => {
+            trace(&a.event, &format!("node ({why})"));
+            relay_node(&a, &bytes, &why)
+        }
     }
 }
 
