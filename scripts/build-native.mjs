@@ -44,6 +44,20 @@ export function buildNative(root, pkgJson, version) {
       lines.push(`native ${name}: no build for this platform (the Node path answers there)`);
       continue;
     }
+    let installed = "";
+    try {
+      installed = execFileSync("rustup", ["target", "list", "--installed"], { encoding: "utf8" });
+    } catch {
+      /* no rustup: cargo says what is missing */
+    }
+    if (installed && !installed.split("\n").includes(p.target)) {
+      try {
+        execFileSync("rustup", ["target", "add", p.target], { stdio: "inherit" });
+      } catch {
+        lines.push(`native ${name}: NOT built (rustup target add ${p.target} failed; hooks answer through Node)`);
+        continue;
+      }
+    }
     execFileSync("cargo", ["build", "--release", "-p", "hookwise-native", "--target", p.target], {
       cwd: root,
       stdio: "inherit",

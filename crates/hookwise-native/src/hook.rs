@@ -103,12 +103,9 @@ fn dist_beside_binary() -> Option<PathBuf> {
     let exe = std::env::current_exe().ok()?;
     let scope = exe.parent()?.parent()?.parent()?; // node_modules/@hookwise
     let nm = scope.parent()?; // node_modules
-    for d in [nm.join("hookwise/dist"), nm.parent()?.join("dist")] {
-        if d.join("hook.cjs").is_file() {
-            return Some(d);
-        }
-    }
-    None
+    [nm.join("hookwise/dist"), nm.parent()?.join("dist")]
+        .into_iter()
+        .find(|d| d.join("hook.cjs").is_file())
 }
 
 /// The Node path: `node <dist>/hook.cjs [--warm-tried WHY] [--host HOST] <Event>`.
@@ -345,7 +342,7 @@ fn prepare(a: &Args) -> Result<Warm, &'static str> {
     Ok(Warm {
         socket: dir.join(format!("{k}.sock")),
         lock: dir.join(format!("{k}.lock")),
-        keep: keep.iter().any(|e| *e == a.event),
+        keep: keep.contains(&a.event),
         project,
         host,
         secret,
@@ -479,7 +476,11 @@ fn timeout(w: &Warm) -> String {
 /// (diagnostics; the file is the user's, written only when they name it).
 fn trace(event: &str, what: &str) {
     if let Some(f) = std::env::var_os("HOOKWISE_NATIVE_TRACE").filter(|f| !f.is_empty()) {
-        if let Ok(mut f) = std::fs::OpenOptions::new().append(true).create(true).open(f) {
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(f)
+        {
             let _ = f.write_all(format!("{what} {event}\n").as_bytes());
         }
     }
@@ -522,7 +523,7 @@ pub fn run(raw: &[OsString]) -> i32 {
     match ask(&w, sock, &a.event, &text) {
         Ok(answer) => {
             if std::env::var_os("HOOKWISE_DEBUG").is_some_and(|v| !v.is_empty()) {
-                eprint!("hookwise debug: answered warm (native)\n");
+                eprintln!("hookwise debug: answered warm (native)");
             }
             trace(&a.event, "warm");
             let mut out = std::io::stdout().lock();
