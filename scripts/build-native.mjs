@@ -9,8 +9,9 @@
 //
 // Linux: musl, statically linked (one binary for every glibc and musl distribution, no
 // dependency on the system's libc version), linked with rust-lld from the Rust toolchain: no
-// cross toolchain needed. HOOKWISE_NATIVE_TARGETS: `host` (default: this machine's), `linux`
-// (x64 and arm64), or a comma-separated list of names below. HOOKWISE_NATIVE=0: none.
+// cross toolchain needed. macOS: cargo-zigbuild. HOOKWISE_NATIVE_TARGETS: `host` (default: this
+// machine's), `linux` (x64 and arm64), `all`, or a comma-separated list of names below.
+// HOOKWISE_NATIVE=0: none.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -19,6 +20,11 @@ import path from "node:path";
 export const PLATFORMS = {
   "linux-x64": { target: "x86_64-unknown-linux-musl", os: "linux", cpu: "x64", linker: "rust-lld" },
   "linux-arm64": { target: "aarch64-unknown-linux-musl", os: "linux", cpu: "arm64", linker: "rust-lld" },
+  // macOS: Mach-O linked by zig (`pip install ziglang cargo-zigbuild`), no Apple SDK needed for
+  // a binary that uses only the system library; minutes of CI per target, so built for a
+  // release (HOOKWISE_NATIVE_TARGETS=all), not in every CI run
+  "darwin-x64": { target: "x86_64-apple-darwin", os: "darwin", cpu: "x64", zig: true },
+  "darwin-arm64": { target: "aarch64-apple-darwin", os: "darwin", cpu: "arm64", zig: true },
 };
 
 const envVar = (target) => `CARGO_TARGET_${target.toUpperCase().replace(/-/g, "_")}_LINKER`;
@@ -35,7 +41,7 @@ export function buildNative(root, pkgJson, version) {
   if (crateVersion !== version) throw new Error(`crates/hookwise-native is ${crateVersion}, hookwise ${version}: the native client refuses another version, keep them equal`);
   if (process.env.HOOKWISE_NATIVE === "0") return ["native: not built (HOOKWISE_NATIVE=0)"];
   const host = `${process.platform}-${process.arch}`;
-  const want = (process.env.HOOKWISE_NATIVE_TARGETS || "host").split(",").flatMap((t) => (t === "host" ? [host] : t === "linux" ? ["linux-x64", "linux-arm64"] : [t.trim()]));
+  const want = (process.env.HOOKWISE_NATIVE_TARGETS || "host").split(",").flatMap((t) => (t === "host" ? [host] : t === "linux" ? ["linux-x64", "linux-arm64"] : t === "all" ? Object.keys(PLATFORMS) : [t.trim()]));
   const out = path.join(root, "pkg-native");
   fs.rmSync(out, { recursive: true, force: true });
   for (const name of [...new Set(want)]) {
@@ -58,10 +64,18 @@ export function buildNative(root, pkgJson, version) {
         continue;
       }
     }
-    execFileSync("cargo", ["build", "--release", "-p", "hookwise-native", "--target", p.target], {
+    if (p.zig) {
+      try {
+        execFileSync("cargo-zigbuild", ["--version"], { stdio: "ignore" });
+      } catch {
+        lines.push(`native ${name}: NOT built (needs cargo-zigbuild and ziglang: pip install ziglang cargo-zigbuild)`);
+        continue;
+      }
+    }
+    execFileSync("cargo", [p.zig ? "zigbuild" : "build", "--release", "-p", "hookwise-native", "--target", p.target], {
       cwd: root,
       stdio: "inherit",
-      env: { ...process.env, [envVar(p.target)]: p.linker, CARGO_PROFILE_RELEASE_STRIP: "symbols" },
+      env: { ...process.env, ...(p.linker ? { [envVar(p.target)]: p.linker } : {}), CARGO_PROFILE_RELEASE_STRIP: "symbols" },
     });
     const dir = path.join(out, `cli-${name}`);
     fs.mkdirSync(path.join(dir, "bin"), { recursive: true });

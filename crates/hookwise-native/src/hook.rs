@@ -17,7 +17,7 @@
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::MetadataExt;
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -227,26 +227,21 @@ fn tmpdir() -> PathBuf {
 /// The per-user secret (`secret` of js/warm-client.cjs, read only): a regular file of this user,
 /// mode 0600 or stricter, not a symlink, 64 hex digits.
 fn secret(dir: &Path) -> Option<String> {
-    const O_NOFOLLOW: i32 = 0o400000; // Linux; see below for the others
-    let mut o = std::fs::OpenOptions::new();
-    o.read(true);
-    #[cfg(target_os = "linux")]
-    o.custom_flags(O_NOFOLLOW);
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = O_NOFOLLOW;
-        // elsewhere: refuse a symlink before opening
-        if std::fs::symlink_metadata(dir.join("secret"))
-            .ok()?
-            .file_type()
-            .is_symlink()
-        {
-            return None;
-        }
+    // not followed through a symlink: the entry itself is looked at, then the file opened is
+    // checked to be that very entry (device and inode), so nothing can be swapped in between
+    let file = dir.join("secret");
+    let link = std::fs::symlink_metadata(&file).ok()?;
+    if !link.file_type().is_file() {
+        return None;
     }
-    let mut f = o.open(dir.join("secret")).ok()?;
+    let mut f = std::fs::File::open(&file).ok()?;
     let st = f.metadata().ok()?;
-    if !st.is_file() || st.uid() != uid() || st.mode() & 0o077 != 0 || st.len() > 4096 {
+    if (st.dev(), st.ino()) != (link.dev(), link.ino())
+        || !st.is_file()
+        || st.uid() != uid()
+        || st.mode() & 0o077 != 0
+        || st.len() > 4096
+    {
         return None;
     }
     let mut s = String::new();
