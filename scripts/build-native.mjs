@@ -75,7 +75,9 @@ export function buildNative(root, pkgJson, version) {
     execFileSync("cargo", [p.zig ? "zigbuild" : "build", "--release", "-p", "hookwise-native", "--target", p.target], {
       cwd: root,
       stdio: "inherit",
-      env: { ...process.env, ...(p.linker ? { [envVar(p.target)]: p.linker } : {}), CARGO_PROFILE_RELEASE_STRIP: "symbols" },
+      // stripped at link time on Linux; not for macOS, where rustc would run a `strip` of this
+      // machine over the Mach-O after zig has signed it (Apple silicon runs only signed code)
+      env: { ...process.env, ...(p.linker ? { [envVar(p.target)]: p.linker, CARGO_PROFILE_RELEASE_STRIP: "symbols" } : {}) },
     });
     const dir = path.join(out, `cli-${name}`);
     fs.mkdirSync(path.join(dir, "bin"), { recursive: true });
