@@ -74,7 +74,12 @@ test("the packages: hookwise lists every platform package at its own version; ea
     const bin = path.join(repo, "pkg-native", other, "bin/hookwise-native");
     const f = spawnSync("file", ["-b", bin], { encoding: "utf8" });
     if (f.status !== 0) continue;
-    const want = { "cli-linux-x64": /ELF 64-bit.*x86-64.*static/, "cli-linux-arm64": /ELF 64-bit.*aarch64.*static/ }[other];
+    const want = {
+      "cli-linux-x64": /ELF 64-bit.*x86-64.*static/,
+      "cli-linux-arm64": /ELF 64-bit.*aarch64.*static/,
+      "cli-darwin-x64": /Mach-O 64-bit x86_64 executable/,
+      "cli-darwin-arm64": /Mach-O 64-bit arm64 executable/,
+    }[other];
     if (want) assert.match(f.stdout, want, other);
     console.log(`# ${other}: ${f.stdout.trim()}`);
   }
