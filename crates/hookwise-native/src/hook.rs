@@ -36,6 +36,7 @@ const DEFAULT_TIMEOUT_MS: u64 = 5000;
 extern "C" {
     fn getuid() -> u32;
     fn kill(pid: i32, sig: i32) -> i32;
+    fn access(path: *const std::ffi::c_char, mode: i32) -> i32;
 }
 const SIGKILL: i32 = 9;
 
@@ -198,12 +199,27 @@ fn runtime_dir() -> Option<PathBuf> {
                     return Some(dir);
                 }
             }
-            // the JS client would make it here: no server listens in it yet
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+            // the JS client makes it where it can (its parent a folder it may write): no server
+            // listens in it yet; where it cannot, it goes on to the next candidate, as here
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if dir.parent().is_some_and(writable_dir) {
+                    return None;
+                }
+            }
             Err(_) => {}
         }
     }
     None
+}
+
+/// A folder this process may create entries in (`access(W_OK | X_OK)`).
+fn writable_dir(p: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(p.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: a NUL-terminated path; access(2) only reads it
+    p.is_dir() && unsafe { access(c.as_ptr(), 2 | 1) } == 0
 }
 
 /// Node's `os.tmpdir()` on POSIX: TMPDIR, TMP, TEMP or /tmp, a trailing slash removed.
@@ -503,8 +519,12 @@ pub fn run(raw: &[OsString]) -> i32 {
     // no server listening (none yet, or gone): Node starts one, exactly as it does without us
     let sock = match UnixStream::connect(&w.socket) {
         Ok(s) => s,
-        Err(_) => {
-            trace(&a.event, "node (no server)");
+        Err(e) => {
+            let why = format!("no server: {:?}", e.kind());
+            if std::env::var_os("HOOKWISE_DEBUG").is_some_and(|v| !v.is_empty()) {
+                eprintln!("hookwise debug: native: to node ({why})");
+            }
+            trace(&a.event, &format!("node ({why})"));
             return exec_node(&a.dist, raw, Some(&a));
         }
     };
