@@ -152,6 +152,11 @@ test("the portable entries find the project's hookwise from a sub-folder and fro
     assert.equal(a.hookSpecificOutput.permissionDecision, "deny", `${cwd}: ${r.stdout}`);
     assert.match(a.hookSpecificOutput.permissionDecisionReason, cwd.startsWith(outside) ? /outside the governed project/ : /select_active_intent/, cwd);
   }
+  // a worktree whose .git names its git folder relatively (git's worktree.useRelativePaths)
+  const w1 = path.join(project, ".claude/worktrees/w1");
+  fs.writeFileSync(path.join(w1, ".git"), `gitdir: ${path.relative(w1, path.join(project, ".git/worktrees/w1"))}\n`);
+  const rel = run(path.join(w1, "sub/deep"), pre, "PreToolUse", write(w1), {});
+  assert.match(JSON.parse(rel.stdout).hookSpecificOutput.permissionDecisionReason, /select_active_intent/, rel.stdout + rel.stderr);
   // Gemini: from its project-folder variable (the worktree), whatever folder the hook runs in
   const g = run(tmpdir("hookwise-elsewhere-"), gemini, "BeforeTool", { tool_name: "write_file", tool_input: { file_path: path.join(outside, "src/a.ts"), content: "x" } }, { GEMINI_PROJECT_DIR: outside });
   assert.equal(JSON.parse(g.stdout).decision, "deny", g.stdout + g.stderr);

@@ -79,7 +79,7 @@ pub const NOT_INSTALLED: &str = "hookwise is not installed here: run npm install
 /// line of POSIX shell a person can read, run by the host's shell, that finds [`HOOK_SCRIPT`]
 /// as the Node launcher finds the project's hookwise — from `$VAR` or the folder the hook runs
 /// in, up to the project's top (its `.git`), and from a linked worktree (a `.git` file naming
-/// `<main>/.git/worktrees/<name>`) in its main checkout — and runs it for `host` and `event`.
+/// `<main>/.git/worktrees/<name>`, absolute or relative to the worktree) in its main checkout — and runs it for `host` and `event`.
 /// Not found: [`NOT_INSTALLED`] on stderr, and `deny` (the gate event's, when governance or
 /// enforcement is on) on stdout; exit 0. Only builtins: no process but the host's shell until
 /// the script runs (`sh`, then the native client or Node).
@@ -93,7 +93,7 @@ pub fn hook_entry(var: &str, host: &str, event: &str, deny: Option<&str>) -> Str
         concat!(
             "h={script}; d={start}; ",
             "until [ -e \"$d/$h\" ] || [ -e \"$d/.git\" ] || [ -z \"$d\" ]; do d=${{d%/*}}; done; ",
-            "[ -f \"$d/.git\" ] && [ ! -e \"$d/$h\" ] && read -r g < \"$d/.git\" && g=${{g#gitdir: }} && d=${{g%/.git/worktrees/*}}; ",
+            "[ -f \"$d/.git\" ] && [ ! -e \"$d/$h\" ] && read -r g < \"$d/.git\" && g=${{g#gitdir: }} && {{ [ -z \"${{g%%/*}}\" ] || g=$d/$g; }} && d=${{g%/.git/worktrees/*}}; ",
             "[ -e \"$d/$h\" ] && exec /bin/sh \"$d/$h\" {host} {event}; ",
             "echo '{missing}' >&2"
         ),
