@@ -37,12 +37,13 @@ function writeJson(file, value) {
   fs.renameSync(tmp, file);
 }
 
-/** hookwise's own hook (this server's mcp_tool, or a command running `… hook <Event>` of a
- * hookwise cli). */
+/** hookwise's own hook (this server's mcp_tool, a command running `… hook <Event>` of a
+ * hookwise cli, or the entry that runs the package's dist/hook.sh). */
 function isOurs(h, server) {
   if (!h || typeof h !== "object") return false;
   if (h.type === "mcp_tool") return h.server === server;
-  return h.type === "command" && typeof h.command === "string" && /hookwise/.test(h.command) && / hook (?:--host [a-z-]+ )?[A-Za-z]+$/.test(h.command);
+  if (h.type !== "command" || typeof h.command !== "string") return false;
+  return (/hookwise/.test(h.command) && / hook (?:--host [a-z-]+ )?[A-Za-z]+$/.test(h.command)) || /^h=node_modules\/hookwise\/dist\/hook\.sh; /.test(h.command);
 }
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);

@@ -165,8 +165,9 @@ what is there; pi loads it at its next start in the project folder.
 --cline: writes Cline's plugin file .cline/plugins/hookwise.js, which loads the project's
 hookwise (never overwriting a file there).
 
-What init writes is portable: the project's own hookwise (node -e with a few lines that find
-node_modules/hookwise/dist/cli.mjs from where the agent starts it: its project folder, a
+What init writes is portable: the project's own hookwise (a hook is a line of shell that finds
+node_modules/hookwise/dist/hook.sh, an MCP server node -e with a few lines that find
+node_modules/hookwise/dist/cli.mjs, from where the agent starts it: its project folder, a
 sub-folder, or a git worktree of the project, whose main checkout holds node_modules), never a
 path of this machine; commit the files, and a clone plus npm install works. Where it is not
 found, a project that governs or enforces blocks tool calls with a reason saying so. --global

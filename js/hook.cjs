@@ -20,7 +20,7 @@ const MAX_INPUT = 64 * 1024 * 1024;
  * project as given (`--cwd`); without it, the host's project-folder variable or this
  * process's folder, walked up by the core. Never rejects.
  */
-async function answer({ event, host = "claude-code", cwd, raw }) {
+async function answer({ event, host = "claude-code", cwd, raw, warmTried = null }) {
   const DIALECTS = require("./dialects.json");
   const dialect = DIALECTS[host];
   // The project is where hookwise was set up, never the payload's `cwd`.
@@ -28,7 +28,11 @@ async function answer({ event, host = "claude-code", cwd, raw }) {
   const project = cwd || (typeof v === "string" && path.isAbsolute(v) ? v : process.cwd());
   // The warm server answers when it can (not with --cwd: that folder is taken as it is, while
   // the server, like a hook without it, walks up to the governed project); else this process.
-  if (process.env.HOOKWISE_WARM !== "0" && !raw.over && !cwd) {
+  // `warmTried`: the native client (crates/hookwise-native) asked the server already and got no
+  // usable answer (why): decided cold here at once, as this process would after the same answer.
+  if (warmTried !== null) {
+    if (process.env.HOOKWISE_DEBUG) process.stderr.write(`hookwise debug: cold (${warmTried})\n`);
+  } else if (process.env.HOOKWISE_WARM !== "0" && !raw.over && !cwd) {
     const keep = Array.isArray(dialect.keep) && dialect.keep.includes(event);
     let w;
     try {
@@ -139,16 +143,24 @@ function writeAll(fd, text) {
 async function main(argv) {
   let host = "claude-code";
   let rest = argv;
+  let warmTried = null;
+  // from the native client only (it hands over the payload it read): `--warm-tried WHY`
+  if (rest[0] === "--warm-tried" && rest.length >= 3) [warmTried, rest] = [rest[1], rest.slice(2)];
+  const given = rest;
   if (rest[0] === "--host" && rest.length === 3) [host, rest] = [rest[1], rest.slice(2)];
   const DIALECTS = require("./dialects.json");
   if (rest.length !== 1 || rest[0].startsWith("-") || !Object.prototype.hasOwnProperty.call(DIALECTS, host)) {
-    process.argv.splice(2, process.argv.length, "hook", ...argv);
+    process.argv.splice(2, process.argv.length, "hook", ...given);
     return void import(require("node:url").pathToFileURL(path.join(__dirname, "cli.mjs")).href);
   }
-  const r = await answer({ event: rest[0], host, raw: await readInput() });
+  const r = await answer({ event: rest[0], host, raw: await readInput(), warmTried });
   writeAll(2, r.err);
   writeAll(1, r.out);
   process.exitCode = r.code;
 }
 
 module.exports = { answer, readInput, main, denyAnswer, MAX_INPUT };
+
+// `node <dist>/hook.cjs [--host HOST] <Event>`: what dist/hook.sh runs when the native client is
+// not installed or cannot run, and what the native client hands over to.
+if (require.main === module) main(process.argv.slice(2));

@@ -114,7 +114,9 @@ function hash128(s) {
   return fin(a, s.length) + fin(b, d) + fin(c, a) + fin(d, b);
 }
 
-/** What makes two hook processes answerable by the same server. */
+/** What makes two hook processes answerable by the same server. The native client
+ * (crates/hookwise-native/src/key.rs) computes this very key from the same inputs: change both
+ * (tests/js/native-hook.test.mjs runs the two side by side and compares). */
 function serverKey(project, env = process.env) {
   let k = `hookwise-warm\0${PROTOCOL}\0${uid()}\0${project}\0${__dirname}\0`;
   // the installed hookwise: an upgrade is another server (the old one idles out)

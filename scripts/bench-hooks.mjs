@@ -1,13 +1,19 @@
 // A command hook's cost, every way hookwise answers one, in one run, side by side with the
 // floor (`node -e 0`: starting Node and nothing else):
-//   command, cold  — `hookwise hook <Event>` answering in its own process (HOOKWISE_WARM=0): Node,
-//                    the wasm, the configuration and, with a vault, its whole index, every call;
-//   command, warm  — the same command handing the payload to the project's warm server
-//                    (js/warm-server.cjs): its first call finds none, starts it and answers cold;
-//                    "ready after" is from that first call until a hook is answered warm; then
-//                    the steady state;
+//   command, cold  — the hook entry `init` wrote, answering in its own process (HOOKWISE_WARM=0):
+//                    Node, the wasm, the configuration and, with a vault, its whole index;
+//   node warm      — the same entry without the native client (HOOKWISE_NATIVE=0): Node hands
+//                    the payload to the project's warm server (js/warm-server.cjs); its first call
+//                    finds none, starts it and answers cold; "ready after" is from that first call
+//                    until a hook is answered warm; then the steady state;
+//   native warm    — the same entry with the native client (crates/hookwise-native, built by
+//                    `npm run build` into pkg/node_modules/@hookwise/cli-<platform>-<arch>):
+//                    the shell, dist/hook.sh and the binary, no Node on the warm path;
 //   mcp            — Claude Code's `mcp_tool` hook: a `tools/call` to `hookwise mcp` over its pipe;
 //   http           — not offered (the line says why).
+// Every command hook runs as a host runs it: `/bin/sh -c '<the entry init --claude --command
+// wrote>'` in the project, CLAUDE_PROJECT_DIR set (Codex, Gemini CLI, Copilot CLI and Qwen Code
+// run the same entry with another variable or none: the same script, the same cost).
 // Three projects, each with intent governance (.orchestration/active_intents.yaml) and
 // enforcement (an SOP) on: no vault, the example vault (examples/vault) and the NOTES-note
 // bench vault (scripts/bench-vault-notes.mjs). PreToolUse is a Bash call naming a concept;
@@ -23,9 +29,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
 import { benchVault, relOf, DIRS } from "./bench-vault-notes.mjs";
 import { lineClient, benchEnv } from "./bench-hook-lib.mjs";
 
+const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dist = path.join(root, "pkg/dist");
 const cli = path.join(dist, "cli.mjs");
@@ -44,13 +52,17 @@ process.on("exit", () => {
   if (process.env.KEEP !== "1") fs.rmSync(tmp, { recursive: true, force: true });
 });
 const { baseEnv } = benchEnv(tmp);
-// The launcher a command hook runs (`node -e '<it>' hook <Event>`), as `init` writes it.
-const LAUNCHER = (() => {
+// The entry a command hook runs (`/bin/sh -c '<it>'`), as `init` writes it.
+const ENTRY = (event) => {
   const d = path.join(tmp, "init");
   fs.mkdirSync(path.join(d, ".git"), { recursive: true });
   spawnSync(process.execPath, [cli, "init", "--claude", "--command"], { cwd: d, env: baseEnv });
-  const cmd = JSON.parse(fs.readFileSync(path.join(d, ".claude/settings.json"), "utf8")).hooks.PreToolUse[0].hooks[0].command;
-  return /^node -e '(.*)' hook PreToolUse$/s.exec(cmd)[1];
+  return JSON.parse(fs.readFileSync(path.join(d, ".claude/settings.json"), "utf8")).hooks[event][0].hooks[0].command;
+};
+const ENTRIES = { PreToolUse: ENTRY("PreToolUse"), PostToolUse: ENTRY("PostToolUse") };
+const NATIVE = (() => {
+  const { binaryPath } = require(path.join(dist, "native.cjs"));
+  return binaryPath(dist);
 })();
 
 // ---- the projects ---------------------------------------------------------------------------
@@ -116,12 +128,12 @@ function nodeFloor() {
 // ---- the ways to answer -----------------------------------------------------------------------
 function command(env, event, pl) {
   const t = performance.now();
-  // as the host runs it: the launcher `hookwise init --claude --command` writes, which finds the
+  // as the host runs it: the entry `hookwise init --claude --command` writes, which finds the
   // project's node_modules/hookwise (a link to pkg/ here)
-  const r = spawnSync(process.execPath, ["-e", LAUNCHER, "hook", event], { cwd: pl.cwd, env, input: JSON.stringify(pl), encoding: "utf8" });
+  const r = spawnSync("/bin/sh", ["-c", ENTRIES[event]], { cwd: pl.cwd, env: { ...env, CLAUDE_PROJECT_DIR: pl.cwd }, input: JSON.stringify(pl), encoding: "utf8" });
   const ms = performance.now() - t;
   if (r.status !== 0) throw new Error(`hookwise hook ${event} exited ${r.status}: ${r.stderr}`);
-  return { ms, text: r.stdout, warm: /answered warm/.test(r.stderr) };
+  return { ms, text: r.stdout, warm: /answered warm/.test(r.stderr), native: /answered warm \(native\)/.test(r.stderr) };
 }
 
 async function mcpServer(p) {
@@ -194,46 +206,54 @@ for (const p of projects) {
     }
     row(p.label, event, "command, cold", ms, `cpu ${fmt((childCpuMs() - c0) / p.cold)} ms a hook`);
   }
-  // warm: a runtime folder of its own, so no server is running yet
-  const run = fs.mkdtempSync(path.join(tmp, "run-"));
-  const warmEnv = { ...baseEnv, XDG_RUNTIME_DIR: run, HOOKWISE_DEBUG: "1" };
-  t0 = performance.now();
-  const first = command(warmEnv, "PreToolUse", payload(p, "PreToolUse"));
-  let readyMs = null;
-  let tries = 0;
-  while (readyMs === null && performance.now() - t0 < 120_000) {
-    const r = command(warmEnv, "PreToolUse", payload(p, "PreToolUse"));
-    tries++;
-    if (r.warm) readyMs = performance.now() - t0;
-  }
-  row(p.label, "PreToolUse", "command, warm: first call", [first.ms], `starts the server and answers cold; warm answers from ${readyMs === null ? "never" : `${fmt(readyMs)} ms`} after it (${tries} hooks in between, cold)`);
-  for (const event of ["PreToolUse", "PostToolUse"]) {
-    // `node -e 0` interleaved with the hooks: the floor of the same minutes (the machine is shared)
-    const ms = [];
-    const own = [];
-    let cold = 0;
-    let cpuHook = 0;
-    let cpuFloor = 0;
-    for (let i = 0; i < ROUNDS; i++) {
-      let c = childCpuMs();
-      const r = command(warmEnv, event, payload(p, event));
-      cpuHook += childCpuMs() - c;
-      ms.push(r.ms);
-      c = childCpuMs();
-      own.push(nodeFloor());
-      cpuFloor += childCpuMs() - c;
-      if (!r.warm) cold++;
-      samples[`${p.label} ${event} warm`] ??= r.text;
+  // warm: a runtime folder of its own, so no server is running yet; Node's client, then the
+  // native one (each its own server: HOOKWISE_NATIVE is part of the key)
+  for (const [way, extra] of [["node warm", { HOOKWISE_NATIVE: "0" }], ["native warm", {}]]) {
+    if (way === "native warm" && !NATIVE) {
+      row(p.label, "—", "native warm", [NaN], "no native binary for this platform in pkg/ (npm run build)");
+      continue;
     }
-    row(p.label, event, "command, warm: steady", ms, `${cold ? `${cold} of ${ROUNDS} answered cold; ` : ""}node -e 0 interleaved: p50 ${fmt(pct(own, 0.5))} ms; cpu a hook ${fmt(cpuHook / ROUNDS)} ms, a node -e 0 ${fmt(cpuFloor / ROUNDS)} ms`, own);
-  }
-  // the server, ended as its idle timer would
-  const lock = fs.readdirSync(path.join(run, "hookwise")).find((f) => f.endsWith(".lock"));
-  if (lock) {
-    try {
-      process.kill(Number(fs.readFileSync(path.join(run, "hookwise", lock), "utf8")), "SIGTERM");
-    } catch {
-      /* gone */
+    const run = fs.mkdtempSync(path.join(tmp, "run-"));
+    const warmEnv = { ...baseEnv, XDG_RUNTIME_DIR: run, HOOKWISE_DEBUG: "1", ...extra };
+    const answered = (r) => (way === "native warm" ? r.native : r.warm);
+    t0 = performance.now();
+    const first = command(warmEnv, "PreToolUse", payload(p, "PreToolUse"));
+    let readyMs = null;
+    let tries = 0;
+    while (readyMs === null && performance.now() - t0 < 120_000) {
+      const r = command(warmEnv, "PreToolUse", payload(p, "PreToolUse"));
+      tries++;
+      if (answered(r)) readyMs = performance.now() - t0;
+    }
+    row(p.label, "PreToolUse", `${way}: first call`, [first.ms], `starts the server and answers cold; warm answers from ${readyMs === null ? "never" : `${fmt(readyMs)} ms`} after it (${tries} hooks in between, cold)`);
+    for (const event of ["PreToolUse", "PostToolUse"]) {
+      // `node -e 0` interleaved with the hooks: the floor of the same minutes (the machine is shared)
+      const ms = [];
+      const own = [];
+      let cold = 0;
+      let cpuHook = 0;
+      let cpuFloor = 0;
+      for (let i = 0; i < ROUNDS; i++) {
+        let c = childCpuMs();
+        const r = command(warmEnv, event, payload(p, event));
+        cpuHook += childCpuMs() - c;
+        ms.push(r.ms);
+        c = childCpuMs();
+        own.push(nodeFloor());
+        cpuFloor += childCpuMs() - c;
+        if (!answered(r)) cold++;
+        samples[`${p.label} ${event} ${way}`] ??= r.text;
+      }
+      row(p.label, event, `${way}: steady`, ms, `${cold ? `${cold} of ${ROUNDS} not answered ${way}; ` : ""}node -e 0 interleaved: p50 ${fmt(pct(own, 0.5))} ms; cpu a hook ${fmt(cpuHook / ROUNDS)} ms, a node -e 0 ${fmt(cpuFloor / ROUNDS)} ms`, own);
+    }
+    // the server, ended as its idle timer would
+    const lock = fs.readdirSync(path.join(run, "hookwise")).find((f) => f.endsWith(".lock"));
+    if (lock) {
+      try {
+        process.kill(Number(fs.readFileSync(path.join(run, "hookwise", lock), "utf8")), "SIGTERM");
+      } catch {
+        /* gone */
+      }
     }
   }
   // MCP: one server per `claude` process
@@ -257,10 +277,14 @@ for (const r of rows) {
   console.log(`${r.project.padEnd(18)} ${r.event.padEnd(12)} ${r.way.padEnd(26)} ${String(r.ms.length).padStart(4)} ${fmt(p50).padStart(8)} ${fmt(pct(r.ms, 0.9)).padStart(8)} ${(p50 / base).toFixed(2).padStart(8)}${r.note ? `   ${r.note}` : ""}`);
 }
 console.log(`http: not offered — Qwen Code runs the call when its HTTP hook fails (refused, non-2xx, timeout), Copilot CLI skips an HTTP preToolUse hook to 127.0.0.1 unless the user sets COPILOT_HOOK_ALLOW_LOCALHOST=1, and in both any local user who binds the port first gets the payloads and the secret and answers for hookwise (real runs: docs/warm-hooks.md#http-hooks-not-offered-per-host)`);
-const big = rows.filter((r) => r.project === projects[2].label && r.way === "command, warm: steady" && r.event === "PreToolUse")[0];
-if (big) {
-  const x = pct(big.ms, 0.5) / pct(big.own, 0.5);
-  console.log(`\ntarget: command path p50 ≤ 1.3 × node -e 0 at ${projects[2].label}, steady state — measured ${x.toFixed(2)} × (${x <= 1.3 ? "met" : "NOT met"})`);
+for (const way of ["node warm", "native warm"]) {
+  for (const event of ["PreToolUse", "PostToolUse"]) {
+    const big = rows.find((r) => r.project === projects[2].label && r.way === `${way}: steady` && r.event === event);
+    if (!big) continue;
+    const x = pct(big.ms, 0.5) / pct(big.own, 0.5);
+    const goal = way === "native warm" ? 0.15 : 1.3;
+    console.log(`target: ${way} p50 ≤ ${goal} × node -e 0 at ${projects[2].label}, ${event}, steady state — measured ${x.toFixed(2)} × (${x <= goal ? "met" : "NOT met"})`);
+  }
 }
 console.log("× floor: against node -e 0 at the start of the run, or interleaved with the row's own samples where the note says so");
 const show = (s) => JSON.stringify(s ?? "").slice(0, 160);

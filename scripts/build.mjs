@@ -123,6 +123,8 @@ fs.copyFileSync(path.join(dist, "engine.d.ts"), path.join(dist, "engine.d.cts"))
 
 const tpl = JSON.parse(fs.readFileSync(path.join(root, "pkg-template/package.json"), "utf8"));
 tpl.version = version;
+// the native binary per platform (its own packages, beside pkg/): scripts/build-native.mjs
+sizes.push(...(await import("./build-native.mjs")).buildNative(root, tpl, version));
 fs.writeFileSync(path.join(pkg, "package.json"), JSON.stringify(tpl, null, 2) + "\n");
 fs.copyFileSync(path.join(root, "README.md"), path.join(pkg, "README.md"));
 fs.copyFileSync(path.join(root, "LICENSE"), path.join(pkg, "LICENSE"));

@@ -15,6 +15,8 @@ pinned=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' Cargo.toml)
 wasm_pack_version=0.15.1
 
 rustup target add wasm32-unknown-unknown >/dev/null 2>&1 || rustup target add wasm32-unknown-unknown
+# the native binary's Linux builds (scripts/build-native.mjs: static musl, linked by rust-lld)
+rustup target add x86_64-unknown-linux-musl aarch64-unknown-linux-musl >/dev/null 2>&1 || echo "setup: no musl targets: the native client is not built (hooks answer through Node)"
 
 version_of() { "$1" --version 2>/dev/null | awk '{print $2}'; }
 # wasm-bindgen-cli, at the version Cargo.toml pins. --locked can fail on a pinned dependency

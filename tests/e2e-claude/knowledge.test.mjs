@@ -106,7 +106,8 @@ describe("knowledge context in the real Claude Code", { skip: suiteSkip }, () =>
     const ctx = contextAfter(at.req, "toolu_vault", "PreToolUse:Bash").join("\n");
     assert.ok(ctx.includes("[[session-tokens]]") && ctx.includes("SHA-256 hash of each refresh token"), command.describe());
     assert.deepEqual(command.mcpServers(), [], "no hookwise MCP server in command mode");
-    assert.ok(command.procs.some((p) => p.cmdline.includes("hook") && p.cmdline.includes("PreToolUse")), "a `hookwise hook PreToolUse` process ran");
+    // the entry's hook script (dist/hook.sh), the native client (`hookwise-native hook …`) or Node (dist/hook.cjs)
+    assert.ok(command.procs.some((p) => p.cmdline.includes("PreToolUse") && p.cmdline.some((a) => a === "hook" || /\/hookwise\/dist\/hook\.(?:sh|cjs)$/.test(a))), "a `hookwise hook PreToolUse` process ran");
     // The warm hook server the first hook started outlives claude by design (it serves the next
     // session; it exits when idle or when the project goes: tests/js/warm.test.mjs); nothing else.
     const warm = command.leftovers.filter((p) => p.cmdline.some((a) => a.endsWith("warm-server.cjs")));

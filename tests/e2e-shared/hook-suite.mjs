@@ -210,6 +210,11 @@ export function hookSuite(host, o = {}) {
         assertNothingLeft(assert, run.r);
       }
       console.log(`# ${h.label} runs: ${Object.entries(ctx).map(([n, x]) => `${n} ${x.r.durationMs} ms`).join(", ")}`);
+      // the native client (HOOKWISE_E2E_NATIVE): which hooks it answered warm, which it handed to Node
+      const trace = Object.entries(ctx).map(([n, x]) => [n, x.sb.nativeTrace()]);
+      console.log(`# ${h.label} native client ${ctx.know.sb.native}: ${trace.map(([n, t]) => `${n} ${t.warm} warm / ${t.node} to node`).join(", ")}`);
+      if (ctx.know.sb.native === "installed") assert.ok(trace.some(([, t]) => t.warm > 0), `the native client answered some hook warm: ${JSON.stringify(trace)}`);
+      if (ctx.know.sb.native !== "installed") assert.ok(trace.every(([, t]) => t.warm === 0), "no native answer without a working binary");
     });
 
     o.extra?.(ctx);

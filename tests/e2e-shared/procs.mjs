@@ -42,7 +42,7 @@ export function processAlive(pid) {
 }
 
 /** Is this process hookwise's (its bin, or its dist/cli.mjs, whatever the subcommand)? */
-export const isHookwise = (p) => isLauncher(p) || p.cmdline.some((a) => /(?:^|\/)hookwise$|\/hookwise\/dist\/[\w.-]+\.m?c?js$/.test(a));
+export const isHookwise = (p) => isLauncher(p) || p.cmdline.some((a) => /(?:^|\/)hookwise$|\/hookwise\/dist\/[\w.-]+\.(?:m?c?js|sh)$|\/bin\/hookwise-native$/.test(a));
 
 /**
  * Run a host's CLI (`cmd args`, detached: its own process group) and watch every process of the

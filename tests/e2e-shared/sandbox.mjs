@@ -13,6 +13,25 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { sandboxProcesses } from "./procs.mjs";
+import { packNative } from "../e2e/lib/pack.mjs";
+
+/**
+ * HOOKWISE_E2E_NATIVE: how the native client (issue 37) is installed beside the packed hookwise —
+ * `installed` (this platform's package installed with it, as npm installs the optional
+ * dependency; the default when `npm run build` built one), `removed` (not installed: the Node
+ * path), `corrupt` (installed, then its binary cut to half: the Node path, governed calls still
+ * blocked).
+ */
+export const NATIVE_MODE = process.env.HOOKWISE_E2E_NATIVE || "installed";
+let nativeTgz;
+function nativeTarball() {
+  if (nativeTgz !== undefined) return nativeTgz;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "hookwise-e2e-native-"));
+  process.on("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
+  nativeTgz = packNative(dir);
+  if (!nativeTgz) console.log(`# no native package for ${process.platform}-${process.arch} in pkg-native/: hookwise is installed without it`);
+  return nativeTgz;
+}
 
 const KEEP = process.env.HOOKWISE_E2E_KEEP === "1";
 
@@ -52,6 +71,8 @@ export function makeSandbox({ files = {}, env = {}, git = false, name = "hookwis
     npm_config_fund: "false",
     npm_config_audit: "false",
     HOOKWISE_E2E_SANDBOX: root,
+    // which hooks the native client answered (crates/hookwise-native: one line a hook)
+    HOOKWISE_NATIVE_TRACE: path.join(root, "native-trace.log"),
     ...env,
   };
   writeFiles(dir, files);
@@ -72,15 +93,28 @@ export function makeSandbox({ files = {}, env = {}, git = false, name = "hookwis
     read: (rel) => fs.readFileSync(path.join(dir, rel), "utf8"),
     exists: (rel) => fs.existsSync(path.join(dir, rel)),
     abs: (rel) => path.join(dir, rel),
+    /** What the native client did, `{warm, node}` hooks (and `lines`), from its trace. */
+    nativeTrace() {
+      let lines = [];
+      try {
+        lines = fs.readFileSync(path.join(root, "native-trace.log"), "utf8").trim().split("\n").filter(Boolean);
+      } catch {}
+      return { warm: lines.filter((l) => l.startsWith("warm ")).length, node: lines.filter((l) => l.startsWith("node ")).length, lines };
+    },
     /** Install the packed hookwise into the project (offline, no scripts); then `hookwise init …initArgs`. */
     installHookwise(tarball, { initArgs = null } = {}) {
       if (!fs.existsSync(path.join(dir, "package.json"))) fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "e2e-project", private: true, version: "1.0.0" }, null, 2) + "\n");
-      execFileSync("npm", ["install", "--ignore-scripts", "--offline", "--no-audit", "--no-fund", "--loglevel=error", tarball], {
+      const native = NATIVE_MODE === "removed" ? null : nativeTarball();
+      if (!native && NATIVE_MODE !== "removed" && process.env.CI) throw new Error(`HOOKWISE_E2E_NATIVE=${NATIVE_MODE} needs pkg-native/ (npm run build)`);
+      execFileSync("npm", ["install", "--ignore-scripts", "--offline", "--no-audit", "--no-fund", "--loglevel=error", tarball, ...(native ? [native] : [])], {
         cwd: dir,
         env: { ...sbEnv, npm_config_cache: path.join(root, "npm-cache") },
         encoding: "utf8",
         timeout: 120_000,
       });
+      const nb = path.join(dir, "node_modules/@hookwise", `cli-${process.platform}-${process.arch}`, "bin/hookwise-native");
+      if (native && NATIVE_MODE === "corrupt") fs.writeFileSync(nb, fs.readFileSync(nb).subarray(0, fs.statSync(nb).size >> 1));
+      sb.native = native ? NATIVE_MODE : "removed";
       if (!initArgs) return null;
       const bin = path.join(dir, "node_modules", ".bin", "hookwise");
       sb.initOutput = execFileSync(bin, ["init", ...initArgs], { cwd: dir, env: sbEnv, encoding: "utf8", timeout: 60_000 });

@@ -34,14 +34,14 @@ function installed(project) {
   return project;
 }
 
-/** A portable hook command: `node -e '<launcher>' <args>` with the launcher that finds the
- * project's node_modules/hookwise; returns the launcher's code. */
+/** A portable hook entry: the line of shell that finds the project's
+ * node_modules/hookwise/dist/hook.sh and runs it for `args` (`hook --host H Event`); returns
+ * the entry. */
 function launched(command, args) {
-  const m = /^node -e '([^']+)' (.*)$/.exec(command);
-  assert.ok(m, command);
-  assert.equal(m[2], args);
-  assert.ok(m[1].includes('"node_modules/hookwise/dist/cli.mjs"'), m[1]);
-  return m[1];
+  const [, host, event] = /^hook --host (\S+) (\S+)$/.exec(args);
+  assert.ok(command.startsWith("h=node_modules/hookwise/dist/hook.sh; d="), command);
+  assert.ok(command.includes(`exec /bin/sh "$d/$h" ${host} ${event};`), command);
+  return command;
 }
 
 /** A portable MCP entry's args: `-e <launcher> <args…>`. */
@@ -98,11 +98,11 @@ test("init --gemini and --qwen use the agent's project-folder variable; --global
   assert.match(launchedArgv(g.mcpServers.hookwise.args, ["mcp", "--host", "gemini"]), /process\.env\.GEMINI_PROJECT_DIR\|\|process\.cwd\(\)/);
   assert.deepEqual(Object.keys(g.hooks).sort(), ["AfterTool", "BeforeAgent", "BeforeTool", "SessionStart"]);
   const bt = g.hooks.BeforeTool[0].hooks[0];
-  assert.match(launched(bt.command, "hook --host gemini BeforeTool"), /process\.env\.GEMINI_PROJECT_DIR\|\|process\.cwd\(\)/);
+  assert.match(launched(bt.command, "hook --host gemini BeforeTool"), /d=\$\{GEMINI_PROJECT_DIR:-\$PWD\};/);
   assert.equal(bt.timeout, 30000, "milliseconds");
   assert.equal(bt.name, "hookwise-BeforeTool");
   const q = readJson(project, ".qwen/settings.json");
-  assert.match(launched(q.hooks.PreToolUse[0].hooks[0].command, "hook --host qwen PreToolUse"), /process\.env\.QWEN_PROJECT_DIR/);
+  assert.match(launched(q.hooks.PreToolUse[0].hooks[0].command, "hook --host qwen PreToolUse"), /\$\{QWEN_PROJECT_DIR:-\$PWD\}/);
   assert.ok(q.hooks.PreCompact && !q.hooks.PostCompact);
   // --global: the hookwise on PATH, replacing hookwise's own entries (not adding twice)
   assert.equal(cli(project, ["init", "--gemini", "--global"]).status, 0);
@@ -152,6 +152,11 @@ test("the portable entries find the project's hookwise from a sub-folder and fro
     assert.equal(a.hookSpecificOutput.permissionDecision, "deny", `${cwd}: ${r.stdout}`);
     assert.match(a.hookSpecificOutput.permissionDecisionReason, cwd.startsWith(outside) ? /outside the governed project/ : /select_active_intent/, cwd);
   }
+  // a worktree whose .git names its git folder relatively (git's worktree.useRelativePaths)
+  const w1 = path.join(project, ".claude/worktrees/w1");
+  fs.writeFileSync(path.join(w1, ".git"), `gitdir: ${path.relative(w1, path.join(project, ".git/worktrees/w1"))}\n`);
+  const rel = run(path.join(w1, "sub/deep"), pre, "PreToolUse", write(w1), {});
+  assert.match(JSON.parse(rel.stdout).hookSpecificOutput.permissionDecisionReason, /select_active_intent/, rel.stdout + rel.stderr);
   // Gemini: from its project-folder variable (the worktree), whatever folder the hook runs in
   const g = run(tmpdir("hookwise-elsewhere-"), gemini, "BeforeTool", { tool_name: "write_file", tool_input: { file_path: path.join(outside, "src/a.ts"), content: "x" } }, { GEMINI_PROJECT_DIR: outside });
   assert.equal(JSON.parse(g.stdout).decision, "deny", g.stdout + g.stderr);

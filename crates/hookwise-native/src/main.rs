@@ -1,21 +1,33 @@
 //! `hookwise-native`: the native binary shipped per platform beside the npm package.
 //!
-//! - `hookwise-native hook [--host HOST] <Event>`: the warm command-hook client (issue 37);
-//!   anything it cannot answer warm it hands to the Node path.
+//! - `hookwise-native hook [--dist DIR] [--host HOST] <Event>`: the warm command-hook client
+//!   (issue 37); anything it cannot answer warm it hands to the Node path.
+//! - `hookwise-native warm-key [--dist DIR] [--host HOST] <Event>`: the socket that hook would
+//!   ask (the tests pin it against js/warm-client.cjs).
 //! - `hookwise-native sandbox …`: runs a governed shell confined by the kernel (issue 38);
 //!   see `hookwise-sandbox`.
 
 use std::ffi::OsString;
 
+#[cfg(unix)]
 mod hook;
+#[cfg(unix)]
+mod key;
 
 fn main() {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     let code = match args.first().and_then(|a| a.to_str()) {
         Some("sandbox") => hookwise_sandbox::run(&args[1..]),
+        #[cfg(unix)]
         Some("hook") => hook::run(&args[1..]),
+        #[cfg(unix)]
+        Some("warm-key") => hook::print_key(&args[1..]),
+        Some("--version") => {
+            println!("hookwise-native {}", env!("CARGO_PKG_VERSION"));
+            0
+        }
         _ => {
-            eprintln!("usage: hookwise-native hook [--host HOST] <Event> | hookwise-native sandbox …");
+            eprintln!("usage: hookwise-native hook [--dist DIR] [--host HOST] <Event> | hookwise-native sandbox …");
             2
         }
     };

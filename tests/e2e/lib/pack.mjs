@@ -21,3 +21,18 @@ export function packHookwise(prefix) {
   );
   return { packDir, packed };
 }
+
+/** `npm pack` this platform's native package (pkg-native/cli-<platform>-<arch>, built by
+ * `npm run build`) into `packDir`: the tarball's path, or null when it was not built. */
+export function packNative(packDir) {
+  const dir = path.join(repoRoot, "pkg-native", `cli-${process.platform}-${process.arch}`);
+  if (!fs.existsSync(path.join(dir, "package.json"))) return null;
+  const [info] = JSON.parse(
+    execFileSync("npm", ["pack", "--json", dir, "--pack-destination", packDir], {
+      cwd: repoRoot,
+      encoding: "utf8",
+      env: { ...process.env, npm_config_offline: "true", npm_config_update_notifier: "false", npm_config_loglevel: "error" },
+    }),
+  );
+  return path.join(packDir, info.filename);
+}

@@ -84,7 +84,7 @@ pub fn event_of(tool: &str) -> Option<&'static str> {
 pub enum Command<'a> {
     /// `<command> hook <Event>` (a command given in the input, or the `hookwise` on PATH).
     Given(&'a str),
-    /// The project's own hookwise, found by [`super::setup_cli::launcher`].
+    /// The project's own hookwise, found by the entry of [`super::setup_cli::hook_entry`].
     Project,
 }
 
@@ -92,12 +92,9 @@ impl Command<'_> {
     fn line(&self, event: &str, deny: Option<&str>) -> String {
         match self {
             Command::Given(c) => format!("{c} hook {event}"),
-            Command::Project => super::setup_cli::hook_command(
-                "CLAUDE_PROJECT_DIR",
-                &format!("hook {event}"),
-                false,
-                deny,
-            ),
+            Command::Project => {
+                super::setup_cli::hook_entry("CLAUDE_PROJECT_DIR", "claude-code", event, deny)
+            }
         }
     }
 }

@@ -2,18 +2,20 @@
 //! `setup.host`): each host's hook entries and its MCP server entry, from the host's dialect
 //! ([`crate::host::dialect`]). The JS only merges them into the project's files.
 //!
-//! What is written is portable: no path of the machine that ran `init`. Every entry runs
-//! `node -e <launcher> <arguments>` ([`launcher`]): a few lines of Node that find the project's
-//! own `node_modules/hookwise/dist/cli.mjs` from wherever the host starts the process — the
-//! host's project-folder variable where it sets one (`GEMINI_PROJECT_DIR`, `QWEN_PROJECT_DIR`,
+//! What is written is portable: no path of the machine that ran `init`. Every hook entry is a
+//! short line of POSIX shell ([`hook_entry`]) a person can read: it finds the project's
+//! `node_modules/hookwise/dist/hook.sh` from wherever the host starts the process — the host's
+//! project-folder variable where it sets one (`GEMINI_PROJECT_DIR`, `QWEN_PROJECT_DIR`,
 //! `CLAUDE_PROJECT_DIR`), else the folder it runs in — walking up to the project's top (its
 //! `.git`) and, from a linked git worktree, on to its main checkout, as
-//! [`crate::governance::root`] finds the governed project. A session started in a sub-folder
+//! [`crate::governance::root`] finds the governed project, and runs it; the script runs the
+//! native client for this platform, else Node (js/hook.sh). A session started in a sub-folder
 //! or in a worktree (whose `node_modules` is the main checkout's) thus runs the project's
-//! hookwise. Where none is found, the launcher says so on stderr, and the gate event's hook
-//! of a project that governs or enforces answers with the host's deny carrying
-//! [`NOT_FOUND`] (fail closed). A clone plus `npm install` works as it is; `--global`
-//! (`command: "hookwise"`) runs the `hookwise` on PATH instead, the user's explicit choice.
+//! hookwise. Where none is found, the entry says so on stderr, and the gate event's hook of a
+//! project that governs or enforces answers with the host's deny carrying [`NOT_FOUND`] (fail
+//! closed). The MCP server entry runs `node -e <launcher> mcp` ([`launcher`]: the same search in
+//! Node). A clone plus `npm install` works as it is; `--global` (`command: "hookwise"`) runs the
+//! `hookwise` on PATH instead, the user's explicit choice.
 
 use serde_json::{json, Map, Value};
 
@@ -66,14 +68,66 @@ pub fn launcher(var: &str, out: &str, code: u8) -> String {
         .replacen("exitCode=X", &format!("exitCode={code}"), 1)
 }
 
-/// How a hook of the host (project-folder variable `var`) runs hookwise with `args`: `global`,
-/// the `hookwise` on PATH; else `node -e '<launcher>' <args>` (`deny`: the answer when the
-/// project's hookwise is not found — the gate event's, when governance or enforcement is on).
-pub fn hook_command(var: &str, args: &str, global: bool, deny: Option<&str>) -> String {
-    if global {
-        return format!("hookwise {args}");
+/// The hook script in the installed package that every hook entry runs (js/hook.sh): the
+/// native client for this platform when it is installed, else Node.
+pub const HOOK_SCRIPT: &str = "node_modules/hookwise/dist/hook.sh";
+
+/// What the entry prints on stderr when the project's hookwise is not found.
+pub const NOT_INSTALLED: &str = "hookwise is not installed here: run npm install";
+
+/// A hook entry as `init` writes it for a host (project-folder variable `var`, `""`: none): a
+/// line of POSIX shell a person can read, run by the host's shell, that finds [`HOOK_SCRIPT`]
+/// as the Node launcher finds the project's hookwise — from `$VAR` or the folder the hook runs
+/// in, up to the project's top (its `.git`), and from a linked worktree (a `.git` file naming
+/// `<main>/.git/worktrees/<name>`, absolute or relative to the worktree) in its main checkout — and runs it for `host` and `event`.
+/// Not found: [`NOT_INSTALLED`] on stderr, and `deny` (the gate event's, when governance or
+/// enforcement is on) on stdout; exit 0. Only builtins: no process but the host's shell until
+/// the script runs (`sh`, then the native client or Node).
+pub fn hook_entry(var: &str, host: &str, event: &str, deny: Option<&str>) -> String {
+    let start = if var.is_empty() {
+        "$PWD".to_string()
+    } else {
+        format!("${{{var}:-$PWD}}")
+    };
+    let mut s = format!(
+        concat!(
+            "h={script}; d={start}; ",
+            "until [ -e \"$d/$h\" ] || [ -e \"$d/.git\" ] || [ -z \"$d\" ]; do d=${{d%/*}}; done; ",
+            "[ -f \"$d/.git\" ] && [ ! -e \"$d/$h\" ] && read -r g < \"$d/.git\" && g=${{g#gitdir: }} && {{ [ -z \"${{g%%/*}}\" ] || g=$d/$g; }} && d=${{g%/.git/worktrees/*}}; ",
+            "[ -e \"$d/$h\" ] && exec /bin/sh \"$d/$h\" {host} {event}; ",
+            "echo '{missing}' >&2"
+        ),
+        script = HOOK_SCRIPT,
+        start = start,
+        host = host,
+        event = event,
+        missing = NOT_INSTALLED,
+    );
+    if let Some(deny) = deny {
+        debug_assert!(!deny.contains('\''));
+        s.push_str(&format!("; printf '%s\\n' '{deny}'"));
     }
-    format!("node -e '{}' {args}", launcher(var, deny.unwrap_or(""), 0))
+    s
+}
+
+/// How a hook of the host (project-folder variable `var`) runs hookwise for `event`: `global`,
+/// `hookwise hook [--host H] <Event>` on PATH; else [`hook_entry`] (`deny`: the answer when the
+/// project's hookwise is not found — the gate event's, when governance or enforcement is on).
+pub fn hook_command(
+    var: &str,
+    host: &str,
+    event: &str,
+    global: bool,
+    deny: Option<&str>,
+) -> String {
+    if global {
+        return if host == "claude-code" {
+            format!("hookwise hook {event}")
+        } else {
+            format!("hookwise hook --host {host} {event}")
+        };
+    }
+    hook_entry(var, host, event, deny)
 }
 
 /// The MCP server entry's command and arguments (not found: exit 1, the host reports the
@@ -113,12 +167,7 @@ pub fn hooks(d: &Dialect, s: &Setup, global: bool, fail_closed: bool) -> Value {
         } else {
             None
         };
-        let command = hook_command(
-            d.project_dir_var,
-            &format!("hook --host {} {name}", d.host),
-            global,
-            gate,
-        );
+        let command = hook_command(d.project_dir_var, d.host, name, global, gate);
         let mut h = json!({
             "type": "command",
             "command": command,

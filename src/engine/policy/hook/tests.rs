@@ -630,8 +630,8 @@ fn the_failsafes_pre_tool_use_tool_is_the_setups() {
 }
 
 #[test]
-fn the_portable_entries_run_the_launcher_that_finds_the_project_s_hookwise() {
-    use super::setup_cli::{launcher, NOT_FOUND};
+fn the_portable_entries_run_the_hook_script_that_finds_the_project_s_hookwise() {
+    use super::setup_cli::{launcher, HOOK_SCRIPT, NOT_FOUND};
     let mut e = Engine::new();
     for flag in ["codex", "gemini", "copilot", "qwen"] {
         for fail_closed in [false, true] {
@@ -640,23 +640,32 @@ fn the_portable_entries_run_the_launcher_that_finds_the_project_s_hookwise() {
                 "setup.host",
                 json!({"host": flag, "failClosed": fail_closed}),
             );
-            let text = r["hooks"].to_string();
+            let host = r["host"].as_str().unwrap().to_string();
             for (event, entries) in r["hooks"].as_object().unwrap() {
                 let c = entries[0]["hooks"][0]["command"].as_str().unwrap();
-                let code = c
-                    .strip_prefix("node -e '")
-                    .and_then(|c| c.split_once("' hook --host "))
-                    .map(|(code, rest)| {
-                        assert!(rest.ends_with(&format!(" {event}")), "{c}");
-                        code
-                    })
-                    .unwrap_or_else(|| panic!("{c}"));
-                assert!(!code.contains('\''), "single-quoted for the shell");
-                let deny = code.contains("permissionDecision") || code.contains("\\\"decision\\\"");
+                assert!(c.starts_with(&format!("h={HOOK_SCRIPT}; d=")), "{c}");
+                assert!(
+                    c.contains(&format!("exec /bin/sh \"$d/$h\" {host} {event};")),
+                    "{c}"
+                );
+                let deny = c.contains("permissionDecision") || c.contains("\"decision\"");
                 let gate = matches!(event.as_str(), "PreToolUse" | "BeforeTool");
-                assert_eq!(deny, fail_closed && gate, "{flag} {event}: {code}");
+                assert_eq!(deny, fail_closed && gate, "{flag} {event}: {c}");
+                if deny {
+                    assert!(c.contains(NOT_FOUND), "{c}");
+                    // the deny is one single-quoted word of the shell
+                    let (_, tail) = c.rsplit_once("printf '%s\\n' '").unwrap();
+                    assert!(tail.ends_with('\'') && !tail[..tail.len() - 1].contains('\''));
+                    let _: serde_json::Value =
+                        serde_json::from_str(&tail[..tail.len() - 1]).unwrap();
+                }
+                // short enough to read: the deny's sentence is most of a gate's entry
+                assert!(
+                    c.len() < 420 + if deny { 800 } else { 0 },
+                    "{} {c}",
+                    c.len()
+                );
             }
-            assert!(text.contains("node_modules/hookwise/dist/cli.mjs"));
             let args = r["mcp"]["entry"]["args"].as_array().unwrap();
             assert_eq!(args[0], "-e");
             assert!(args[1].as_str().unwrap().contains("process.exitCode=1"));
@@ -669,9 +678,18 @@ fn the_portable_entries_run_the_launcher_that_finds_the_project_s_hookwise() {
         l.contains("let d=process.env.GEMINI_PROJECT_DIR||process.cwd()"),
         "{l}"
     );
-    assert!(l.contains(&serde_json::to_string(NOT_FOUND).unwrap()));
     assert!(launcher("", "", 1).contains("let d=\"\"||process.cwd()"));
-    // Claude Code's command hooks: the same launcher, from CLAUDE_PROJECT_DIR
+    let g = hook(&mut e, "setup.host", json!({"host": "gemini"}));
+    let bt = g["hooks"]["BeforeTool"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    assert!(bt.contains("d=${GEMINI_PROJECT_DIR:-$PWD};"), "{bt}");
+    let c = hook(&mut e, "setup.host", json!({"host": "codex"}));
+    let pre = c["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    assert!(pre.contains("d=$PWD;"), "{pre}");
+    // Claude Code's command hooks: the same entry, from CLAUDE_PROJECT_DIR
     let c = hook(
         &mut e,
         "setup",
@@ -681,10 +699,11 @@ fn the_portable_entries_run_the_launcher_that_finds_the_project_s_hookwise() {
         .as_str()
         .unwrap();
     assert!(
-        pre.starts_with("node -e '") && pre.ends_with("' hook PreToolUse"),
+        pre.contains("d=${CLAUDE_PROJECT_DIR:-$PWD};")
+            && pre.contains("exec /bin/sh \"$d/$h\" claude-code PreToolUse;"),
         "{pre}"
     );
-    assert!(pre.contains("process.env.CLAUDE_PROJECT_DIR") && pre.contains("permissionDecision"));
+    assert!(pre.contains("permissionDecision"));
     let g = hook(
         &mut e,
         "setup",
@@ -693,5 +712,14 @@ fn the_portable_entries_run_the_launcher_that_finds_the_project_s_hookwise() {
     assert_eq!(
         g["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
         "hookwise hook PreToolUse"
+    );
+    let g = hook(
+        &mut e,
+        "setup.host",
+        json!({"host": "codex", "global": true}),
+    );
+    assert_eq!(
+        g["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        "hookwise hook --host codex PreToolUse"
     );
 }
