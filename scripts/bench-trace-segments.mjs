@@ -138,7 +138,7 @@ function time(d, dir, argv) {
   for (let r = 0; r < 3; r++) {
     const t = performance.now();
     try {
-      out = execFileSync(process.execPath, [path.join(d, "cli.mjs"), ...argv, "--cwd", dir], { env: env(dir), encoding: "utf8", maxBuffer: 1 << 28 });
+      out = execFileSync(process.execPath, [path.join(d, "cli.mjs"), ...argv, "--cwd", dir], { env: env(dir), cwd: dir, encoding: "utf8", maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "pipe"] });
     } catch (e) {
       out = `${e.stdout}${e.stderr}`;
     }
