@@ -224,7 +224,10 @@ mod policy {
         let a = tool_hook(AFTER, &mut e, &mut fs, "s1", "c1", "write", args);
         assert!(a.get("logs").is_none(), "{a}");
         assert_eq!(a["recorded"], "00112233-4455-4677-8899-aabbccddeeff", "{a}");
-        let trace = fs.trace("/w").unwrap().to_string();
+        let trace = fs
+            .trace("/w")
+            .unwrap()
+            .to_string();
         let lines: Vec<&str> = trace.lines().collect();
         assert_eq!(lines.len(), 1);
         let rec: Value = serde_json::from_str(lines[0]).unwrap();
@@ -542,10 +545,7 @@ mod policy {
         // default deny: every tool but the ungated ones
         assert_eq!(fc["all"], true, "{r}");
         assert!(fc["except"].as_array().unwrap().contains(&json!("read")));
-        assert!(fc["except"]
-            .as_array()
-            .unwrap()
-            .contains(&json!("select_active_intent")));
+        assert!(fc["except"].as_array().unwrap().contains(&json!("select_active_intent")));
         assert!(!fc["except"].as_array().unwrap().contains(&json!("write")));
         assert_eq!(fc["except"], r["plan"]["ungatedTools"], "{r}");
         assert!(fc["message"].as_str().unwrap().contains("{error}"));

@@ -160,7 +160,10 @@ fn no_intent_blocks_then_select_then_write_leaves_a_valid_record() {
         (range["start_line"].as_u64(), range["end_line"].as_u64()),
         (Some(2), Some(3))
     );
-    let text = t.fs.trace("/w").unwrap().to_string();
+    let text =
+        t.fs.trace("/w")
+            .unwrap()
+            .to_string();
     let first = text.lines().next().unwrap();
     assert_eq!(
         rec["metadata"]["dev.hookwise"]["prev_hash"],

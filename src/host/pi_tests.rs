@@ -221,7 +221,9 @@ mod engine {
                 "random": "00112233445566778899aabbccddeeff", "failed": false}),
         );
         assert!(a.get("error").is_none(), "{a}");
-        let log = fs.trace("/w").expect("a record");
+        let log = fs
+            .trace("/w")
+            .expect("a record");
         let rec: Value = serde_json::from_str(log.lines().next().unwrap()).unwrap();
         assert_eq!(rec["files"][0]["path"], "src/billing/b.ts", "{rec}");
         assert_eq!(

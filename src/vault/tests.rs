@@ -91,10 +91,7 @@ fn graph_weights_and_build_context_shape() {
         vec!["memory://notes/auth-design", "memory://notes/api"]
     );
     assert!(ctx.expanded.is_empty());
-    assert_eq!(
-        BuildContext::parse(&ctx.to_text()).unwrap(),
-        graph_only(&ctx)
-    );
+    assert_eq!(BuildContext::parse(&ctx.to_text()).unwrap(), graph_only(&ctx));
     assert!(ctx.to_text().starts_with(
         "Context for CONCEPT: rest-api\n\nDirect relations (3 CONCEPTS):\n  • jwt (co-occurs in 2 files)\n    Files: memory://notes/auth-design, memory://notes/api\n"
     ));
@@ -109,10 +106,7 @@ fn graph_weights_and_build_context_shape() {
         "{}",
         p[0].1
     );
-    assert_eq!(
-        BuildContext::parse(&ctx.to_text()).unwrap(),
-        graph_only(&ctx)
-    );
+    assert_eq!(BuildContext::parse(&ctx.to_text()).unwrap(), graph_only(&ctx));
 
     let ctx = v.build_context("rest-api", 2, 1, false);
     assert_eq!(ctx.direct.len(), 1);
@@ -138,10 +132,7 @@ fn previews_are_bounded_and_round_trip() {
     assert!(text.starts_with("This [[alpha]]"));
     assert!(text.chars().count() <= PREVIEW_CHARS + 1);
     assert!(!text.contains('\n'));
-    assert_eq!(
-        BuildContext::parse(&ctx.to_text()).unwrap(),
-        graph_only(&ctx)
-    );
+    assert_eq!(BuildContext::parse(&ctx.to_text()).unwrap(), graph_only(&ctx));
 }
 
 #[test]

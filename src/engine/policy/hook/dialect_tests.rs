@@ -139,7 +139,10 @@ fn codex_gates_bash_and_apply_patch_with_answers_its_schema_accepts() {
         after["recorded"], "00112233-4455-4677-8899-aabbccddeeff",
         "{after}"
     );
-    let trace = fs.trace("/w").unwrap().to_string();
+    let trace = fs
+        .trace("/w")
+        .unwrap()
+        .to_string();
     let rec: Value = serde_json::from_str(trace.lines().next().unwrap()).unwrap();
     assert_eq!(rec["files"][0]["path"], "src/auth/new.ts");
     // the record names the host and the model (from the prompt's payload)
@@ -602,7 +605,10 @@ fn gemini_and_copilot_records_name_the_model_of_their_session_log() {
             done["tool_response"] = json!({"llmContent": "ok"});
             let r = send(&mut e, &mut fs, post, done);
             assert!(r.get("recorded").is_some(), "{host}: {r}");
-            let trace = fs.trace("/w").unwrap().to_string();
+            let trace = fs
+                .trace("/w")
+                .unwrap()
+                .to_string();
             let rec: Value = serde_json::from_str(trace.lines().next().unwrap()).unwrap();
             let c = &rec["files"][0]["conversations"][0]["contributor"];
             if with_log {

@@ -459,7 +459,10 @@ active_intents:
             after["recorded"], "00112233-4455-4677-8899-aabbccddeeff",
             "{after}"
         );
-        let trace = fs.trace("/w").unwrap().to_string();
+        let trace = fs
+            .trace("/w")
+            .unwrap()
+            .to_string();
         let rec: Value = serde_json::from_str(trace.lines().next().unwrap()).unwrap();
         assert_eq!(rec["files"][0]["path"], "src/auth/a.ts");
         // governance state is per Claude session: another session has no intent
