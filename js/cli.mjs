@@ -20,7 +20,7 @@ commands:
   check --tool NAME --args JSON what the hooks would do with that tool call
   doctor                        which knowledge source is active and why, discovery, timings
   metrics [verify]              enforcement decisions summary; verify checks the hash chain
-  trace verify [--anchor HEAD]  check the Agent Trace log (.orchestration/agent_trace.jsonl): chain and head
+  trace verify [--anchor HEAD]  check the Agent Trace (.orchestration/trace/): every segment's chain and head
   trace head [--init]           print the trace's head to anchor (a commit message, a CI log)
   trace blame FILE              who wrote each line of FILE: intent, host, model, time (from the trace)
   trace report [--out FILE]     the project as one HTML page: verification, intents, files by intent, timeline
@@ -64,10 +64,12 @@ run with and where the context goes. --host: whose tool names and argument keys 
        hookwise trace blame FILE [--cwd DIR] [--json]
        hookwise trace report [--out FILE] [--cwd DIR] [--json]
 
-verify checks .orchestration/agent_trace.jsonl (intent governance's Agent Trace records): every
-line whole and valid, each carrying the hash of the line before, and the log's end against its
-head (.orchestration/agent_trace.head: record count, size, last line's hash, kept with every
-append). It names the line and the kind of each problem: edited, removed, inserted or
+verify checks the Agent Trace (intent governance's records): every segment in
+.orchestration/trace/ (one per session and base commit, so that branches merge without a
+conflict) and the single-file log of older versions (.orchestration/agent_trace.jsonl): every
+line whole and valid, each carrying the hash of the line before, each segment's end against its
+head (<segment>.head: record count, size, last line's hash, kept with every append), each record
+in its own segment and found once. It names the line and the kind of each problem: edited, removed, inserted or
 reordered lines, lines cut from the end, an emptied or deleted log, a byte order mark or a
 stray line, a missing or edited head, a missing project folder. Exits 1 when it finds any.
 
@@ -352,9 +354,10 @@ const commands = {
     if (flags.init && sub !== "head") throw new UsageError("--init goes with trace head");
     if (flags.anchor !== undefined && sub !== "verify") throw new UsageError("--anchor goes with trace verify");
     if (flags.out !== undefined && sub !== "report") throw new UsageError("--out goes with trace report");
-    const { engine, warnings } = await engineFor(flags, { quiet: true });
+    // the trace commands use no knowledge source: none is looked for, none is talked about
+    const { engine, warnings } = await engineFor(flags, { quiet: true, options: { knowledge: "off" } });
     if (sub === "report") return traceReport(engine, flags, warnings);
-    const problems = (v) => (v.problems || []).map((p) => `${p.line ? `line ${p.line}: ` : ""}${p.kind}: ${p.message}`);
+    const problems = (v) => (v.problems || []).map((p) => `${p.segment ? `${p.segment} ` : ""}${p.line ? `line ${p.line}: ` : ""}${p.kind}: ${p.message}`);
     if (sub === "blame") {
       const r = await engine.blame(path.resolve(process.cwd(), _[2]), { table: !flags.json });
       warnings.forEach((w) => process.stderr.write(w + "\n"));
@@ -376,15 +379,7 @@ const commands = {
     const lines = [];
     if (r.error) lines.push(`error: ${r.error}`);
     lines.push(...problems(r));
-    lines.push(
-      r.ok && !r.lines
-        ? `ok: no trace records at ${r.path}`
-        : r.ok
-          ? `ok: ${r.lines} record(s), the chain is whole and ends where its head says${flags.anchor !== undefined ? "; the anchored record is in place" : ""}`
-          : r.error
-            ? `cannot verify ${r.path}`
-            : `the trace does not verify: ${(r.problems || []).length} problem(s) in ${r.path}`,
-    );
+    lines.push(r.text);
     print(flags, r, lines.join("\n"));
     if (!r.ok) throw new ExitCode(1);
   },

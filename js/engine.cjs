@@ -204,10 +204,10 @@ class Engine {
   }
 
   /**
-   * Intent governance: verify `.orchestration/agent_trace.jsonl`'s hash chain and its head
-   * (`.orchestration/agent_trace.head`); `anchor`: a head printed earlier by `traceHead`, which
-   * the log must still hold.
-   * @returns {Promise<{ ok: boolean, path: string, headPath: string, lines: number, problems: {line: number, kind: string, message: string}[], error?: string }>}
+   * Intent governance: verify the Agent Trace — every segment in `.orchestration/trace/` (its
+   * hash chain and its head) and the single-file log of older versions; `anchor`: a line
+   * printed earlier by `traceHead`, which the trace must still hold. `text`: the verdict.
+   * @returns {Promise<{ ok: boolean, text: string, records: number, segments: object[], path: string, headPath: string, lines: number, problems: {line: number, kind: string, message: string, segment?: string}[], error?: string }>}
    */
   async verifyTrace(o = {}) {
     return this._hw.verifyTrace(o && typeof o === "object" ? o : {});

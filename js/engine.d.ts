@@ -107,7 +107,14 @@ export interface TraceReport {
   logHead?: TraceHead;
   /** The head file's head. */
   storedHead?: TraceHead;
-  problems: { line: number; kind: string; message: string }[];
+  /** Each problem; `segment`: the segment file it is in (absent for the single-file log). */
+  problems: { line: number; kind: string; message: string; segment?: string }[];
+  /** Records in all segments. */
+  records: number;
+  /** Each segment (the single-file log of older versions counts as one). */
+  segments: { name: string; path: string; records: number; ok: boolean; branch?: string }[];
+  /** The verdict in one sentence ("ok: N record(s) in K segment(s), all chains whole, heads match"). */
+  text: string;
 }
 
 /** A tool hookwise offers the model: its input is described by a JSON Schema. */
@@ -139,8 +146,12 @@ export interface BlameWriter {
   mutationClass: string;
   /** The decisions taken on that call: governance's gate, and enforcement's when it was on. */
   decisions: { by: "governance" | "enforcement"; decision: string; sops?: string[]; categories?: string[] }[];
-  /** The 1-based line of the trace log holding the record. */
+  /** The 1-based line of the trace log holding the record (of its segment). */
   traceLine: number;
+  /** The segment file holding the record (absent for the single-file log of older versions). */
+  segment?: string;
+  /** The branch the record was written on. */
+  branch?: string;
 }
 
 /** One line of the file as it is now. Agent and changed lines carry their writer's fields. */
@@ -189,7 +200,7 @@ export declare class Engine {
   intentContext(sessionId: string): Promise<string>;
   /** Intent governance is on for this workspace. */
   readonly governance: boolean;
-  /** Intent governance: check `.orchestration/agent_trace.jsonl`'s hash chain. */
+  /** Intent governance: check the Agent Trace: every segment's hash chain and head (`.orchestration/trace/`, and the single-file log of older versions). */
   verifyTrace(o?: { anchor?: string }): Promise<TraceReport>;
   /** Intent governance: the trace's head to anchor (`text`); `init` writes it for the log as it is. */
   traceHead(o?: { init?: boolean }): Promise<{ ok: boolean; written?: boolean; text?: string; message: string; verify?: TraceReport }>;

@@ -61,7 +61,11 @@ if (pre.blocked) throw new Error(pre.reason);
 fs.writeFileSync(path.join(dir, params.path), params.content);
 await engine.executePostHook({ toolName: "write_to_file", params, sessionId: "s", callId: pre.callId });
 await engine.dispose();
-const template = JSON.parse(fs.readFileSync(path.join(dir, ".orchestration/agent_trace.jsonl"), "utf8").trim());
+const segs = path.join(dir, ".orchestration/trace");
+const template = JSON.parse(fs.readFileSync(path.join(segs, fs.readdirSync(segs).find((f) => f.endsWith(".jsonl"))), "utf8").trim());
+fs.rmSync(segs, { recursive: true });
+delete template.metadata["dev.hookwise"].segment;
+delete template.metadata["dev.hookwise"].branch;
 
 let prev = sha("");
 const out = [];

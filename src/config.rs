@@ -178,7 +178,9 @@ impl Config {
         }
         if let Some(v) = opts.get("knowledge") {
             match v.as_str() {
-                Some(k @ ("auto" | "maenifold" | "vault")) => c.knowledge = k.to_string(),
+                // "off": no knowledge source, looked for nowhere, said nowhere (the trace
+                // commands and git hooks, which never use one)
+                Some(k @ ("auto" | "maenifold" | "vault" | "off")) => c.knowledge = k.to_string(),
                 _ => logs.push(Log::warn(format!(
                     "hookwise option 'knowledge' must be \"auto\", \"maenifold\" or \"vault\"; got {v}; using \"auto\""
                 ))),

@@ -52,6 +52,8 @@ impl P {
     /// the hooks, as the host's would).
     fn call(&mut self, intent: &str, tool: &str, args: Value, writes: &[(&str, Option<&str>)]) {
         self.n += 1;
+        // each change a second after the last (records of two sessions are ordered by time)
+        self.fs.now += 1000.0;
         let session = format!("s-{intent}");
         let id = format!("c{}", self.n);
         let s =
@@ -138,10 +140,7 @@ fn two_intents_then_a_human_edit() {
     let abs = p.blame("/w/src/a.ts");
     assert_eq!(abs["lines"], b["lines"]);
     // the record carries the line hashes in its vendor data, and still verifies
-    let log =
-        p.fs.read("/w/.orchestration/agent_trace.jsonl")
-            .unwrap()
-            .to_string();
+    let log = p.fs.trace("/w").unwrap().to_string();
     let rec: Value = serde_json::from_str(log.lines().nth(1).unwrap()).unwrap();
     let bl = &rec["metadata"]["dev.hookwise"]["blame"][0];
     assert_eq!(bl["path"], "src/a.ts");
@@ -160,10 +159,7 @@ fn a_rename_by_patch_keeps_the_history() {
         json!({"patchText": patch}),
         &[("src/old.ts", None), ("src/new.ts", Some("a\nb\nC\n"))],
     );
-    let log =
-        p.fs.read("/w/.orchestration/agent_trace.jsonl")
-            .unwrap()
-            .to_string();
+    let log = p.fs.trace("/w").unwrap().to_string();
     assert!(log.contains("\"from\":\"src/old.ts\""), "{log}");
     let b = p.blame("src/new.ts");
     assert_eq!(shape(&b), ["a:INT-1", "a:INT-1", "a:INT-2"], "{b}");
@@ -185,12 +181,18 @@ fn a_tampered_log_is_still_blamed_and_says_so() {
     let mut p = P::new(&[]);
     p.write("INT-1", "src/a.ts", "x\ny\n");
     p.write("INT-2", "src/b.ts", "z\n");
-    let log =
-        p.fs.read("/w/.orchestration/agent_trace.jsonl")
+    let segs = p.fs.trace_segments("/w");
+    assert_eq!(segs.len(), 2, "one segment per session");
+    let of = |p: &P, intent: &str| {
+        segs.iter()
+            .find(|s| p.fs.read(s).unwrap().contains(&format!("\"{intent}\"")))
             .unwrap()
-            .to_string();
-    let edited = log.replacen("\"INT-2\"", "\"INT-9\"", 1);
-    p.fs.file("/w/.orchestration/agent_trace.jsonl", &edited);
+            .clone()
+    };
+    let (s1, s2) = (of(&p, "INT-1"), of(&p, "INT-2"));
+    let log2 = p.fs.read(&s2).unwrap().to_string();
+    let edited = log2.replacen("\"INT-2\"", "\"INT-9\"", 1);
+    p.fs.file(&s2, &edited);
     let b = p.blame("src/a.ts");
     assert_eq!(b["ok"], true);
     assert_eq!(shape(&b), ["a:INT-1", "a:INT-1"]);
@@ -200,10 +202,9 @@ fn a_tampered_log_is_still_blamed_and_says_so() {
         "{b}"
     );
     // torn: a half line at the end
-    p.fs.file(
-        "/w/.orchestration/agent_trace.jsonl",
-        &format!("{log}{{\"files\":[{{\"pa"),
-    );
+    p.fs.file(&s2, &log2);
+    let log1 = p.fs.read(&s1).unwrap().to_string();
+    p.fs.file(&s1, &format!("{log1}{{\"files\":[{{\"pa"));
     let b = p.blame("src/a.ts");
     assert_eq!(shape(&b), ["a:INT-1", "a:INT-1"]);
     assert!(
@@ -215,7 +216,10 @@ fn a_tampered_log_is_still_blamed_and_says_so() {
         "{b}"
     );
     // no log at all: every line unattributed, and the verdict says what is wrong
-    p.fs.files.remove("/w/.orchestration/agent_trace.jsonl");
+    for s in &segs {
+        p.fs.files.remove(s);
+        p.fs.files.remove(&s.replace(".jsonl", ".head"));
+    }
     let b = p.blame("src/a.ts");
     assert_eq!(shape(&b), ["-", "-"]);
 }

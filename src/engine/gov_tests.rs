@@ -225,7 +225,7 @@ mod policy {
         assert!(a.get("logs").is_none(), "{a}");
         assert_eq!(a["recorded"], "00112233-4455-4677-8899-aabbccddeeff", "{a}");
         let trace = fs
-            .read("/w/.orchestration/agent_trace.jsonl")
+            .trace("/w")
             .unwrap()
             .to_string();
         let lines: Vec<&str> = trace.lines().collect();
@@ -274,7 +274,7 @@ mod policy {
             "apply_patch",
             json!({"patchText": patch}),
         );
-        assert!(fs.read("/w/.orchestration/agent_trace.jsonl").is_none());
+        assert!(fs.trace("/w").is_none());
     }
 
     #[test]

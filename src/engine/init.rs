@@ -275,6 +275,14 @@ async fn choose_source(
 ) -> (Option<Source>, Discovery, Vec<Log>) {
     let mut logs = Vec::new();
     let want = config.knowledge.as_str();
+    if want == "off" {
+        let none = Discovery {
+            path: None,
+            source: "none",
+            error: Some("knowledge is off".into()),
+        };
+        return (None, none, logs);
+    }
     let found = if want == "vault" {
         Discovery {
             path: None,

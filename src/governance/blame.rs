@@ -62,8 +62,16 @@ pub struct Writer {
     /// The decisions taken on the call: intent governance's gate (it let the call through),
     /// and enforcement's when it was on.
     pub decisions: Vec<DecisionNote>,
-    /// The 1-based line of the trace log holding the record.
+    /// The 1-based line of the trace log holding the record (of its segment, when the trace
+    /// is kept in segments).
     pub trace_line: usize,
+    /// The segment file holding the record (relative to the worktree), for a trace kept in
+    /// segments.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub segment: String,
+    /// The branch the record was written on, when it names one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -219,6 +227,7 @@ struct HwIn {
     session_id: String,
     tool: String,
     host: String,
+    branch: Option<String>,
     blame: Vec<LinesWritten>,
     enforcement: Option<Enforcement>,
 }
@@ -383,6 +392,8 @@ fn writer_of(
         mutation_class: hw.mutation_class.clone().unwrap_or_default(),
         decisions,
         trace_line,
+        segment: String::new(),
+        branch: hw.branch.clone(),
     }
 }
 

@@ -55,6 +55,8 @@ impl Log {
             call_id: "call",
             tool: c.tool,
             host: c.host,
+            branch: None,
+            segment: "",
         };
         let entries = files
             .iter()

@@ -29,6 +29,21 @@ pub struct ChainProblem {
     pub line: usize,
     pub kind: &'static str,
     pub message: String,
+    /// The segment file the line is in (relative to the worktree), for a trace kept in
+    /// segments ([`super::segments`]); empty for the single-file log.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub segment: String,
+}
+
+impl ChainProblem {
+    pub fn new(line: usize, kind: &'static str, message: String) -> ChainProblem {
+        ChainProblem {
+            line,
+            kind,
+            message,
+            segment: String::new(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -42,17 +57,60 @@ pub struct Report {
     pub problems: Vec<ChainProblem>,
 }
 
+/// What verification reads of a record line: its `prev_hash` (hex), its id, and the segment
+/// it says it belongs to (`metadata["dev.hookwise"].segment`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LineKeys {
+    pub prev: String,
+    pub id: String,
+    pub segment: Option<String>,
+}
+
+#[derive(serde::Deserialize)]
+struct KeysIn {
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    metadata: Option<MetaKeys>,
+}
+
+#[derive(serde::Deserialize)]
+struct MetaKeys {
+    #[serde(rename = "dev.hookwise", default)]
+    hookwise: Option<HwKeys>,
+}
+
+#[derive(serde::Deserialize)]
+struct HwKeys {
+    #[serde(default)]
+    prev_hash: Option<Value>,
+    #[serde(default)]
+    segment: Option<Value>,
+}
+
+/// The [`LineKeys`] of a record line, if it is one (one typed parse: the rest of the record is
+/// skipped, not built).
+pub fn keys_of(line: &str) -> Option<LineKeys> {
+    let k: KeysIn = serde_json::from_str(line).ok()?;
+    let hw = k.metadata?.hookwise?;
+    let p = hw.prev_hash?;
+    let hex = p.as_str()?.strip_prefix("sha256:")?;
+    if !(hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit())) {
+        return None;
+    }
+    Some(LineKeys {
+        prev: hex.to_ascii_lowercase(),
+        id: k.id.unwrap_or_default(),
+        segment: hw.segment.map(|s| match s {
+            Value::String(s) => s,
+            other => other.to_string(),
+        }),
+    })
+}
+
 /// The `prev_hash` hex of a record line, if it is one.
 pub fn prev_hash_of(line: &str) -> Option<String> {
-    let v: Value = serde_json::from_str(line).ok()?;
-    let p = v
-        .get("metadata")?
-        .get("dev.hookwise")?
-        .get("prev_hash")?
-        .as_str()?;
-    let hex = p.strip_prefix("sha256:")?;
-    (hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
-        .then(|| hex.to_ascii_lowercase())
+    keys_of(line).map(|k| k.prev)
 }
 
 /// A trace file's text cut into lines, with what verification needs of each.
@@ -104,7 +162,13 @@ pub fn verify_remembering(text: &str, last_appended: Option<&str>) -> Report {
 
 /// [`verify_remembering`] on a text already [`split`].
 pub fn verify_lines(l: &Lines, last_appended: Option<&str>) -> Report {
+    verify_keyed(l, last_appended).0
+}
+
+/// [`verify_lines`], and what it read of each line ([`keys_of`]; `None`: not a record).
+pub fn verify_keyed(l: &Lines, last_appended: Option<&str>) -> (Report, Vec<Option<LineKeys>>) {
     let mut problems = Vec::new();
+    let mut keys: Vec<Option<LineKeys>> = Vec::with_capacity(l.lines.len());
     let torn = l.torn;
     let lines = &l.lines;
     let hashes = &l.hashes;
@@ -116,22 +180,21 @@ pub fn verify_lines(l: &Lines, last_appended: Option<&str>) -> Report {
 
     for (i, line) in lines.iter().enumerate() {
         let n = i + 1;
-        let Some(p) = prev_hash_of(line) else {
-            problems.push(ChainProblem {
-                line: n,
-                kind: "not-a-record",
-                message: format!("line {n} is not a hookwise trace record (no valid prev_hash)"),
-            });
+        let k = keys_of(line);
+        let Some(p) = k.as_ref().map(|k| k.prev.clone()) else {
+            keys.push(None);
+            problems.push(ChainProblem::new(
+                n,
+                "not-a-record",
+                format!("line {n} is not a hookwise trace record (no valid prev_hash)"),
+            ));
             continue;
         };
+        keys.push(k);
         if let Some(first) = successor.insert(p.clone(), n) {
-            problems.push(ChainProblem {
-                line: n,
-                kind: "fork",
-                message: format!(
+            problems.push(ChainProblem::new(n, "fork", format!(
                     "lines {first} and {n} both follow the same record: the chain forked (a line copied, or appended without the lock)"
-                ),
-            });
+                )));
         }
         let expected = if i == 0 {
             GENESIS
@@ -142,18 +205,16 @@ pub fn verify_lines(l: &Lines, last_appended: Option<&str>) -> Report {
             continue;
         }
         let problem = if p == GENESIS {
-            ChainProblem {
-                line: n,
-                kind: "reordered",
-                message: format!(
-                    "line {n} was the first record of the chain but now follows line {i}"
-                ),
-            }
+            ChainProblem::new(
+                n,
+                "reordered",
+                format!("line {n} was the first record of the chain but now follows line {i}"),
+            )
         } else if let Some(&j) = by_hash.get(p.as_str()) {
-            ChainProblem {
-                line: n,
-                kind: "reordered",
-                message: if i == 0 {
+            ChainProblem::new(
+                n,
+                "reordered",
+                if i == 0 {
                     format!("line 1 was written after line {}", j + 1)
                 } else if j + 1 < i {
                     let between = if j + 2 == i {
@@ -171,51 +232,42 @@ pub fn verify_lines(l: &Lines, last_appended: Option<&str>) -> Report {
                         j + 1
                     )
                 },
-            }
+            )
         } else if i == 0 {
-            ChainProblem {
-                line: n,
-                kind: "broken-link",
-                message: "line 1 does not start the chain: lines were removed from the start of the file, or line 1 was edited".into(),
-            }
+            ChainProblem::new(n, "broken-link", "line 1 does not start the chain: lines were removed from the start of the file, or line 1 was edited".into())
         } else {
-            ChainProblem {
-                line: n,
-                kind: "broken-link",
-                message: format!(
+            ChainProblem::new(n, "broken-link", format!(
                     "line {n} does not follow line {i}: line {i} was edited, or lines between {i} and {n} were removed"
-                ),
-            }
+                ))
         };
         problems.push(problem);
     }
     if let Some(h) = last_appended {
         if !hashes.iter().any(|x| x == h) {
-            problems.push(ChainProblem {
-                line: lines.len(),
-                kind: "truncated",
-                message: format!(
+            problems.push(ChainProblem::new(lines.len(), "truncated", format!(
                     "the last record this process appended (line hash sha256:{h}) is not in the file: lines were removed from the end"
-                ),
-            });
+                )));
         }
     }
     if torn {
-        problems.push(ChainProblem {
-            line: lines.len(),
-            kind: "torn",
-            message: format!(
+        problems.push(ChainProblem::new(
+            lines.len(),
+            "torn",
+            format!(
                 "line {} has no final newline (an interrupted write?)",
                 lines.len()
             ),
-        });
+        ));
     }
-    Report {
-        ok: problems.is_empty(),
-        lines: lines.len(),
-        head: hashes.last().map(|h| format!("sha256:{h}")),
-        problems,
-    }
+    (
+        Report {
+            ok: problems.is_empty(),
+            lines: lines.len(),
+            head: hashes.last().map(|h| format!("sha256:{h}")),
+            problems,
+        },
+        keys,
+    )
 }
 
 #[cfg(test)]

@@ -60,32 +60,73 @@ pub fn packed_ref(text: &str, refname: &str) -> Option<String> {
 
 /// Resolve HEAD of the repository at `worktree`.
 pub async fn head(io: &Io, worktree: &str) -> Option<String> {
+    resolve(io, worktree).await.commit
+}
+
+/// What HEAD says: the commit, and the branch checked out (`None`: detached, or no
+/// repository).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Checkout {
+    pub commit: Option<String>,
+    pub branch: Option<String>,
+}
+
+/// The branch a ref names: `refs/heads/x` is `x`; another ref is named whole.
+fn branch_of(refname: &str) -> String {
+    refname
+        .strip_prefix("refs/heads/")
+        .unwrap_or(refname)
+        .to_string()
+}
+
+/// HEAD's commit and branch of the repository at `worktree`.
+pub async fn resolve(io: &Io, worktree: &str) -> Checkout {
     let dotgit = join(worktree, ".git");
     let (gitdir, head_text) = match read(io, &join(&dotgit, "HEAD")).await {
         Some(t) => (dotgit, t),
         None => {
-            let f = read(io, &dotgit).await?;
-            let gd = join(worktree, parse_gitdir(&f)?);
-            let t = read(io, &join(&gd, "HEAD")).await?;
+            let Some(f) = read(io, &dotgit).await else {
+                return Checkout::default();
+            };
+            let Some(gd) = parse_gitdir(&f).map(|g| join(worktree, g)) else {
+                return Checkout::default();
+            };
+            let Some(t) = read(io, &join(&gd, "HEAD")).await else {
+                return Checkout::default();
+            };
             (gd, t)
         }
     };
-    let refname = match parse_head(&head_text)? {
-        Head::Commit(c) => return Some(c),
-        Head::Ref(r) => r.to_string(),
+    let refname = match parse_head(&head_text) {
+        None => return Checkout::default(),
+        Some(Head::Commit(c)) => {
+            return Checkout {
+                commit: Some(c),
+                branch: None,
+            }
+        }
+        Some(Head::Ref(r)) => r.to_string(),
     };
-    if let Some(t) = read(io, &join(&gitdir, &refname)).await {
+    let branch = Some(branch_of(&refname));
+    Checkout {
+        commit: ref_commit(io, &gitdir, &refname).await,
+        branch,
+    }
+}
+
+async fn ref_commit(io: &Io, gitdir: &str, refname: &str) -> Option<String> {
+    if let Some(t) = read(io, &join(gitdir, refname)).await {
         let t = t.trim();
         if is_git_sha(t) {
             return Some(t.to_ascii_lowercase());
         }
     }
-    let common = match read(io, &join(&gitdir, "commondir")).await {
-        Some(c) => join(&gitdir, c.trim()),
-        None => gitdir.clone(),
+    let common = match read(io, &join(gitdir, "commondir")).await {
+        Some(c) => join(gitdir, c.trim()),
+        None => gitdir.to_string(),
     };
     if common != gitdir {
-        if let Some(t) = read(io, &join(&common, &refname)).await {
+        if let Some(t) = read(io, &join(&common, refname)).await {
             let t = t.trim();
             if is_git_sha(t) {
                 return Some(t.to_ascii_lowercase());
@@ -93,7 +134,7 @@ pub async fn head(io: &Io, worktree: &str) -> Option<String> {
         }
     }
     let packed = read(io, &join(&common, "packed-refs")).await?;
-    packed_ref(&packed, &refname)
+    packed_ref(&packed, refname)
 }
 
 #[cfg(test)]

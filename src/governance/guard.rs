@@ -33,8 +33,33 @@ const NAMES: &[&str] = &[".orchestration", "active_intents.yaml", "agent_trace.j
 pub(super) struct Snapshot {
     /// The intents file's content hash, `missing`, or `error:…`.
     intents: String,
-    /// The trace's size, when it exists.
-    trace: Option<u64>,
+    /// Each trace file's size (the single-file log and every segment's log), by path.
+    trace: Vec<(String, u64)>,
+}
+
+/// The size of every trace log that exists: the single-file log and each segment's.
+async fn trace_sizes(io: &Io, worktree: &str) -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    let st = stat(io, &join(worktree, TRACE_FILE)).await;
+    if st.exists {
+        out.push((TRACE_FILE.to_string(), st.size));
+    }
+    let v = io
+        .request(Request::ListDir {
+            path: join(worktree, segments::SEGMENT_DIR),
+            recursive: false,
+            max_entries: segments::MAX_SEGMENTS * 4,
+            skip_hidden: true,
+            types_only: false,
+        })
+        .await;
+    let l: crate::protocol::ListDirResult = serde_json::from_value(v).unwrap_or_default();
+    for e in l.entries {
+        if e.is_file && e.path.ends_with(".jsonl") && segments::stem(&e.path).is_some() {
+            out.push((format!("{}/{}", segments::SEGMENT_DIR, e.path), e.size));
+        }
+    }
+    out
 }
 
 /// The spelling through which a shell command of `tool` names the governance folder, if it does.
@@ -232,10 +257,9 @@ pub(super) async fn snapshot(io: &Io, gov: &Governance, worktree: &str) -> Snaps
         Some(k) => k,
         None => intents_key(io, worktree).await,
     };
-    let st = stat(io, &join(worktree, TRACE_FILE)).await;
     Snapshot {
         intents,
-        trace: st.exists.then_some(st.size),
+        trace: trace_sizes(io, worktree).await,
     }
 }
 
@@ -261,7 +285,7 @@ pub(super) async fn after_shell(
     logs: &mut Vec<Log>,
 ) -> Option<String> {
     let now = intents_key(io, worktree).await;
-    let st = stat(io, &join(worktree, TRACE_FILE)).await;
+    let sizes = trace_sizes(io, worktree).await;
     let reason = if now != before.intents {
         Some(match (before.intents.as_str(), now.as_str()) {
             ("missing", _) => format!("a shell command created {INTENTS_FILE}"),
@@ -269,11 +293,14 @@ pub(super) async fn after_shell(
             _ => format!("a shell command changed {INTENTS_FILE}"),
         })
     } else {
-        match before.trace {
-            Some(_) if !st.exists => Some(format!("a shell command removed {TRACE_FILE}")),
-            Some(n) if st.size < n => Some(format!("a shell command cut {TRACE_FILE}")),
-            _ => None,
-        }
+        before
+            .trace
+            .iter()
+            .find_map(|(f, n)| match sizes.iter().find(|(g, _)| g == f) {
+                None => Some(format!("a shell command removed {f}")),
+                Some((_, m)) if m < n => Some(format!("a shell command cut {f}")),
+                _ => None,
+            })
     }?;
     lock(io, gov, worktree, &reason, logs).await;
     Some(format!(

@@ -6,7 +6,6 @@ use super::*;
 use crate::governance::ops::guard::{names_governance, LOCK_FILE};
 
 const INTENTS: &str = "/w/.orchestration/active_intents.yaml";
-const TRACE: &str = "/w/.orchestration/agent_trace.jsonl";
 
 #[test]
 fn every_visible_spelling_of_the_folder_is_named() {
@@ -176,9 +175,11 @@ fn removing_the_folder_or_cutting_the_trace_locks_too() {
         |fs| fs.file("/w/src/a.ts", "x"),
     )
     .unwrap();
-    assert!(t.fs.read(TRACE).is_some());
-    t.call("s", "bash", json!({"command": "true"}), |fs| {
-        fs.file(TRACE, "")
+    let seg = t.fs.trace_segments("/w")[0].clone();
+    assert!(t.fs.read(&seg).is_some());
+    let cut = seg.clone();
+    t.call("s", "bash", json!({"command": "true"}), move |fs| {
+        fs.file(&cut, "")
     })
     .unwrap();
     assert!(t
@@ -188,7 +189,7 @@ fn removing_the_folder_or_cutting_the_trace_locks_too() {
             json!({"filePath": "src/a.ts", "content": "y"})
         )
         .block
-        .is_some_and(|m| m.contains("cut .orchestration/agent_trace.jsonl")));
+        .is_some_and(|m| m.contains("cut .orchestration/trace/")));
 
     let mut t = selected();
     t.call("s", "bash", json!({"command": "sh ./clean.sh"}), |fs| {

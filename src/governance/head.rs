@@ -125,11 +125,7 @@ fn number(s: &str) -> Option<(u64, &str)> {
 }
 
 fn problem(line: usize, kind: &'static str, message: String) -> ChainProblem {
-    ChainProblem {
-        line,
-        kind,
-        message,
-    }
+    ChainProblem::new(line, kind, message)
 }
 
 fn lines_range(from: u64, to: u64) -> String {

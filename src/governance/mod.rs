@@ -198,6 +198,7 @@ pub mod ranges;
 pub mod reading;
 pub mod root;
 pub mod scope;
+pub mod segments;
 pub mod trace;
 
 /// The governance folder, relative to the worktree: the intents file and the trace live in it,

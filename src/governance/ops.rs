@@ -18,13 +18,14 @@ use super::intents::{self, IntentFile, Problem, Severity, Status};
 use super::patch::{self, FileOp};
 use super::ranges::{self, sha256_hex, Range};
 use super::scope::{resolve_from, Resolved, Scope};
+use super::segments;
 use super::trace::{self, RecordInput};
 use crate::host::{self, args::EditShape, Profile, Role};
 
 #[path = "guard.rs"]
 pub mod guard;
 #[path = "trace_io.rs"]
-mod trace_io;
+pub(crate) mod trace_io;
 use trace_io::Unwritten;
 pub use trace_io::{
     assess, trace_head, trace_verify, Assessed, HeadInput, HeadOutput, Seen, VerifyInput,
@@ -43,7 +44,7 @@ pub const SCAFFOLD: &str = "\
 #     owned_scope: [src/auth/**, \"!src/auth/vendor/**\"]
 #     constraints: [Keep the public API of src/auth/index.ts]
 #     acceptance_criteria: [All tests in tests/auth pass]
-# Every change is recorded in agent_trace.jsonl (Agent Trace v0.1.0, hash-chained).
+# Every change is recorded in .orchestration/trace/ (Agent Trace v0.1.0, hash-chained segments).
 active_intents: []
 ";
 

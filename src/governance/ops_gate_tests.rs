@@ -31,7 +31,7 @@ fn governance_off_changes_nothing() {
         "{:?}",
         t.fs.log
     );
-    assert!(t.fs.read("/w/.orchestration/agent_trace.jsonl").is_none());
+    assert!(t.fs.trace("/w").is_none());
     // tools that are not watched do not even read it
     let n = t.fs.log.len();
     t.before("s", "grep", json!({"pattern": "x"}));
@@ -161,7 +161,7 @@ fn no_intent_blocks_then_select_then_write_leaves_a_valid_record() {
         (Some(2), Some(3))
     );
     let text =
-        t.fs.read("/w/.orchestration/agent_trace.jsonl")
+        t.fs.trace("/w")
             .unwrap()
             .to_string();
     let first = text.lines().next().unwrap();

@@ -88,7 +88,7 @@ fn legitimate_writes_still_pass_and_record_the_real_file() {
         )
         .unwrap();
     assert!(r.logs.iter().all(|l| !l.message.contains("error")), "{r:?}");
-    let trace = t.fs.read("/w/.orchestration/agent_trace.jsonl").unwrap();
+    let trace = t.fs.trace("/w").unwrap();
     assert!(trace.contains("src/a/b/c/y.ts"), "{trace}");
 }
 

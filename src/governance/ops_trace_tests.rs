@@ -217,7 +217,10 @@ fn a_failed_append_is_logged_and_never_fails_the_call_itself() {
     t.fs.file("/w/src/a", "a\n");
     let r = t.after("s", "write", json!({"filePath": "src/a"}));
     assert!(!r.recorded, "{r:?}");
-    assert!(t.before("s", "write", json!({"filePath": "src/a"})).block.is_none());
+    assert!(t
+        .before("s", "write", json!({"filePath": "src/a"}))
+        .block
+        .is_none());
     t.fs.file("/w/src/a", "b\n");
     let r = t.after("s", "write", json!({"filePath": "src/a"}));
     assert!(r.recorded, "{r:?}");
@@ -326,7 +329,8 @@ fn verify_reports_tampering_and_truncation() {
         .unwrap();
     }
     assert!(t.verify().report.ok);
-    let path = "/w/.orchestration/agent_trace.jsonl";
+    let path = t.fs.trace_segments("/w")[0].clone();
+    let path = path.as_str();
     let orig = t.fs.read(path).unwrap().to_string();
     let lines: Vec<&str> = orig.lines().collect();
     // edited
@@ -356,7 +360,7 @@ fn verify_reports_tampering_and_truncation() {
     assert!(j["head"].as_str().unwrap().starts_with("sha256:"));
     // no trace yet: fine
     t.fs.files.remove(path);
-    t.fs.files.remove("/w/.orchestration/agent_trace.head");
+    t.fs.files.remove(&path.replace(".jsonl", ".head"));
     let v = t.verify_fresh();
     assert!(v.report.ok && v.report.lines == 0 && v.error.is_none());
     let _ = chain::verify("");

@@ -170,8 +170,8 @@ impl T {
 
     pub(super) fn trace_lines(&self) -> Vec<Value> {
         self.fs
-            .read("/w/.orchestration/agent_trace.jsonl")
-            .unwrap_or("")
+            .trace("/w")
+            .unwrap_or_default()
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
             .collect()

@@ -98,6 +98,14 @@ pub struct HookwiseMeta {
     /// The enforcement decision taken on this call, when enforcement is on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub enforcement: Option<Enforcement>,
+    /// The git branch checked out when the change was made (absent: detached HEAD, or no
+    /// repository).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+    /// The segment of the trace this record was appended to (its file's name without
+    /// `.jsonl`, [`super::segments`]); absent in the single-file log of older versions.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub segment: String,
     /// A repair record: the torn last line the host found at this append, moved aside.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub repair: Option<Repair>,
@@ -231,6 +239,10 @@ pub struct RecordInput<'a> {
     pub tool: &'a str,
     /// The host's profile id.
     pub host: &'a str,
+    /// The git branch checked out, when known.
+    pub branch: Option<&'a str>,
+    /// The trace segment the record goes to.
+    pub segment: &'a str,
 }
 
 /// Build a record for `files` (path, ranges) with the given class. `prev_hash` is empty:
@@ -279,6 +291,8 @@ pub fn record(
                 host: input.host.to_string(),
                 blame: Vec::new(),
                 enforcement: None,
+                branch: input.branch.map(str::to_string),
+                segment: input.segment.to_string(),
                 repair: None,
                 prev_hash: String::new(),
             },
@@ -485,6 +499,8 @@ mod tests {
             call_id: "call_1",
             tool: "edit",
             host: "opencode",
+            branch: Some("main"),
+            segment: "0123456789abcdef",
         };
         let r = crate::governance::ranges::whole("a\nb\n");
         record(

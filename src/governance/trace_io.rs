@@ -6,12 +6,13 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::governance::chain::{self, ChainProblem, Report};
+use crate::governance::chain::{self, ChainProblem, LineKeys, Report};
 use crate::governance::head::{self, Head, HEAD_FILE};
 use crate::governance::ranges::sha256_hex;
+use crate::governance::segments::{self, Anchor, SegmentInfo, LEGACY_NAME, SEGMENT_DIR};
 use crate::governance::trace::Chained;
-use crate::protocol::{Log, ReadResult, ReplyError, Request};
-use crate::runtime::Io;
+use crate::protocol::{ListDirResult, Log, ReadResult, ReplyError, Request};
+use crate::runtime::{join_all, Io};
 
 use super::{is_missing, join, read_text, stat, Governance, MAX_TRACE_BYTES, TRACE_FILE};
 
@@ -43,12 +44,17 @@ const CHAIN_KINDS: &[&str] = &[
     "bom",
 ];
 
+/// Problem kinds across segments: `trace head --init` refuses them too.
+const CROSS_KINDS: &[&str] = &["misplaced", "duplicate"];
+
 /// Problem kinds an append running while `trace verify` reads can cause.
 const RACY_KINDS: &[&str] = &["stale-head", "cut", "torn", "bytes"];
 
 /// A record ready to append.
 #[derive(Debug, Clone)]
 pub(super) struct Unwritten {
+    /// The segment it goes to ([`segments::segment_name`]).
+    pub segment: String,
     pub chained: Chained,
     pub id: String,
     pub tool: String,
@@ -58,8 +64,8 @@ pub(super) struct Unwritten {
     pub torn_path: String,
 }
 
-fn lock_path(wt: &str) -> String {
-    format!("{}.lock", join(wt, TRACE_FILE))
+fn lock_path(wt: &str, segment: &str) -> String {
+    format!("{}.lock", join(wt, &segments::log_rel(segment)))
 }
 
 /// Append one record and the head; `Err`: the host's error.
@@ -70,17 +76,17 @@ async fn append_one(
     u: &Unwritten,
     logs: &mut Vec<Log>,
 ) -> Result<(), String> {
-    let path = join(wt, TRACE_FILE);
+    let path = join(wt, &segments::log_rel(&u.segment));
     let reply = io
         .request(Request::AppendChained {
-            lock_path: lock_path(wt),
+            lock_path: lock_path(wt, &u.segment),
             path,
             before: u.chained.before.clone(),
             after: u.chained.after.clone(),
             stale_ms: LOCK_STALE_MS,
             wait_ms: LOCK_WAIT_MS,
             break_ms: LOCK_BREAK_MS,
-            head_path: join(wt, HEAD_FILE),
+            head_path: join(wt, &segments::head_rel(&u.segment)),
             head_parts: head::PARTS.iter().map(|s| s.to_string()).collect(),
             torn_parts: u.repair.clone(),
             torn_path: u.torn_path.clone(),
@@ -112,25 +118,28 @@ async fn append_one(
         .to_string();
     let mut st = gov.inner.borrow_mut();
     let p = st.projects.entry(wt.to_string()).or_default();
-    p.last_appended = Some(sha256_hex(line.as_bytes()));
+    p.last_appended = Some((u.segment.clone(), sha256_hex(line.as_bytes())));
     if status == "written" {
         p.head_warned = None;
     } else if p.head_warned.as_deref() != Some(status.as_str()) {
-        logs.push(Log::warn(head_status_text(&status)));
+        logs.push(Log::warn(head_status_text(
+            &status,
+            &segments::head_rel(&u.segment),
+        )));
         p.head_warned = Some(status);
     }
     Ok(())
 }
 
-fn head_status_text(status: &str) -> String {
+fn head_status_text(status: &str, head_file: &str) -> String {
     match status {
         "missing" => format!(
-            "trace: the log has no head ({HEAD_FILE}): it was written before hookwise kept one, or the head was deleted. Records are still appended; the head is not created until someone checks the log: run `hookwise trace verify`, then `hookwise trace head --init`"
+            "trace: the log has no head ({head_file}): it was written before hookwise kept one, or the head was deleted. Records are still appended; the head is not created until someone checks the log: run `hookwise trace verify`, then `hookwise trace head --init`"
         ),
         "mismatch" => format!(
-            "trace: the head ({HEAD_FILE}) does not match the log (the log or the head was changed outside hookwise): the head is left as it is so that `hookwise trace verify` shows what changed; records are still appended"
+            "trace: the head ({head_file}) does not match the log (the log or the head was changed outside hookwise): the head is left as it is so that `hookwise trace verify` shows what changed; records are still appended"
         ),
-        other => format!("trace: the head ({HEAD_FILE}) was not updated: {other}"),
+        other => format!("trace: the head ({head_file}) was not updated: {other}"),
     }
 }
 
@@ -296,9 +305,9 @@ pub(super) async fn gate_unwritten(
         .get(wt)
         .map_or(n, |p| p.unwritten.len());
     let advice = if err.contains("lock timeout") {
-        format!("Another process keeps the trace's lock file: ask the user to stop it and remove {TRACE_FILE}.lock.")
+        format!("Another process keeps a lock file of the trace ({SEGMENT_DIR}/*.jsonl.lock): ask the user to stop it and remove the lock.")
     } else {
-        format!("Ask the user to make {TRACE_FILE} and {HEAD_FILE} writable.")
+        format!("Ask the user to make {SEGMENT_DIR}/ and the files in it writable.")
     };
     Some(format!(
         "hookwise blocked `{tool}`: the Agent Trace could not be written ({err}), so changes in this project are blocked until it can be ({n} record(s) wait to be written; every change must leave its record). {advice}"
@@ -331,6 +340,13 @@ pub struct VerifyOutput {
     pub stored_head: Option<Head>,
     #[serde(flatten)]
     pub report: Report,
+    /// Records in all segments (the single-file log counted as one).
+    pub records: usize,
+    /// Each segment as verification found it (the single-file log first, when there is one).
+    pub segments: Vec<SegmentInfo>,
+    /// The verdict in one sentence ("ok: N record(s) in K segment(s), all chains whole, heads
+    /// match", or the count of problems).
+    pub text: String,
 }
 
 /// One of the two files as verification read it.
@@ -365,14 +381,13 @@ pub struct Assessed {
     pub log_head: Option<Head>,
     pub stored_head: Option<Head>,
     pub report: Report,
+    /// Each line's SHA-256 hex and what verification read of it ([`chain::keys_of`]).
+    pub hashes: Vec<String>,
+    pub keys: Vec<Option<LineKeys>>,
 }
 
 fn problem(line: usize, kind: &'static str, message: String) -> ChainProblem {
-    ChainProblem {
-        line,
-        kind,
-        message,
-    }
+    ChainProblem::new(line, kind, message)
 }
 
 /// The log and its head as read: the chain, the head against the log, and the anchor.
@@ -383,14 +398,27 @@ pub fn assess(
     anchor: Option<&Head>,
     remembered: Option<&str>,
 ) -> Assessed {
+    assess_named(log, head_file, HEAD_FILE, anchor, remembered)
+}
+
+/// [`assess`] for a log whose head file is `head_name` (a segment's).
+pub fn assess_named(
+    log: &Seen,
+    head_file: &Seen,
+    head_name: &str,
+    anchor: Option<&Head>,
+    remembered: Option<&str>,
+) -> Assessed {
+    let mut hashes = Vec::new();
+    let mut keys = Vec::new();
     let stored: Result<Option<Head>, String> = match head_file {
         Seen::Absent => Ok(None),
-        Seen::Unreadable(e) => Err(format!("cannot read the head {HEAD_FILE}: {e}")),
+        Seen::Unreadable(e) => Err(format!("cannot read the head {head_name}: {e}")),
         Seen::Text { text, size } if size.is_some_and(|s| s != text.len() as u64) => Err(format!(
-            "the head {HEAD_FILE} holds bytes that are not part of a head (a byte order mark?)"
+            "the head {head_name} holds bytes that are not part of a head (a byte order mark?)"
         )),
         Seen::Text { text, .. } => Head::parse(text).map(Some).ok_or_else(|| {
-            format!("{HEAD_FILE} is not a head as hookwise writes it (it was edited)")
+            format!("{head_name} is not a head as hookwise writes it (it was edited)")
         }),
     };
     let mut error = None;
@@ -433,7 +461,8 @@ pub fn assess(
         }
         Seen::Text { text, size } => {
             let l = chain::split(text);
-            let mut r = chain::verify_lines(&l, remembered);
+            let (mut r, k) = chain::verify_keyed(&l, remembered);
+            keys = k;
             let extra = size.map_or(0, |s| s.saturating_sub(text.len() as u64));
             if text.starts_with('\u{feff}') || extra == 3 {
                 r.problems.push(problem(
@@ -460,7 +489,7 @@ pub fn assess(
                     0,
                     "no-head",
                     format!(
-                        "no head ({HEAD_FILE}): the log was written before hookwise kept a head, or the head was deleted, so lines cut or edited at the end of the log cannot be detected; if the chain is whole and you trust the log, run `hookwise trace head --init`"
+                        "no head ({head_name}): the log was written before hookwise kept a head, or the head was deleted, so lines cut or edited at the end of the log cannot be detected; if the chain is whole and you trust the log, run `hookwise trace head --init`"
                     ),
                 )),
                 Err(_) => {}
@@ -469,6 +498,7 @@ pub fn assess(
                 r.problems.extend(head::check_anchor(&l, extra, a));
             }
             log_head = Some(Head::of_log(&l, raw));
+            hashes = l.hashes;
             r
         }
     };
@@ -485,82 +515,348 @@ pub fn assess(
         log_head,
         stored_head,
         report,
+        hashes,
+        keys,
     }
 }
 
-/// `hookwise trace verify`: check `.orchestration/agent_trace.jsonl` — its hash chain, its
-/// head, and optionally a head anchored earlier.
-pub async fn trace_verify(io: &Io, gov: &Governance, input: &VerifyInput) -> VerifyOutput {
-    let wt = input.worktree.as_str();
-    let path = join(wt, TRACE_FILE);
-    let head_path = join(wt, HEAD_FILE);
-    let fail = |path: String, head_path: String, e: String| VerifyOutput {
+/// The trace's files as read: every segment's log and head (the single-file log first, as
+/// the segment [`LEGACY_NAME`], when either of its files exists).
+pub struct SetRead {
+    pub names: Vec<String>,
+    pub logs: Vec<Seen>,
+    pub heads: Vec<Seen>,
+    /// The segment folder could not be listed.
+    pub error: Option<String>,
+}
+
+impl SetRead {
+    /// Each segment's text (empty for one that could not be read).
+    #[cfg(feature = "policy")]
+    pub fn texts(&self) -> Vec<&str> {
+        self.logs
+            .iter()
+            .map(|l| match l {
+                Seen::Text { text, .. } => text.as_str(),
+                _ => "",
+            })
+            .collect()
+    }
+}
+
+/// List the segment folder and read every segment's log and head (`heads_only`: the heads).
+async fn read_set(io: &Io, wt: &str) -> (Vec<String>, Option<String>) {
+    let v = io
+        .request(Request::ListDir {
+            path: join(wt, SEGMENT_DIR),
+            recursive: false,
+            max_entries: segments::MAX_SEGMENTS * 4,
+            skip_hidden: true,
+            types_only: true,
+        })
+        .await;
+    let l: ListDirResult = serde_json::from_value(v).unwrap_or_default();
+    let error = match l.error {
+        None => None,
+        Some(e) if is_missing(Some(e)) => None,
+        Some(e) => Some(format!(
+            "cannot list {SEGMENT_DIR}: {}",
+            e.describe(l.detail.as_deref())
+        )),
+    };
+    let error = error.or_else(|| {
+        l.truncated
+            .then(|| format!("{SEGMENT_DIR} holds too many files to verify"))
+    });
+    (
+        segments::names(l.entries.iter().map(|e| e.path.as_str())),
+        error,
+    )
+}
+
+async fn read_files(io: &Io, wt: &str, names: &[String], heads: bool) -> Vec<Seen> {
+    join_all(
+        names
+            .iter()
+            .map(|n| {
+                let rel = if heads {
+                    segments::head_rel(n)
+                } else {
+                    segments::log_rel(n)
+                };
+                let path = join(wt, &rel);
+                let max = if heads {
+                    MAX_HEAD_BYTES
+                } else {
+                    MAX_TRACE_BYTES
+                };
+                async move { Seen::from_read(read_text(io, &path, max).await) }
+            })
+            .collect(),
+    )
+    .await
+}
+
+/// Read every segment (the log, and its head before and after it: an append between the reads
+/// changes the head).
+async fn read_all(io: &Io, wt: &str) -> (SetRead, Vec<Seen>) {
+    let (mut names, error) = read_set(io, wt).await;
+    names.insert(0, LEGACY_NAME.to_string());
+    let h1 = read_files(io, wt, &names, true).await;
+    let logs = read_files(io, wt, &names, false).await;
+    let heads = read_files(io, wt, &names, true).await;
+    let mut set = SetRead {
+        names,
+        logs,
+        heads,
+        error,
+    };
+    let mut h1 = h1;
+    // the single-file log counts only when one of its files exists
+    if matches!(set.logs[0], Seen::Absent) && matches!(set.heads[0], Seen::Absent) {
+        set.names.remove(0);
+        set.logs.remove(0);
+        set.heads.remove(0);
+        h1.remove(0);
+    }
+    (set, h1)
+}
+
+/// Verify what [`read_all`] read.
+fn verify_set(
+    wt: &str,
+    set: &SetRead,
+    old_anchor: Option<&Head>,
+    anchor: Option<&Anchor>,
+    remembered: Option<&(String, String)>,
+) -> (VerifyOutput, Vec<Assessed>) {
+    let mut problems = Vec::new();
+    let mut error = set.error.clone();
+    let mut infos = Vec::new();
+    let mut all = Vec::new();
+    let mut records = 0;
+    let mut old_held = false;
+    let mut old_missed: Option<ChainProblem> = None;
+    for (i, name) in set.names.iter().enumerate() {
+        let legacy = name == LEGACY_NAME;
+        let rel = segments::log_rel(name);
+        let head_rel = segments::head_rel(name);
+        let rem = remembered
+            .filter(|(s, _)| s == name)
+            .map(|(_, h)| h.as_str());
+        let mut a = assess_named(&set.logs[i], &set.heads[i], &head_rel, old_anchor, rem);
+        // a head anchored by an older hookwise (one log): held by whichever segment holds it
+        let anchor_problems: Vec<ChainProblem> = a
+            .report
+            .problems
+            .iter()
+            .filter(|p| p.kind == "anchor")
+            .cloned()
+            .collect();
+        if old_anchor.is_some() {
+            a.report.problems.retain(|p| p.kind != "anchor");
+            a.report.ok = a.error.is_none() && a.report.problems.is_empty();
+            if anchor_problems.is_empty() {
+                old_held = true;
+            } else if old_missed.is_none() {
+                old_missed = anchor_problems
+                    .into_iter()
+                    .next()
+                    .map(|p| segments::with_segment(p, &rel));
+            }
+        }
+        if let (None, Some(e)) = (&error, &a.error) {
+            error = Some(if legacy {
+                e.clone()
+            } else {
+                format!("{rel}: {e}")
+            });
+        }
+        records += a.report.lines;
+        let branch = match &set.logs[i] {
+            Seen::Text { text, .. } => text.lines().take(4).find_map(segments::branch_of),
+            _ => None,
+        };
+        infos.push(SegmentInfo {
+            name: name.clone(),
+            path: rel.clone(),
+            records: a.report.lines,
+            ok: a.report.ok,
+            branch,
+        });
+        problems.extend(
+            a.report
+                .problems
+                .iter()
+                .cloned()
+                .map(|p| segments::with_segment(p, &rel)),
+        );
+        all.push(a);
+    }
+    let checked: Vec<segments::Checked> = set
+        .names
+        .iter()
+        .zip(&all)
+        .map(|(n, a)| segments::Checked {
+            name: n,
+            hashes: &a.hashes,
+            keys: &a.keys,
+        })
+        .collect();
+    let mut cross = segments::cross_check(&checked, anchor);
+    if let Some(h) = old_anchor.filter(|h| h.records > 0 && !old_held) {
+        cross.push(old_missed.unwrap_or_else(|| {
+            problem(
+                0,
+                "anchor",
+                format!(
+                    "the anchored head ({} record(s)) is not in the trace: the log is missing",
+                    h.records
+                ),
+            )
+        }));
+    }
+    for p in &cross {
+        if let Some(info) = infos.iter_mut().find(|i| i.path == p.segment) {
+            info.ok = false;
+        }
+    }
+    problems.extend(cross);
+    // one segment (the single-file log, or one segment): its head and paths, as before
+    let sole = (set.names.len() == 1).then(|| &all[0]);
+    let only_legacy = sole.is_some() && set.names[0] == LEGACY_NAME;
+    let report = Report {
+        ok: error.is_none() && problems.is_empty(),
+        lines: records,
+        head: sole.and_then(|a| a.report.head.clone()),
+        problems,
+    };
+    let text = segments::verdict(
+        &report,
+        error.as_deref(),
+        records,
+        set.names.len(),
+        old_anchor.is_some() || anchor.is_some(),
+    );
+    let (path, head_path) = match (sole, only_legacy) {
+        (_, true) | (None, _) if set.names.is_empty() || only_legacy => {
+            (join(wt, TRACE_FILE), join(wt, HEAD_FILE))
+        }
+        (Some(_), _) => (
+            join(wt, &segments::log_rel(&set.names[0])),
+            join(wt, &segments::head_rel(&set.names[0])),
+        ),
+        _ => (join(wt, SEGMENT_DIR), join(wt, SEGMENT_DIR)),
+    };
+    let out = VerifyOutput {
         path,
         head_path,
+        error,
+        log_head: sole.and_then(|a| a.log_head.clone()),
+        stored_head: sole.and_then(|a| a.stored_head.clone()),
+        report,
+        records,
+        segments: infos,
+        text,
+    };
+    (out, all)
+}
+
+fn failed_output(path: String, head_path: String, e: String) -> VerifyOutput {
+    let report = Report {
+        ok: false,
+        lines: 0,
+        head: None,
+        problems: Vec::new(),
+    };
+    VerifyOutput {
+        path,
+        head_path,
+        text: segments::verdict(&report, Some(&e), 0, 0, false),
         error: Some(e),
         log_head: None,
         stored_head: None,
-        report: Report {
-            ok: false,
-            lines: 0,
-            head: None,
-            problems: Vec::new(),
-        },
+        report,
+        records: 0,
+        segments: Vec::new(),
+    }
+}
+
+/// `hookwise trace verify`: check every segment of the trace (and the single-file log of older
+/// versions) — each hash chain, each head — what holds across segments, and optionally a head
+/// anchored earlier.
+pub async fn trace_verify(io: &Io, gov: &Governance, input: &VerifyInput) -> VerifyOutput {
+    read_and_verify(io, gov, input).await.0
+}
+
+/// [`trace_verify`], and the files it read (for blame and the report).
+pub(crate) async fn read_and_verify(
+    io: &Io,
+    gov: &Governance,
+    input: &VerifyInput,
+) -> (VerifyOutput, SetRead) {
+    let wt = input.worktree.as_str();
+    let path = join(wt, TRACE_FILE);
+    let head_path = join(wt, HEAD_FILE);
+    let empty = || SetRead {
+        names: Vec::new(),
+        logs: Vec::new(),
+        heads: Vec::new(),
+        error: None,
     };
     if wt.is_empty() {
-        return fail(path, head_path, "no project folder given".into());
+        return (
+            failed_output(path, head_path, "no project folder given".into()),
+            empty(),
+        );
     }
     let st = stat(io, wt).await;
     if !st.exists {
-        return fail(path, head_path, format!("no project folder at {wt}"));
+        let e = format!("no project folder at {wt}");
+        return (failed_output(path, head_path, e), empty());
     }
     if !st.is_dir {
-        return fail(path, head_path, format!("{wt} is not a folder"));
+        let e = format!("{wt} is not a folder");
+        return (failed_output(path, head_path, e), empty());
     }
-    let anchor = match input.anchor.as_deref() {
-        None => None,
-        Some(a) => match Head::parse_anchor(a) {
-            Some(h) => Some(h),
-            None => {
-                return fail(
-                    path,
-                    head_path,
-                    format!(
-                        "the anchor is not a head as `hookwise trace head` prints it ({}…)",
-                        a.chars().take(40).collect::<String>()
-                    ),
-                )
+    let (old_anchor, anchor) = match input.anchor.as_deref() {
+        None => (None, None),
+        Some(a) => match (Head::parse_anchor(a), Anchor::parse(a)) {
+            (Some(h), _) => (Some(h), None),
+            (None, Some(x)) => (None, Some(x)),
+            (None, None) => {
+                let e = format!(
+                    "the anchor is not a head as `hookwise trace head` prints it ({}…)",
+                    a.chars().take(40).collect::<String>()
+                );
+                return (failed_output(path, head_path, e), empty());
             }
         },
     };
     let remembered = gov.last_appended(wt);
     let mut attempt = 0;
-    let a = loop {
+    loop {
         attempt += 1;
-        // The head, the log, the head again: an append between the reads changes the head.
-        let h1 = Seen::from_read(read_text(io, &head_path, MAX_HEAD_BYTES).await);
-        let log = Seen::from_read(read_text(io, &path, MAX_TRACE_BYTES).await);
-        let h2 = Seen::from_read(read_text(io, &head_path, MAX_HEAD_BYTES).await);
-        let a = assess(&log, &h2, anchor.as_ref(), remembered.as_deref());
+        let (set, h1) = read_all(io, wt).await;
+        let (out, _) = verify_set(
+            wt,
+            &set,
+            old_anchor.as_ref(),
+            anchor.as_ref(),
+            remembered.as_ref(),
+        );
         // An append may have run between the reads (the log is written before its head, a
         // line in one write): what it can make look wrong is read again after a pause.
-        let racy = h1 != h2
-            || a.report
+        let racy = h1 != set.heads
+            || out
+                .report
                 .problems
                 .iter()
                 .any(|p| RACY_KINDS.contains(&p.kind));
         if !racy || attempt >= VERIFY_ATTEMPTS {
-            break a;
+            return (out, set);
         }
         let _ = io.request(Request::Sleep { ms: 50 }).await;
-    };
-    VerifyOutput {
-        path,
-        head_path,
-        error: a.error,
-        log_head: a.log_head,
-        stored_head: a.stored_head,
-        report: a.report,
     }
 }
 
@@ -588,11 +884,13 @@ pub struct HeadOutput {
     pub verify: VerifyOutput,
 }
 
-/// `hookwise trace head [--init]`: the head to anchor (the log verified against it), or, with
-/// `init`, a head written for the log as it is now (a log from before heads, or one whose
-/// problems the user has looked into). `init` refuses a log whose chain itself is broken.
+/// `hookwise trace head [--init]`: the line to anchor (the trace verified first) — for the
+/// single-file log alone its head, as before; for a trace in segments every segment's record
+/// count and last line ([`Anchor`]) — or, with `init`, a head written for each segment whose
+/// head does not match its log (a log from before heads, or one whose problems the user has
+/// looked into). `init` refuses a segment whose chain itself is broken.
 pub async fn trace_head(io: &Io, gov: &Governance, input: &HeadInput) -> HeadOutput {
-    let v = trace_verify(
+    let (v, set) = read_and_verify(
         io,
         gov,
         &VerifyInput {
@@ -609,31 +907,63 @@ pub async fn trace_head(io: &Io, gov: &Governance, input: &HeadInput) -> HeadOut
         verify: v,
     };
     if let Some(e) = &v.error {
-        let m = format!("cannot check the log: {e}");
+        let m = format!("cannot check the trace: {e}");
         return out(false, false, None, m, v);
     }
-    let Some(now) = v.log_head.clone().filter(|h| h.records > 0) else {
+    let (_, assessed) = verify_set(&input.worktree, &set, None, None, None);
+    let only_legacy = set.names.len() == 1;
+    let anchor_text = || {
+        if only_legacy {
+            return assessed[0]
+                .log_head
+                .as_ref()
+                .map(|h| h.text().trim_end().to_string());
+        }
+        let entries: Vec<(String, u64, String)> = set
+            .names
+            .iter()
+            .zip(&assessed)
+            .filter_map(|(n, a)| {
+                a.log_head
+                    .as_ref()
+                    .map(|h| segments::anchor_entry(n, h.records, &h.last))
+            })
+            .collect();
+        Some(Anchor::of(&entries).text())
+    };
+    if v.records == 0 {
         if v.report.ok {
             let m = "no trace records yet: nothing to anchor".to_string();
             return out(true, false, None, m, v);
         }
         let m = format!(
-            "the log has no records but verification found problems; to start a new log, delete {} and {}",
-            v.path, v.head_path
+            "the trace has no records but verification found problems; to start anew, delete {SEGMENT_DIR}/ (and {TRACE_FILE} and {HEAD_FILE})"
         );
         return out(false, false, None, m, v);
-    };
-    let text = now.text().trim_end().to_string();
+    }
     if v.report.ok {
-        let m = format!(
-            "the head of {}: {} record(s), {} bytes. Anchor the line above (a commit message, a CI log); `hookwise trace verify --anchor '<line>'` later checks that the log still holds it",
-            v.path, now.records, now.bytes
-        );
-        return out(true, false, Some(text), m, v);
+        let m = if only_legacy {
+            let h = v.log_head.clone().unwrap_or(Head {
+                records: 0,
+                bytes: 0,
+                last: String::new(),
+            });
+            format!(
+                "the head of {}: {} record(s), {} bytes. Anchor the line above (a commit message, a CI log); `hookwise trace verify --anchor '<line>'` later checks that the log still holds it",
+                v.path, h.records, h.bytes
+            )
+        } else {
+            format!(
+                "the heads of {} segment(s), {} record(s). Anchor the line above (a commit message, a CI log); `hookwise trace verify --anchor '<line>'` later checks that every segment still holds what it held",
+                set.names.len(),
+                v.records
+            )
+        };
+        return out(true, false, anchor_text(), m, v);
     }
     if !input.init {
         let m = format!(
-            "the log does not verify against its head ({} problem(s), see `hookwise trace verify`); after checking it, `hookwise trace head --init` writes the head for the log as it is",
+            "the trace does not verify ({} problem(s), see `hookwise trace verify`); after checking it, `hookwise trace head --init` writes the heads for the segments as they are",
             v.report.problems.len()
         );
         return out(false, false, None, m, v);
@@ -642,7 +972,7 @@ pub async fn trace_head(io: &Io, gov: &Governance, input: &HeadInput) -> HeadOut
         .report
         .problems
         .iter()
-        .filter(|p| CHAIN_KINDS.contains(&p.kind))
+        .filter(|p| CHAIN_KINDS.contains(&p.kind) || CROSS_KINDS.contains(&p.kind))
         .map(|p| p.kind)
         .collect();
     if !broken.is_empty() {
@@ -652,40 +982,65 @@ pub async fn trace_head(io: &Io, gov: &Governance, input: &HeadInput) -> HeadOut
         );
         return out(false, false, None, m, v);
     }
-    let reply = io
-        .request(Request::WriteHead {
-            path: v.path.clone(),
-            lock_path: lock_path(&input.worktree),
-            head_path: v.head_path.clone(),
-            text: now.text(),
-            expect_bytes: now.bytes,
-            expect_last: now.last.clone(),
-            stale_ms: LOCK_STALE_MS,
-            wait_ms: LOCK_WAIT_MS,
-            break_ms: LOCK_BREAK_MS,
-        })
-        .await;
-    if reply.get("ok").and_then(Value::as_bool) == Some(true) {
-        if let Some(p) = gov.inner.borrow_mut().projects.get_mut(&input.worktree) {
-            p.head_warned = None;
+    let mut wrote = Vec::new();
+    for (i, (name, a)) in set.names.iter().zip(&assessed).enumerate() {
+        let (Some(now), false) = (a.log_head.clone(), a.report.ok) else {
+            continue;
+        };
+        if matches!(set.logs[i], Seen::Absent) {
+            continue;
         }
-        let accepted: Vec<&str> = v.report.problems.iter().map(|p| p.kind).collect();
-        let m = format!(
-            "wrote {}: {} record(s), {} bytes (accepting the log as it is: {})",
-            v.head_path,
+        let log_path = join(&input.worktree, &segments::log_rel(name));
+        let head_path = join(&input.worktree, &segments::head_rel(name));
+        let reply = io
+            .request(Request::WriteHead {
+                path: log_path,
+                lock_path: lock_path(&input.worktree, name),
+                head_path: head_path.clone(),
+                text: now.text(),
+                expect_bytes: now.bytes,
+                expect_last: now.last.clone(),
+                stale_ms: LOCK_STALE_MS,
+                wait_ms: LOCK_WAIT_MS,
+                break_ms: LOCK_BREAK_MS,
+            })
+            .await;
+        if reply.get("ok").and_then(Value::as_bool) != Some(true) {
+            let err = ReplyError::describe_reply(&reply, "no reply");
+            let m = if ReplyError::in_reply(&reply) == Some(ReplyError::Changed) {
+                "no head written: the log changed meanwhile; run the command again".to_string()
+            } else {
+                format!("could not write {head_path}: {err}")
+            };
+            return out(false, false, None, m, v);
+        }
+        wrote.push((head_path, now));
+    }
+    if let Some(p) = gov.inner.borrow_mut().projects.get_mut(&input.worktree) {
+        p.head_warned = None;
+    }
+    let accepted: Vec<&str> = v.report.problems.iter().map(|p| p.kind).collect();
+    let m = if let ([(path, now)], true) = (wrote.as_slice(), only_legacy) {
+        format!(
+            "wrote {path}: {} record(s), {} bytes (accepting the log as it is: {})",
             now.records,
             now.bytes,
             accepted.join(", ")
-        );
-        return out(true, true, Some(text), m, v);
-    }
-    let err = ReplyError::describe_reply(&reply, "no reply");
-    let m = if ReplyError::in_reply(&reply) == Some(ReplyError::Changed) {
-        "no head written: the log changed meanwhile; run the command again".to_string()
+        )
     } else {
-        format!("could not write {}: {err}", v.head_path)
+        format!(
+            "wrote {} head(s): {} (accepting the segments as they are: {})",
+            wrote.len(),
+            wrote
+                .iter()
+                .map(|(p, _)| p.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            accepted.join(", ")
+        )
     };
-    out(false, false, None, m, v)
+    let text = anchor_text();
+    out(true, true, text, m, v)
 }
 
 #[cfg(test)]

@@ -15,8 +15,17 @@ use crate::testing::TestHost;
 use super::{trace_head, trace_verify, HeadInput, HeadOutput, VerifyInput, VerifyOutput};
 
 const WT: &str = "/w";
-const LOG: &str = "/w/.orchestration/agent_trace.jsonl";
-const HEAD: &str = "/w/.orchestration/agent_trace.head";
+/// The segment session `s` appends to in `/w` (no git repository).
+static LOG: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "/w/{}",
+        crate::governance::segments::log_rel(&crate::governance::segments::segment_name(
+            "/w", "s", None, None
+        ))
+    )
+});
+static HEAD: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| LOG.replace(".jsonl", ".head"));
 const YAML: &str = "\
 active_intents:
   - id: INT-1
@@ -123,7 +132,7 @@ impl P {
     }
 
     fn log(&self) -> String {
-        self.fs.read(LOG).unwrap_or("").to_string()
+        self.fs.read(LOG.as_str()).unwrap_or("").to_string()
     }
 
     fn lines(&self) -> Vec<String> {
@@ -132,7 +141,7 @@ impl P {
 
     fn set_lines(&mut self, lines: &[String]) {
         let t: String = lines.iter().map(|l| format!("{l}\n")).collect();
-        self.fs.file(LOG, &t);
+        self.fs.file(LOG.as_str(), &t);
     }
 }
 
@@ -160,14 +169,14 @@ fn an_untouched_log_verifies_against_its_head() {
     p.writes(5);
     let v = p.verify();
     assert!(v.report.ok && v.report.lines == 5, "{v:#?}");
-    let head = Head::parse(p.fs.read(HEAD).unwrap()).unwrap();
+    let head = Head::parse(p.fs.read(HEAD.as_str()).unwrap()).unwrap();
     assert_eq!(head.records, 5);
     assert_eq!(head.bytes, p.log().len() as u64);
     assert_eq!(head.last, sha256_hex(p.lines()[4].as_bytes()));
     assert_eq!(v.stored_head.as_ref(), Some(&head));
     assert_eq!(v.log_head.as_ref(), Some(&head));
     let j = serde_json::to_value(&v).unwrap();
-    assert_eq!(j["headPath"], HEAD);
+    assert_eq!(j["headPath"], HEAD.as_str());
     assert_eq!(j["storedHead"]["records"], 5);
     // the head went to the host with the append, in the same request (the same lock)
     let req =
@@ -185,7 +194,7 @@ fn an_untouched_log_verifies_against_its_head() {
     else {
         unreachable!()
     };
-    assert_eq!(head_path, HEAD);
+    assert_eq!(head_path, HEAD.as_str());
     assert_eq!(head_parts.len(), 4);
     assert!(*break_ms > 0);
 }
@@ -275,16 +284,16 @@ fn one_two_or_three_lines_cut_from_the_end_are_named() {
 fn an_emptied_or_deleted_log_fails() {
     let mut p = P::new();
     p.writes(3);
-    p.fs.file(LOG, "");
+    p.fs.file(LOG.as_str(), "");
     let v = p.verify();
     fails_with(&v, 0, "emptied");
     assert!(v.report.problems[0].message.contains("3 record"));
-    p.fs.files.remove(LOG);
+    p.fs.files.remove(LOG.as_str());
     let v = p.verify();
     fails_with(&v, 0, "missing-log");
     // an empty log without a head is not a state hookwise leaves either
-    p.fs.files.remove(HEAD);
-    p.fs.file(LOG, "");
+    p.fs.files.remove(HEAD.as_str());
+    p.fs.file(LOG.as_str(), "");
     fails_with(&p.verify(), 0, "emptied");
 }
 
@@ -294,28 +303,28 @@ fn a_byte_order_mark_or_a_stray_line_fails() {
     p.writes(3);
     let orig = p.log();
     // the JS host drops a leading BOM from the text it reads; the size still counts it
-    p.fs.file(LOG, &format!("\u{feff}{orig}"));
+    p.fs.file(LOG.as_str(), &format!("\u{feff}{orig}"));
     let v = p.verify();
     fails_with(&v, 1, "bom");
     // a one-line log too (no later line whose link could break)
     let mut q = P::new();
     q.writes(1);
     let one = q.log();
-    q.fs.file(LOG, &format!("\u{feff}{one}"));
+    q.fs.file(LOG.as_str(), &format!("\u{feff}{one}"));
     fails_with(&q.verify(), 1, "bom");
     // a blank line at the end, junk at the end, junk in the middle
-    p.fs.file(LOG, &format!("{orig}\n"));
+    p.fs.file(LOG.as_str(), &format!("{orig}\n"));
     let v = p.verify();
     fails_with(&v, 4, "not-a-record");
     fails_with(&v, 4, "stale-head");
-    p.fs.file(LOG, &format!("{orig}{{\"note\":\"hi\"}}\n"));
+    p.fs.file(LOG.as_str(), &format!("{orig}{{\"note\":\"hi\"}}\n"));
     fails_with(&p.verify(), 4, "not-a-record");
     let mut l: Vec<String> = orig.lines().map(str::to_string).collect();
     l.insert(1, "   ".into());
     p.set_lines(&l);
     fails_with(&p.verify(), 2, "not-a-record");
     // a torn end (bytes without a newline)
-    p.fs.file(LOG, &format!("{orig}{{\"tor"));
+    p.fs.file(LOG.as_str(), &format!("{orig}{{\"tor"));
     let v = p.verify();
     fails_with(&v, 4, "torn");
 }
@@ -337,7 +346,7 @@ fn reordered_lines_at_the_end_fail() {
 fn an_edited_or_deleted_head_fails() {
     let mut p = P::new();
     p.writes(3);
-    let good = p.fs.read(HEAD).unwrap().to_string();
+    let good = p.fs.read(HEAD.as_str()).unwrap().to_string();
     let h = Head::parse(&good).unwrap();
     let edits = [
         // the count, the size, the hash, each off
@@ -363,7 +372,7 @@ fn an_edited_or_deleted_head_fails() {
         .text(),
     ];
     for e in &edits {
-        p.fs.file(HEAD, e);
+        p.fs.file(HEAD.as_str(), e);
         let v = p.verify();
         assert!(!v.report.ok, "{e}: {v:#?}");
     }
@@ -374,17 +383,17 @@ fn an_edited_or_deleted_head_fails() {
         "{}".into(),
         String::new(),
     ] {
-        p.fs.file(HEAD, &junk);
+        p.fs.file(HEAD.as_str(), &junk);
         fails_with(&p.verify(), 0, "bad-head");
     }
-    p.fs.files.remove(HEAD);
+    p.fs.files.remove(HEAD.as_str());
     let v = p.verify();
     fails_with(&v, 0, "no-head");
     assert!(v.report.problems[0]
         .message
         .contains("hookwise trace head --init"));
     // a head that is a folder
-    p.fs.dir(HEAD);
+    p.fs.dir(HEAD.as_str());
     fails_with(&p.verify(), 0, "bad-head");
 }
 
@@ -414,10 +423,10 @@ fn an_append_after_tampering_does_not_heal_the_head() {
     p.writes(3);
     let l = p.lines();
     p.set_lines(&l[..2]);
-    p.fs.files.remove(HEAD);
+    p.fs.files.remove(HEAD.as_str());
     let r = p.write("x.ts").unwrap();
     assert!(r.recorded);
-    assert!(p.fs.read(HEAD).is_none());
+    assert!(p.fs.read(HEAD.as_str()).is_none());
     fails_with(&p.verify(), 0, "no-head");
 }
 
@@ -428,7 +437,7 @@ fn what_stays_undetectable_without_a_key_and_what_an_anchor_catches() {
     let anchor = p.head(false);
     assert!(anchor.ok, "{anchor:#?}");
     let text = anchor.text.clone().unwrap();
-    assert_eq!(format!("{text}\n"), p.fs.read(HEAD).unwrap());
+    assert_eq!(format!("{text}\n"), p.fs.read(HEAD.as_str()).unwrap());
     p.writes(2);
     // later records on top of an anchor are fine
     assert!(p.verify_at(WT, Some(&text)).report.ok);
@@ -439,19 +448,19 @@ fn what_stays_undetectable_without_a_key_and_what_an_anchor_catches() {
         &crate::governance::chain::split(&p.log()),
         p.log().len() as u64,
     );
-    p.fs.file(HEAD, &forged.text());
+    p.fs.file(HEAD.as_str(), &forged.text());
     assert!(p.verify().report.ok, "documented: consistent rewrites pass");
     // ... the anchor can
     let v = p.verify_at(WT, Some(&text));
     fails_with(&v, 2, "anchor");
     // replacing everything with a new valid chain: the same
-    p.fs.files.remove(LOG);
-    p.fs.files.remove(HEAD);
+    p.fs.files.remove(LOG.as_str());
+    p.fs.files.remove(HEAD.as_str());
     p.writes(4);
     assert!(p.verify().report.ok);
     fails_with(&p.verify_at(WT, Some(&text)), 3, "anchor");
-    p.fs.files.remove(LOG);
-    p.fs.files.remove(HEAD);
+    p.fs.files.remove(LOG.as_str());
+    p.fs.files.remove(HEAD.as_str());
     fails_with(&p.verify_at(WT, Some(&text)), 0, "anchor");
     // an anchor that is not a head is an error, not a pass
     let v = p.verify_at(WT, Some("12 records"));
@@ -462,8 +471,8 @@ fn what_stays_undetectable_without_a_key_and_what_an_anchor_catches() {
 fn a_log_from_before_heads_keeps_working_and_init_writes_its_head() {
     let mut p = P::new();
     p.writes(3);
-    p.fs.files.remove(HEAD); // as a log written by an older hookwise
-                             // writes go on, with a warning (once)
+    p.fs.files.remove(HEAD.as_str()); // as a log written by an older hookwise
+                                      // writes go on, with a warning (once)
     let r = p.write("more.ts").unwrap();
     assert!(r.recorded);
     assert!(
@@ -487,10 +496,10 @@ fn a_log_from_before_heads_keeps_working_and_init_writes_its_head() {
     let v = p.verify();
     assert!(v.report.ok && v.report.lines == 7, "{v:#?}");
     // init when all is well changes nothing
-    let before = p.fs.read(HEAD).unwrap().to_string();
+    let before = p.fs.read(HEAD.as_str()).unwrap().to_string();
     let h = p.head(true);
     assert!(h.ok && !h.written);
-    assert_eq!(p.fs.read(HEAD).unwrap(), before);
+    assert_eq!(p.fs.read(HEAD.as_str()).unwrap(), before);
 }
 
 #[test]
@@ -505,15 +514,15 @@ fn init_refuses_a_broken_chain_and_an_empty_log() {
         !h.ok && !h.written && h.message.contains("broken-link"),
         "{h:#?}"
     );
-    p.fs.file(LOG, &format!("\u{feff}{}", P::new_log(2)));
+    p.fs.file(LOG.as_str(), &format!("\u{feff}{}", P::new_log(2)));
     let h = p.head(true);
     assert!(!h.ok && !h.written && h.message.contains("bom"), "{h:#?}");
-    p.fs.file(LOG, "");
+    p.fs.file(LOG.as_str(), "");
     let h = p.head(true);
     assert!(!h.ok && !h.written, "{h:#?}");
     // nothing at all: nothing to anchor, and fine
-    p.fs.files.remove(LOG);
-    p.fs.files.remove(HEAD);
+    p.fs.files.remove(LOG.as_str());
+    p.fs.files.remove(HEAD.as_str());
     let h = p.head(false);
     assert!(h.ok && h.text.is_none() && h.message.contains("nothing to anchor"));
 }
@@ -531,12 +540,12 @@ impl P {
 fn init_does_not_overwrite_a_head_when_the_log_moved_meanwhile() {
     let mut p = P::new();
     p.writes(2);
-    p.fs.files.remove(HEAD);
+    p.fs.files.remove(HEAD.as_str());
     let r = p.fs.run(|io| async move {
         io.request(Request::WriteHead {
-            path: LOG.into(),
-            lock_path: format!("{LOG}.lock"),
-            head_path: HEAD.into(),
+            path: LOG.as_str().into(),
+            lock_path: format!("{}.lock", LOG.as_str()),
+            head_path: HEAD.as_str().into(),
             text: "x".into(),
             expect_bytes: 1,
             expect_last: sha256_hex(b""),
@@ -547,7 +556,7 @@ fn init_does_not_overwrite_a_head_when_the_log_moved_meanwhile() {
         .await
     });
     assert_eq!(r["error"], "changed");
-    assert!(p.fs.read(HEAD).is_none());
+    assert!(p.fs.read(HEAD.as_str()).is_none());
 }
 
 #[test]
@@ -568,7 +577,7 @@ fn a_trace_that_cannot_be_written_blocks_changes_until_it_can() {
     let m = p.write("b.ts").unwrap_err();
     assert!(
         m.contains("Agent Trace could not be written (lock timeout)")
-            && m.contains(".orchestration/agent_trace.jsonl.lock")
+            && m.contains(".orchestration/trace/*.jsonl.lock")
             && m.contains("1 record(s) wait"),
         "{m}"
     );
@@ -618,7 +627,10 @@ fn a_record_that_fails_in_tool_after_is_written_by_the_next_tool_after() {
     p.fs.file("/w/src/z.ts", "");
     let b = p.before("write", args.clone());
     assert!(b.block.is_none(), "{b:?}");
-    assert!(b.logs.iter().any(|l| l.message.contains("written late")), "{b:?}");
+    assert!(
+        b.logs.iter().any(|l| l.message.contains("written late")),
+        "{b:?}"
+    );
     p.fs.file("/w/src/z.ts", "z\n");
     let r = p.after("write", args);
     assert!(r.recorded, "{r:?}");
@@ -639,7 +651,7 @@ fn verification_is_bounded_by_counting_reads() {
     let reads =
         p.fs.log
             .iter()
-            .filter(|r| matches!(r, Request::ReadFile { path, .. } if path == LOG))
+            .filter(|r| matches!(r, Request::ReadFile { path, .. } if path == LOG.as_str()))
             .count();
     assert_eq!(reads, 3);
     // an intact log is read once
@@ -650,7 +662,7 @@ fn verification_is_bounded_by_counting_reads() {
     let reads =
         p.fs.log
             .iter()
-            .filter(|r| matches!(r, Request::ReadFile { path, .. } if path == LOG))
+            .filter(|r| matches!(r, Request::ReadFile { path, .. } if path == LOG.as_str()))
             .count();
     assert_eq!(reads, 1);
     let _ = HEAD_FILE;
@@ -663,7 +675,7 @@ fn any_change_to_the_log_or_its_head_fails_verification() {
     let mut p = P::new();
     p.writes(6);
     let log = p.log();
-    let head = p.fs.read(HEAD).unwrap().to_string();
+    let head = p.fs.read(HEAD.as_str()).unwrap().to_string();
     let mut next = crate::test_rng::xorshift(0x9e37_79b9_7f4a_7c15);
     let mut tried = 0;
     for round in 0..600 {
@@ -711,15 +723,22 @@ fn any_change_to_the_log_or_its_head_fails_verification() {
             continue;
         }
         tried += 1;
-        p.fs.file(LOG, &log);
-        p.fs.file(HEAD, &head);
-        p.fs.file(if target_head { HEAD } else { LOG }, &changed);
+        p.fs.file(LOG.as_str(), &log);
+        p.fs.file(HEAD.as_str(), &head);
+        p.fs.file(
+            if target_head {
+                HEAD.as_str()
+            } else {
+                LOG.as_str()
+            },
+            &changed,
+        );
         let v = p.verify();
         assert!(!v.report.ok, "round {round}: undetected change\n{changed}");
     }
     assert!(tried > 500, "{tried}");
-    p.fs.file(LOG, &log);
-    p.fs.file(HEAD, &head);
+    p.fs.file(LOG.as_str(), &log);
+    p.fs.file(HEAD.as_str(), &head);
     assert!(p.verify().report.ok);
 }
 
@@ -732,7 +751,7 @@ fn a_torn_last_line_is_quarantined_and_recorded_by_the_next_append() {
     p.writes(2);
     let orig = p.log();
     let torn = "{\"version\":\"0.1.0\",\"id\":\"cut-sh";
-    p.fs.file(LOG, &format!("{orig}{torn}"));
+    p.fs.file(LOG.as_str(), &format!("{orig}{torn}"));
     fails_with(&p.verify(), 3, "torn");
     p.writes(1);
     let v = p.verify();
@@ -742,13 +761,16 @@ fn a_torn_last_line_is_quarantined_and_recorded_by_the_next_append() {
     let repair: Value = serde_json::from_str(&lines[2]).unwrap();
     let meta = &repair["metadata"]["dev.hookwise"];
     let name = meta["repair"]["quarantined"].as_str().unwrap();
-    assert!(name.starts_with("agent_trace.jsonl.torn-"), "{repair}");
+    assert!(name.contains(".jsonl.torn-"), "{repair}");
     assert_eq!(meta["repair"]["bytes"], torn.len());
     assert_eq!(meta["repair"]["sha256"], sha256_hex(torn.as_bytes()));
     assert_eq!(repair["files"], json!([]));
     assert_eq!(meta["tool"], "hookwise");
-    assert_eq!(p.fs.read(&format!("/w/.orchestration/{name}")), Some(torn));
-    let head = Head::parse(p.fs.read(HEAD).unwrap()).unwrap();
+    assert_eq!(
+        p.fs.read(&format!("/w/.orchestration/trace/{name}")),
+        Some(torn)
+    );
+    let head = Head::parse(p.fs.read(HEAD.as_str()).unwrap()).unwrap();
     assert_eq!(head.records, 4);
     // and the chain goes on
     p.writes(1);

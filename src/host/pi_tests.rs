@@ -222,7 +222,7 @@ mod engine {
         );
         assert!(a.get("error").is_none(), "{a}");
         let log = fs
-            .read("/w/.orchestration/agent_trace.jsonl")
+            .trace("/w")
             .expect("a record");
         let rec: Value = serde_json::from_str(log.lines().next().unwrap()).unwrap();
         assert_eq!(rec["files"][0]["path"], "src/billing/b.ts", "{rec}");

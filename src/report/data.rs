@@ -42,6 +42,10 @@ pub struct Change {
     pub moves: Vec<(String, String)>,
     /// Enforcement's decision on the call, when it was on (`advise (SOP: x)`).
     pub enforcement: String,
+    /// Where the record came from: the branch it was written on and its trace segment (empty
+    /// for records of the single-file log).
+    pub branch: String,
+    pub segment: String,
 }
 
 fn text(v: &Value, path: &[&str]) -> String {
@@ -119,6 +123,8 @@ pub fn changes(log: &str) -> Vec<Change> {
             tool: m("tool"),
             intent: m("intent_id"),
             class: m("mutation_class"),
+            branch: m("branch"),
+            segment: m("segment"),
             ..Change::default()
         };
         c.ms = epoch_ms(&c.time);

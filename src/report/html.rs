@@ -115,6 +115,12 @@ pub fn verdict_text(v: &crate::governance::VerifyOutput) -> String {
     let ok = v.report.ok;
     if ok && v.report.lines == 0 {
         format!("No Agent Trace records yet ({})", v.path)
+    } else if ok && v.segments.len() > 1 {
+        format!(
+            "The Agent Trace verifies: {} record(s) in {} segments, all chains whole, heads match",
+            v.report.lines,
+            v.segments.len()
+        )
     } else if ok {
         format!(
             "The Agent Trace verifies: {} record(s), the chain is whole and ends where its head says",
@@ -126,7 +132,15 @@ pub fn verdict_text(v: &crate::governance::VerifyOutput) -> String {
         format!(
             "The Agent Trace does NOT verify: {} problem(s) in {}",
             v.report.problems.len(),
-            v.path
+            if v.segments.len() > 1
+                || v.segments
+                    .first()
+                    .is_some_and(|s| s.name != crate::governance::segments::LEGACY_NAME)
+            {
+                crate::governance::segments::SEGMENT_DIR
+            } else {
+                v.path.as_str()
+            }
         )
     }
 }
@@ -259,8 +273,12 @@ fn detail(p: &Page, c: &Change, state: &str) -> String {
         .map(|r| r.name.as_str())
         .unwrap_or("");
     format!(
-        "{state}\nintent: {} {}\nagent: {}\ntime: {}\ntool: {} ({})\nsession: {}\nrecord: {} (line {} of the log)",
-        if c.intent.is_empty() { "(none)" } else { &c.intent },
+        "{state}\nintent: {} {}\nagent: {}\ntime: {}\ntool: {} ({})\nsession: {}\nrecord: {} ({})",
+        if c.intent.is_empty() {
+            "(none)"
+        } else {
+            &c.intent
+        },
         name,
         agent_name(&c.host, &c.model),
         c.time,
@@ -268,7 +286,7 @@ fn detail(p: &Page, c: &Change, state: &str) -> String {
         c.class,
         c.session,
         c.id,
-        c.line
+        origin(c)
     ) + &if c.enforcement.is_empty() {
         String::new()
     } else {
@@ -445,6 +463,15 @@ fn timeline(o: &mut String, p: &Page) {
     o.push_str("</section>\n");
 }
 
+/// Where a record came from: its branch and segment, or its line in the single-file log.
+fn origin(c: &Change) -> String {
+    match (c.segment.is_empty(), c.branch.is_empty()) {
+        (true, _) => format!("line {} of the log", c.line),
+        (false, true) => format!("segment {}", c.segment),
+        (false, false) => format!("branch {}, segment {}", c.branch, c.segment),
+    }
+}
+
 fn change_row(o: &mut String, p: &Page, c: &Change) {
     let id = if c.intent.is_empty() {
         "(none)"
@@ -454,8 +481,13 @@ fn change_row(o: &mut String, p: &Page, c: &Change) {
     let i = p.intents.iter().position(|r| r.id == id).unwrap_or(0);
     let _ = write!(
         o,
-        "<tr><td>{}</td><td><span class=\"sw i{i}\"></span>{}</td><td>{}</td><td>{}</td><td>{}</td><td>",
+        "<tr><td>{}{}</td><td><span class=\"sw i{i}\"></span>{}</td><td>{}</td><td>{}</td><td>{}</td><td>",
         esc(&c.time),
+        if c.segment.is_empty() {
+            String::new()
+        } else {
+            format!("<br><span class=\"muted\">{}</span>", esc(&origin(c)))
+        },
         esc(id),
         esc(&agent_name(&c.host, &c.model)),
         esc(&c.tool),

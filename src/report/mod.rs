@@ -29,7 +29,6 @@ use data::{Change, IntentRow, SopRow};
 pub const MAX_FILES: usize = 400;
 /// A larger file is named, not shown.
 pub const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
-const MAX_LOG_BYTES: u64 = 256 * 1024 * 1024;
 const MAX_METRICS_BYTES: u64 = 64 * 1024 * 1024;
 
 /// How one line of a file as it is now came to be.
@@ -128,7 +127,8 @@ async fn stat(io: &Io, path: String) -> StatResult {
 /// Build the page for the project at `input.worktree`.
 pub async fn report(io: &Io, g: &Governance, input: &ReportInput) -> ReportOutput {
     let wt = input.worktree.trim_end_matches('/').to_string();
-    let verify = gov::trace_verify(
+    // every segment of the trace, verified, then their records merged by time
+    let (verify, set) = gov::ops::trace_io::read_and_verify(
         io,
         g,
         &gov::VerifyInput {
@@ -137,9 +137,10 @@ pub async fn report(io: &Io, g: &Governance, input: &ReportInput) -> ReportOutpu
         },
     )
     .await;
+    let merged = gov::segments::merge(&set.texts());
+    drop(set);
     let at = |p: &str| crate::paths::join(&wt, p);
     let mut reads = join_all(vec![
-        read(io, at(gov::TRACE_FILE), MAX_LOG_BYTES),
         read(io, at(gov::INTENTS_FILE), gov::intents::MAX_BYTES),
         read(io, at(&input.metrics_file), MAX_METRICS_BYTES),
         read(io, at(&input.state_file), MAX_METRICS_BYTES),
@@ -147,8 +148,8 @@ pub async fn report(io: &Io, g: &Governance, input: &ReportInput) -> ReportOutpu
     .await
     .into_iter();
     let mut next = || reads.next().and_then(|r| r.text);
-    let (log, intents_text, metrics_text, state_text) = (next(), next(), next(), next());
-    let log = log.unwrap_or_default();
+    let (intents_text, metrics_text, state_text) = (next(), next(), next());
+    let log = merged.text;
     let changes = data::changes(&log);
     let (intents, intent_problems) = data::intent_rows(intents_text.as_deref(), &changes);
     let metrics = metrics_text.map(|m| {

@@ -135,6 +135,9 @@ fn page_with(changes: Vec<Change>, files: Vec<super::FileView>, ok: bool) -> sup
             head: None,
             problems: vec![],
         },
+        records: changes.len(),
+        segments: vec![],
+        text: String::new(),
     };
     super::Page {
         project: "demo".into(),
@@ -187,11 +190,11 @@ fn a_failed_verification_is_red_at_the_top_with_its_problems() {
     p.verify
         .report
         .problems
-        .push(crate::governance::chain::ChainProblem {
-            line: 3,
-            kind: "broken-link",
-            message: "line 3 does not carry the hash of line 2 <b>".into(),
-        });
+        .push(crate::governance::chain::ChainProblem::new(
+            3,
+            "broken-link",
+            "line 3 does not carry the hash of line 2 <b>".into(),
+        ));
     let page = html::render(&p);
     let top = &page[page.find("<body>").unwrap()..];
     assert!(
@@ -390,10 +393,7 @@ fn the_report_of_a_governed_project_shows_the_verdict_intents_and_attributed_lin
 #[test]
 fn a_tampered_log_turns_the_page_red() {
     let mut fs = governed();
-    let log = fs
-        .read("/w/.orchestration/agent_trace.jsonl")
-        .unwrap()
-        .replace("INT-1", "INT-2");
+    let log = fs.trace("/w").unwrap().replace("INT-1", "INT-2");
     fs.file("/w/.orchestration/agent_trace.jsonl", &log);
     let r = run_report(&mut fs);
     assert!(!r.ok);
@@ -500,10 +500,7 @@ fn bench_report_of_a_folder() {
         r.html.len(),
         t.elapsed()
     );
-    let log = fs
-        .read("/w/.orchestration/agent_trace.jsonl")
-        .unwrap()
-        .to_string();
+    let log = fs.trace("/w").unwrap().to_string();
     let changes = data::changes(&log);
     let s = Sublog::new(&log, &changes);
     let (paths, _) = super::changed_paths(&changes);

@@ -269,6 +269,49 @@ impl TestHost {
         self.files.get(path).map(String::as_str)
     }
 
+    /// The segment logs of the Agent Trace of the project at `wt` (`.orchestration/trace/*.jsonl`),
+    /// sorted by path.
+    pub fn trace_segments(&self, wt: &str) -> Vec<String> {
+        let dir = format!("{wt}/{}/", crate::governance::segments::SEGMENT_DIR);
+        let mut v: Vec<String> = self
+            .files
+            .keys()
+            .filter(|p| {
+                p.strip_prefix(&dir).is_some_and(|f| {
+                    f.ends_with(".jsonl") && crate::governance::segments::stem(f).is_some()
+                })
+            })
+            .cloned()
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Every record line of the Agent Trace of the project at `wt` — the single-file log and
+    /// every segment, merged by time as blame reads them — each ending in a newline; `None`
+    /// when there is no trace file.
+    pub fn trace(&self, wt: &str) -> Option<String> {
+        let legacy = format!("{wt}/{}", crate::governance::TRACE_FILE);
+        let mut texts: Vec<&str> = Vec::new();
+        if let Some(t) = self.read(&legacy) {
+            texts.push(t);
+        }
+        for p in self.trace_segments(wt) {
+            if let Some(t) = self.files.get(&p) {
+                texts.push(t.as_str());
+            }
+        }
+        if texts.is_empty() {
+            return None;
+        }
+        let m = crate::governance::segments::merge(&texts);
+        Some(if m.text.is_empty() {
+            String::new()
+        } else {
+            format!("{}\n", m.text)
+        })
+    }
+
     fn add_dirs(&mut self, path: &str) {
         let mut p = path;
         while let Some(d) = parent(p) {

@@ -14,6 +14,7 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { repo, dist, tmpdir, forceSop, intentsYaml, nodeBinary } from "../js/helpers.mjs";
+import { traceText, traceExists, traceFiles, traceRecords as traceRecordsOf } from "../e2e-shared/trace-files.mjs";
 
 const require = createRequire(import.meta.url);
 const T = { timeout: 180_000 };
@@ -142,7 +143,7 @@ test("the report opens in Chromium: the verdict, the intents and the files visib
     console.log(`report: ${fs.statSync(out).size} bytes, loaded in ${loadMs.toFixed(0)} ms`);
 
     // the log tampered with: the same page, red at the top, the problem named
-    const log = path.join(d, ".orchestration/agent_trace.jsonl");
+    const log = path.join(d, traceFiles(d).find((f) => fs.readFileSync(path.join(d, f), "utf8").includes('"intent_id":"INT-2"')));
     fs.writeFileSync(log, fs.readFileSync(log, "utf8").replace('"intent_id":"INT-2"', '"intent_id":"INT-1"'));
     const t = await run(["trace", "report", "--out", out], d);
     assert.equal(t.code, 1, "exit 1 when the trace does not verify (the page is written)");

@@ -19,6 +19,7 @@ import { hookwiseProject, hookContext, assertOneServer, SERVER } from "./lib/hoo
 import { validate } from "../js/agent-trace-schema.mjs";
 import { suiteGate } from "../e2e-shared/gate.mjs";
 import { INTENTS, LOGIN } from "../e2e-shared/fixtures.mjs";
+import { traceText, traceExists, traceFiles, traceRecords as traceRecordsOf } from "../e2e-shared/trace-files.mjs";
 
 const suiteSkip = suiteGate(e2eGate(), "e2e-claude governance", "claude");
 
@@ -57,8 +58,7 @@ describe("intent governance in the real Claude Code", { skip: suiteSkip }, () =>
   after(() => sb?.cleanup());
 
   const traceLines = () => {
-    const f = path.join(sb.dir, ".orchestration/agent_trace.jsonl");
-    return fs.existsSync(f) ? fs.readFileSync(f, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
+    return traceRecordsOf(sb.dir);
   };
 
   test("init --claude made the governing hook fail closed and allowed select_active_intent", () => {

@@ -25,6 +25,7 @@ import { packHookwise } from "../e2e/lib/pack.mjs";
 import { validate } from "../js/agent-trace-schema.mjs";
 import { suiteGate } from "../e2e-shared/gate.mjs";
 import { requestWithResult } from "../e2e-shared/runs.mjs";
+import { traceText, traceExists, traceFiles, traceRecords as traceRecordsOf } from "../e2e-shared/trace-files.mjs";
 
 const suiteSkip = suiteGate(openclawGate(), "e2e-openclaw", "openclaw");
 
@@ -286,7 +287,7 @@ describe("intent governance in the real OpenClaw gateway", { skip: suiteSkip }, 
     const { result } = nextAfter("hwin");
     assert.doesNotMatch(result, /hookwise blocked/);
     assert.equal(fs.readFileSync(path.join(gw.workspace, "src/in.ts"), "utf8"), "export const x = 1;\n");
-    const lines = fs.readFileSync(path.join(gw.workspace, ".orchestration/agent_trace.jsonl"), "utf8").trim().split("\n");
+    const lines = traceText(gw.workspace).trim().split("\n");
     const trace = lines.map((l) => JSON.parse(l));
     assert.equal(trace.length, 1, "one record: blocked calls and select leave none");
     const [rec] = trace;

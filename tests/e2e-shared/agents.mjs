@@ -22,6 +22,7 @@ import { isHookwise, runWatched } from "./procs.mjs";
 import { makeSandbox } from "./sandbox.mjs";
 import { pathWithoutMaenifold } from "./env.mjs";
 import { packHookwise } from "../e2e/lib/pack.mjs";
+import { traceText, traceExists, traceFiles, traceRecords as traceRecordsOf } from "./trace-files.mjs";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -202,8 +203,7 @@ export function agentProject(host, { files = {}, git = true, init = true, initAr
   sb.recipe = HOSTS[host];
   /** The Agent Trace records of the project, parsed. */
   sb.traces = () => {
-    const f = sb.abs(".orchestration/agent_trace.jsonl");
-    return fs.existsSync(f) ? fs.readFileSync(f, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
+    return traceRecordsOf(sb.dir);
   };
   sb.run = (opts) => runAgent(sb, opts);
   /** A linked git worktree of the project beside it (outside the project), holding what `init`

@@ -23,6 +23,7 @@ import { suiteGate } from "../e2e-shared/gate.mjs";
 import { INTENTS, LOGIN } from "../e2e-shared/fixtures.mjs";
 import { requestWithResult } from "../e2e-shared/runs.mjs";
 import { pathWithoutMaenifold } from "../e2e-shared/env.mjs";
+import { traceText, traceExists, traceFiles, traceRecords as traceRecordsOf } from "../e2e-shared/trace-files.mjs";
 
 const suiteSkip = suiteGate(e2eGate(), "e2e governance", "opencode");
 
@@ -39,8 +40,7 @@ function sandboxEnv() {
 }
 
 function traceLines(dir) {
-  const f = path.join(dir, ".orchestration/agent_trace.jsonl");
-  return fs.existsSync(f) ? fs.readFileSync(f, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
+  return traceRecordsOf(dir);
 }
 
 describe("intent governance in the real OpenCode", { skip: suiteSkip }, () => {

@@ -11,6 +11,7 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import { dist, tmpdir, nodeBinary, intentsYaml } from "./helpers.mjs";
 import { validate } from "./agent-trace-schema.mjs";
+import { traceText, traceExists, traceFiles, traceRecords as traceRecordsOf } from "../e2e-shared/trace-files.mjs";
 
 const require = createRequire(import.meta.url);
 const T = { timeout: 240_000 };
@@ -85,12 +86,13 @@ test("two intents, a person's edit: engine.blame and trace blame --json get ever
   assert.equal(l.state, "agent");
   assert.equal(l.granularity, "line");
   assert.match(l.time, /^\d{4}-\d\d-\d\dT.*Z$/);
-  assert.equal(l.traceLine, 2);
+  assert.equal(l.traceLine, 1); // of its own segment (one per session)
+  assert.match(l.segment, /^\.orchestration\/trace\/[0-9a-f]{16}\.jsonl$/);
   assert.deepEqual(l.decisions, [{ by: "governance", decision: "allow" }]);
   assert.equal(b.verify.ok, true);
   assert.deepEqual(b.summary, { agent: 6, changed: 1, unattributed: 1 });
   // the records with their blame data are still Agent Trace records
-  const log = fs.readFileSync(path.join(dir, ".orchestration/agent_trace.jsonl"), "utf8").trim().split("\n");
+  const log = traceText(dir).trim().split("\n");
   for (const r of log) assert.deepEqual(validate(JSON.parse(r)), []);
 
   const cli = cliIn(dir);
@@ -149,7 +151,7 @@ test("blame answers from a tampered or torn log and says the chain fails", T, as
   const engine = await engineFor(dir);
   await write(engine, dir, "INT-1", "src/a.ts", "a\nb\n");
   await write(engine, dir, "INT-2", "src/c.ts", "c\n");
-  const logPath = path.join(dir, ".orchestration/agent_trace.jsonl");
+  const logPath = path.join(dir, traceFiles(dir).find((f) => fs.readFileSync(path.join(dir, f), "utf8").includes('"INT-2"')));
   const log = fs.readFileSync(logPath, "utf8");
   fs.writeFileSync(logPath, log.replace('"INT-2"', '"INT-3"'));
   const cli = cliIn(dir);

@@ -11,6 +11,7 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import { repo, dist, tmpdir, recordingClient, nodeBinary, traceWriter } from "./helpers.mjs";
 import { validate } from "./agent-trace-schema.mjs";
+import { traceText, traceExists, traceFiles, traceRecords as traceRecordsOf } from "../e2e-shared/trace-files.mjs";
 
 const require = createRequire(import.meta.url);
 const T = { timeout: 180_000 };
@@ -51,7 +52,7 @@ test("8 processes × 500 records appended at once through the host: 4000 whole, 
   const dir = project({ ".orchestration/active_intents.yaml": INTENTS });
   // Each process is an engine with its own session writing its own file 500 times, the way a
   // tool dispatcher drives it; all append to the one trace file through the host's lock.
-  const child = traceWriter(dir, ENV, { pre: ", workspaceRoot: dir", post: ' result: "ok",', makeSrc: true });
+  const child = traceWriter(dir, ENV, { pre: ", workspaceRoot: dir", post: ' result: "ok",', makeSrc: true, shared: true });
   const t0 = performance.now();
   const results = await Promise.all(Array.from({ length: 8 }, (_, n) => run(NODE, [child, dir, String(n), "500"], { env: ENV })));
   const ms = performance.now() - t0;
@@ -59,7 +60,7 @@ test("8 processes × 500 records appended at once through the host: 4000 whole, 
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(JSON.parse(r.stdout), { recorded: 500 });
   }
-  const text = fs.readFileSync(path.join(dir, ".orchestration/agent_trace.jsonl"), "utf8");
+  const text = traceText(dir);
   assert.ok(text.endsWith("\n"));
   const lines = text.slice(0, -1).split("\n");
   assert.equal(lines.length, 4000);
@@ -128,7 +129,7 @@ test("the OpenCode plugin: the tool exists only with governance on, and a stale 
   fs.writeFileSync(file, "export const a = 43; // another session\n"); // the edit tool runs
   const out = { title: "", output: "Edit applied", metadata: {} };
   await hooks["tool.execute.after"]({ tool: "edit", sessionID: "s1", callID: "c4", args }, out);
-  const lines = fs.readFileSync(path.join(dir, ".orchestration/agent_trace.jsonl"), "utf8").trim().split("\n");
+  const lines = traceText(dir).trim().split("\n");
   assert.equal(lines.length, 1);
   const r = JSON.parse(lines[0]);
   assert.deepEqual(validate(r), []);
@@ -184,7 +185,7 @@ async function checkExtension(out, root) {
   assert.match(out.context, /^<intent_context>[\s\S]*Active intent: INT-1/);
   assert.equal(out.verify.ok, true);
   assert.equal(out.verify.lines, 1);
-  const rec = JSON.parse(fs.readFileSync(path.join(root, ".orchestration/agent_trace.jsonl"), "utf8"));
+  const rec = JSON.parse(traceText(root));
   assert.deepEqual(validate(rec), []);
   assert.equal(rec.files[0].path, "src/x.ts");
   assert.equal(rec.metadata["dev.hookwise"].mutation_class, "INTENT_EVOLUTION", "a new file");
@@ -294,7 +295,7 @@ test("hookwise init --governance, check and trace verify", T, async () => {
   r = await cli("trace", "verify");
   assert.equal(r.code, 0, r.stdout + r.stderr);
   assert.match(r.stdout, /ok: 3 record/);
-  const trace = path.join(dir, ".orchestration/agent_trace.jsonl");
+  const trace = path.join(dir, traceFiles(dir)[0]);
   const lines = fs.readFileSync(trace, "utf8").trim().split("\n");
   fs.writeFileSync(trace, [lines[0], lines[1].replace("src/f1.ts", "src/zz.ts"), lines[2]].join("\n") + "\n");
   r = await cli("trace", "verify");

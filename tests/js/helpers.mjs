@@ -130,7 +130,8 @@ export async function loadPlugin() {
  * it; it prints `{recorded}`. `pre` and `post`: more fields of the hooks' arguments (JS source);
  * `makeSrc`: create `src/` before each write.
  */
-export function traceWriter(dir, env, { pre = "", post = "", makeSrc = false } = {}) {
+/** `shared`: every process writes as one session (one trace segment, through its lock). */
+export function traceWriter(dir, env, { pre = "", post = "", makeSrc = false, shared = false } = {}) {
   const child = path.join(dir, "writer.cjs");
   fs.writeFileSync(
     child,
@@ -140,7 +141,7 @@ const { createEngine } = require(${JSON.stringify(path.join(dist, "engine.cjs"))
 (async () => {
   const [dir, n, count] = [process.argv[2], process.argv[3], Number(process.argv[4])];
   const engine = await createEngine({ cwd: dir, env: ${JSON.stringify(env)} });
-  const s = "proc-" + n;
+  const s = ${shared ? '"shared"' : '"proc-" + n'};
   if (!(await engine.selectIntent(s, "INT-1")).ok) throw new Error("select failed");
   let recorded = 0;
   for (let i = 0; i < count; i++) {

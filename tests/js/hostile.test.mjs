@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { dist, tmpdir, writeFiles, noCliEnv, forceSop, intentsYaml } from "./helpers.mjs";
+import { traceText, traceExists, traceFiles, traceRecords as traceRecordsOf } from "../e2e-shared/trace-files.mjs";
 
 const require = createRequire(import.meta.url);
 const { createEngine } = require(path.join(dist, "engine.cjs"));
@@ -76,7 +77,7 @@ test("engine API, governance on: hostile params are refused with a reason, never
   assert.equal((await engine.executePostHook({ toolName: Object.create(null), params: hostile()[2][1] })).recorded, false);
   assert.equal(typeof (await engine.completeToolCall({ tool: 1n, output: Object.create(null) })).output, "string");
   // nothing was written, no record
-  assert.equal(fs.existsSync(path.join(dir, ".orchestration/agent_trace.jsonl")), false);
+  assert.equal(traceExists(dir), false);
   await engine.dispose();
 });
 

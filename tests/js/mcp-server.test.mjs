@@ -11,6 +11,7 @@ import { spawn, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { dist, tmpdir, writeFiles, noCliEnv, nodeBinary, alive } from "./helpers.mjs";
+import { traceText, traceExists, traceFiles, traceRecords as traceRecordsOf } from "../e2e-shared/trace-files.mjs";
 
 const T = { timeout: 120_000 };
 const NODE = nodeBinary();
@@ -159,7 +160,7 @@ test("governance through the server: denied without an intent, select_active_int
   fs.mkdirSync(path.join(project, "src"), { recursive: true });
   fs.writeFileSync(path.join(project, "src/a.ts"), "x\n");
   await s.hook("hook_post_tool_use", { ...write("src/a.ts", "w3"), hook_event_name: "PostToolUse" });
-  const trace = fs.readFileSync(path.join(project, ".orchestration/agent_trace.jsonl"), "utf8").trim().split("\n");
+  const trace = traceText(project).trim().split("\n");
   assert.equal(trace.length, 1);
   assert.equal(JSON.parse(trace[0]).files[0].path, "src/a.ts");
   s.child.stdin.end();

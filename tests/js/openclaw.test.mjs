@@ -11,6 +11,7 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import { repo, dist, fakeEnv, tmpdir } from "./helpers.mjs";
 import { validate } from "./agent-trace-schema.mjs";
+import { traceText, traceExists, traceFiles, traceRecords as traceRecordsOf } from "../e2e-shared/trace-files.mjs";
 
 const require = createRequire(import.meta.url);
 const { Hookwise } = require(path.join(dist, "hookwise.cjs"));
@@ -356,8 +357,7 @@ async function governed({ middleware = true } = {}) {
 }
 
 const trace = (ws) => {
-  const f = path.join(ws, ".orchestration/agent_trace.jsonl");
-  return fs.existsSync(f) ? fs.readFileSync(f, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
+  return traceRecordsOf(ws);
 };
 
 /** The tool as OpenClaw's factory call gives it for a run of session `s-1`. */

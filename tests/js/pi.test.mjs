@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { dist, tmpdir, writeFiles, intentsYaml, noCliEnv } from "./helpers.mjs";
+import { traceText, traceExists, traceFiles, traceRecords as traceRecordsOf } from "../e2e-shared/trace-files.mjs";
 
 const require = createRequire(import.meta.url);
 const T = { timeout: 60_000 };
@@ -81,7 +82,7 @@ test("governance: the events pi fires, select_active_intent as a pi tool, blocks
     fs.mkdirSync(path.join(dir, "src/billing"), { recursive: true });
     fs.writeFileSync(path.join(dir, "src/billing/a.ts"), "x\n");
     await pi.emit("tool_result", { toolName: "write", toolCallId: "c2", input, content: [{ type: "text", text: "Wrote" }], isError: false }, ctx);
-    const rec = JSON.parse(fs.readFileSync(path.join(dir, ".orchestration/agent_trace.jsonl"), "utf8").trim());
+    const rec = JSON.parse(traceText(dir).trim());
     assert.equal(rec.metadata["dev.hookwise"].host, "pi");
     assert.equal(rec.files[0].conversations[0].contributor.model_id, "mock/mock-1");
     // outside; a path pi would rewrite; another host's key beside pi's

@@ -12,6 +12,7 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import { dist, tmpdir, nodeBinary, traceWriter, intentsYaml } from "./helpers.mjs";
 import { validate } from "./agent-trace-schema.mjs";
+import { traceText, traceExists, traceFiles, traceRecords as traceRecordsOf } from "../e2e-shared/trace-files.mjs";
 
 const require = createRequire(import.meta.url);
 const T = { timeout: 240_000 };
@@ -57,14 +58,16 @@ async function write(engine, dir, name, sessionId = "s") {
 test("trace verify exits 1 and names the problem for every tampering of the log's end or its head", T, async () => {
   const dir = project();
   const cli = cliIn(dir);
-  const log = path.join(dir, ".orchestration/agent_trace.jsonl");
-  const headFile = path.join(dir, ".orchestration/agent_trace.head");
   let r = await cli("trace", "verify");
   assert.equal(r.code, 0, r.stdout + r.stderr);
   assert.match(r.stdout, /no trace records/);
 
   const engine = await engineWith(dir);
   for (let i = 0; i < 4; i++) assert.deepEqual(await write(engine, dir, `f${i}.ts`), { blocked: false, recorded: true });
+  // one session: one segment, its log and its head
+  assert.equal(traceFiles(dir).length, 1);
+  const log = path.join(dir, traceFiles(dir)[0]);
+  const headFile = log.replace(/\.jsonl$/, ".head");
   const orig = fs.readFileSync(log, "utf8");
   const origHead = fs.readFileSync(headFile, "utf8");
   const lines = orig.slice(0, -1).split("\n");
@@ -146,10 +149,10 @@ test("trace verify exits 1 and names the problem for every tampering of the log'
   assert.match(r.stdout, /--init/);
   r = await cli("trace", "head", "--init");
   assert.equal(r.code, 0, r.stdout + r.stderr);
-  assert.match(r.stdout, /wrote .*agent_trace\.head: 5 record/);
+  assert.match(r.stdout, /wrote .*\.head: 5 record/);
   r = await cli("trace", "verify", "--anchor", anchor);
   assert.equal(r.code, 0, r.stdout);
-  assert.match(r.stdout, /ok: 5 record.*anchored record is in place/);
+  assert.match(r.stdout, /ok: 5 record.*anchored records are in place/);
   fs.writeFileSync(log, fs.readFileSync(log, "utf8").replace("src/f1.ts", "src/zz.ts"));
   r = await cli("trace", "head", "--init");
   assert.equal(r.code, 1);
@@ -183,9 +186,9 @@ function startProcess(argv) {
 
 test("a lock file another process keeps touching does not lose records", T, async () => {
   const dir = project();
-  const lock = path.join(dir, ".orchestration/agent_trace.jsonl.lock");
   const engine = await engineWith(dir);
   assert.equal((await write(engine, dir, "first.ts")).recorded, true);
+  const lock = path.join(dir, traceFiles(dir)[0] + ".lock");
   // what a model can start through bash: `while true; do touch <lock>; done &`
   const toucher = startProcess(["sh", "-c", 'while :; do touch "$1"; done', "sh", lock]);
   try {
@@ -197,7 +200,7 @@ test("a lock file another process keeps touching does not lose records", T, asyn
       const ms = performance.now() - t0;
       // never silently lost: written (the lock broken), or the next change is blocked
       if (r.blocked) {
-        assert.match(r.reason, /Agent Trace could not be written[\s\S]*agent_trace\.jsonl\.lock/);
+        assert.match(r.reason, /Agent Trace could not be written[\s\S]*\.jsonl\.lock/);
         break;
       }
       if (r.recorded) written++;
@@ -219,7 +222,10 @@ test("a lock file another process keeps touching does not lose records", T, asyn
 
 test("a lock whose owner is dead is broken at once, however fresh its file", T, async () => {
   const dir = project();
-  const lock = path.join(dir, ".orchestration/agent_trace.jsonl.lock");
+  // the segment session "s" writes to outside a repository (src/governance/segments.rs)
+  const name = require("node:crypto").createHash("sha256").update(`hookwise-segment\0${dir}\0s\0\0`).digest("hex").slice(0, 16);
+  fs.mkdirSync(path.join(dir, ".orchestration/trace"), { recursive: true });
+  const lock = path.join(dir, `.orchestration/trace/${name}.jsonl.lock`);
   const engine = await engineWith(dir);
   const gone = startProcess([NODE, "-e", "0"]);
   const deadPid = gone.child.pid;
@@ -242,20 +248,20 @@ test("a lock whose owner is dead is broken at once, however fresh its file", T, 
 
 test("a lock that cannot be broken: the record waits and changes are blocked until it is written", T, async () => {
   const dir = project();
-  const lock = path.join(dir, ".orchestration/agent_trace.jsonl.lock");
   const engine = await engineWith(dir);
   assert.equal((await write(engine, dir, "first.ts")).recorded, true);
+  const lock = path.join(dir, traceFiles(dir)[0] + ".lock");
   fs.mkdirSync(lock); // what `mkdir` through bash does: no rule can remove it
   const r = await write(engine, dir, "held.ts");
   assert.deepEqual(r, { blocked: false, recorded: false }, "the tool ran; its record could not be written yet");
   const next = await write(engine, dir, "next.ts");
   assert.equal(next.blocked, true);
-  assert.match(next.reason, /Agent Trace could not be written \(lock timeout\)[\s\S]*1 record\(s\) wait[\s\S]*\.orchestration\/agent_trace\.jsonl\.lock/);
+  assert.match(next.reason, /Agent Trace could not be written \(lock timeout\)[\s\S]*1 record\(s\) wait[\s\S]*\.orchestration\/trace\/\*\.jsonl\.lock/);
   assert.ok(!fs.existsSync(path.join(dir, "src/next.ts")), "the blocked change did not run");
   // the user removes it: the waiting record goes first, then the change
   fs.rmdirSync(lock);
   assert.deepEqual(await write(engine, dir, "after.ts"), { blocked: false, recorded: true });
-  const log = fs.readFileSync(path.join(dir, ".orchestration/agent_trace.jsonl"), "utf8");
+  const log = traceText(dir);
   const files = log.trim().split("\n").map((l) => JSON.parse(l).files[0].path);
   assert.deepEqual(files, ["src/first.ts", "src/held.ts", "src/after.ts"], "nothing lost, in order");
   const v = await engine.verifyTrace();
@@ -265,9 +271,9 @@ test("a lock that cannot be broken: the record waits and changes are blocked unt
 
 test("a lock a live process keeps rewriting: its record is never silently lost", T, async () => {
   const dir = project();
-  const lock = path.join(dir, ".orchestration/agent_trace.jsonl.lock");
   const engine = await engineWith(dir);
   assert.equal((await write(engine, dir, "first.ts")).recorded, true);
+  const lock = path.join(dir, traceFiles(dir)[0] + ".lock");
   // in its own (live) name, new content every time: no rule breaks it
   const script = `const fs=require("fs");const os=require("os");let n=0;for(;;){try{fs.writeFileSync(${JSON.stringify(lock)},JSON.stringify({pid:process.pid,host:os.hostname(),n:n++}))}catch{}}`;
   const holder = startProcess([NODE, "-e", script]);
@@ -297,7 +303,7 @@ test("a lock a live process keeps rewriting: its record is never silently lost",
   // the holder is gone (its pid is dead; its lock stays): whatever waited is written now
   assert.deepEqual(await write(engine, dir, "after.ts"), { blocked: false, recorded: true });
   expected.push("src/after.ts");
-  const log = fs.readFileSync(path.join(dir, ".orchestration/agent_trace.jsonl"), "utf8");
+  const log = traceText(dir);
   const files = log.trim().split("\n").map((l) => JSON.parse(l).files[0].path);
   assert.deepEqual(files, expected, "nothing lost, in order");
   const v = await engine.verifyTrace();
@@ -306,7 +312,7 @@ test("a lock a live process keeps rewriting: its record is never silently lost",
 
 test("many processes appending at once keep one chain and a matching head (no lock broken wrongly)", T, async () => {
   const dir = project();
-  const child = traceWriter(dir, ENV);
+  const child = traceWriter(dir, ENV, { shared: true });
   const procs = Math.max(4, Math.min(8, os.cpus().length * 2));
   const results = await Promise.all(Array.from({ length: procs }, (_, n) => run(NODE, [child, dir, String(n), "150"], { env: ENV })));
   for (const r of results) {

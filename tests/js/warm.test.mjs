@@ -13,6 +13,7 @@ import net from "node:net";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { dist, tmpdir, writeFiles, noCliEnv, nodeBinary, alive, isBun, forceSop, intentsYaml } from "./helpers.mjs";
+import { traceText, traceExists, traceFiles, traceRecords as traceRecordsOf } from "../e2e-shared/trace-files.mjs";
 
 const require = createRequire(import.meta.url);
 const T = { timeout: 120_000 };
@@ -456,7 +457,7 @@ test("a session's first hook, answered in its own process, is replayed into the 
   fs.writeFileSync(path.join(project, "src/a.ts"), "x");
   const w = qwen("PostToolUse", { tool_name: "write_file", tool_input: { file_path: path.join(project, "src/a.ts"), content: "x" }, tool_response: { llmContent: "ok" }, tool_use_id: "toolu_w" });
   assert.equal(w.how, "warm", w.stderr);
-  const recs = fs.readFileSync(path.join(project, ".orchestration/agent_trace.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  const recs = traceText(project).trim().split("\n").map((l) => JSON.parse(l));
   assert.equal(recs.length, 1, JSON.stringify(recs));
   assert.match(recs[0].files[0].conversations[0].contributor.model_id, /qwen3-coder-test/, JSON.stringify(recs[0]));
   const pid = serverPid(env, `${project}\0qwen`);

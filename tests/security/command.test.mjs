@@ -17,6 +17,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { installPacked, runCommand, quietEnv, tmp, writeFiles } from "./lib/pkg.mjs";
 import { GOVERNED, deepJson } from "./lib/fixtures.mjs";
+import { traceText, traceExists, traceFiles, traceRecords as traceRecordsOf } from "../e2e-shared/trace-files.mjs";
 
 let pkg;
 before(() => {
@@ -24,7 +25,8 @@ before(() => {
 });
 after(() => pkg?.cleanup());
 
-const TRACE = ".orchestration/agent_trace.jsonl";
+/** The baseline's one segment (one session wrote it). */
+const TRACE = (dir) => traceFiles(dir)[0];
 
 describe("hookwise trace verify: a tampered trace exits non-zero (issue 18, item 4)", () => {
   let baseline; // a project with 5 real records
@@ -45,14 +47,14 @@ describe("hookwise trace verify: a tampered trace exits non-zero (issue 18, item
       assert.equal(post.recorded, true, `record ${i}`);
     }
     await engine.dispose();
-    assert.equal(fs.readFileSync(path.join(baseline, TRACE), "utf8").trim().split("\n").length, 5);
+    assert.equal(fs.readFileSync(path.join(baseline, TRACE(baseline)), "utf8").trim().split("\n").length, 5);
   });
 
   /** A copy of the baseline project (with whatever hookwise keeps beside the log), tampered. */
   function tampered(f) {
     const dir = tmp("hookwise-sec-tamper-");
     fs.cpSync(baseline, dir, { recursive: true });
-    const file = path.join(dir, TRACE);
+    const file = path.join(dir, TRACE(dir));
     f(file, () => fs.readFileSync(file, "utf8").split("\n").filter((l, i, a) => !(i === a.length - 1 && l === "")));
     return dir;
   }

@@ -32,6 +32,7 @@ import { pathWithoutMaenifold } from "../e2e-shared/env.mjs";
 import { e2eGate as claudeGate, assertRunOk as assertClaudeRunOk } from "../e2e-claude/lib/claude.mjs";
 import { hookwiseProject, SERVER } from "../e2e-claude/lib/hookwise.mjs";
 import { INTENTS as SHARED_INTENTS } from "../e2e-shared/fixtures.mjs";
+import { traceText, traceExists, traceFiles, traceRecords as traceRecordsOf } from "../e2e-shared/trace-files.mjs";
 
 const suiteSkip = suiteGate(e2eGate(), "security commands", "opencode");
 
@@ -58,8 +59,7 @@ function assertRan(r, id) {
 }
 const bash = (id, command) => ({ tool: "bash", id, args: { command, description: id } });
 function traceRecords(dir) {
-  const f = path.join(dir, ".orchestration/agent_trace.jsonl");
-  return fs.existsSync(f) ? fs.readFileSync(f, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
+  return traceRecordsOf(dir);
 }
 
 // Read-only commands that must keep running in every run (nothing legitimate newly blocked).

@@ -27,6 +27,7 @@ import { suiteGate } from "../e2e-shared/gate.mjs";
 import { pathWithoutMaenifold } from "../e2e-shared/env.mjs";
 import { e2eGate as claudeGate } from "../e2e-claude/lib/claude.mjs";
 import { hookwiseProject } from "../e2e-claude/lib/hookwise.mjs";
+import { traceText, traceExists, traceFiles, traceRecords as traceRecordsOf } from "../e2e-shared/trace-files.mjs";
 
 const suiteSkip = suiteGate(e2eGate(), "security damaged install", "opencode");
 
@@ -253,7 +254,6 @@ describe("a damaged install in the real Claude Code", { skip: suiteGate(claudeGa
 describe("the trace's torn last line and a vault folder linked out, in the real OpenCode", { skip: suiteSkip }, () => {
   let pkg;
   const runs = {};
-  const TRACE = ".orchestration/agent_trace.jsonl";
   const TORN = '{"version":"0.1.0","id":"interrupted-wri';
   before(async () => {
     pkg = installPacked("hookwise-sec-torn-");
@@ -265,7 +265,7 @@ describe("the trace's torn last line and a vault folder linked out, in the real 
       { tool: "write", id: "t_a", args: { filePath: "src/billing/a.ts", content: "export const a = 1;\n" } },
       () => {
         // a write interrupted by a crash: bytes without their newline at the end of the log
-        fs.appendFileSync(path.join(sbT.dir, TRACE), TORN);
+        fs.appendFileSync(path.join(sbT.dir, traceFiles(sbT.dir)[0]), TORN);
         return { tool: "write", id: "t_b", args: { filePath: "src/billing/b.ts", content: "export const b = 1;\n" } };
       },
       { tool: "write", id: "t_c", args: { filePath: "src/billing/c.ts", content: "export const c = 1;\n" } },
@@ -298,10 +298,10 @@ describe("the trace's torn last line and a vault folder linked out, in the real 
   test("the next append quarantines the torn bytes, records the move, and `trace verify` passes; the chain goes on", async () => {
     const r = runs.t;
     for (const id of ["t_a", "t_b", "t_c"]) assert.equal(statusOf(r, id), "completed", resultOf(r, id));
-    const lines = fs.readFileSync(path.join(r.dir, TRACE), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const lines = traceRecordsOf(r.dir);
     assert.deepEqual(lines.map((l) => (l.files[0] ? l.files[0].path : `repair ${l.metadata["dev.hookwise"].repair?.bytes}`)), ["src/billing/a.ts", `repair ${TORN.length}`, "src/billing/b.ts", "src/billing/c.ts"]);
     const q = lines[1].metadata["dev.hookwise"].repair.quarantined;
-    assert.equal(fs.readFileSync(path.join(r.dir, ".orchestration", q), "utf8"), TORN);
+    assert.equal(fs.readFileSync(path.join(r.dir, ".orchestration/trace", q), "utf8"), TORN);
     const { execFileSync } = await import("node:child_process");
     const out = execFileSync(process.execPath, [pkg.bin, "trace", "verify", "--cwd", r.dir], { encoding: "utf8", env: quietEnv() });
     assert.match(out, /^ok: 4 record\(s\)/, out);

@@ -47,8 +47,7 @@ function assertRan(r, id, tool) {
 }
 
 const traceLines = (dir) => {
-  const f = path.join(dir, ".orchestration/agent_trace.jsonl");
-  return fs.existsSync(f) ? fs.readFileSync(f, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
+  return traceRecordsOf(dir);
 };
 
 describe("default deny and the fixed root in the real Claude Code", { skip: suiteSkip }, () => {
@@ -237,6 +236,7 @@ describe("hook input the command hook cannot read", { skip: suiteSkip }, () => {
 import { e2eGate as opencodeGate, runOpencode, assertRunOk as assertOpencodeRun } from "../e2e/lib/opencode.mjs";
 import { installPacked } from "./lib/pkg.mjs";
 import os from "node:os";
+import { traceText, traceExists, traceFiles, traceRecords as traceRecordsOf } from "../e2e-shared/trace-files.mjs";
 
 describe("nothing legitimate is newly blocked in the real OpenCode", { skip: suiteGate(opencodeGate(), "security default-deny opencode", "opencode") }, () => {
   let r;

@@ -14,6 +14,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { installPacked, quietEnv, tmp, writeFiles } from "./lib/pkg.mjs";
 import { GOVERNED, ENFORCED, SOP_MARKER } from "./lib/fixtures.mjs";
+import { traceText, traceExists, traceFiles, traceRecords as traceRecordsOf } from "../e2e-shared/trace-files.mjs";
 
 let pkg;
 let createEngine;
@@ -118,17 +119,17 @@ describe("a trace lock another process keeps fresh does not silently drop record
   });
 
   test("with the lock kept fresh: the record is written, or the next gated write is blocked with a reason", async (t) => {
-    const lock = path.join(cwd, ".orchestration/agent_trace.jsonl.lock");
+    const lock = path.join(cwd, traceFiles(cwd)[0] + ".lock");
     // another process holds the lock and keeps it fresh (as a live writer would)
     toucher = spawn("bash", ["-c", `while :; do touch ${JSON.stringify(lock)}; sleep 0.2; done`], { stdio: "ignore" });
     await new Promise((ok) => setTimeout(ok, 300));
     assert.ok(fs.existsSync(lock), "the foreign lock exists");
-    const before = fs.readFileSync(path.join(cwd, ".orchestration/agent_trace.jsonl"), "utf8").trim().split("\n").length;
+    const before = traceText(cwd).trim().split("\n").length;
     const first = await write("src/billing/second.ts", "export const second = 2;\n");
     assert.equal(first.pre.blocked, false, `the write itself is in scope: ${first.pre.reason}`);
     t.diagnostic(`the post-hook returned after ${first.postMs} ms with recorded=${first.post.recorded}`);
     const next = await engine.executePreHook({ toolName: "write", params: { filePath: "src/billing/third.ts", content: "3\n" }, sessionId: "s" });
-    const after = fs.readFileSync(path.join(cwd, ".orchestration/agent_trace.jsonl"), "utf8").trim().split("\n").length;
+    const after = traceText(cwd).trim().split("\n").length;
     const recorded = first.post.recorded === true && after === before + 1;
     const warned = logs.filter((l) => l.level === "warn" || l.level === "error").map((l) => l.message);
     assert.ok(

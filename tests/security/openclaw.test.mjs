@@ -22,6 +22,7 @@ import { installPacked, tmp } from "./lib/pkg.mjs";
 import { INTENTS } from "./lib/fixtures.mjs";
 import { suiteGate } from "../e2e-shared/gate.mjs";
 import { requestWithResult } from "../e2e-shared/runs.mjs";
+import { traceText, traceExists, traceFiles, traceRecords as traceRecordsOf } from "../e2e-shared/trace-files.mjs";
 
 const gate = openclawGate();
 const suiteSkip = suiteGate(gate, "security openclaw", "openclaw");
@@ -116,7 +117,7 @@ describe("decoy keys in the real OpenClaw gateway", { skip: suiteSkip }, () => {
     const result = t.resultOf("hwok");
     assert.doesNotMatch(result, /hookwise blocked/, result);
     assert.equal(fs.readFileSync(path.join(t.gw.workspace, "src/billing/ok.ts"), "utf8"), OK);
-    const trace = fs.readFileSync(path.join(t.gw.workspace, ".orchestration/agent_trace.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const trace = traceText(t.gw.workspace).trim().split("\n").map((l) => JSON.parse(l));
     const ok = trace.filter((r) => r.files.some((f) => f.path === "src/billing/ok.ts"));
     assert.equal(ok.length, 1, JSON.stringify(trace.map((r) => r.files.map((f) => f.path))));
     assert.deepEqual(validate(ok[0]), []);

@@ -13,6 +13,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { installPacked, quietEnv, tmp, writeFiles, walk } from "./lib/pkg.mjs";
 import { GOVERNED, ENFORCED, SECRETS, SECRET_COMMAND, PEM, secretsIn } from "./lib/fixtures.mjs";
+import { traceText, traceExists, traceFiles, traceRecords as traceRecordsOf } from "../e2e-shared/trace-files.mjs";
 
 let pkg;
 let cwd;
@@ -54,7 +55,7 @@ test("control: the strict SOP blocked the secret-laden force push, its retry pas
   assert.equal(steps.write.blocked, false, steps.write.reason);
   assert.equal(steps.post?.recorded, true);
   assert.ok(fs.existsSync(path.join(cwd, ".opencode/hookwise/metrics.jsonl")), "enforcement recorded its decisions");
-  assert.ok(fs.existsSync(path.join(cwd, ".orchestration/agent_trace.jsonl")), "governance recorded the write");
+  assert.ok(traceExists(cwd), "governance recorded the write");
 });
 
 test("no secret in any file hookwise wrote (metrics, enforcement state, trace and its neighbours)", () => {

@@ -14,6 +14,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { repo, tmpdir, intentsYaml } from "../js/helpers.mjs";
+import { traceText, traceExists, traceFiles, traceRecords as traceRecordsOf } from "../e2e-shared/trace-files.mjs";
 
 const T = { timeout: 300_000 };
 const ARTIFACTS = path.join(repo, "tests/vscode/artifacts");
@@ -104,7 +105,7 @@ test("the example extension activates in code-server's extension host, gates its
     assert.deepEqual(drawn, { file: "src/auth.ts", ok: true, summary: { agent: 4, changed: 0, unattributed: 0 }, agent: 4, changed: 0 });
     assert.equal(fs.readFileSync(path.join(ws, "src/auth.ts"), "utf8"), AUTH);
     assert.ok(!fs.existsSync(path.join(ws, "README.md")), "the out-of-scope write was blocked and did not run");
-    const log = fs.readFileSync(path.join(ws, ".orchestration/agent_trace.jsonl"), "utf8").trim().split("\n");
+    const log = traceText(ws).trim().split("\n");
     assert.equal(log.length, 1);
     assert.equal(JSON.parse(log[0]).metadata["dev.hookwise"].intent_id, "INT-1");
     // in the browser: the editor shows the file, its gutter one blame mark per line

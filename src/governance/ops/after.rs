@@ -371,10 +371,14 @@ async fn append_trace(
             fallback_random(input)
         }
     };
+    let checkout = git::resolve(io, wt).await;
     let head = match input.head.clone().filter(|h| trace::is_git_sha(h)) {
-        Some(h) => Some(h),
-        None => git::head(io, wt).await,
+        Some(h) => Some(h.to_ascii_lowercase()),
+        None => checkout.commit.clone(),
     };
+    let branch = checkout.branch.clone();
+    // The writer's segment: this session, on this branch, on top of this commit.
+    let segment = segments::segment_name(wt, &input.session_id, branch.as_deref(), head.as_deref());
     #[allow(unused_mut)]
     let mut model = input.model_id.clone().filter(|m| !m.is_empty());
     #[cfg(feature = "policy")]
@@ -400,6 +404,8 @@ async fn append_trace(
         call_id: &input.call_id,
         tool: &input.tool,
         host: cfg.host.id,
+        branch: branch.as_deref(),
+        segment: &segment,
     };
     let mut rec = trace::record(&rin, class, changes.entries);
     rec.metadata.hookwise.blame = changes.blame;
@@ -414,9 +420,10 @@ async fn append_trace(
         }
     };
     // a torn last line found at the append is moved here and the move recorded first
-    let torn_path = format!("{}.torn-{now_ms}", join(wt, TRACE_FILE));
+    let torn_path = format!("{}.torn-{now_ms}", join(wt, &segments::log_rel(&segment)));
     let torn_name = torn_path.rsplit('/').next().unwrap_or("").to_string();
     let u = Unwritten {
+        segment,
         chained,
         id: rec.id.clone(),
         tool: input.tool.clone(),

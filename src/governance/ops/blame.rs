@@ -8,7 +8,6 @@
 
 use super::*;
 use crate::governance::blame::{self, Attribution};
-use crate::governance::head::HEAD_FILE;
 
 /// The largest file blamed (the size governance reads a written file up to).
 pub const MAX_BLAME_BYTES: u64 = MAX_FILE_BYTES;
@@ -33,6 +32,8 @@ pub struct ChainVerdict {
     pub problems: Vec<chain_problem::ChainProblem>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Segments read (the single-file log counts as one).
+    pub segments: usize,
 }
 
 mod chain_problem {
@@ -81,16 +82,7 @@ pub async fn trace_blame(io: &Io, gov: &Governance, input: &BlameInput) -> Value
             ),
         );
     }
-    let reads = join_all(vec![
-        read_text(io, &abs, MAX_BLAME_BYTES),
-        read_text(io, &join(wt, HEAD_FILE), 4096),
-        read_text(io, &join(wt, TRACE_FILE), MAX_TRACE_BYTES),
-    ])
-    .await;
-    let [file, head, log]: [ReadResult; 3] = match reads.try_into() {
-        Ok(r) => r,
-        Err(_) => return fail(&rel, "the host did not answer".into()),
-    };
+    let file = read_text(io, &abs, MAX_BLAME_BYTES).await;
     let Some(text) = file.text else {
         if file.error == Some(crate::protocol::ReplyError::NotUtf8) {
             return fail(&rel, format!("{rel} is not UTF-8 text (a binary file?)"));
@@ -105,36 +97,59 @@ pub async fn trace_blame(io: &Io, gov: &Governance, input: &BlameInput) -> Value
     }
     let mut logs = Vec::new();
     let intents = refresh(io, gov, wt, &mut logs).await;
-    let remembered = gov.last_appended(wt);
-    let log_seen = Seen::from_read(log);
-    let a = assess(
-        &log_seen,
-        &Seen::from_read(head),
-        None,
-        remembered.as_deref(),
-    );
+    // every segment, verified as `trace verify` does, then their records merged by time
+    let (v, set) = trace_io::read_and_verify(
+        io,
+        gov,
+        &VerifyInput {
+            worktree: wt.to_string(),
+            anchor: None,
+        },
+    )
+    .await;
     let verify = ChainVerdict {
-        ok: a.report.ok,
-        lines: a.report.lines,
-        problems: a.report.problems,
-        error: a.error,
+        ok: v.report.ok,
+        lines: v.report.lines,
+        problems: v.report.problems,
+        error: v.error,
+        segments: v.segments.len(),
     };
-    let log_text = match &log_seen {
-        Seen::Text { text, .. } => text.as_str(),
-        _ => "",
-    };
+    let merged = crate::governance::segments::merge(&set.texts());
     let name = |id: &str| {
         intents
             .as_ref()
             .and_then(|f| f.get(id).map(|i| i.name.clone()))
     };
-    let att = blame::blame(&rel, &text, log_text, &name);
+    let mut att = blame::blame(&rel, &text, &merged.text, &name);
+    // each writer's line of the merged log back to its segment and line there
+    let multi = set.names.len() > 1
+        || set
+            .names
+            .first()
+            .is_some_and(|n| n != crate::governance::segments::LEGACY_NAME);
+    for w in &mut att.writers {
+        if let Some(&(s, line)) = w
+            .trace_line
+            .checked_sub(1)
+            .and_then(|i| merged.origin.get(i))
+        {
+            w.trace_line = line;
+            if multi {
+                w.segment = crate::governance::segments::log_rel(&set.names[s]);
+            }
+        }
+    }
     answer(&rel, &text, &att, verify, input.table)
 }
 
 fn answer(rel: &str, text: &str, att: &Attribution, verify: ChainVerdict, table: bool) -> Value {
     let (agent, changed, unattributed) = att.counts();
-    let chain = if verify.ok {
+    let chain = if verify.ok && verify.segments > 1 {
+        format!(
+            "verified ({} record line(s) in {} segments)",
+            verify.lines, verify.segments
+        )
+    } else if verify.ok {
         format!("verified ({} record line(s))", verify.lines)
     } else if let Some(e) = &verify.error {
         format!("NOT VERIFIED ({e})")

@@ -29,8 +29,8 @@ pub(super) struct Project {
     pub(super) problems_unsurfaced: bool,
     pub(super) trace_key: Option<(u64, u64)>,
     pub(super) recent: Vec<RecentEntry>,
-    /// SHA-256 hex of the last line this process appended.
-    pub(super) last_appended: Option<String>,
+    /// The segment and the SHA-256 hex of the last line this process appended.
+    pub(super) last_appended: Option<(String, String)>,
     /// Records that could not be appended yet, oldest first: changes are blocked while any wait.
     pub(super) unwritten: VecDeque<Unwritten>,
     /// Why the last append failed, while records wait.
@@ -211,10 +211,13 @@ impl Governance {
         st.pending.push_back((call_id.to_string(), p));
     }
 
-    /// SHA-256 hex of the last record line this process appended in `worktree`.
-    pub(super) fn last_appended(&self, worktree: &str) -> Option<String> {
+    /// The segment and SHA-256 hex of the last record line this process appended in
+    /// `worktree`.
+    pub(super) fn last_appended(&self, worktree: &str) -> Option<(String, String)> {
         let st = self.inner.borrow();
-        st.projects.get(worktree).and_then(|p| p.last_appended.clone())
+        st.projects
+            .get(worktree)
+            .and_then(|p| p.last_appended.clone())
     }
 
     /// Enforcement decided on a call the gate let through: its record names the decision.

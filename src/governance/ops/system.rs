@@ -19,11 +19,30 @@ pub struct SystemOutput {
     pub logs: Vec<Log>,
 }
 
-/// Keep the recent-records cache of `worktree` current (re-read only when the file changed).
+/// Segments whose tails `<recent_changes>` reads (the most recently written).
+const RECENT_SEGMENTS: usize = 8;
+
+/// Keep the recent-records cache of `worktree` current (re-read only when a segment changed):
+/// the tails of the most recently written segments and of the single-file log, merged by time.
 pub(super) async fn refresh_recent(io: &Io, gov: &Governance, worktree: &str) {
-    let path = join(worktree, TRACE_FILE);
-    let s = stat(io, &path).await;
-    if !s.exists {
+    let legacy = stat(io, &join(worktree, TRACE_FILE)).await;
+    let v = io
+        .request(Request::ListDir {
+            path: join(worktree, segments::SEGMENT_DIR),
+            recursive: false,
+            max_entries: segments::MAX_SEGMENTS * 4,
+            skip_hidden: true,
+            types_only: false,
+        })
+        .await;
+    let listing: crate::protocol::ListDirResult = serde_json::from_value(v).unwrap_or_default();
+    let mut logs: Vec<(f64, String)> = listing
+        .entries
+        .iter()
+        .filter(|e| e.is_file && e.path.ends_with(".jsonl") && segments::stem(&e.path).is_some())
+        .map(|e| (e.mtime_ms, e.path.clone()))
+        .collect();
+    if logs.is_empty() && !legacy.exists {
         let mut st = gov.inner.borrow_mut();
         if let Some(p) = st.projects.get_mut(worktree) {
             p.recent.clear();
@@ -31,7 +50,9 @@ pub(super) async fn refresh_recent(io: &Io, gov: &Governance, worktree: &str) {
         }
         return;
     }
-    let key = (s.size, s.mtime_ms.to_bits());
+    let size: u64 = listing.entries.iter().map(|e| e.size).sum::<u64>() + legacy.size;
+    let mtime = logs.iter().map(|l| l.0).fold(legacy.mtime_ms, f64::max);
+    let key = (size ^ (logs.len() as u64).rotate_left(48), mtime.to_bits());
     if gov
         .inner
         .borrow()
@@ -42,15 +63,34 @@ pub(super) async fn refresh_recent(io: &Io, gov: &Governance, worktree: &str) {
     {
         return;
     }
-    let v = io
-        .request(Request::ReadTail {
-            path,
-            max_bytes: RECENT_TAIL_BYTES,
-        })
-        .await;
-    let r: ReadResult = serde_json::from_value(v).unwrap_or_default();
-    let Some(text) = r.text else { return };
-    let mut recent: Vec<RecentEntry> = text.lines().filter_map(summarize).collect();
+    logs.sort_by(|a, b| b.0.total_cmp(&a.0));
+    logs.truncate(RECENT_SEGMENTS);
+    let mut paths: Vec<String> = logs
+        .iter()
+        .map(|(_, f)| join(worktree, &format!("{}/{f}", segments::SEGMENT_DIR)))
+        .collect();
+    if legacy.exists {
+        paths.push(join(worktree, TRACE_FILE));
+    }
+    let tails = join_all(
+        paths
+            .iter()
+            .map(|path| {
+                io.request(Request::ReadTail {
+                    path: path.clone(),
+                    max_bytes: RECENT_TAIL_BYTES,
+                })
+            })
+            .collect(),
+    )
+    .await;
+    let texts: Vec<String> = tails
+        .into_iter()
+        .filter_map(|v| serde_json::from_value::<ReadResult>(v).ok()?.text)
+        .collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let merged = segments::merge(&refs);
+    let mut recent: Vec<RecentEntry> = merged.text.lines().filter_map(summarize).collect();
     if recent.len() > MAX_RECENT {
         recent.drain(..recent.len() - MAX_RECENT);
     }

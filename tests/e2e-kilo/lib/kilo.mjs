@@ -17,6 +17,7 @@ import { runWatched } from "../../e2e-shared/procs.mjs";
 import { makeSandbox } from "../../e2e-shared/sandbox.mjs";
 import { pathWithoutMaenifold } from "../../e2e-shared/env.mjs";
 import { cliBin, tarball } from "../../e2e-shared/agents.mjs";
+import { traceText, traceExists, traceFiles, traceRecords as traceRecordsOf } from "../../e2e-shared/trace-files.mjs";
 
 export const MODEL = "mock/mock-1";
 
@@ -67,8 +68,7 @@ function userConfig(model) {
 export function kiloProject({ files = {}, git = true, env = {} } = {}) {
   const sb = makeSandbox({ files, git, name: "hookwise-e2e-kilo-", env: { PATH: pathWithoutMaenifold(), ...env } });
   sb.traces = () => {
-    const f = sb.abs(".orchestration/agent_trace.jsonl");
-    return fs.existsSync(f) ? fs.readFileSync(f, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
+    return traceRecordsOf(sb.dir);
   };
   sb.installHookwise(tarball(), { initArgs: ["--kilo"] });
   sb.run = (opts) => runKilo(sb, opts);

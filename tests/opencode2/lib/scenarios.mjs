@@ -2,6 +2,7 @@
 // model would have seen; tests/opencode2/opencode2.test.mjs asserts on it.
 import fs from "node:fs";
 import path from "node:path";
+import { traceText, traceExists, traceFiles, traceRecords as traceRecordsOf } from "../../e2e-shared/trace-files.mjs";
 
 const systemTexts = (event) => event.system.map((p) => p.text);
 const exists = (dir, f) => fs.existsSync(path.join(dir, f));
@@ -55,8 +56,7 @@ export async function governance(host, { directory }) {
   const decoy = await host.call("ses_g", "write", { path: "src/auth/ok.ts", filePath: "docs/leak.md", content: "x" });
   const edit = await host.call("ses_g", "edit", { path: "README.md", oldString: "demo", newString: "owned" });
   const unknownIntent = await host.call("ses_g", "select_active_intent", { intent_id: "INT-404" });
-  const traceFile = path.join(directory, ".orchestration/agent_trace.jsonl");
-  const trace = fs.existsSync(traceFile) ? fs.readFileSync(traceFile, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
+  const trace = traceRecordsOf(directory);
   return { selectSchema: host.toolSchema("select_active_intent") || null, early, earlyWritten, selected, system: systemTexts(req), inside, insideWritten, outside, outsideWritten, decoy, edit, readme: fs.readFileSync(path.join(directory, "README.md"), "utf8"), unknownIntent, trace };
 }
 

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
+import { traceText, traceExists, traceFiles, traceRecords as traceRecordsOf } from "../../e2e-shared/trace-files.mjs";
 
 /** The run's model request carrying the result of `callId`, and that result. */
 export function resultOf(r, callId) {
@@ -21,6 +22,5 @@ export const use = (r, id) => r.toolUses().find((u) => u.callID === id);
 
 /** The records of `.orchestration/agent_trace.jsonl` in `dir`. */
 export function traceRecords(dir) {
-  const f = path.join(dir, ".orchestration/agent_trace.jsonl");
-  return fs.existsSync(f) ? fs.readFileSync(f, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
+  return traceRecordsOf(dir);
 }

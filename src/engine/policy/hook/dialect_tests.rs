@@ -140,7 +140,7 @@ fn codex_gates_bash_and_apply_patch_with_answers_its_schema_accepts() {
         "{after}"
     );
     let trace = fs
-        .read("/w/.orchestration/agent_trace.jsonl")
+        .trace("/w")
         .unwrap()
         .to_string();
     let rec: Value = serde_json::from_str(trace.lines().next().unwrap()).unwrap();
@@ -606,7 +606,7 @@ fn gemini_and_copilot_records_name_the_model_of_their_session_log() {
             let r = send(&mut e, &mut fs, post, done);
             assert!(r.get("recorded").is_some(), "{host}: {r}");
             let trace = fs
-                .read("/w/.orchestration/agent_trace.jsonl")
+                .trace("/w")
                 .unwrap()
                 .to_string();
             let rec: Value = serde_json::from_str(trace.lines().next().unwrap()).unwrap();

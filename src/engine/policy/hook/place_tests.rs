@@ -230,7 +230,7 @@ fn a_post_tool_use_without_its_gated_pre_tool_use_records_nothing_and_a_replay_n
     select(&mut e, &mut fs);
     let w = json!({"file_path": "/w/src/auth/a.ts", "content": "x\n"});
     let trace = |fs: &TestHost| {
-        fs.read("/w/.orchestration/agent_trace.jsonl")
+        fs.trace("/w")
             .map(|t| t.lines().count())
             .unwrap_or(0)
     };

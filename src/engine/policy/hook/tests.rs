@@ -551,7 +551,7 @@ active_intents:
             "{after}"
         );
         let trace = fs
-            .read("/w/.orchestration/agent_trace.jsonl")
+            .trace("/w")
             .unwrap()
             .to_string();
         let rec: Value = serde_json::from_str(trace.lines().next().unwrap()).unwrap();
