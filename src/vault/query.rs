@@ -9,7 +9,9 @@ use crate::wikilink::split_section;
 fn is_block_id(w: &str) -> bool {
     w.len() > 1
         && w.starts_with('^')
-        && w[1..].bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        && w[1..]
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-')
 }
 
 impl Vault {
@@ -146,7 +148,10 @@ impl Vault {
                     .filter(|(_, n)| !own.iter().any(|o| o == n))
                     .collect();
                 crate::sort::sort(&mut l);
-                l.into_iter().take(NOTE_LINKS).map(|(_, n)| n.to_string()).collect()
+                l.into_iter()
+                    .take(NOTE_LINKS)
+                    .map(|(_, n)| n.to_string())
+                    .collect()
             },
         }
     }
