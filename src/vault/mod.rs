@@ -715,3 +715,7 @@ mod tests;
 #[cfg(test)]
 #[path = "resolve_tests.rs"]
 mod resolve_tests;
+
+#[cfg(test)]
+#[path = "family_tests.rs"]
+mod family_tests;

@@ -131,7 +131,9 @@ impl Vault {
             .split(' ')
             .filter(|w| !is_block_id(w))
             .collect::<Vec<_>>()
-            .join(" ");
+            .join(" ")
+            // Dendron's template for the front matter's description.
+            .replace("{{fm.desc}}", &rec.summary);
         let own = [normalize(&rec.title), normalize(stem_of(&rec.path))];
         NoteRef {
             uri: rec.uri.clone(),

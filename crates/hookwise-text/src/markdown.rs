@@ -688,8 +688,13 @@ pub fn parse_as(text: &str, stem: &str, family: Family) -> Note {
                 | Tag::Strikethrough
                 | Tag::Superscript
                 | Tag::Subscript
-                | Tag::Link { .. }
                 | Tag::Image { .. } => {}
+                // Logseq's `[label]([[X]])` links X.
+                Tag::Link { dest_url, .. } => {
+                    if dest_url.starts_with("[[") {
+                        run.push(body, dest_url);
+                    }
+                }
                 other => {
                     links.flush(&mut run, body, block_start);
                     block_start = body_start + range.start;
