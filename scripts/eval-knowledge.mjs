@@ -115,7 +115,11 @@ function readVault(dir, family = null) {
         if (family === "obsidian" && typeof fm.title !== "string") title = path.basename(rel, ".md");
         const sections = [];
         const re = /^## (.+)\n+([^\n#][^\n]*)/gm;
-        for (let m; (m = re.exec(body)); ) sections.push({ heading: m[1].trim(), first: m[2].trim() });
+        for (let m; (m = re.exec(body)); ) {
+          // Dendron shows the front matter's description where a note writes `{{fm.desc}}`.
+          const first = family === "dendron" ? m[2].replace(/\{\{fm\.desc\}\}/g, typeof fm.desc === "string" ? fm.desc.replace(/^['"]|['"]$/g, "") : "").trim() : m[2].trim();
+          if (first) sections.push({ heading: m[1].trim(), first });
+        }
         notes.push({ rel, uri: `memory://${rel.slice(0, -3)}`, stem: path.basename(rel, ".md"), title, aliases, sections, body });
       }
     }

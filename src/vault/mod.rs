@@ -184,6 +184,8 @@ struct FileRec {
     text: String,
     body_start: usize,
     summary: String,
+    /// The summary is the note's own description (front matter, `description::`).
+    described: bool,
     sections: u32,
     /// (concept, byte offset of the block first linking it), sorted by concept id.
     concepts: Vec<(ConceptId, u32)>,
@@ -586,6 +588,7 @@ impl Vault {
             size: meta.size,
             modified_ms: note.modified_ms.unwrap_or(meta.mtime_ms),
             body_start: note.body_start,
+            described: !note.desc.is_empty(),
             summary: note.summary,
             sections: note.sections,
             concepts,

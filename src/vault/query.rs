@@ -127,13 +127,15 @@ impl Vault {
         let found = section.and_then(|s| excerpt::section_start(&rec.text, rec.body_start, s));
         let from = found.unwrap_or_else(|| excerpt::opening_start(&rec.text, rec.body_start));
         // Block ids (` ^id` ending a block) are markup, not text.
-        let text: String = excerpt::preview(&rec.text, from, NOTE_CHARS)
+        let mut text: String = excerpt::preview(&rec.text, from, NOTE_CHARS)
             .split(' ')
             .filter(|w| !is_block_id(w))
             .collect::<Vec<_>>()
-            .join(" ")
-            // Dendron's template for the front matter's description.
-            .replace("{{fm.desc}}", &rec.summary);
+            .join(" ");
+        // Dendron's template for the front matter's description.
+        if rec.described {
+            text = text.replace("{{fm.desc}}", &rec.summary);
+        }
         let own = [normalize(&rec.title), normalize(stem_of(&rec.path))];
         NoteRef {
             uri: rec.uri.clone(),
