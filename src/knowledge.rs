@@ -338,27 +338,19 @@ fn vault_call(
                 format!("memory://{id}")
             };
             // maenifold's ReadMemory also takes a bare name (RecentActivity lists only those).
-            let found = vault
-                .read(&uri)
-                .map(|t| (uri.clone(), t))
-                .or_else(|| {
-                    let u = if id.starts_with("memory://") {
-                        None
-                    } else {
-                        vault.uri_of_slug(&id)
-                    }?;
-                    vault.read(&u).map(|t| (u, t))
-                })
-                .or_else(|| {
-                    // A title, an alias or a path, resolved as a link to it would be.
-                    let name = id.strip_prefix("memory://").unwrap_or(&id);
-                    let u = vault.resolve_uri(
-                        name.strip_prefix("[[")
-                            .and_then(|n| n.strip_suffix("]]"))
-                            .unwrap_or(name),
-                    )?;
-                    vault.read(&u).map(|t| (u, t))
-                });
+            let found = vault.read(&uri).map(|t| (uri.clone(), t)).or_else(|| {
+                let u = if id.starts_with("memory://") {
+                    None
+                } else {
+                    vault.uri_of_slug(&id)
+                }?;
+                vault.read(&u).map(|t| (u, t))
+            }).or_else(|| {
+                // A title, an alias or a path, resolved as a link to it would be.
+                let name = id.strip_prefix("memory://").unwrap_or(&id);
+                let u = vault.resolve_uri(name.strip_prefix("[[").and_then(|n| n.strip_suffix("]]")).unwrap_or(name))?;
+                vault.read(&u).map(|t| (u, t))
+            });
             match found {
                 Some((uri, text)) => Ok(json!({"success": true, "data": {"uri": uri, "title": vault.title(&uri).unwrap_or(""),
                     "content": text}, "error": null})

@@ -118,9 +118,7 @@ fn class_run(b: &[u8], mut k: usize, cls: u16, min: usize, max: usize) -> Option
         // wrapped token flattened onto one line, as in a title — never words of prose, nor
         // commit ids, UUIDs and content hashes side by side)
         let flattened = k - piece >= 16
-            && !b[piece..k]
-                .iter()
-                .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c));
+            && !b[piece..k].iter().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c));
         let space = (flattened && b.get(k) == Some(&b' ')).then_some(k + 1);
         match wrap(b, k).or(space) {
             Some(k2) if k2 < b.len() && bits(b[k2]) & cls != 0 => k = k2,

@@ -545,10 +545,7 @@ mod policy {
         // default deny: every tool but the ungated ones
         assert_eq!(fc["all"], true, "{r}");
         assert!(fc["except"].as_array().unwrap().contains(&json!("read")));
-        assert!(fc["except"]
-            .as_array()
-            .unwrap()
-            .contains(&json!("select_active_intent")));
+        assert!(fc["except"].as_array().unwrap().contains(&json!("select_active_intent")));
         assert!(!fc["except"].as_array().unwrap().contains(&json!("write")));
         assert_eq!(fc["except"], r["plan"]["ungatedTools"], "{r}");
         assert!(fc["message"].as_str().unwrap().contains("{error}"));

@@ -12,6 +12,7 @@ use super::ops::GovConfig;
 use super::scope::{resolve, Scope};
 use crate::host::{self, profiles::CLAUDE_CODE, Profile};
 
+
 fn decide(cfg: &GovConfig, active: Option<&str>, tool: &str, args: Value) -> Decision {
     let f = intents::parse("f", YAML);
     let scope = Some(Scope::compile(&["src/billing/**"]));
@@ -103,11 +104,7 @@ fn a_tool_the_profile_does_not_know_is_gated_in_every_host() {
         assert!(names.len() > 30, "{}", p.id);
         for n in &names {
             assert!(cfg.gated(n), "{}: {n:?} is gated", p.id);
-            assert!(
-                blocked_without_intent(&cfg, n),
-                "{}: {n:?} is blocked",
-                p.id
-            );
+            assert!(blocked_without_intent(&cfg, n), "{}: {n:?} is blocked", p.id);
             assert!(
                 !cfg.ungated_tools().contains(n),
                 "{}: {n:?} is not in the plan's ungated list",
@@ -148,10 +145,7 @@ fn an_unknown_tool_with_an_intent_has_its_path_arguments_scope_checked() {
     for p in host::ALL {
         let cfg = GovConfig::for_host(p);
         let ok = |tool: &str, args: Value| decide(&cfg, Some("BILL"), tool, args);
-        assert_eq!(
-            ok("mcp__other__tool", json!({"query": "x"})),
-            Decision::Allow
-        );
+        assert_eq!(ok("mcp__other__tool", json!({"query": "x"})), Decision::Allow);
         assert_eq!(
             ok("mcp__fs__write_file", json!({"path": "src/billing/a.ts"})),
             Decision::Allow
@@ -190,10 +184,7 @@ fn claude_code_monitor_is_a_shell_and_its_new_tools_are_gated() {
         "SendMessage",
     ] {
         assert!(blocked_without_intent(&cfg, t), "{t}");
-        assert!(
-            !CLAUDE_CODE.read_only(t),
-            "{t}: enforcement's fast path skips it"
-        );
+        assert!(!CLAUDE_CODE.read_only(t), "{t}: enforcement's fast path skips it");
     }
     for t in ["Read", "Grep", "Glob", "WebFetch", "TodoWrite", "Agent"] {
         assert!(!cfg.gated(t), "{t}");
@@ -217,13 +208,13 @@ fn the_options_widen_the_gate_and_never_narrow_it_to_a_writing_tool() {
         let (cfg, _) = GovConfig::from_options_on(Some(&json!({"mutatingTools": [read]})), p);
         assert!(cfg.gated(&read) && !cfg.ungated_tools().contains(&read));
         // `readOnlyTools`: a tool the profile does not know runs without an intent…
-        let (cfg, logs) =
-            GovConfig::from_options_on(Some(&json!({"readOnlyTools": ["mcp__docs__search"]})), p);
+        let (cfg, logs) = GovConfig::from_options_on(
+            Some(&json!({"readOnlyTools": ["mcp__docs__search"]})),
+            p,
+        );
         assert!(logs.is_empty(), "{logs:?}");
         assert!(!cfg.gated("mcp__docs__search"));
-        assert!(cfg
-            .ungated_tools()
-            .contains(&"mcp__docs__search".to_string()));
+        assert!(cfg.ungated_tools().contains(&"mcp__docs__search".to_string()));
         // …but one the profile knows to write stays gated, with a warning
         let writers = p.mutating();
         let (cfg, logs) =

@@ -217,10 +217,7 @@ fn a_failed_append_is_logged_and_never_fails_the_call_itself() {
     t.fs.file("/w/src/a", "a\n");
     let r = t.after("s", "write", json!({"filePath": "src/a"}));
     assert!(!r.recorded, "{r:?}");
-    assert!(t
-        .before("s", "write", json!({"filePath": "src/a"}))
-        .block
-        .is_none());
+    assert!(t.before("s", "write", json!({"filePath": "src/a"})).block.is_none());
     t.fs.file("/w/src/a", "b\n");
     let r = t.after("s", "write", json!({"filePath": "src/a"}));
     assert!(r.recorded, "{r:?}");

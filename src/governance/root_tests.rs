@@ -31,10 +31,7 @@ fn the_project_itself_and_its_sub_folders_are_governed_by_it() {
 fn a_linked_worktree_inside_or_outside_the_project_is_governed_by_the_main_checkout() {
     let mut h = project();
     // Claude Code's EnterWorktree: .claude/worktrees/w1, with its own checkout and no intents
-    h.file(
-        "/p/.claude/worktrees/w1/.git",
-        "gitdir: /p/.git/worktrees/w1\n",
-    );
+    h.file("/p/.claude/worktrees/w1/.git", "gitdir: /p/.git/worktrees/w1\n");
     h.file("/p/.git/worktrees/w1/commondir", "../..\n");
     h.file("/p/.claude/worktrees/w1/src/auth/a.ts", "");
     assert_eq!(root(&mut h, "/p/.claude/worktrees/w1"), "/p");
@@ -48,19 +45,10 @@ fn a_linked_worktree_inside_or_outside_the_project_is_governed_by_the_main_check
 #[test]
 fn a_worktree_with_intents_of_its_own_and_other_repositories_stay_themselves() {
     let mut h = project();
-    h.file(
-        "/p/.claude/worktrees/w2/.git",
-        "gitdir: /p/.git/worktrees/w2\n",
-    );
+    h.file("/p/.claude/worktrees/w2/.git", "gitdir: /p/.git/worktrees/w2\n");
     h.file("/p/.git/worktrees/w2/commondir", "../..\n");
-    h.file(
-        "/p/.claude/worktrees/w2/.orchestration/active_intents.yaml",
-        "",
-    );
-    assert_eq!(
-        root(&mut h, "/p/.claude/worktrees/w2"),
-        "/p/.claude/worktrees/w2"
-    );
+    h.file("/p/.claude/worktrees/w2/.orchestration/active_intents.yaml", "");
+    assert_eq!(root(&mut h, "/p/.claude/worktrees/w2"), "/p/.claude/worktrees/w2");
     // a submodule (no commondir), a bare `.git` file, an ungoverned repository, no repository
     h.file("/p/vendor/sub/.git", "gitdir: ../../.git/modules/sub\n");
     h.file("/p/.git/modules/sub/HEAD", "");

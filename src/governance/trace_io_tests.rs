@@ -618,10 +618,7 @@ fn a_record_that_fails_in_tool_after_is_written_by_the_next_tool_after() {
     p.fs.file("/w/src/z.ts", "");
     let b = p.before("write", args.clone());
     assert!(b.block.is_none(), "{b:?}");
-    assert!(
-        b.logs.iter().any(|l| l.message.contains("written late")),
-        "{b:?}"
-    );
+    assert!(b.logs.iter().any(|l| l.message.contains("written late")), "{b:?}");
     p.fs.file("/w/src/z.ts", "z\n");
     let r = p.after("write", args);
     assert!(r.recorded, "{r:?}");

@@ -151,16 +151,7 @@ fn claude_code_names_are_gated_with_their_keys() {
     let (mut e, mut fs, r) = governed(Some(json!("claude-code")));
     assert_eq!(
         watched(&r),
-        [
-            "Bash",
-            "Edit",
-            "Monitor",
-            "MultiEdit",
-            "NotebookEdit",
-            "PowerShell",
-            "Read",
-            "Write"
-        ]
+        ["Bash", "Edit", "Monitor", "MultiEdit", "NotebookEdit", "PowerShell", "Read", "Write"]
     );
     blocked_with(
         &mut e,

@@ -26,10 +26,10 @@ pub mod answer;
 pub mod args;
 #[cfg(feature = "policy")]
 pub mod dialect;
-mod gated;
 /// Where Gemini CLI and Copilot CLI, whose hooks carry no model id, log the model.
 #[cfg(feature = "policy")]
 pub mod model_log;
+mod gated;
 /// Kilo CLI, an OpenCode fork (its own section: `profile_kilo.rs`).
 pub mod profile_kilo;
 pub mod profiles;
@@ -37,11 +37,11 @@ pub mod profiles;
 /// core only (their hooks are `hook.event` calls), so the lean wasm does not carry them.
 #[cfg(feature = "policy")]
 pub mod profiles_cli;
+/// pi's tools (an in-process extension host, like OpenCode: served by the lean core too).
+pub mod profiles_pi;
 /// Cline CLI's in-process plugin host (policy build: its adapter starts the policy core).
 #[cfg(feature = "policy")]
 pub mod profiles_cline;
-/// pi's tools (an in-process extension host, like OpenCode: served by the lean core too).
-pub mod profiles_pi;
 
 use crate::protocol::Log;
 

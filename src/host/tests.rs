@@ -117,15 +117,7 @@ fn default_gated_tools_per_host() {
     );
     assert_eq!(
         names(CLAUDE_CODE.mutating()),
-        [
-            "Bash",
-            "Edit",
-            "Monitor",
-            "MultiEdit",
-            "NotebookEdit",
-            "PowerShell",
-            "Write"
-        ]
+        ["Bash", "Edit", "Monitor", "MultiEdit", "NotebookEdit", "PowerShell", "Write"]
     );
     // the engine API keeps every tool it gated before
     let vs = VSCODE.mutating();

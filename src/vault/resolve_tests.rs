@@ -16,10 +16,7 @@ fn entry(path: &str, size: u64) -> DirEntry {
 
 fn vault_of(files: &[(&str, &str)]) -> Vault {
     let mut v = Vault::new();
-    let listing: Vec<DirEntry> = files
-        .iter()
-        .map(|(p, t)| entry(p, t.len() as u64))
-        .collect();
+    let listing: Vec<DirEntry> = files.iter().map(|(p, t)| entry(p, t.len() as u64)).collect();
     v.plan("/v", &listing, true);
     for (p, t) in files {
         assert!(v.ingest(p, Ok(t.to_string())));
@@ -72,24 +69,15 @@ fn ambiguous_names_resolve_as_obsidian_does() {
         ("deep/er/Notes.md", "# Notes\n\ndeep\n"),
         ("a/Notes.md", "# Notes\n\nshallow\n"),
         ("b/Notes.md", "# Notes\n\nother\n"),
-        (
-            "x/alias-holder.md",
-            "---\naliases: [Notes, Title Holder]\n---\nalias\n",
-        ),
+        ("x/alias-holder.md", "---\naliases: [Notes, Title Holder]\n---\nalias\n"),
         ("y/titled.md", "---\ntitle: Title Holder\n---\ntitle\n"),
     ]);
     // the file name beats an alias; of equal files, the shortest path, then byte order
     assert_eq!(named(&v, "Notes").as_deref(), Some("memory://a/Notes"));
     // a title beats an alias
-    assert_eq!(
-        named(&v, "Title Holder").as_deref(),
-        Some("memory://y/titled")
-    );
+    assert_eq!(named(&v, "Title Holder").as_deref(), Some("memory://y/titled"));
     // a path picks exactly
-    assert_eq!(
-        named(&v, "deep/er/Notes").as_deref(),
-        Some("memory://deep/er/Notes")
-    );
+    assert_eq!(named(&v, "deep/er/Notes").as_deref(), Some("memory://deep/er/Notes"));
     assert_eq!(named(&v, "b/Notes").as_deref(), Some("memory://b/Notes"));
 }
 
@@ -97,21 +85,11 @@ fn ambiguous_names_resolve_as_obsidian_does() {
 fn names_follow_edits_renames_and_deletes() {
     let mut v = vault_of(&[("app/photo-pipeline.md", PHOTO)]);
     assert!(named(&v, "image pipeline").is_some());
-    v.upsert(
-        "app/photo-pipeline.md",
-        "---\ntitle: Media\n---\nno aliases now\n".into(),
-        2000.0,
-    );
+    v.upsert("app/photo-pipeline.md", "---\ntitle: Media\n---\nno aliases now\n".into(), 2000.0);
     assert_eq!(named(&v, "image pipeline"), None);
     // the old title is gone, but the file name still spells it
-    assert_eq!(
-        named(&v, "Photo Pipeline").as_deref(),
-        Some("memory://app/photo-pipeline")
-    );
-    assert_eq!(
-        named(&v, "media").as_deref(),
-        Some("memory://app/photo-pipeline")
-    );
+    assert_eq!(named(&v, "Photo Pipeline").as_deref(), Some("memory://app/photo-pipeline"));
+    assert_eq!(named(&v, "media").as_deref(), Some("memory://app/photo-pipeline"));
     assert!(v.remove("app/photo-pipeline.md"));
     assert_eq!(named(&v, "media"), None);
     assert_eq!(named(&v, "photo-pipeline"), None);
@@ -128,33 +106,16 @@ fn context_leads_with_the_note_itself_then_links() {
     let n = b.note.as_ref().expect("the note the concept names");
     assert_eq!(n.uri, "memory://app/Offline Sync");
     assert_eq!(n.title, "Offline Sync");
-    assert!(
-        n.text.starts_with("Sightings are written to SQLite"),
-        "{}",
-        n.text
-    );
-    assert!(
-        !n.text.contains("^batches"),
-        "a block id is markup: {}",
-        n.text
-    );
-    assert_eq!(
-        b.linked_from,
-        vec!["memory://app/photo-pipeline".to_string()]
-    );
+    assert!(n.text.starts_with("Sightings are written to SQLite"), "{}", n.text);
+    assert!(!n.text.contains("^batches"), "a block id is markup: {}", n.text);
+    assert_eq!(b.linked_from, vec!["memory://app/photo-pipeline".to_string()]);
     // by an alias nobody links as such: the same note
     let b = v.build_context("sync-engine", 1, 10, false);
     assert_eq!(b.note.unwrap().uri, "memory://app/Offline Sync");
     // the rendered block names the note first
     let lines = crate::context::section_lines(&v.build_context("photo-pipeline", 1, 10, false));
-    assert!(
-        lines[1].starts_with("Note memory://app/photo-pipeline (Photo Pipeline): Photos go"),
-        "{lines:?}"
-    );
-    assert!(
-        lines.iter().any(|l| l == "Links to: [[offline-sync]]"),
-        "{lines:?}"
-    );
+    assert!(lines[1].starts_with("Note memory://app/photo-pipeline (Photo Pipeline): Photos go"), "{lines:?}");
+    assert!(lines.iter().any(|l| l == "Links to: [[offline-sync]]"), "{lines:?}");
 }
 
 #[test]
@@ -165,42 +126,27 @@ fn a_section_or_block_link_brings_that_part() {
     assert_eq!(n.section.as_deref(), Some("Conflict resolution"));
     assert!(n.text.starts_with("The last write wins"), "{}", n.text);
     // case and separators do not matter; a heading in code is not one
-    assert!(text("offline-sync#battery_BUDGET")
-        .text
-        .starts_with("At most every 15"));
+    assert!(text("offline-sync#battery_BUDGET").text.starts_with("At most every 15"));
     let missing = text("offline-sync#Not a heading");
     assert_eq!(missing.section, None, "falls back to the opening");
     assert!(missing.text.starts_with("Sightings are"));
     // Obsidian's nested heading link names the last heading
-    assert!(text("offline-sync#Offline Sync#Battery budget")
-        .text
-        .starts_with("At most"));
+    assert!(text("offline-sync#Offline Sync#Battery budget").text.starts_with("At most"));
     // a block id: its block, without the marker
     let b = text("offline-sync#^batches");
     assert_eq!(b.section.as_deref(), Some("^batches"));
-    assert!(
-        b.text.starts_with("Sightings are written") && !b.text.contains("^batches"),
-        "{}",
-        b.text
-    );
+    assert!(b.text.starts_with("Sightings are written") && !b.text.contains("^batches"), "{}", b.text);
     assert_eq!(text("offline-sync#^nope").section, None);
 }
 
 #[test]
 fn a_note_that_links_only_the_concept_counts_as_mentioning_it() {
-    let v = vault_of(&[
-        ("ops/cutover.md", ONLY),
-        ("plan.md", MENTION),
-        ("other.md", "![[cutover#Plan]] embedded alone\n"),
-    ]);
+    let v = vault_of(&[("ops/cutover.md", ONLY), ("plan.md", MENTION), ("other.md", "![[cutover#Plan]] embedded alone\n")]);
     let b = v.build_context("cutover", 1, 10, false);
     assert_eq!(b.note.unwrap().uri, "memory://ops/cutover");
     let mut from = b.linked_from.clone();
     from.sort();
-    assert_eq!(
-        from,
-        vec!["memory://other".to_string(), "memory://plan".to_string()]
-    );
+    assert_eq!(from, vec!["memory://other".to_string(), "memory://plan".to_string()]);
 }
 
 #[test]

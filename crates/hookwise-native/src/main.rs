@@ -15,9 +15,7 @@ fn main() {
         Some("sandbox") => hookwise_sandbox::run(&args[1..]),
         Some("hook") => hook::run(&args[1..]),
         _ => {
-            eprintln!(
-                "usage: hookwise-native hook [--host HOST] <Event> | hookwise-native sandbox …"
-            );
+            eprintln!("usage: hookwise-native hook [--host HOST] <Event> | hookwise-native sandbox …");
             2
         }
     };

@@ -508,10 +508,7 @@ fn inline_tags_are_read_outside_code_and_headings() {
         "---\ntags: [a]\n---\n# Title #notatag? no: heading text #h1tag\n\nSome #idea and #project/kestrel, (#paren) not#inword, #123 no, `#code` no.\n\n```\n#include <x>\n```\n#a again\n",
         "stem",
     );
-    assert_eq!(
-        note.tags,
-        vec!["a", "notatag", "h1tag", "idea", "project/kestrel"]
-    );
+    assert_eq!(note.tags, vec!["a", "notatag", "h1tag", "idea", "project/kestrel"]);
     let mut t = Vec::new();
     let many: String = (0..100).map(|i| format!("#t{i} ")).collect();
     inline_tags(&many, &mut t);

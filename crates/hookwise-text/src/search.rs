@@ -372,11 +372,7 @@ fn fold64(w: u64, n: usize) -> (u64, usize) {
     };
     // A final `e` goes too, so that `removes`, `removed`, `removing` and `remove` meet
     // (`remov`); words of four letters or fewer keep it.
-    let m = if m > 4 && byte(m - 1) == b'e' {
-        m - 1
-    } else {
-        m
-    };
+    let m = if m > 4 && byte(m - 1) == b'e' { m - 1 } else { m };
     (w & low_bytes(m), m)
 }
 

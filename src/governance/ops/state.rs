@@ -214,9 +214,7 @@ impl Governance {
     /// SHA-256 hex of the last record line this process appended in `worktree`.
     pub(super) fn last_appended(&self, worktree: &str) -> Option<String> {
         let st = self.inner.borrow();
-        st.projects
-            .get(worktree)
-            .and_then(|p| p.last_appended.clone())
+        st.projects.get(worktree).and_then(|p| p.last_appended.clone())
     }
 
     /// Enforcement decided on a call the gate let through: its record names the decision.

@@ -67,16 +67,14 @@ pub(super) fn unreadable_block(why: &str) -> String {
 
 /// The model called one of hookwise's hook tools (`mcp__hookwise__hook_…`): blocked.
 pub(super) fn hook_tool_block(tool: &str) -> Option<String> {
-    let bare = tool
-        .strip_prefix("mcp__")?
-        .strip_prefix(SERVER)?
-        .strip_prefix("__")?;
+    let bare = tool.strip_prefix("mcp__")?.strip_prefix(SERVER)?.strip_prefix("__")?;
     EVENTS.iter().any(|e| e.1 == bare).then(|| {
         format!(
             "hookwise blocked `{tool}`: it is an endpoint of Claude Code's own hooks, never a tool for the model. Leave it alone."
         )
     })
 }
+
 
 #[cfg(test)]
 #[path = "place_tests.rs"]

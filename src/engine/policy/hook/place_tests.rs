@@ -17,10 +17,7 @@ fn project() -> TestHost {
     fs.file("/w/.git/HEAD", "ref: refs/heads/main\n");
     fs.file("/w/README.md", "# demo\n");
     // Claude Code's EnterWorktree: a linked worktree inside the project, without intents
-    fs.file(
-        "/w/.claude/worktrees/w1/.git",
-        "gitdir: /w/.git/worktrees/w1\n",
-    );
+    fs.file("/w/.claude/worktrees/w1/.git", "gitdir: /w/.git/worktrees/w1\n");
     fs.file("/w/.git/worktrees/w1/commondir", "../..\n");
     fs.file("/w/.claude/worktrees/w1/README.md", "# demo\n");
     fs
@@ -90,26 +87,14 @@ fn select(e: &mut Engine, fs: &mut TestHost) {
 #[test]
 fn a_hook_started_in_a_worktree_of_the_project_is_governed_by_the_project() {
     let mut fs = project();
-    for start in [
-        "/w",
-        "/w/.claude/worktrees/w1",
-        "/w/.claude/worktrees/w1/src",
-    ] {
+    for start in ["/w", "/w/.claude/worktrees/w1", "/w/.claude/worktrees/w1/src"] {
         let (mut e, r) = started_in(&mut fs, start);
         assert_eq!(r["root"], "/w", "{start}: {r}");
-        assert!(
-            r["plan"]["ungatedTools"].is_array(),
-            "{start}: governance on: {r}"
-        );
+        assert!(r["plan"]["ungatedTools"].is_array(), "{start}: governance on: {r}");
         let cwd = "/w/.claude/worktrees/w1";
         // issue 29 critical 4: Bash writing the main checkout from the worktree, no intent
         let bash = json!({"command": "echo x > ../../../README.md"});
-        let m = reason(&event(
-            &mut e,
-            &mut fs,
-            "PreToolUse",
-            payload("Bash", bash, "b1", cwd),
-        ));
+        let m = reason(&event(&mut e, &mut fs, "PreToolUse", payload("Bash", bash, "b1", cwd)));
         assert!(m.contains("select_active_intent"), "{m}");
         // …and EnterWorktree itself needs an intent
         let m = reason(&event(
@@ -129,12 +114,7 @@ fn the_payloads_cwd_never_moves_the_root_and_outside_it_is_blocked() {
     select(&mut e, &mut fs);
     let w = |p: &str| json!({"file_path": p, "content": "x"});
     // inside the project: where relative paths start; the scope is the project's
-    let r = event(
-        &mut e,
-        &mut fs,
-        "PreToolUse",
-        payload("Write", w("src/auth/a.ts"), "a", "/w"),
-    );
+    let r = event(&mut e, &mut fs, "PreToolUse", payload("Write", w("src/auth/a.ts"), "a", "/w"));
     assert!(allowed(&r), "{r}");
     let m = reason(&event(
         &mut e,
@@ -147,12 +127,7 @@ fn the_payloads_cwd_never_moves_the_root_and_outside_it_is_blocked() {
         &mut e,
         &mut fs,
         "PreToolUse",
-        payload(
-            "Write",
-            w("../../../README.md"),
-            "c",
-            "/w/.claude/worktrees/w1",
-        ),
+        payload("Write", w("../../../README.md"), "c", "/w/.claude/worktrees/w1"),
     ));
     assert!(m.contains("README.md"), "{m}");
     // outside the project, or not a folder at all: blocked, whatever the tool
@@ -161,12 +136,7 @@ fn the_payloads_cwd_never_moves_the_root_and_outside_it_is_blocked() {
             ("Bash", json!({"command": "true"})),
             ("Write", w("/w/src/auth/a.ts")),
         ] {
-            let m = reason(&event(
-                &mut e,
-                &mut fs,
-                "PreToolUse",
-                payload(tool, input, "d", cwd),
-            ));
+            let m = reason(&event(&mut e, &mut fs, "PreToolUse", payload(tool, input, "d", cwd)));
             assert!(m.contains("outside the governed project"), "{cwd}: {m}");
         }
     }
@@ -193,34 +163,13 @@ fn unreadable_hook_input_is_a_deny_under_governance_and_quiet_without_it() {
         (json!([1, 2]), None, "an array"),
         (json!("Write"), None, "not an object"),
         (json!(7), None, "not an object"),
-        (
-            json!({"session_id": "s1", "tool_input": {}}),
-            None,
-            "no tool_name",
-        ),
-        (
-            json!({"session_id": "s1", "tool_name": ""}),
-            None,
-            "an empty tool_name",
-        ),
-        (
-            json!({"session_id": "s1", "tool_name": ["Write"]}),
-            None,
-            "not text",
-        ),
+        (json!({"session_id": "s1", "tool_input": {}}), None, "no tool_name"),
+        (json!({"session_id": "s1", "tool_name": ""}), None, "an empty tool_name"),
+        (json!({"session_id": "s1", "tool_name": ["Write"]}), None, "not text"),
     ];
     for (input, given, why) in &cases {
-        let m = reason(&event_given(
-            &mut e,
-            &mut fs,
-            "PreToolUse",
-            input.clone(),
-            *given,
-        ));
-        assert!(
-            m.contains("hook input could not be read") && m.contains(why),
-            "{why}: {m}"
-        );
+        let m = reason(&event_given(&mut e, &mut fs, "PreToolUse", input.clone(), *given));
+        assert!(m.contains("hook input could not be read") && m.contains(why), "{why}: {m}");
     }
     // no governance, no enforcement: the call goes on (knowledge context fails open)
     let mut plain = TestHost::default();
@@ -244,14 +193,8 @@ fn tools_the_profile_does_not_know_are_denied_and_hookwise_own_pass() {
         ("Workflow", json!({"name": "w"})),
         ("Skill", json!({"skill": "s"})),
         ("CronCreate", json!({"cron": "* * * * *", "prompt": "p"})),
-        (
-            "mcp__other__write_file",
-            json!({"path": "/w/README.md", "content": "x"}),
-        ),
-        (
-            "mcp__hookwise__select_active_intentx",
-            json!({"intent_id": "INT-1"}),
-        ),
+        ("mcp__other__write_file", json!({"path": "/w/README.md", "content": "x"})),
+        ("mcp__hookwise__select_active_intentx", json!({"intent_id": "INT-1"})),
         ("read", json!({"file_path": "/w/README.md"})),
     ] {
         let m = reason(&event(&mut e, &mut fs, "PreToolUse", at(tool, input)));
@@ -261,10 +204,7 @@ fn tools_the_profile_does_not_know_are_denied_and_hookwise_own_pass() {
         ("Read", json!({"file_path": "/w/README.md"})),
         ("Grep", json!({"pattern": "x"})),
         ("Glob", json!({"pattern": "**"})),
-        (
-            "mcp__hookwise__select_active_intent",
-            json!({"intent_id": "INT-1"}),
-        ),
+        ("mcp__hookwise__select_active_intent", json!({"intent_id": "INT-1"})),
         ("mcp__hookwise__knowledge_search", json!({"query": "x"})),
     ] {
         let r = event(&mut e, &mut fs, "PreToolUse", at(tool, input));
@@ -272,26 +212,15 @@ fn tools_the_profile_does_not_know_are_denied_and_hookwise_own_pass() {
     }
     // with an intent: Monitor runs (a shell); another server's write is scope-checked
     select(&mut e, &mut fs);
-    let r = event(
-        &mut e,
-        &mut fs,
-        "PreToolUse",
-        at("Monitor", json!({"command": "tail -f x"})),
-    );
+    let r = event(&mut e, &mut fs, "PreToolUse", at("Monitor", json!({"command": "tail -f x"})));
     assert!(allowed(&r), "{r}");
     let m = reason(&event(
         &mut e,
         &mut fs,
         "PreToolUse",
-        at(
-            "mcp__other__write_file",
-            json!({"path": "/w/README.md", "content": "x"}),
-        ),
+        at("mcp__other__write_file", json!({"path": "/w/README.md", "content": "x"})),
     ));
-    assert!(
-        m.contains("README.md") && m.contains("outside the scope"),
-        "{m}"
-    );
+    assert!(m.contains("README.md") && m.contains("outside the scope"), "{m}");
 }
 
 #[test]
@@ -306,67 +235,29 @@ fn a_post_tool_use_without_its_gated_pre_tool_use_records_nothing_and_a_replay_n
             .unwrap_or(0)
     };
     // the model calls the hook tool itself: denied, even with an intent
-    for t in [
-        "mcp__hookwise__hook_post_tool_use",
-        "mcp__hookwise__hook_pre_tool_use",
-    ] {
-        let m = reason(&event(
-            &mut e,
-            &mut fs,
-            "PreToolUse",
-            payload(t, json!({}), "h", "/w"),
-        ));
+    for t in ["mcp__hookwise__hook_post_tool_use", "mcp__hookwise__hook_pre_tool_use"] {
+        let m = reason(&event(&mut e, &mut fs, "PreToolUse", payload(t, json!({}), "h", "/w")));
         assert!(m.contains("endpoint"), "{m}");
     }
     // …and if it reached the server anyway: a PostToolUse no PreToolUse gated
     fs.file("/w/src/auth/a.ts", "x\n");
-    let r = event(
-        &mut e,
-        &mut fs,
-        "PostToolUse",
-        payload("Write", w.clone(), "forged", "/w"),
-    );
+    let r = event(&mut e, &mut fs, "PostToolUse", payload("Write", w.clone(), "forged", "/w"));
     assert!(r.get("recorded").is_none(), "{r}");
     assert_eq!(trace(&fs), 0);
     // the real call: gated, allowed, recorded once; its replay records nothing
     fs.file("/w/src/auth/a.ts", "old\n");
-    let r = event(
-        &mut e,
-        &mut fs,
-        "PreToolUse",
-        payload("Write", w.clone(), "real", "/w"),
-    );
+    let r = event(&mut e, &mut fs, "PreToolUse", payload("Write", w.clone(), "real", "/w"));
     assert!(allowed(&r), "{r}");
     fs.file("/w/src/auth/a.ts", "x\n");
-    let r = event(
-        &mut e,
-        &mut fs,
-        "PostToolUse",
-        payload("Write", w.clone(), "real", "/w"),
-    );
+    let r = event(&mut e, &mut fs, "PostToolUse", payload("Write", w.clone(), "real", "/w"));
     assert!(r["recorded"].is_string(), "{r}");
-    let r = event(
-        &mut e,
-        &mut fs,
-        "PostToolUse",
-        payload("Write", w.clone(), "real", "/w"),
-    );
+    let r = event(&mut e, &mut fs, "PostToolUse", payload("Write", w.clone(), "real", "/w"));
     assert!(r.get("recorded").is_none(), "{r}");
     // a denied call's PostToolUse records nothing either
     let out = json!({"file_path": "/w/README.md", "content": "x"});
-    let r = event(
-        &mut e,
-        &mut fs,
-        "PreToolUse",
-        payload("Write", out.clone(), "no", "/w"),
-    );
+    let r = event(&mut e, &mut fs, "PreToolUse", payload("Write", out.clone(), "no", "/w"));
     assert!(!allowed(&r));
-    let r = event(
-        &mut e,
-        &mut fs,
-        "PostToolUse",
-        payload("Write", out, "no", "/w"),
-    );
+    let r = event(&mut e, &mut fs, "PostToolUse", payload("Write", out, "no", "/w"));
     assert!(r.get("recorded").is_none(), "{r}");
     assert_eq!(trace(&fs), 1);
 }
