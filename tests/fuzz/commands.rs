@@ -169,13 +169,7 @@ const WRITES: &[&str] = &[
 ];
 
 /// Read-only commands to chain around the writing one.
-const READS: &[&str] = &[
-    "git status",
-    "ls -la",
-    "cat README.md",
-    "grep -rn x src",
-    "pwd",
-];
+const READS: &[&str] = &["git status", "ls -la", "cat README.md", "grep -rn x src", "pwd"];
 
 #[test]
 fn an_option_that_writes_or_runs_is_never_read_only() {
@@ -202,10 +196,7 @@ fn an_option_that_writes_or_runs_is_never_read_only() {
                 // the nestings that run their argument (not `echo $(…)` of a read, which is fine)
                 line = wrap(&line, *how, *dbl);
             }
-            prop_assert!(
-                !classify(&line, &settings).read_only,
-                "counted read-only: {line:?}"
-            );
+            prop_assert!(!classify(&line, &settings).read_only, "counted read-only: {line:?}");
             Ok(())
         },
     );

@@ -57,16 +57,7 @@ fn uuid() -> BoxedStrategy<String> {
 /// The words of sensitive key names (`src/redact_keys.rs`: the keys' suffixes, and the words
 /// that make a key sensitive when its value looks random).
 const SECRET_WORDS: &[&str] = &[
-    "secret",
-    "passw",
-    "passphrase",
-    "token",
-    "credential",
-    "creds",
-    "auth",
-    "key",
-    "pwd",
-    "dsn",
+    "secret", "passw", "passphrase", "token", "credential", "creds", "auth", "key", "pwd", "dsn",
 ];
 
 #[test]
