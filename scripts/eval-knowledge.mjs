@@ -12,6 +12,11 @@
 // - alias recall: for every front matter alias, `[[alias]]` must name the note;
 // - search: the questions in scripts/eval-knowledge.json, paraphrased (few of their words are
 //   the note's), must find their note in knowledge_search's top 5 (hit@5), and MRR.
+// --public DIR: instead, the public vaults of other authors listed in
+// scripts/eval-knowledge-public.json, fetched (never committed) under DIR as <owner>+<name>/ (each
+// at the listed commit); they are read by the family's own rules (Logseq: title:: and decoded
+// file names, alias::; Dendron: dot-hierarchy file names, label-first links, the vaults of
+// dendron.yml). --held measures their held-out questions (only those).
 // --base DIR: a built package (its dist/ folder's parent, e.g. another checkout's pkg/) measured
 // in the same run, printed beside this build's figures ("before").
 import fs from "node:fs";
@@ -29,6 +34,8 @@ const json = args.includes("--json");
 const builds = [["now", path.resolve(flag("--pkg") || path.join(root, "pkg"))]];
 if (flag("--base")) builds.unshift(["before", path.resolve(flag("--base"))]);
 const questions = JSON.parse(fs.readFileSync(path.join(root, "scripts/eval-knowledge.json"), "utf8"));
+const publicDir = flag("--public");
+const held = args.includes("--held");
 
 // ---- the vault, read by this script's own rules ------------------------------------------
 const norm = (s) =>
@@ -38,21 +45,54 @@ function frontMatter(text) {
   const m = /^---\n([\s\S]*?)\n---\n/.exec(text);
   if (!m) return { fm: {}, body: text };
   const fm = {};
+  let list = null;
   for (const line of m[1].split("\n")) {
+    const item = /^\s*-\s+(.*)$/.exec(line);
+    if (item && list) {
+      fm[list] = [...(Array.isArray(fm[list]) ? fm[list] : []), item[1].trim().replace(/^["']|["']$/g, "")];
+      continue;
+    }
     const kv = /^(\w+):\s*(.*)$/.exec(line);
+    list = null;
     if (!kv) continue;
     let v = kv[2].trim();
+    if (!v) {
+      list = kv[1].toLowerCase();
+      continue;
+    }
     if (v.startsWith("[") && v.endsWith("]")) v = v.slice(1, -1).split(",").map((x) => x.trim()).filter(Boolean);
     fm[kv[1].toLowerCase()] = v;
   }
   return { fm, body: text.slice(m[0].length) };
 }
 
-function readVault(dir) {
+/** Logseq's page name from its file name (`:file/name-format :triple-lowbar`, or the legacy
+ *  format's `%2F` and `.`), URL-decoded. */
+function logseqName(stem, legacy) {
+  let s = legacy ? stem.replace(/\./g, "/") : stem.replace(/___/g, "/");
+  try {
+    s = decodeURIComponent(s);
+  } catch {}
+  return s;
+}
+
+function readVault(dir, family = null) {
   const notes = [];
+  let legacy = false;
+  let only = null;
+  if (family === "logseq") {
+    const cfg = fs.existsSync(path.join(dir, "logseq/config.edn")) ? fs.readFileSync(path.join(dir, "logseq/config.edn"), "utf8") : "";
+    legacy = !/^\s*:file\/name-format\s+:triple-lowbar/m.test(cfg);
+  }
+  if (family === "dendron") {
+    const yml = fs.readFileSync(path.join(dir, "dendron.yml"), "utf8");
+    only = [...yml.matchAll(/^\s*(?:-\s*)?fsPath:\s*['"]?([^'"\n]+)/gm)].map((m) => m[1].trim());
+  }
   const walk = (d) => {
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
       if (e.name.startsWith(".")) continue;
+      if (family === "logseq" && d === dir && !["pages", "journals"].includes(e.name)) continue;
+      if (only && d === dir && !only.includes(e.name)) continue;
       const p = path.join(d, e.name);
       if (e.isDirectory()) walk(p);
       else if (e.name.endsWith(".md")) {
@@ -60,11 +100,26 @@ function readVault(dir) {
         const text = fs.readFileSync(p, "utf8");
         const { fm, body } = frontMatter(text);
         const h1 = /^# (.+)$/m.exec(body);
-        const title = typeof fm.title === "string" ? fm.title : h1 ? h1[1] : path.basename(rel, ".md");
-        const aliases = Array.isArray(fm.aliases) ? fm.aliases : typeof fm.aliases === "string" ? [fm.aliases] : [];
+        let title = typeof fm.title === "string" ? fm.title : h1 ? h1[1] : path.basename(rel, ".md");
+        let aliases = Array.isArray(fm.aliases) ? fm.aliases : typeof fm.aliases === "string" ? [fm.aliases] : [];
+        if (family === "logseq") {
+          // Page properties: the first block's `key:: value` lines.
+          const head = body.split(/\n\s*\n|\n- |\n\s+- /)[0];
+          const prop = (k) => new RegExp(`^${k}::\\s*(.+)$`, "mi").exec(head)?.[1].trim();
+          title = prop("title") || (typeof fm.title === "string" ? fm.title : logseqName(path.basename(rel, ".md"), legacy));
+          const al = prop("alias");
+          aliases = al ? al.split(",").map((a) => a.trim().replace(/^\[\[|\]\]$/g, "").replace(/^#/, "")).filter(Boolean) : [];
+        }
+        if (family === "dendron") title = path.basename(rel, ".md");
+        // Obsidian names a note by its file name, never by its first heading.
+        if (family === "obsidian" && typeof fm.title !== "string") title = path.basename(rel, ".md");
         const sections = [];
         const re = /^## (.+)\n+([^\n#][^\n]*)/gm;
-        for (let m; (m = re.exec(body)); ) sections.push({ heading: m[1].trim(), first: m[2].trim() });
+        for (let m; (m = re.exec(body)); ) {
+          // Dendron shows the front matter's description where a note writes `{{fm.desc}}`.
+          const first = family === "dendron" ? m[2].replace(/\{\{fm\.desc\}\}/g, typeof fm.desc === "string" ? fm.desc.replace(/^['"]|['"]$/g, "") : "").trim() : m[2].trim();
+          if (first) sections.push({ heading: m[1].trim(), first });
+        }
         notes.push({ rel, uri: `memory://${rel.slice(0, -3)}`, stem: path.basename(rel, ".md"), title, aliases, sections, body });
       }
     }
@@ -74,9 +129,14 @@ function readVault(dir) {
 }
 
 /** Obsidian's reading of a link: file name, then title, then alias; shortest path wins. */
-function resolver(notes) {
+function resolver(notes, family) {
   return (target) => {
     const t = norm(target);
+    if (family === "logseq") {
+      // Logseq: a page's name (title or decoded file name) or an alias, case ignored.
+      return notes.find((n) => norm(n.title) === t) || notes.find((n) => n.aliases.some((a) => norm(a) === t));
+    }
+    if (family === "dendron") return notes.find((n) => norm(n.stem) === t);
     const by = (f) => notes.filter(f).sort((a, b) => a.rel.length - b.rel.length)[0];
     return (
       by((n) => norm(n.rel.slice(0, -3)) === t) ||
@@ -87,17 +147,22 @@ function resolver(notes) {
   };
 }
 
-function probes(name, dir) {
-  const notes = readVault(dir);
-  const resolve = resolver(notes);
+function probes(name, dir, family, qs = questions[name] || []) {
+  const notes = readVault(dir, family);
+  const resolve = resolver(notes, family);
   const spelled = new Map(); // uri → Map(link text → count)
   for (const n of notes) {
     const body = n.body.replace(/```[\s\S]*?```/g, "").replace(/`[^`\n]*`/g, "");
-    for (const m of body.matchAll(/\[\[([^\[\]|#^]+)(?:[#|][^\[\]]*)?\]\]/g)) {
-      const target = resolve(m[1]);
+    for (const m of body.matchAll(/\[\[([^\[\]]+)\]\]/g)) {
+      // The target: Dendron puts the label first (`[[label|note]]`) and may prefix a vault.
+      let link = m[1];
+      if (family === "dendron") link = link.split("|").pop().replace(/^dendron:\/\/[^/]*\//, "");
+      link = link.split(family === "dendron" ? "#" : /[|#^]/)[0].trim();
+      if (!link) continue;
+      const target = resolve(link);
       if (!target || target === n) continue;
       const counts = spelled.get(target.uri) || new Map();
-      counts.set(m[1].trim(), (counts.get(m[1].trim()) || 0) + 1);
+      counts.set(link, (counts.get(link) || 0) + 1);
       spelled.set(target.uri, counts);
     }
   }
@@ -114,7 +179,7 @@ function probes(name, dir) {
     n.sections.map((s) => ({ link: `${n.title}#${s.heading}`, want: s.first.split(/\s+/).slice(0, 6).join(" ") })),
   );
   const aliases = notes.flatMap((n) => n.aliases.map((a) => ({ link: a, want: n.uri })));
-  return { name, dir, notes: notes.length, self, headings, aliases, questions: questions[name] || [] };
+  return { name, dir, family, notes: notes.length, self, headings, aliases, questions: qs };
 }
 
 // ---- one build -----------------------------------------------------------------------------
@@ -160,7 +225,17 @@ async function measure(pkgDir, set) {
   return { self, headings, aliases, search: { hit: hits, of: set.questions.length, mrr: set.questions.length ? rr / set.questions.length : 0, missed } };
 }
 
-const sets = [probes("vault", path.join(root, "examples/vault")), probes("garden", path.join(root, "examples/garden"))];
+let sets;
+if (publicDir) {
+  const list = JSON.parse(fs.readFileSync(path.join(root, "scripts/eval-knowledge-public.json"), "utf8")).vaults;
+  sets = Object.entries(list).map(([name, v]) => {
+    const dir = path.join(path.resolve(publicDir), v.repo.replace("/", "+"), v.root);
+    if (!fs.existsSync(dir)) throw new Error(`${name}: ${dir} is missing (fetch ${v.repo} at ${v.commit})`);
+    return probes(name, dir, v.family, v.questions.filter((q) => !!q.held === held));
+  });
+} else {
+  sets = [probes("vault", path.join(root, "examples/vault")), probes("garden", path.join(root, "examples/garden"))];
+}
 const results = {};
 for (const [label, dir] of builds) {
   results[label] = {};
@@ -178,7 +253,7 @@ if (json) {
     ["search MRR", (r) => (r.search.of ? r.search.mrr.toFixed(2) : "–")],
   ];
   for (const set of sets) {
-    console.log(`\n${set.name} (${set.notes} notes, examples/${path.basename(set.dir)})`);
+    console.log(`\n${set.name} (${set.family || "obsidian/foam"}, ${set.notes} notes, ${publicDir ? set.dir : `examples/${path.basename(set.dir)}`}${held ? ", held-out questions only" : ""})`);
     console.log(`| | ${builds.map(([l]) => l).join(" | ")} |\n|---|${builds.map(() => "---").join("|")}|`);
     for (const [label, f] of rows) console.log(`| ${label} | ${builds.map(([l]) => f(results[l][set.name])).join(" | ")} |`);
     const last = results[builds[builds.length - 1][0]][set.name];

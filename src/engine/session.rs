@@ -110,7 +110,7 @@ pub(super) async fn doctor(shared: Rc<RefCell<Shared>>) -> Value {
         "cache": s.cache.stats,
         "mcp": policy::mcp_status(s.source.as_ref()),
         "vault": match &s.source {
-            Some(Source::Vault(v)) => json!({"root": v.root, "index": v.report()}),
+            Some(Source::Vault(v)) => json!({"root": v.root, "family": v.vault.borrow().family_why, "index": v.report()}),
             _ => Value::Null,
         },
     })

@@ -87,6 +87,13 @@ pub async fn refresh_entries(
             if !seen.insert(e.path.as_str()) {
                 continue;
             }
+            // The family's own files: what the vault is may have changed.
+            if matches!(
+                e.path.as_str(),
+                "logseq/config.edn" | "dendron.yml" | "pages" | "journals"
+            ) {
+                return None;
+            }
             match acceptable(&e.path) {
                 Ok(true) if e.is_file || e.is_dir => present.push(e.clone()),
                 Ok(true) => gone.push(e.path.clone()),

@@ -124,6 +124,12 @@ impl WatchHost {
                 .to_string();
             self.log.push(kind);
             match q {
+                // The family's own files (read once a listing) are not notes.
+                Request::ReadFiles { paths, .. } if paths == &super::super::FAMILY_FILES => {}
+                Request::ReadFile { path, .. }
+                    if super::super::FAMILY_FILES
+                        .iter()
+                        .any(|f| path.ends_with(&format!("/{f}"))) => {}
                 Request::ReadFile { path, .. } => {
                     self.reads.push(path[ROOT.len() + 1..].to_string())
                 }

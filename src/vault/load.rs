@@ -82,6 +82,12 @@ pub async fn refresh(io: &Io, vault: &RefCell<Vault>, root: &str) -> RefreshStat
         }
         out.error = Some(format!("listing {root} (partial): {e}"));
     }
+    // What tells the vault's family: an app's folder (hidden: not listed; reading a folder
+    // fails, but not as "not found") or its configuration's text.
+    let mut batched = true;
+    let files: Vec<String> = FAMILY_FILES.iter().map(|f| f.to_string()).collect();
+    let found = read_batch(io, root, &files, &mut batched).await;
+    family(vault, &list.entries, &found);
     let root_real = st.realpath.clone().unwrap_or_else(|| root.to_string());
     let complete = !list.truncated && list.error.is_none();
     out.truncated = list.truncated;
@@ -185,4 +191,60 @@ pub(super) async fn read_batch(
         .into_iter()
         .map(|r| serde_json::from_value(r).unwrap_or_default())
         .collect()
+}
+
+/// What [`family`] looks at in the vault's root.
+pub const FAMILY_FILES: [&str; 4] = [".obsidian", ".foam", "logseq/config.edn", "dendron.yml"];
+
+/// Recognise the vault's family from what its root holds — `logseq/config.edn` (or a Logseq
+/// graph's `pages/` and `journals/` without one), `dendron.yml`, `.obsidian/`, `.foam/` (`found`:
+/// the reads of [`FAMILY_FILES`]) — and read it as that app does from now on
+/// ([`Vault::set_family`]).
+fn family(vault: &RefCell<Vault>, entries: &[DirEntry], found: &[ReadResult]) {
+    let has = |p: &str| entries.iter().any(|e| e.path == p);
+    let mut scope = Vec::new();
+    let mut why = String::from("logseq (logseq/config.edn, file names ");
+    let family = if let Some(cfg) = &found[2].text {
+        let triple = cfg.split('\n').any(|l| {
+            !l.trim_start().starts_with(';')
+                && l.contains(":file/name-format")
+                && l.contains(":triple-lowbar")
+        });
+        why += if triple {
+            ":triple-lowbar)"
+        } else {
+            ":legacy)"
+        };
+        Family::Logseq { legacy: !triple }
+    } else if let Some(yml) = &found[3].text {
+        // `workspace.vaults[].fsPath`: each vault's folder, relative to the workspace root.
+        why = "dendron (dendron.yml, vaults:".into();
+        for l in yml.split('\n') {
+            if let Some(v) = markdown::trim_marks(l).strip_prefix("fsPath:") {
+                let v = markdown::trim_marks(v);
+                if !v.is_empty() && !v.starts_with('.') && !v.contains("..") {
+                    why = why + " " + v;
+                    scope.push(v.to_string());
+                }
+            }
+        }
+        why += ")";
+        Family::Dendron
+    } else if has("pages") && has("journals") {
+        why = "logseq (pages/ and journals/, no logseq/config.edn)".into();
+        Family::Logseq { legacy: false }
+    } else {
+        let app = ["obsidian (.obsidian/)", "foam (.foam/)"];
+        why = found
+            .iter()
+            .zip(app)
+            .find(|m| m.0.error.is_some_and(|e| e != ReplyError::NotFound))
+            .map_or(
+                "none (no .obsidian/, .foam/, logseq/config.edn, dendron.yml)",
+                |m| m.1,
+            )
+            .into();
+        Family::Plain
+    };
+    vault.borrow_mut().set_family(family, why, scope);
 }

@@ -37,6 +37,7 @@ use crate::wikilink::normalize;
 
 use fx::{FxHashMap, FxHashSet};
 use graph::{ConceptId, FileId, Graph};
+use markdown::Family;
 use search::SearchIndex;
 
 /// Files larger than this are skipped.
@@ -183,6 +184,8 @@ struct FileRec {
     text: String,
     body_start: usize,
     summary: String,
+    /// The summary is the note's own description (front matter, `description::`).
+    described: bool,
     sections: u32,
     /// (concept, byte offset of the block first linking it), sorted by concept id.
     concepts: Vec<(ConceptId, u32)>,
@@ -214,6 +217,11 @@ pub struct Vault {
     failed: FxHashMap<String, (Meta, ReadError)>,
     /// The vault root's real path, as the latest plan was given it.
     root_real: String,
+    /// The app whose conventions the vault follows, and why it is taken for that one.
+    family: Family,
+    pub family_why: String,
+    /// Dendron: the folders of the workspace's vaults (`dendron.yml`); empty: everything.
+    scope: Vec<String>,
 }
 
 /// How a note bears a name, strongest first: a link resolves to the note whose path, then
@@ -335,6 +343,30 @@ impl Vault {
         *self = Vault::default();
     }
 
+    /// Read the vault as `family` does from now on (`why`: what showed it), only below the
+    /// folders in `scope` (empty: everywhere). A change forgets the index: every note is read
+    /// again under the new rules.
+    pub fn set_family(&mut self, family: Family, why: String, scope: Vec<String>) {
+        if family != self.family || scope != self.scope {
+            self.clear();
+            self.family = family;
+            self.scope = scope;
+        }
+        self.family_why = why;
+    }
+
+    /// Whether the family reads notes at `path`: not in Logseq's own folder (its backups and
+    /// versions of pages), only in a Dendron workspace's vaults.
+    fn in_scope(&self, path: &str) -> bool {
+        let under = |d: &str| {
+            path.len() > d.len() && path.starts_with(d) && path.as_bytes()[d.len()] == b'/'
+        };
+        match self.family {
+            Family::Logseq { .. } => !under("logseq"),
+            _ => self.scope.is_empty() || self.scope.iter().any(|d| under(d)),
+        }
+    }
+
     /// Nothing indexed or skipped: a listing's sizes and mtimes would not be compared with
     /// anything, so its entries' types are enough.
     fn is_blank(&self) -> bool {
@@ -440,8 +472,8 @@ impl Vault {
             size: e.size,
         };
         match acceptable(&e.path) {
-            Ok(true) => {}
-            Ok(false) => return Want::Ignore,
+            Ok(true) if self.in_scope(&e.path) => {}
+            Ok(_) => return Want::Ignore,
             Err(()) => return Want::Skip(meta, ReadError::Outside),
         }
         if let Some(real) = &e.realpath {
@@ -526,7 +558,7 @@ impl Vault {
 
     fn upsert_meta(&mut self, path: &str, text: String, meta: Meta) {
         self.remove(path);
-        let note = markdown::parse(&text, stem_of(path));
+        let note = markdown::parse_as(&text, stem_of(path), self.family);
         let mut concepts: Vec<(ConceptId, u32)> = note
             .concepts
             .iter()
@@ -536,11 +568,12 @@ impl Vault {
         let id = self.alloc_id();
         let ids: Vec<ConceptId> = concepts.iter().map(|c| c.0).collect();
         self.graph.add_file(id, &ids);
-        // Aliases are names of the note: they weigh as its title does.
-        if note.aliases.is_empty() {
+        // Aliases are names of the note, and its description says what it is about: they
+        // weigh as its title does.
+        if note.aliases.is_empty() && note.desc.is_empty() {
             self.index.add(id, &note.title, &text[note.body_start..]);
         } else {
-            let names = format!("{} {}", note.title, note.aliases.join(" "));
+            let names = format!("{} {} {}", note.title, note.aliases.join(" "), note.desc);
             self.index.add(id, &names, &text[note.body_start..]);
         }
         let uri = memory_uri(path);
@@ -555,6 +588,7 @@ impl Vault {
             size: meta.size,
             modified_ms: note.modified_ms.unwrap_or(meta.mtime_ms),
             body_start: note.body_start,
+            described: !note.desc.is_empty(),
             summary: note.summary,
             sections: note.sections,
             concepts,
@@ -684,3 +718,7 @@ mod tests;
 #[cfg(test)]
 #[path = "resolve_tests.rs"]
 mod resolve_tests;
+
+#[cfg(test)]
+#[path = "family_tests.rs"]
+mod family_tests;

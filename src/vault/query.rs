@@ -9,7 +9,9 @@ use crate::wikilink::split_section;
 fn is_block_id(w: &str) -> bool {
     w.len() > 1
         && w.starts_with('^')
-        && w[1..].bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        && w[1..]
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-')
 }
 
 impl Vault {
@@ -125,11 +127,15 @@ impl Vault {
         let found = section.and_then(|s| excerpt::section_start(&rec.text, rec.body_start, s));
         let from = found.unwrap_or_else(|| excerpt::opening_start(&rec.text, rec.body_start));
         // Block ids (` ^id` ending a block) are markup, not text.
-        let text: String = excerpt::preview(&rec.text, from, NOTE_CHARS)
+        let mut text: String = excerpt::preview(&rec.text, from, NOTE_CHARS)
             .split(' ')
             .filter(|w| !is_block_id(w))
             .collect::<Vec<_>>()
             .join(" ");
+        // Dendron's template for the front matter's description.
+        if rec.described {
+            text = text.replace("{{fm.desc}}", &rec.summary);
+        }
         let own = [normalize(&rec.title), normalize(stem_of(&rec.path))];
         NoteRef {
             uri: rec.uri.clone(),
@@ -146,7 +152,10 @@ impl Vault {
                     .filter(|(_, n)| !own.iter().any(|o| o == n))
                     .collect();
                 crate::sort::sort(&mut l);
-                l.into_iter().take(NOTE_LINKS).map(|(_, n)| n.to_string()).collect()
+                l.into_iter()
+                    .take(NOTE_LINKS)
+                    .map(|(_, n)| n.to_string())
+                    .collect()
             },
         }
     }

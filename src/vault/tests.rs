@@ -91,7 +91,10 @@ fn graph_weights_and_build_context_shape() {
         vec!["memory://notes/auth-design", "memory://notes/api"]
     );
     assert!(ctx.expanded.is_empty());
-    assert_eq!(BuildContext::parse(&ctx.to_text()).unwrap(), graph_only(&ctx));
+    assert_eq!(
+        BuildContext::parse(&ctx.to_text()).unwrap(),
+        graph_only(&ctx)
+    );
     assert!(ctx.to_text().starts_with(
         "Context for CONCEPT: rest-api\n\nDirect relations (3 CONCEPTS):\n  • jwt (co-occurs in 2 files)\n    Files: memory://notes/auth-design, memory://notes/api\n"
     ));
@@ -106,7 +109,10 @@ fn graph_weights_and_build_context_shape() {
         "{}",
         p[0].1
     );
-    assert_eq!(BuildContext::parse(&ctx.to_text()).unwrap(), graph_only(&ctx));
+    assert_eq!(
+        BuildContext::parse(&ctx.to_text()).unwrap(),
+        graph_only(&ctx)
+    );
 
     let ctx = v.build_context("rest-api", 2, 1, false);
     assert_eq!(ctx.direct.len(), 1);
@@ -132,7 +138,10 @@ fn previews_are_bounded_and_round_trip() {
     assert!(text.starts_with("This [[alpha]]"));
     assert!(text.chars().count() <= PREVIEW_CHARS + 1);
     assert!(!text.contains('\n'));
-    assert_eq!(BuildContext::parse(&ctx.to_text()).unwrap(), graph_only(&ctx));
+    assert_eq!(
+        BuildContext::parse(&ctx.to_text()).unwrap(),
+        graph_only(&ctx)
+    );
 }
 
 #[test]
@@ -468,8 +477,17 @@ impl FakeHost {
         });
         let under = format!("{}/", self.root);
         let log = &self.host.log;
+        // The family's own files (read once a listing) are not notes.
+        let family = |q: &Request| match q {
+            Request::ReadFiles { paths, .. } => paths == &FAMILY_FILES,
+            Request::ReadFile { path, .. } => FAMILY_FILES
+                .iter()
+                .any(|f| path.ends_with(&format!("/{f}"))),
+            _ => false,
+        };
         let reads = |q: &Request| -> Vec<String> {
             match q {
+                _ if family(q) => vec![],
                 Request::ReadFile { path, .. } => {
                     vec![path.strip_prefix(&under).expect("under the root").into()]
                 }
@@ -483,6 +501,7 @@ impl FakeHost {
         for q in &log[seen..] {
             self.reads.extend(reads(q));
             match q {
+                _ if family(q) => {}
                 Request::ReadFiles { .. } if self.host.old => self.refused += 1,
                 Request::ReadFiles { .. } => self.batches += 1,
                 Request::ListDir { types_only, .. } => self.listings.push(*types_only),

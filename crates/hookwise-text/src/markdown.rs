@@ -32,9 +32,95 @@ pub struct Note {
     pub summary: String,
     /// Number of `##` headings.
     pub sections: u32,
+    /// What the note says it is about: front matter `description` (`desc`, `summary`), a
+    /// Logseq `description::` property; empty when none.
+    pub desc: String,
 }
 
 pub const SUMMARY_CHARS: usize = 200;
+
+/// How a vault's notes name themselves and each other: the conventions of the app that keeps
+/// it (the vault recognises it from what the folder holds). One family's rules never apply in
+/// another's vault: an Obsidian `[[a|b]]` links `a`, a Dendron one `b`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Family {
+    /// Obsidian, Foam, maenifold or a plain folder: `[[target|label]]`; the title is the front
+    /// matter's, else the first `# H1`, else the file name.
+    #[default]
+    Plain,
+    /// Logseq: a page is named by its `title::` property (or front matter `title:`), else by
+    /// its file name decoded ([`logseq_name`]); `alias::` names it too; `description::` sums
+    /// it up. `legacy`: the file names of `:file/name-format :legacy` (`%2F` or `.` for `/`).
+    Logseq { legacy: bool },
+    /// Dendron: the label comes first (`[[label|note.name]]`), a target may name its vault
+    /// (`dendron://vault/note.name#anchor`), front matter `desc:` sums the note up.
+    Dendron,
+}
+
+/// The target of a link body as `family` reads it: before `#` (a heading, an anchor) and, but
+/// in Dendron, before `|`; Dendron's after the last `|`, without a `dendron://vault/` prefix.
+pub fn family_target(body: &str, family: Family) -> &str {
+    let mut t = body;
+    if family == Family::Dendron {
+        t = &t[t.bytes().rposition(|b| b == b'|').map_or(0, |i| i + 1)..];
+        if let Some(r) = t.trim_start().strip_prefix("dendron://") {
+            t = &r[r.find('/').map_or(0, |i| i + 1)..];
+        }
+    }
+    link_target(t)
+}
+
+/// A Logseq page's name from its file name: `___` (in the legacy format `.`) is the namespace
+/// separator `/`, `%XX` an escaped byte (`%3F` is `?`, `%2F` the legacy format's `/`).
+pub fn logseq_name(stem: &str, legacy: bool) -> String {
+    let b = stem.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |k: usize| (*b.get(k)? as char).to_digit(16);
+        let (c, n) = match (b[i], hex(i + 1), hex(i + 2)) {
+            (b'%', Some(h), Some(l)) => ((h << 4 | l) as u8, 3),
+            (b'.', _, _) if legacy => (b'/', 1),
+            (b'_', _, _) if !legacy && b[i..].starts_with(b"___") => (b'/', 3),
+            (c, _, _) => (c, 1),
+        };
+        out.push(c);
+        i += n;
+    }
+    String::from_utf8(out).unwrap_or_else(|_| stem.to_string())
+}
+
+/// `s` without the marks around a name in a property or a configuration value: spaces, `#`,
+/// `[`, `]`, quotes, `/`, `-` (`#[[Todos]]`, `'vault/'`, `- fsPath`).
+pub fn trim_marks(s: &str) -> &str {
+    let b = s.as_bytes();
+    let keep = |c: &u8| {
+        !matches!(
+            c,
+            b'#' | b'[' | b']' | b'"' | b'\'' | b'/' | b'-' | b' ' | b'\t' | b'\r'
+        )
+    };
+    let i = b.iter().position(keep).unwrap_or(b.len());
+    let j = b.iter().rposition(keep).map_or(i, |j| j + 1);
+    &s[i..j]
+}
+
+/// Logseq's page properties: the `key:: value` lines that open a page (its first block, a
+/// bullet or not), each given to `f` until the first line that is none. Returns where they end.
+fn logseq_props<'a>(body: &'a str, mut f: impl FnMut(&'a str, &'a str)) -> usize {
+    let mut end = 0;
+    for line in body.lines() {
+        let t = line.trim();
+        let t = t.strip_prefix("- ").unwrap_or(t);
+        match t.split_once("::") {
+            Some((k, v)) if !k.is_empty() && !k.contains(' ') => f(k, v.trim()),
+            _ if t.is_empty() && end == 0 => {}
+            _ => break,
+        }
+        end = line.as_ptr() as usize - body.as_ptr() as usize + line.len();
+    }
+    end
+}
 
 /// Front matter fields the vault reads. Everything else is ignored.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -43,6 +129,8 @@ pub struct FrontMatter {
     pub tags: Vec<String>,
     pub aliases: Vec<String>,
     pub modified: Option<String>,
+    /// `description` (or Dendron's `desc`, or `summary`): what the note is about.
+    pub desc: Option<String>,
 }
 
 /// Split a leading `---` front matter block off. Returns the block's inner text (when there is
@@ -151,6 +239,12 @@ pub fn parse_front_matter(block: &str) -> FrontMatter {
                     for part in unquote(value).split(',') {
                         push_alias(&mut fm.aliases, part);
                     }
+                }
+            }
+            "desc" | "description" | "summary" if fm.desc.is_none() => {
+                let s = unquote(value);
+                if !s.is_empty() && !value.starts_with(['|', '>']) {
+                    fm.desc = Some(s.to_string());
                 }
             }
             "modified" | "updated" | "date_modified" | "lastmod"
@@ -447,6 +541,7 @@ struct Links {
     /// The normalized name of an ASCII link, else `name`.
     ascii: [u8; NAME_BUF],
     name: String,
+    family: Family,
 }
 
 impl Links {
@@ -461,7 +556,7 @@ impl Links {
             body.get(run.start..run.end).unwrap_or_default()
         };
         for_each_link(text, ScanMode::Prose, |b| {
-            let target = link_target(b);
+            let target = family_target(b, self.family);
             let name = match normalize_ascii(target.as_bytes(), &mut self.ascii) {
                 Some(n) => &self.ascii[..n],
                 None => {
@@ -496,17 +591,42 @@ impl Links {
     }
 }
 
-/// Parse one note. `stem` is the file name without `.md` (the last title fallback).
+/// Parse one note of a plain vault ([`parse_as`]).
 pub fn parse(text: &str, stem: &str) -> Note {
-    let (block, body_start) = split_front_matter(text);
-    let fm = block.map(parse_front_matter).unwrap_or_default();
+    parse_as(text, stem, Family::Plain)
+}
+
+/// Parse one note as its vault's `family` reads it. `stem` is the file name without `.md`
+/// (the last title fallback).
+pub fn parse_as(text: &str, stem: &str, family: Family) -> Note {
+    let (block, mut body_start) = split_front_matter(text);
+    let mut fm = block.map(parse_front_matter).unwrap_or_default();
     let body = &text[body_start..];
+    // Logseq: the page properties name the page; what opens it is the text after them.
+    let mut opening = body_start;
+    if let Family::Logseq { legacy } = family {
+        let mut title = None;
+        opening += logseq_props(body, |k, v| match k {
+            "title" => title = Some(v.to_string()),
+            "alias" => {
+                for a in v.split(',') {
+                    push_alias(&mut fm.aliases, trim_marks(a));
+                }
+            }
+            "description" => fm.desc = Some(v.to_string()),
+            _ => {}
+        });
+        fm.title = title
+            .or(fm.title)
+            .or_else(|| Some(logseq_name(stem, legacy)));
+    }
 
     let mut links = Links {
         concepts: Vec::with_capacity(16),
         seen: FxHashSet::default(),
         ascii: [0; NAME_BUF],
         name: String::new(),
+        family,
     };
     let mut run = Run::default();
     let mut block_start = body_start;
@@ -568,8 +688,13 @@ pub fn parse(text: &str, stem: &str) -> Note {
                 | Tag::Strikethrough
                 | Tag::Superscript
                 | Tag::Subscript
-                | Tag::Link { .. }
                 | Tag::Image { .. } => {}
+                // Logseq's `[label]([[X]])` links X.
+                Tag::Link { dest_url, .. } => {
+                    if dest_url.starts_with("[[") {
+                        run.push(body, dest_url);
+                    }
+                }
                 other => {
                     links.flush(&mut run, body, block_start);
                     block_start = body_start + range.start;
@@ -617,7 +742,11 @@ pub fn parse(text: &str, stem: &str) -> Note {
                         }
                         TagEnd::Paragraph => {
                             in_para = false;
-                            if summary.is_none() && !para.out.is_empty() {
+                            // (Logseq's page properties are no summary.)
+                            if summary.is_none()
+                                && !para.out.is_empty()
+                                && body_start + range.end > opening
+                            {
                                 summary = Some(std::mem::take(&mut para.out));
                             }
                         }
@@ -637,6 +766,11 @@ pub fn parse(text: &str, stem: &str) -> Note {
     // front matter's only (its budget: 852 bytes gzipped for this pass).
     #[cfg(feature = "policy")]
     inline_tags(body, &mut tags);
+    if family == Family::Dendron {
+        h1 = None; // a Dendron note is named by its file (its title is the front matter's)
+    }
+    body_start = opening;
+    let desc = fm.desc.unwrap_or_default();
     Note {
         title: fm.title.or(h1).unwrap_or_else(|| stem.to_string()),
         tags,
@@ -644,8 +778,13 @@ pub fn parse(text: &str, stem: &str) -> Note {
         modified_ms,
         body_start,
         concepts: links.concepts,
-        summary: summary.unwrap_or_default(),
+        summary: if desc.is_empty() {
+            summary.unwrap_or_default()
+        } else {
+            collapse(&desc, SUMMARY_CHARS)
+        },
         sections,
+        desc,
     }
 }
 

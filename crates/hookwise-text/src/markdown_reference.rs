@@ -389,7 +389,11 @@ pub fn parse(text: &str, stem: &str) -> Note {
         modified_ms: fm.modified.as_deref().and_then(parse_iso8601_ms),
         body_start,
         concepts,
-        summary: summary.unwrap_or_default(),
+        summary: match &fm.desc {
+            Some(d) => crate::markdown::collapse(d, crate::markdown::SUMMARY_CHARS),
+            None => summary.unwrap_or_default(),
+        },
         sections,
+        desc: fm.desc.unwrap_or_default(),
     }
 }
