@@ -437,7 +437,7 @@ async fn append_trace(
         out.recorded = written;
         out.id = Some(rec.id.clone());
         if written {
-            out.line_hash = gov.last_appended(wt);
+            out.line_hash = gov.last_appended(wt).map(|(_segment, hash)| hash);
         }
     }
 }
