@@ -5,6 +5,7 @@
 
 // node:crypto (~3 ms to load) when governance first records a change, not at start-up
 const randomBytes = (n) => require("node:crypto").randomBytes(n);
+const { sandboxLauncher } = require("./sandbox-launcher.cjs");
 const { Core, applyMutations, excerpts, checkArgs, DEFAULT_LIMITS, envObject, compiledSoon } = require("./core.cjs");
 const { createHost } = require("./host.cjs");
 const { createMcpHost } = require("./mcp.cjs");
@@ -69,6 +70,7 @@ class Hookwise {
             mcp: this.mcpCapable,
             host: this.o.host, // which host's tool names and argument keys (core default: "vscode")
             ...(this.o.findRoot ? { findRoot: true } : {}), // started in a folder of the project: the core finds it
+            sandbox: sandboxLauncher(), // the confined shell's launcher (issue 38): found beside this install only
           };
           this.initCall = init;
           // a host whose calls only the policy core answers (Claude Code's `claude.hook`)

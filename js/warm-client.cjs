@@ -26,7 +26,7 @@ const PROTOCOL = 1;
 /** How long a hook waits for a running server's answer before it decides cold. */
 const DEFAULT_TIMEOUT_MS = 5000;
 /** The environment the core reads (config.rs, discovery.rs): a different one is another server. */
-const ENV_KEYS = /^(HOOKWISE_|MAENIFOLD_)|^(PATH|HOME|COPILOT_HOME)$/;
+const ENV_KEYS = /^(HOOKWISE_|MAENIFOLD_)|^(PATH|HOME|COPILOT_HOME|TMPDIR|XDG_CACHE_HOME|XDG_RUNTIME_DIR)$/; // TMPDIR, XDG_*: the confined shell's temp and cache folders (issue 38)
 
 const uid = () => (typeof process.getuid === "function" ? process.getuid() : -1);
 

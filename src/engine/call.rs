@@ -177,6 +177,11 @@ pub struct InitCall {
     #[serde(default)]
     #[cfg_attr(not(feature = "policy"), serde(skip))]
     pub find_root: bool,
+    /// The confined shell's launcher as the JS found it (`js/native.cjs`):
+    /// `{binary, platform, install, runtime}` ([`crate::governance::confine::Launcher`]).
+    #[serde(default)]
+    #[cfg_attr(not(feature = "policy"), serde(skip))]
+    pub sandbox: Value,
 }
 
 fn yes() -> bool {

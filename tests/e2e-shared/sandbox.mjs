@@ -8,6 +8,7 @@
 //                                              // `hookwise init …initArgs` when given (its output)
 // sb.root, sb.dir (the project), sb.home, sb.env, sb.gitEnv, sb.writeFiles(f), sb.read(rel),
 // sb.exists(rel), sb.abs(rel), sb.cleanup()
+import { installNative } from "./native.mjs";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -81,6 +82,7 @@ export function makeSandbox({ files = {}, env = {}, git = false, name = "hookwis
         encoding: "utf8",
         timeout: 120_000,
       });
+      installNative(path.join(dir, "node_modules")); // the confined shell's launcher (issue 38)
       if (!initArgs) return null;
       const bin = path.join(dir, "node_modules", ".bin", "hookwise");
       sb.initOutput = execFileSync(bin, ["init", ...initArgs], { cwd: dir, env: sbEnv, encoding: "utf8", timeout: 60_000 });

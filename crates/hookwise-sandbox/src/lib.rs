@@ -11,6 +11,12 @@
 //!
 //! - `--write PATH`: writes allowed beneath PATH (a folder) or to PATH (a file). A PATH that does
 //!   not exist stands for its nearest existing ancestor (a new file needs its folder).
+//! - `--write-dir PATH`: a folder the scope names by a pattern (`src/new/**`): made (`mkdir
+//!   -p`) when missing, then as `--write`.
+//! - `--build PATH`: a build folder (`target`): made when missing and its parent exists, then
+//!   as `--write`; nothing when its parent is missing.
+//! - Every `--write`, `--write-dir` and `--build` root must lie inside `--project` once links
+//!   are resolved (a scope folder that is a link out of the project is dropped).
 //! - `--scratch PATH`: a temp or cache folder a build needs (TMPDIR, `~/.cache`, …): like
 //!   `--write`, but never reaching into `--project` (a temp folder that holds the project is
 //!   split around it).
@@ -44,6 +50,8 @@ pub const REFUSED: i32 = 126;
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Spec {
     pub write: Vec<PathBuf>,
+    pub write_dir: Vec<PathBuf>,
+    pub build: Vec<PathBuf>,
     pub scratch: Vec<PathBuf>,
     pub deny: Vec<PathBuf>,
     pub project: Option<PathBuf>,
@@ -71,6 +79,8 @@ pub fn parse(args: &[OsString]) -> Result<Spec, String> {
         };
         match a {
             "--write" => s.write.push(value("--write")?),
+            "--write-dir" => s.write_dir.push(value("--write-dir")?),
+            "--build" => s.build.push(value("--build")?),
             "--scratch" => s.scratch.push(value("--scratch")?),
             "--deny" => s.deny.push(value("--deny")?),
             "--project" => s.project = Some(value("--project")?),
@@ -178,9 +188,29 @@ pub fn plan(spec: &Spec) -> Plan {
         });
         split(root, md.is_dir(), outside, &mut out.rules, 0)
     };
-    for w in &spec.write {
+    let inside = |root: &Path| project.as_ref().is_none_or(|p| beneath(root, p));
+    for d in &spec.write_dir {
+        if !deny.iter().any(|x| beneath(&canonical_or_planned(d), x)) {
+            let _ = std::fs::create_dir_all(d);
+        }
+    }
+    for b in &spec.build {
+        if b.parent().is_some_and(Path::is_dir) && !deny.iter().any(|x| beneath(&canonical_or_planned(b), x)) {
+            let _ = std::fs::create_dir(b);
+        }
+    }
+    for w in spec.write.iter().chain(&spec.write_dir) {
         let Some(root) = existing(w) else { continue };
-        add(&root, &deny, &mut out);
+        if inside(&root) {
+            add(&root, &deny, &mut out);
+        }
+    }
+    for b in &spec.build {
+        if let Ok(root) = std::fs::canonicalize(b) {
+            if inside(&root) {
+                add(&root, &deny, &mut out);
+            }
+        }
     }
     let mut split_scratch: Option<PathBuf> = None;
     let mut outside = deny.clone();

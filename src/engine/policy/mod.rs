@@ -253,6 +253,16 @@ impl Setup {
         self.gov = w;
     }
 
+    /// The confined shell's set-up: the launcher the JS found (`js/native.cjs`) and the
+    /// user's temp and cache folders from the environment hookwise started in.
+    pub(super) fn confine_setup(
+        &mut self,
+        sandbox: &Value,
+        env: &std::collections::BTreeMap<String, String>,
+    ) {
+        self.gov.confine = crate::governance::confine::Setup::new(sandbox, env);
+    }
+
     /// The knowledge source as it will answer: maenifold's CLI becomes the warm MCP session
     /// (with the CLI behind it) unless the host cannot run one or the transport is `cli`.
     #[allow(clippy::too_many_arguments)]
@@ -512,6 +522,24 @@ pub(super) fn finish_tool_before(
     logs.append(&mut r.logs);
     r.logs = logs;
     r.follow_up |= pre.gate.follow_up;
+    // a governed shell: its command under the launcher (first: context and advice prepend to
+    // the new command), and what the confinement allows, with the result
+    if !pre.gate.confined.is_empty() {
+        let mut m = pre.gate.confined;
+        for x in std::mem::take(&mut r.mutations) {
+            match m.iter_mut().find(|c| c.path == x.path) {
+                Some(c) => {
+                    c.prepend = x.prepend;
+                    c.append = x.append;
+                }
+                None => m.push(x),
+            }
+        }
+        r.mutations = m;
+    }
+    if let Some(note) = pre.gate.confine_note {
+        enforce::queue_with_result(shared, r, &call.call_id, note);
+    }
     if let Some((d, mut logs)) = pre.decision {
         logs.append(&mut r.logs);
         r.logs = logs;

@@ -388,9 +388,10 @@ fn apply(target: &mut Value, mutations: &[Mutation]) -> usize {
         let Some(Value::String(s)) = slot else {
             continue;
         };
-        let text = match &m.strip {
-            Some((open, close)) => strip_spans(s, open, close),
-            None => s.clone(),
+        let text = match (&m.set, &m.strip) {
+            (Some(set), _) => set.clone(),
+            (None, Some((open, close))) => strip_spans(s, open, close),
+            (None, None) => s.clone(),
         };
         *s = format!(
             "{}{text}{}",
