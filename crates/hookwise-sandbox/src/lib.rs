@@ -18,14 +18,14 @@
 //! - Every `--write`, `--write-dir` and `--build` root must lie inside `--project` once links
 //!   are resolved (a scope folder that is a link out of the project is dropped).
 //! - `--scratch PATH`: a temp or cache folder a build needs (TMPDIR, `~/.cache`, …): like
-//!   `--write`, but never reaching into `--project` (a temp folder that holds the project is
-//!   split around it).
+//!   `--write`, but never reaching into `--project`: a temp folder that holds the project is
+//!   left out (with `--tmpdir`, the command gets a private one inside it).
 //! - `--deny PATH`: never writable, whatever the other options say (governance paths: the
 //!   project's `.git/`, `.orchestration/`, `.hookwise/`, the hosts' config folders, hookwise's
 //!   install). The kernels' rules are allow-lists (Landlock cannot carve a folder out of an
 //!   allowed one), so an allowed folder that holds a denied path is replaced by its entries
 //!   except that path, recursively ([`plan`]); entries that are symbolic links are dropped.
-//! - `--tmpdir`: when a scratch folder had to be split (the project lives in the temp folder),
+//! - `--tmpdir`: when a scratch folder was left out (the project lives in the temp folder),
 //!   give the command a private temp folder (`<scratch>/hookwise-tmp-<uid>`, 0700) as `TMPDIR`.
 //! - `--check`: say whether this kernel can confine, run nothing (exit 0: it can).
 //!
@@ -213,17 +213,20 @@ pub fn plan(spec: &Spec) -> Plan {
         }
     }
     let mut split_scratch: Option<PathBuf> = None;
-    let mut outside = deny.clone();
-    if let Some(p) = &project {
-        outside.push(p.clone());
-    }
     for s in &spec.scratch {
         let Ok(root) = std::fs::canonicalize(s) else {
             continue;
         };
-        if add(&root, &outside, &mut out) && split_scratch.is_none() {
-            split_scratch = Some(root);
+        // a temp folder that holds the project (a project in /tmp) is not split around it
+        // (listing a shared /tmp costs tens of ms and gives rules for other users' entries):
+        // the command gets a private temp folder in it instead (`--tmpdir`)
+        if project.as_ref().is_some_and(|p| beneath(p, &root)) {
+            if split_scratch.is_none() {
+                split_scratch = Some(root);
+            }
+            continue;
         }
+        add(&root, &deny, &mut out);
     }
     if spec.tmpdir {
         if let Some(root) = split_scratch {
