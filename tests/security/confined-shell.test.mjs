@@ -49,6 +49,7 @@ function projectFiles() {
     ".orchestration/active_intents.yaml": SHARED_INTENTS,
     "src/auth/.keep": "",
     "docs/d.md": "d\n",
+    ".hookwise/hookwise.json": "{}\n",
     "README.md": "# demo\n",
     "package.json": JSON.stringify({ name: "confined", private: true, version: "1.0.0", scripts: { test: "node -e \"require('fs').writeFileSync('src/auth/npm-test.txt', 'npm test ran')\"" } }, null, 2) + "\n",
     "src/auth/crate1/Cargo.toml": '[package]\nname = "crate1"\nversion = "0.1.0"\nedition = "2021"\n\n[workspace]\n',

@@ -25,8 +25,10 @@
 //!   install). The kernels' rules are allow-lists (Landlock cannot carve a folder out of an
 //!   allowed one), so an allowed folder that holds a denied path is replaced by its entries
 //!   except that path, recursively ([`plan`]); entries that are symbolic links are dropped.
-//! - `--tmpdir`: when a scratch folder was left out (the project lives in the temp folder),
-//!   give the command a private temp folder (`<scratch>/hookwise-tmp-<uid>`, 0700) as `TMPDIR`.
+//! - `--tmpdir`: when the command's `TMPDIR` (inherited, or `/tmp`) is not writable under the
+//!   rules (the project lives in the temp folder, or the host gives its commands a `TMPDIR`
+//!   hookwise was not started with), give it a private temp folder inside it
+//!   (`hookwise-tmp-<uid>`, 0700) as `TMPDIR`.
 //! - `--check`: say whether this kernel can confine, run nothing (exit 0: it can).
 //!
 //! What the policy is — which folders, which paths are governance — is decided by the core
@@ -228,8 +230,18 @@ pub fn plan(spec: &Spec) -> Plan {
         }
         add(&root, &deny, &mut out);
     }
-    if spec.tmpdir {
-        if let Some(root) = split_scratch {
+    // the command's TMPDIR (inherited, or /tmp) must be writable: else a private one
+    let inherited = std::env::var_os("TMPDIR")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .unwrap_or_else(|| PathBuf::from("/tmp"));
+    let inherited = std::fs::canonicalize(&inherited).unwrap_or(inherited);
+    let writable = out.rules.iter().any(|r| r.dir && beneath(&inherited, &r.path));
+    if spec.tmpdir && !writable {
+        let base = split_scratch
+            .or_else(|| inherited.is_dir().then(|| inherited.clone()))
+            .filter(|b| !deny.iter().any(|d| beneath(b, d)));
+        if let Some(root) = base {
             if let Some(t) = private_tmp(&root) {
                 if !out.rules.iter().any(|r| beneath(&t, &r.path)) {
                     out.rules.push(Rule {

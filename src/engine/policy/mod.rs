@@ -538,7 +538,13 @@ pub(super) fn finish_tool_before(
         r.mutations = m;
     }
     if let Some(note) = pre.gate.confine_note {
-        enforce::queue_with_result(shared, r, &call.call_id, note);
+        // with the result (the hosts whose pre-tool context does not reach the model), and as
+        // advice (Claude Code reads its PreToolUse context; the first after-call drops the rest)
+        enforce::queue_with_result(shared, r, &call.call_id, note.clone());
+        r.advice = Some(match r.advice.take() {
+            Some(a) => format!("{a}\n\n{note}"),
+            None => note,
+        });
     }
     if let Some((d, mut logs)) = pre.decision {
         logs.append(&mut r.logs);
