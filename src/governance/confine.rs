@@ -231,7 +231,14 @@ fn join(root: &str, rel: &str) -> String {
 pub fn launcher_args(setup: &Setup, worktree: &str, scope: &[String]) -> Vec<String> {
     let mut a = vec!["--project".to_string(), worktree.to_string()];
     for (r, dir) in roots(scope) {
-        a.push(if dir && !r.is_empty() { "--write-dir" } else { "--write" }.into());
+        a.push(
+            if dir && !r.is_empty() {
+                "--write-dir"
+            } else {
+                "--write"
+            }
+            .into(),
+        );
         a.push(join(worktree, &r));
     }
     for b in BUILD_DIRS {
@@ -253,7 +260,11 @@ pub fn launcher_args(setup: &Setup, worktree: &str, scope: &[String]) -> Vec<Str
         extra.extend(USER_DENY.iter().map(|d| join(h, d)));
     }
     if let Some(c) = &setup.cache {
-        extra.extend(USER_DENY.iter().map(|d| join(c, d.trim_start_matches(".cache/"))));
+        extra.extend(
+            USER_DENY
+                .iter()
+                .map(|d| join(c, d.trim_start_matches(".cache/"))),
+        );
     }
     for d in extra.into_iter().filter(|d| d.starts_with('/')) {
         a.push("--deny".into());
@@ -280,7 +291,9 @@ pub fn wrap(binary: &str, args: &[String], command: &str) -> String {
 pub fn note(worktree: &str, call: &ShellCall, kernel: &str) -> String {
     let rs = roots(&call.scope);
     let writes = match (&call.intent, rs.is_empty()) {
-        (None, _) => "no project file (no intent is selected: select one to change files)".to_string(),
+        (None, _) => {
+            "no project file (no intent is selected: select one to change files)".to_string()
+        }
         (Some(_), true) => "no project file (the intent's owned_scope names none)".to_string(),
         (Some(id), false) => {
             let list: Vec<String> = rs
@@ -436,8 +449,12 @@ fn command_slots(host: &Profile, tool: &str, args: &Value) -> Option<Vec<(Vec<Pa
             .iter()
             .enumerate()
             .map(|(i, v)| {
-                v.as_str()
-                    .map(|s| (vec![PathKey::Key(key.into()), PathKey::Index(i)], s.to_string()))
+                v.as_str().map(|s| {
+                    (
+                        vec![PathKey::Key(key.into()), PathKey::Index(i)],
+                        s.to_string(),
+                    )
+                })
             })
             .collect(),
         _ => None,

@@ -25,7 +25,11 @@ fn scope_patterns_become_the_narrowest_roots() {
 
 #[test]
 fn the_command_is_quoted_whole() {
-    let w = wrap("/opt/hw/bin/hookwise-native", &s(&["--write", "/p/it's"]), "echo 'a' && rm -rf x; `id` $(id)");
+    let w = wrap(
+        "/opt/hw/bin/hookwise-native",
+        &s(&["--write", "/p/it's"]),
+        "echo 'a' && rm -rf x; `id` $(id)",
+    );
     assert_eq!(
         w,
         "'/opt/hw/bin/hookwise-native' sandbox '--write' '/p/it'\\''s' -- \"${BASH:-/bin/sh}\" -c 'echo '\\''a'\\'' && rm -rf x; `id` $(id)'"
@@ -37,24 +41,42 @@ fn launcher_args_deny_governance_and_take_the_users_folders_only() {
     let mut env = std::collections::BTreeMap::new();
     env.insert("HOME".to_string(), "/home/u".to_string());
     env.insert("TMPDIR".to_string(), "/tmp/u".to_string());
-    env.insert("HOOKWISE_SANDBOX_WRITABLE".to_string(), "/opt/go:relative:/srv/x".to_string());
+    env.insert(
+        "HOOKWISE_SANDBOX_WRITABLE".to_string(),
+        "/opt/go:relative:/srv/x".to_string(),
+    );
     let launcher = serde_json::json!({"binary": "/i/bin/hookwise-native", "platform": "linux", "install": ["/p/node_modules/hookwise"], "runtime": ["/tmp/hookwise-0"]});
     let setup = Setup::new(&launcher, &env);
     let a = launcher_args(&setup, "/p", &s(&["src/**", "README.md"]));
-    let pairs: Vec<(String, String)> = a.chunks(2).filter(|c| c.len() == 2).map(|c| (c[0].clone(), c[1].clone())).collect();
+    let pairs: Vec<(String, String)> = a
+        .chunks(2)
+        .filter(|c| c.len() == 2)
+        .map(|c| (c[0].clone(), c[1].clone()))
+        .collect();
     let has = |k: &str, v: &str| pairs.iter().any(|(a, b)| a == k && b == v);
     assert!(has("--project", "/p"));
     assert!(has("--write-dir", "/p/src"));
     assert!(has("--write", "/p/README.md"));
     assert!(has("--build", "/p/target"));
-    for d in ["/tmp/u", "/home/u/.cache", "/home/u/.npm", "/home/u/.cargo/registry", "/opt/go", "/srv/x"] {
+    for d in [
+        "/tmp/u",
+        "/home/u/.cache",
+        "/home/u/.npm",
+        "/home/u/.cargo/registry",
+        "/opt/go",
+        "/srv/x",
+    ] {
         assert!(has("--scratch", d), "{d}");
     }
     assert!(!a.iter().any(|x| x == "relative"));
     for d in GOVERNANCE_PATHS {
         assert!(has("--deny", &format!("/p/{d}")), "{d}");
     }
-    for d in ["/p/node_modules/hookwise", "/tmp/hookwise-0", "/home/u/.cache/opencode"] {
+    for d in [
+        "/p/node_modules/hookwise",
+        "/tmp/hookwise-0",
+        "/home/u/.cache/opencode",
+    ] {
         assert!(has("--deny", d), "{d}");
     }
     assert_eq!(a.last().map(String::as_str), Some("--tmpdir"));

@@ -70,12 +70,13 @@ pub fn parse(args: &[OsString]) -> Result<Spec, String> {
         let a = args[i].to_str().unwrap_or("");
         let mut value = |name: &str| -> Result<PathBuf, String> {
             i += 1;
-            let v = args
-                .get(i)
-                .ok_or_else(|| format!("{name} needs a path"))?;
+            let v = args.get(i).ok_or_else(|| format!("{name} needs a path"))?;
             let p = PathBuf::from(v);
             if !p.is_absolute() {
-                return Err(format!("{name} needs an absolute path, not {}", p.display()));
+                return Err(format!(
+                    "{name} needs an absolute path, not {}",
+                    p.display()
+                ));
             }
             Ok(p)
         };
@@ -170,12 +171,11 @@ fn beneath(p: &Path, root: &Path) -> bool {
 /// roots, around the project). Reads the file system (lstat, listings); makes the private temp
 /// folder when asked.
 pub fn plan(spec: &Spec) -> Plan {
-    let deny: Vec<PathBuf> = spec
-        .deny
-        .iter()
-        .map(|d| canonical_or_planned(d))
-        .collect();
-    let project = spec.project.as_ref().and_then(|p| std::fs::canonicalize(p).ok());
+    let deny: Vec<PathBuf> = spec.deny.iter().map(|d| canonical_or_planned(d)).collect();
+    let project = spec
+        .project
+        .as_ref()
+        .and_then(|p| std::fs::canonicalize(p).ok());
     let mut out = Plan {
         deny: deny.clone(),
         ..Default::default()
@@ -197,7 +197,9 @@ pub fn plan(spec: &Spec) -> Plan {
         }
     }
     for b in &spec.build {
-        if b.parent().is_some_and(Path::is_dir) && !deny.iter().any(|x| beneath(&canonical_or_planned(b), x)) {
+        if b.parent().is_some_and(Path::is_dir)
+            && !deny.iter().any(|x| beneath(&canonical_or_planned(b), x))
+        {
             let _ = std::fs::create_dir(b);
         }
     }
@@ -236,7 +238,10 @@ pub fn plan(spec: &Spec) -> Plan {
         .filter(|p| p.is_absolute())
         .unwrap_or_else(|| PathBuf::from("/tmp"));
     let inherited = std::fs::canonicalize(&inherited).unwrap_or(inherited);
-    let writable = out.rules.iter().any(|r| r.dir && beneath(&inherited, &r.path));
+    let writable = out
+        .rules
+        .iter()
+        .any(|r| r.dir && beneath(&inherited, &r.path));
     if spec.tmpdir && !writable {
         let base = split_scratch
             .or_else(|| inherited.is_dir().then(|| inherited.clone()))
@@ -354,7 +359,8 @@ mod platform {
 /// command inherited would be written without the kernel asking.
 #[cfg(unix)]
 pub fn close_inherited() {
-    let Ok(dir) = std::fs::read_dir("/proc/self/fd").or_else(|_| std::fs::read_dir("/dev/fd")) else {
+    let Ok(dir) = std::fs::read_dir("/proc/self/fd").or_else(|_| std::fs::read_dir("/dev/fd"))
+    else {
         return;
     };
     let fds: Vec<i32> = dir

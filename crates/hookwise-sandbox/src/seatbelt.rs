@@ -92,7 +92,10 @@ pub fn run(spec: &super::Spec) -> i32 {
     let plan = super::plan(spec);
     super::close_inherited();
     let mut cmd = std::process::Command::new(SANDBOX_EXEC);
-    cmd.arg("-p").arg(profile(&plan)).arg("--").args(&spec.command);
+    cmd.arg("-p")
+        .arg(profile(&plan))
+        .arg("--")
+        .args(&spec.command);
     if let Some(t) = &plan.tmpdir {
         cmd.env("TMPDIR", t);
     }

@@ -8,8 +8,19 @@ fn os(v: &[&str]) -> Vec<OsString> {
 #[test]
 fn parses_the_command_line() {
     let s = parse(&os(&[
-        "--write", "/p/src", "--deny", "/p/.git", "--scratch", "/tmp", "--project", "/p",
-        "--tmpdir", "--", "bash", "-c", "echo hi",
+        "--write",
+        "/p/src",
+        "--deny",
+        "/p/.git",
+        "--scratch",
+        "/tmp",
+        "--project",
+        "/p",
+        "--tmpdir",
+        "--",
+        "bash",
+        "-c",
+        "echo hi",
     ]))
     .unwrap();
     assert_eq!(s.write, vec![PathBuf::from("/p/src")]);
@@ -40,7 +51,16 @@ impl Fixture {
         ));
         let _ = fs::remove_dir_all(&base);
         let proj = base.join("proj");
-        for d in ["src/lib", "docs", ".git", ".orchestration", ".hookwise", ".claude", "node_modules/hookwise", "node_modules/left-pad"] {
+        for d in [
+            "src/lib",
+            "docs",
+            ".git",
+            ".orchestration",
+            ".hookwise",
+            ".claude",
+            "node_modules/hookwise",
+            "node_modules/left-pad",
+        ] {
             fs::create_dir_all(proj.join(d)).unwrap();
         }
         for (f, t) in [
@@ -63,7 +83,13 @@ impl Fixture {
     }
 
     fn spec(&self, write: &[&str]) -> Spec {
-        let deny = [".git", ".orchestration", ".hookwise", ".claude", "node_modules/hookwise"];
+        let deny = [
+            ".git",
+            ".orchestration",
+            ".hookwise",
+            ".claude",
+            "node_modules/hookwise",
+        ];
         Spec {
             write: write.iter().map(|w| self.proj.join(w)).collect(),
             deny: deny.iter().map(|d| self.proj.join(d)).collect(),
@@ -137,7 +163,11 @@ fn a_temp_folder_holding_the_project_is_left_out_and_a_private_one_given() {
     let p = plan(&s);
     let got = paths(&p, &f.base);
     // the temp folder is left out (not split), the scope is there, and a private temp folder
-    assert!(!got.iter().any(|x| x == "proj" || x.is_empty() || x == "outside.txt"), "{got:?}");
+    assert!(
+        !got.iter()
+            .any(|x| x == "proj" || x.is_empty() || x == "outside.txt"),
+        "{got:?}"
+    );
     assert!(got.contains(&"proj/src".to_string()));
     let t = p.tmpdir.clone().expect("a private temp folder");
     assert!(t.starts_with(&f.base) && p.rules.iter().any(|r| r.path == t));

@@ -29,14 +29,25 @@ fn sandboxed(f: &Fixture, write: &[&str], script: &str) -> Out {
         args.push("--write".into());
         args.push(f.proj.join(w).to_string_lossy().into_owned());
     }
-    for d in [".git", ".orchestration", ".hookwise", ".claude", "node_modules/hookwise"] {
+    for d in [
+        ".git",
+        ".orchestration",
+        ".hookwise",
+        ".claude",
+        "node_modules/hookwise",
+    ] {
         args.push("--deny".into());
         args.push(f.proj.join(d).to_string_lossy().into_owned());
     }
     args.extend(["--project".into(), f.proj.to_string_lossy().into_owned()]);
     args.extend(["--".into(), "bash".into(), "-c".into(), script.into()]);
     let out = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "tests::confined::launcher_entry", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "tests::confined::launcher_entry",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env("HOOKWISE_SANDBOX_TEST_ARGS", args.join(&SEP.to_string()))
         .current_dir(&f.proj)
         .output()
@@ -54,7 +65,10 @@ fn read(p: &Path) -> String {
 /// The files an attack must leave as they were.
 fn untouched(f: &Fixture) {
     assert_eq!(read(&f.proj.join(".git/config")), "g");
-    assert_eq!(read(&f.proj.join(".orchestration/active_intents.yaml")), "i");
+    assert_eq!(
+        read(&f.proj.join(".orchestration/active_intents.yaml")),
+        "i"
+    );
     assert_eq!(read(&f.proj.join(".hookwise/hookwise.json")), "{}");
     assert_eq!(read(&f.proj.join(".claude/settings.json")), "{}");
     assert_eq!(read(&f.proj.join("node_modules/hookwise/index.js")), "h");
@@ -108,7 +122,11 @@ fn direct_writes_after_cd_and_through_interpreters_are_refused() {
         assert!(!f.proj.join("newtop.txt").exists(), "{a}");
         assert!(!f.base.join("moved.txt").exists(), "{a}");
         let _ = out.code;
-        assert!(!out.stderr.contains("nothing was run"), "{a}: {}", out.stderr);
+        assert!(
+            !out.stderr.contains("nothing was run"),
+            "{a}: {}",
+            out.stderr
+        );
     }
     // the symlink and the hard links: the link may be made in scope, the file behind it is
     // not written
