@@ -39,6 +39,8 @@ const has = (bin) => {
 };
 const RUSTUP = { RUSTUP_HOME: process.env.RUSTUP_HOME ?? path.join(process.env.HOME ?? "/root", ".rustup"), CARGO_HOME: process.env.CARGO_HOME ?? path.join(process.env.HOME ?? "/root", ".cargo") };
 const cargoOk = has("cargo");
+// by its path: a login shell (Codex runs `bash -lc`) may not have ~/.cargo/bin on PATH
+const CARGO = cargoOk ? execFileSync("sh", ["-c", "command -v cargo"], { encoding: "utf8" }).trim() : "cargo";
 
 // The intents file's path, spelled so no reader can see it (the guard's first layer reads text).
 const HIDDEN_INTENTS = "$(printf '\\x2e\\x6f\\x72\\x63\\x68\\x65\\x73\\x74\\x72\\x61\\x74\\x69\\x6f\\x6e/\\x61\\x63\\x74\\x69\\x76\\x65\\x5f\\x69\\x6e\\x74\\x65\\x6e\\x74\\x73\\x2e\\x79\\x61\\x6d\\x6c')";
@@ -81,8 +83,8 @@ const BACKGROUND = [
 const INSCOPE = [
   ["ok_write", "echo ok > src/auth/in.txt && mkdir -p src/auth/d && mv src/auth/in.txt src/auth/d/ && cat src/auth/d/in.txt"],
   ["ok_npm", "npm test --silent && cat src/auth/npm-test.txt"],
-  ...(cargoOk ? [["ok_cargo", "cd src/auth/crate1 && cargo build --offline -q && ./target/debug/crate1"]] : []),
-  ["ok_read", "cat .git/HEAD README.md .orchestration/../README.md >/dev/null && git log --oneline | head -1"],
+  ...(cargoOk ? [["ok_cargo", `cd src/auth/crate1 && '${CARGO}' build --offline -q && ./target/debug/crate1`]] : []),
+  ["ok_read", "cat .git/HEAD README.md >/dev/null && git log --oneline | head -1"],
 ];
 // let the background job finish inside the run (it must not outlive the CLI)
 const SETTLE = ["z_settle", "sleep 1.5; echo settled"];
