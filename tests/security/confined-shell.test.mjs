@@ -103,7 +103,8 @@ function assertUntouched(dir, outsideDir) {
   if (outsideDir) assert.ok(!fs.existsSync(path.join(outsideDir, "outside.txt")), "a file outside the project was written");
 }
 
-function assertInScope(dir, results) {
+/** `bgSurvives`: the host lets a call's background job outlive it (Codex ends the call's process group). */
+function assertInScope(dir, results, { bgSurvives = true } = {}) {
   const read = (rel) => fs.readFileSync(path.join(dir, rel), "utf8");
   assert.equal(read("src/auth/d/in.txt"), "ok\n");
   assert.equal(read("src/auth/npm-test.txt"), "npm test ran", `npm test: ${results.ok_npm}`);
@@ -111,7 +112,7 @@ function assertInScope(dir, results) {
     assert.ok(fs.existsSync(path.join(dir, "src/auth/crate1/target/debug/crate1")), `cargo build: ${results.ok_cargo}`);
     assert.match(results.ok_cargo, /built/);
   }
-  assert.equal(read("src/auth/bg.txt"), "bg-ran\n", "the background job ran (in scope) after the call returned");
+  if (bgSurvives) assert.equal(read("src/auth/bg.txt"), "bg-ran\n", "the background job ran (in scope) after the call returned");
 }
 
 const CONFINED_NOTE = /runs confined by the kernel \(landlock abi \d+\)/;
@@ -177,7 +178,8 @@ describe("issue 38: the confined shell in the real Codex CLI", { skip: !linux ? 
   after(() => sb?.cleanup());
 
   test("every attack left the project as it was; no governance lock", () => assertUntouched(sb.dir, sb.root));
-  test("the in-scope work ran: a write and a move, npm test, cargo build, the background job", () => assertInScope(sb.dir, results));
+  // Codex ends a call's process group when the call returns: the background job does not outlive it
+  test("the in-scope work ran: a write and a move, npm test, cargo build", () => assertInScope(sb.dir, results, { bgSurvives: false }));
   test("the terminal's shell is confined too: typed input wrote in scope only", () => {
     assert.equal(fs.readFileSync(path.join(sb.dir, "src/auth/typed.txt"), "utf8"), "typed\n", `${results.t_tty}\n${results.t_stdin}\n${r.describe()}`);
     assertUntouched(sb.dir);
