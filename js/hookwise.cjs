@@ -198,7 +198,7 @@ class Hookwise {
    * `resultOnly`: the host's model never sees changed arguments (OpenClaw), so nothing is
    * placed in them and the text waits for `toolAfter`.
    */
-  async toolBefore({ tool, sessionId, callId, args, dryRun, resultOnly, unreadable }) {
+  async toolBefore({ tool, sessionId, callId, args, dryRun, resultOnly, unreadable, fixedArgs }) {
     if (!this.started) await this.init();
     if (!this.core && this.startError) return this.failClosed(tool, this.startError);
     let call;
@@ -223,6 +223,8 @@ class Hookwise {
     }
     // a host whose model never sees changed arguments: the core places everything with the result
     if (resultOnly) call.resultOnly = true;
+    // a host that runs its own arguments whatever the core changes (engine API executePreHook)
+    if (fixedArgs) call.fixedArgs = true;
     let failure = null;
     const r = await this.run(call, (e) => (failure = e));
     if (!r) return whole ? this.failClosed(tool, failure) : null;

@@ -368,6 +368,7 @@ pub async fn confine(
     tool: &str,
     args: &Value,
     call: &ShellCall,
+    fixed_args: bool,
 ) -> Confined {
     const FILE_TOOLS: &str =
         "Use the file tools (write, edit, patch) for changes inside the intent's owned_scope, or ask the user to run the command.";
@@ -382,6 +383,13 @@ pub async fn confine(
             tool,
             &format!("{} cannot change a shell call's command from a hook (its PreToolUse `updatedInput` is not applied), so hookwise cannot put the command in a sandbox", host.id),
             FILE_TOOLS,
+        );
+    }
+    if fixed_args {
+        return refusal(
+            tool,
+            "this host runs the command as it was given (the engine API's `executePreHook` hands back no arguments), so hookwise cannot put it in a sandbox",
+            "The host should call `augmentToolCall` and run the arguments it returns; meanwhile use the file tools (write, edit, patch) for changes inside the intent's owned_scope.",
         );
     }
     let l = &setup.launcher;

@@ -109,6 +109,7 @@ impl Wiring {
         session_id: &str,
         call_id: &str,
         args: &Value,
+        fixed_args: bool,
     ) -> gov::GateOutput {
         if !self.on {
             return gov::GateOutput::default();
@@ -126,8 +127,18 @@ impl Wiring {
         if let (Some(call), None) = (out.shell.take(), &out.block) {
             use crate::governance::confine::{confine, Confined};
             let host = self.gov.config().host;
-            match confine(io, &self.confine, host, &self.worktree, session_id, tool, args, &call)
-                .await
+            match confine(
+                io,
+                &self.confine,
+                host,
+                &self.worktree,
+                session_id,
+                tool,
+                args,
+                &call,
+                fixed_args,
+            )
+            .await
             {
                 Confined::Refuse(msg) => {
                     out.block = Some(msg);

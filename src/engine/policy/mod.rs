@@ -447,7 +447,9 @@ pub(super) async fn tool_before(
         Some(a) => {
             // no borrow across awaits
             let w = shared.borrow().policy.gov.at(&call.directory);
-            let mut g = w.tool_before(io, tool, session_id, call_id, a).await;
+            let mut g = w
+                .tool_before(io, tool, session_id, call_id, a, call.fixed_args)
+                .await;
             if let Some(b) = g.block.take() {
                 return Err(ToolResult {
                     block: Some(b),

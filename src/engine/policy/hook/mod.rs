@@ -314,6 +314,7 @@ fn pre_tool_use(
         excerpts: None,
         dry_run: false,
         result_only: false,
+        fixed_args: false,
         unreadable,
         directory,
     });
