@@ -110,7 +110,7 @@ function assertInScope(dir, results, { bgSurvives = true } = {}) {
   assert.equal(read("src/auth/npm-test.txt"), "npm test ran", `npm test: ${results.ok_npm}`);
   if (cargoOk) {
     assert.ok(fs.existsSync(path.join(dir, "src/auth/crate1/target/debug/crate1")), `cargo build: ${results.ok_cargo}`);
-    assert.match(results.ok_cargo, /built/);
+    if (results.ok_cargo !== undefined) assert.match(results.ok_cargo, /built/);
   }
   if (bgSurvives) assert.equal(read("src/auth/bg.txt"), "bg-ran\n", "the background job ran (in scope) after the call returned");
 }
@@ -212,5 +212,42 @@ describe("issue 38: the confined shell in the real OpenCode", { skip: !linux ? "
   test("the in-scope work ran: a write and a move, npm test, cargo build, the background job", () => assertInScope(sb.dir, results));
   test("the model was told what the confinement allows", () => {
     assert.ok(r.mainRequests().some((q) => CONFINED_NOTE.test(q.text())), r.describe());
+  });
+});
+
+// ---- more command-hook and plugin hosts: Gemini CLI, Copilot CLI, pi; Qwen Code refuses -----
+for (const host of ["gemini", "copilot", "pi"]) {
+  describe(`issue 38: the confined shell in the real ${HOSTS[host].label}`, { skip: !linux ? "Linux only (Landlock)" : suiteGate(cliGate(host), `security confined-shell ${host}`, host) }, () => {
+    let sb, r;
+    before(async () => {
+      sb = agentProject(host, { files: projectFiles(), env: RUSTUP });
+      const h = HOSTS[host];
+      const sh = ([id, command]) => ({ ...h.shell(command), id });
+      const steps = [...h.mcp("select_active_intent", { intent_id: "INT-1" }), sh(BACKGROUND), ...ATTACKS.map(sh), ...INSCOPE.map(sh), sh(SETTLE), "done"];
+      r = await sb.run({ prompt: "Add the login form.", script: steps, timeoutMs: 300_000 });
+      assertAgentRunOk(assert, r);
+    });
+    after(() => sb?.cleanup());
+    test("every attack left the project as it was; no governance lock", () => assertUntouched(sb.dir, sb.root));
+    test("the in-scope work ran: a write and a move, npm test, cargo build", () => assertInScope(sb.dir, {}, { bgSurvives: false }));
+    test("the model was told what the confinement allows", () => {
+      assert.ok(r.model.requests().some((q) => CONFINED_NOTE.test(q.text())), r.describe());
+    });
+  });
+}
+
+describe("issue 38: Qwen Code cannot rewrite a call, so its governed shell is refused with the reason", { skip: !linux ? "Linux only (Landlock)" : suiteGate(cliGate("qwen"), "security confined-shell qwen", "qwen") }, () => {
+  let sb, r;
+  before(async () => {
+    sb = agentProject("qwen", { files: projectFiles() });
+    const h = HOSTS.qwen;
+    r = await sb.run({ prompt: "Add the login form.", script: [...h.mcp("select_active_intent", { intent_id: "INT-1" }), { ...h.shell("echo pwned > README.md; echo in > src/auth/q.txt"), id: "q1" }, "done"], timeoutMs: 180_000 });
+    assertAgentRunOk(assert, r);
+  });
+  after(() => sb?.cleanup());
+  test("refused: nothing ran, the model read why and what to do", () => {
+    assert.ok(!fs.existsSync(path.join(sb.dir, "src/auth/q.txt")), "the command ran");
+    assertUntouched(sb.dir);
+    assert.ok(r.model.requests().some((q) => /confined by the kernel[\s\S]*qwen cannot change/.test(q.text())), r.describe());
   });
 });
