@@ -208,6 +208,9 @@ function createPlugin(o = {}) {
           if (pending.size >= 1024) pending.delete(pending.keys().next().value);
           pending.set(callId, { tool, sessionId, args });
         }
+        // the core changed the arguments (a governed shell under the confining launcher): Cline
+        // runs the input a hook returns
+        if (r && Array.isArray(r.mutations) && r.mutations.length) return { input: args };
         return undefined;
       },
       () => closed(tool, new Error(`took over ${guardMs} ms`)),

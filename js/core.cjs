@@ -312,7 +312,8 @@ function applyMutations(target, mutations) {
     for (let i = 0; i < keys.length - 1 && obj != null; i++) obj = obj[keys[i]];
     const last = keys[keys.length - 1];
     if (obj == null || typeof obj[last] !== "string") continue;
-    const text = m.strip ? stripSpans(obj[last], m.strip[0], m.strip[1]) : obj[last];
+    // `set` first: a governed shell's command put under the confining launcher (the core's)
+    const text = typeof m.set === "string" ? m.set : m.strip ? stripSpans(obj[last], m.strip[0], m.strip[1]) : obj[last];
     obj[last] = (m.prepend || "") + text + (m.append || "");
     applied++;
   }

@@ -97,7 +97,8 @@ class Engine {
       sessionId = str(sid);
       tool = toolName(t);
       const { copy, bad } = copyArgs(this._hw, params ?? {}, tool);
-      r = await this._hw.toolBefore({ tool: tool ?? "", sessionId, callId, args: copy, unreadable: bad });
+      // fixedArgs: this API hands back no arguments, the host runs its own (the core decides what that means)
+      r = await this._hw.toolBefore({ tool: tool ?? "", sessionId, callId, args: copy, unreadable: bad, fixedArgs: true });
     } catch (e) {
       r = this._hw.failClosed(tool ?? "", e);
     }

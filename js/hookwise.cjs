@@ -5,6 +5,7 @@
 
 // node:crypto (~3 ms to load) when governance first records a change, not at start-up
 const randomBytes = (n) => require("node:crypto").randomBytes(n);
+const { sandboxLauncher } = require("./sandbox-launcher.cjs");
 const { Core, applyMutations, excerpts, checkArgs, DEFAULT_LIMITS, envObject, compiledSoon } = require("./core.cjs");
 const { createHost } = require("./host.cjs");
 const { createMcpHost } = require("./mcp.cjs");
@@ -69,6 +70,7 @@ class Hookwise {
             mcp: this.mcpCapable,
             host: this.o.host, // which host's tool names and argument keys (core default: "vscode")
             ...(this.o.findRoot ? { findRoot: true } : {}), // started in a folder of the project: the core finds it
+            sandbox: sandboxLauncher(), // the confined shell's launcher (issue 38): found beside this install only
           };
           this.initCall = init;
           // a host whose calls only the policy core answers (Claude Code's `claude.hook`)
@@ -210,7 +212,7 @@ class Hookwise {
    * `resultOnly`: the host's model never sees changed arguments (OpenClaw), so nothing is
    * placed in them and the text waits for `toolAfter`.
    */
-  async toolBefore({ tool, sessionId, callId, args, dryRun, resultOnly, unreadable }) {
+  async toolBefore({ tool, sessionId, callId, args, dryRun, resultOnly, unreadable, fixedArgs }) {
     if (!this.started) await this.init();
     if (!this.core && this.startError) return this.failClosed(tool, this.startError);
     let call;
@@ -235,6 +237,8 @@ class Hookwise {
     }
     // a host whose model never sees changed arguments: the core places everything with the result
     if (resultOnly) call.resultOnly = true;
+    // a host that runs its own arguments whatever the core changes (engine API executePreHook)
+    if (fixedArgs) call.fixedArgs = true;
     let failure = null;
     const r = await this.run(call, (e) => (failure = e));
     if (!r) return whole ? this.failClosed(tool, failure) : null;

@@ -226,6 +226,9 @@ function createPlugin(deps = {}) {
             if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value);
             pending.set(callId, { hw, tool, sessionId });
           }
+          // the core changed the arguments (a governed shell under the confining launcher):
+          // OpenClaw runs the `params` a hook returns
+          if (r && Array.isArray(r.mutations) && r.mutations.length) return { params };
           return undefined;
         },
         // With governance or enforcement on, what hookwise could not decide is blocked (the

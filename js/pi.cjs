@@ -153,6 +153,9 @@ async function extension(pi, deps = {}) {
       const callId = typeof event.toolCallId === "string" ? event.toolCallId : "";
       const r = await hw.toolBefore({ tool, sessionId: sessionOf(ctx), callId, args, resultOnly: true, unreadable });
       if (r && typeof r.block === "string" && r.block) return { block: true, reason: r.block };
+      // the core changed the arguments (a governed shell under the confining launcher): pi runs
+      // its own object, changed in place
+      if (r && Array.isArray(r.mutations) && r.mutations.length) require("./core.cjs").applyMutations(event.input, r.mutations);
       return undefined;
     } catch (e) {
       // With governance or enforcement on, what hookwise could not decide is blocked (the

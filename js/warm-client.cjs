@@ -25,9 +25,10 @@ const crypto = () => require("node:crypto");
 const PROTOCOL = 1;
 /** How long a hook waits for a running server's answer before it decides cold. */
 const DEFAULT_TIMEOUT_MS = 5000;
-/** The environment the core reads (config.rs, discovery.rs, telemetry.rs) and the exporter's
- * (OTEL_*): a different one is another server. */
-const ENV_KEYS = /^(HOOKWISE_|MAENIFOLD_|OTEL_)|^(PATH|HOME|COPILOT_HOME)$/;
+/** The environment the core reads (config.rs, discovery.rs, telemetry.rs), the exporter's
+ * (OTEL_*) and the confined shell's temp and cache folders (TMPDIR, XDG_*): a different one is
+ * another server. crates/hookwise-native/src/key.rs keeps the same list. */
+const ENV_KEYS = /^(HOOKWISE_|MAENIFOLD_|OTEL_)|^(PATH|HOME|COPILOT_HOME|TMPDIR|XDG_CACHE_HOME|XDG_RUNTIME_DIR)$/;
 
 const uid = () => (typeof process.getuid === "function" ? process.getuid() : -1);
 

@@ -536,6 +536,10 @@ pub struct Mutation {
     /// and up to two newlines after it — an earlier block, so a field never carries two.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub strip: Option<(String, String)>,
+    /// First of all: the string becomes this (a governed shell's command put under the
+    /// confining launcher, `governance::confine`); the prepend and append apply to it.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub set: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

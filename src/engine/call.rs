@@ -177,6 +177,11 @@ pub struct InitCall {
     #[serde(default)]
     #[cfg_attr(not(feature = "policy"), serde(skip))]
     pub find_root: bool,
+    /// The confined shell's launcher as the JS found it (`js/native.cjs`):
+    /// `{binary, platform, install, runtime}` ([`crate::governance::confine::Launcher`]).
+    #[serde(default)]
+    #[cfg_attr(not(feature = "policy"), serde(skip))]
+    pub sandbox: Value,
 }
 
 fn yes() -> bool {
@@ -209,6 +214,11 @@ pub struct ToolBeforeCall {
     /// rewrite but replays the model's original call): everything goes with the result.
     #[serde(default)]
     pub result_only: bool,
+    /// The host runs the arguments as it gave them (the engine API's `executePreHook`): no
+    /// change of them reaches the tool, so a governed shell cannot be put under the confining
+    /// launcher and is refused ([`crate::governance::confine`]).
+    #[serde(default)]
+    pub fixed_args: bool,
     /// The arguments could not be read whole ([`crate::wire::Unreadable::from_code`]): the
     /// host could not encode them, or the core cut what nested too deep. Governance and
     /// enforcement refuse the call; knowledge context reads what is there.

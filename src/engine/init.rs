@@ -51,6 +51,7 @@ pub(super) async fn init(io: Io, shared: Rc<RefCell<Shared>>, call: InitCall) ->
         mcp: host_mcp,
         host,
         find_root,
+        sandbox,
     } = call;
     let (profile, host_log) = match &host {
         None | Some(Value::Null) => crate::host::choose(None),
@@ -98,6 +99,7 @@ pub(super) async fn init(io: Io, shared: Rc<RefCell<Shared>>, call: InitCall) ->
     let (session_cfg, session_logs) = SessionConfig::from_sources(&options, &env);
     logs.extend(session_logs);
     setup.governance(&options, governance, &cwd, &directory, profile, &mut logs);
+    setup.confine_setup(&sandbox, &env);
     let project = session::project_name(
         &worktree,
         if directory.is_empty() {

@@ -139,6 +139,14 @@ impl Setup {
     ) {
     }
 
+    /// The confined shell's set-up: the policy build's.
+    pub(super) fn confine_setup(
+        &mut self,
+        _sandbox: &Value,
+        _env: &std::collections::BTreeMap<String, String>,
+    ) {
+    }
+
     /// maenifold found, and it would answer through the warm MCP session (the host can run
     /// one and the transport is not `cli`): the policy build has the session.
     #[allow(clippy::too_many_arguments)]

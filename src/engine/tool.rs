@@ -210,6 +210,7 @@ async fn knowledge(
                 prepend: Some(format!("{block}{sep}")),
                 append: None,
                 strip: Some((open, close)),
+                set: None,
             });
         }
         Placement::WithResult => {
@@ -256,6 +257,7 @@ fn deliver(shared: &Rc<RefCell<Shared>>, call_id: &str) -> ToolResult {
             prepend: None,
             append: Some(format!("\n\n{block}")),
             strip: None,
+            set: None,
         }],
         ..Default::default()
     }

@@ -187,6 +187,7 @@
 pub mod blame;
 pub mod chain;
 pub mod classify;
+pub mod confine;
 pub mod gate;
 pub mod git;
 pub mod glob;

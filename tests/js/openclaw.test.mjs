@@ -12,6 +12,9 @@ import { createRequire } from "node:module";
 import { repo, dist, fakeEnv, tmpdir } from "./helpers.mjs";
 import { validate } from "./agent-trace-schema.mjs";
 import { traceText, traceExists, traceFiles, traceRecords as traceRecordsOf } from "../e2e-shared/trace-files.mjs";
+import { installNative } from "../e2e-shared/native.mjs";
+// the confined shell's launcher where the built package finds it (pkg/node_modules: a nested install; issue 38)
+installNative(new URL("../../pkg/node_modules", import.meta.url).pathname);
 
 const require = createRequire(import.meta.url);
 const { Hookwise } = require(path.join(dist, "hookwise.cjs"));
@@ -415,7 +418,9 @@ test("governance gate in before_tool_call: no intent → {block, blockReason}; o
 
   // the tool selects for the session the hooks see (ctx.sessionId)
   await toolFor(t).execute("sel", { intent_id: "INT-1" });
-  assert.equal(await run(...before("exec", { command: "ls" }, "g3")), undefined);
+  // issue 38: under the intent, exec runs under the confining launcher (OpenClaw runs returned params)
+  const confined = await run(...before("exec", { command: "ls" }, "g3"));
+  assert.match(confined?.params?.command ?? "", /hookwise-native' sandbox '--project' [\s\S]* -- "\$\{BASH:-\/bin\/sh\}" -c 'ls'$/, JSON.stringify(confined));
   const out = await run(...before("write", { path: "docs/out.md", content: "x\n" }, "g4"));
   assert.equal(out.block, true);
   assert.match(out.blockReason, /docs\/out\.md/);

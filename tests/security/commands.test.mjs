@@ -12,9 +12,8 @@
 //   G. governance (INT-1 owns src/billing/**), under the intent: the ordinary commands run;
 //      `sed -i`/`yq -i` on the intents file, `rm -rf` of the folder in the spellings the shell
 //      reader sees, and `cat` of the intents file are blocked; an obfuscated `sed -i` the reader
-//      cannot see runs, and governance locks: the next write (in the widened scope) and the next
-//      shell command are blocked, nothing recorded; then a person restores the file and runs
-//      `hookwise init --governance`, and a second session writes in scope again.
+//      cannot see is refused by the kernel (issue 38: the shell runs confined), nothing changes
+//      and nothing locks; the next write (out of scope) is blocked, the next command runs.
 //
 //   npm run build && node --test --test-concurrency=1 tests/security/commands.test.mjs
 
@@ -176,37 +175,19 @@ describe("issue 29, high 6 and 8, in the real OpenCode", { skip: suiteSkip }, ()
     for (const id of ["g_sed", "g_yq", "g_rm", "g_rm_glob", "g_rm_pieces", "g_rm_quotes", "g_cat"]) {
       test(`${id}: blocked, naming the folder`, () => assertBlocked(runs.g, id, /hookwise blocked `bash`: the command names .*\.orchestration\//s));
     }
-    test("a change the reader could not see ran, and locked governance", () => {
-      assert.equal(use(runs.g, "g_hidden")?.status, "completed", resultOf(runs.g, "g_hidden"));
-      assert.match(resultOf(runs.g, "g_hidden"), /Intent governance is now locked/);
-      assert.match(fs.readFileSync(path.join(runs.g.dir, ".orchestration/governance.lock"), "utf8"), /^locked: a shell command changed/);
+    // issue 38: the shell runs confined by the kernel, so what the reader cannot see is refused
+    // by the kernel: nothing changes, nothing locks (the lock stays the guard's answer to a
+    // change it finds; tests/security/confined-shell.test.mjs tries the shell's other ways)
+    test("a change the reader could not see is refused by the kernel: the intents file unchanged, no lock", () => {
+      assert.match(resultOf(runs.g, "g_hidden"), /Permission denied|Operation not permitted/);
+      assert.equal(fs.readFileSync(path.join(runs.g.dir, YAML), "utf8"), INTENTS);
+      assert.ok(!fs.existsSync(path.join(runs.g.dir, ".orchestration/governance.lock")));
     });
-    test("the next write, inside the widened scope, is blocked and not recorded; so is the next command", () => {
-      assertBlocked(runs.g, "g_write_after", /governance is locked.*hookwise init --governance/s);
+    test("the next write, outside the scope, is blocked and not recorded; the next command runs", () => {
+      assertBlocked(runs.g, "g_write_after", /outside/);
       assert.equal(fs.readFileSync(path.join(runs.g.dir, "README.md"), "utf8"), "# demo\n");
       assert.deepEqual(traceRecords(runs.g.dir), []);
-      assertBlocked(runs.g, "g_ls_after", /governance is locked/);
-    });
-    test("a person restores the intents and runs hookwise init --governance: a new session writes in scope again", async () => {
-      fs.writeFileSync(path.join(runs.g.dir, YAML), INTENTS);
-      // init also adds hookwise to opencode.json; the sandbox loads the packed tarball already
-      const config = path.join(runs.g.dir, "opencode.json");
-      const kept = fs.readFileSync(config);
-      const out = execFileSync(process.execPath, [pkg.bin, "init", "--governance", "--cwd", runs.g.dir], { encoding: "utf8", env: { ...process.env, PATH: pathWithoutMaenifold() } });
-      fs.writeFileSync(config, kept);
-      assert.match(out, /governance reset \(it was locked because a shell command changed/);
-      const r = await sbs.g.run({
-        prompt: "Go on.",
-        script: [
-          { tool: "select_active_intent", id: "g2_select", args: { intent_id: "INT-1" } },
-          { tool: "write", id: "g2_write", args: { filePath: "src/billing/ok.ts", content: "export const ok = 1;\n" } },
-          "done",
-        ],
-        timeoutMs: 120_000,
-      });
-      assertRunOk(r);
-      assertRan(r, "g2_write");
-      assert.deepEqual(traceRecords(runs.g.dir).map((x) => x.files[0].path), ["src/billing/ok.ts"]);
+      assertRan(runs.g, "g_ls_after");
     });
   });
 });
@@ -286,12 +267,14 @@ describe("issue 29, high 6 and 8, in the real Claude Code", { skip: suiteGate(cl
     ran(rcg, "toolu_log");
     denied(rcg, "toolu_sed", /the command names .*\.orchestration\//s);
   });
-  test("governance: the hidden sed -i runs and locks; the next Write is denied, README.md untouched", () => {
-    ran(rcg, "toolu_hidden");
-    assert.match(fs.readFileSync(path.join(cg.dir, ".orchestration/governance.lock"), "utf8"), /^locked: /);
+  test("governance: the hidden sed -i is refused by the kernel (issue 38): no change, no lock; the next Write (out of scope) is denied", () => {
+    const hidden = rcg.afterTool("toolu_hidden").result;
+    assert.match(String(hidden.content), /Permission denied|Operation not permitted/, hidden.content);
+    assert.equal(fs.readFileSync(path.join(cg.dir, ".orchestration/active_intents.yaml"), "utf8"), SHARED_INTENTS);
+    assert.ok(!fs.existsSync(path.join(cg.dir, ".orchestration/governance.lock")));
     const { result } = rcg.afterTool("toolu_write");
     assert.equal(result.isError, true, result.content);
-    assert.match(result.content, /governance is locked/);
+    assert.match(result.content, /outside/);
     assert.equal(fs.readFileSync(path.join(cg.dir, "README.md"), "utf8"), "# demo\n");
   });
 });

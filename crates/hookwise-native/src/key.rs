@@ -17,11 +17,16 @@ pub const KEYED_FILES: [&str; 5] = [
     "policy/hookwise_bg.wasm",
 ];
 
-/// `ENV_KEYS` of js/warm-client.cjs: `^(HOOKWISE_|MAENIFOLD_)|^(PATH|HOME|COPILOT_HOME)$`.
+/// `ENV_KEYS` of js/warm-client.cjs:
+/// `^(HOOKWISE_|MAENIFOLD_|OTEL_)|^(PATH|HOME|COPILOT_HOME|TMPDIR|XDG_CACHE_HOME|XDG_RUNTIME_DIR)$`.
 pub fn keyed_env(name: &str) -> bool {
     name.starts_with("HOOKWISE_")
         || name.starts_with("MAENIFOLD_")
-        || matches!(name, "PATH" | "HOME" | "COPILOT_HOME")
+        || name.starts_with("OTEL_")
+        || matches!(
+            name,
+            "PATH" | "HOME" | "COPILOT_HOME" | "TMPDIR" | "XDG_CACHE_HOME" | "XDG_RUNTIME_DIR"
+        )
 }
 
 /// `hash128` of js/warm-client.cjs: four 32-bit multiply-xorshift lanes over the UTF-16 units.
@@ -153,10 +158,14 @@ mod tests {
             "PATH",
             "HOME",
             "COPILOT_HOME",
+            "OTEL_EXPORTER_OTLP_ENDPOINT",
+            "TMPDIR",
+            "XDG_CACHE_HOME",
+            "XDG_RUNTIME_DIR",
         ] {
             assert!(keyed_env(n), "{n}");
         }
-        for n in ["PATHX", "XPATH", "HOMES", "hookwise_x", "TMPDIR"] {
+        for n in ["PATHX", "XPATH", "HOMES", "hookwise_x", "TMPDIRS", "XDG_CONFIG_HOME"] {
             assert!(!keyed_env(n), "{n}");
         }
     }

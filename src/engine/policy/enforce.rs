@@ -46,6 +46,7 @@ pub(super) fn place_advice(
                     prepend: Some(format!("{block}\n")),
                     append: None,
                     strip: Some(context::delimiters(Style::ShellComment)),
+                    set: None,
                 }),
             }
         }
@@ -153,4 +154,25 @@ pub(super) fn refuse_unreadable(
         block: Some(block),
         ..Default::default()
     })
+}
+
+/// Queues `text` for the call's result (after any text queued already), and asks for
+/// `tool.after`.
+pub(super) fn queue_with_result(
+    shared: &Rc<RefCell<Shared>>,
+    r: &mut ToolResult,
+    call_id: &str,
+    text: String,
+) {
+    let mut s = shared.borrow_mut();
+    match s.after.iter_mut().find(|(id, _)| id == call_id) {
+        Some(e) => e.1 = format!("{}\n\n{text}", e.1),
+        None => {
+            if s.after.len() >= MAX_PENDING_AFTER {
+                s.after.pop_front();
+            }
+            s.after.push_back((call_id.to_string(), text));
+        }
+    }
+    r.follow_up = true;
 }

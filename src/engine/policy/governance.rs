@@ -41,6 +41,9 @@ pub struct Wiring {
     pub worktree: String,
     /// Where relative tool paths start, when below the worktree (OpenCode `directory`).
     pub directory: String,
+    /// The confined shell's launcher and the user's temp and cache folders
+    /// ([`crate::governance::confine`]).
+    pub confine: Rc<crate::governance::confine::Setup>,
 }
 
 impl Wiring {
@@ -70,6 +73,7 @@ impl Wiring {
                 on,
                 worktree: worktree.to_string(),
                 directory,
+                confine: Default::default(),
             },
             logs,
         )
@@ -105,6 +109,7 @@ impl Wiring {
         session_id: &str,
         call_id: &str,
         args: &Value,
+        fixed_args: bool,
     ) -> gov::GateOutput {
         if !self.on {
             return gov::GateOutput::default();
@@ -117,7 +122,34 @@ impl Wiring {
             worktree: self.worktree.clone(),
             directory: self.directory.clone(),
         };
-        gov::tool_before(io, &self.gov, &input).await
+        let mut out = gov::tool_before(io, &self.gov, &input).await;
+        // an allowed shell call runs confined by the kernel, or not at all
+        if let (Some(call), None) = (out.shell.take(), &out.block) {
+            use crate::governance::confine::{confine, Confined};
+            let host = self.gov.config().host;
+            match confine(
+                io,
+                &self.confine,
+                host,
+                &self.worktree,
+                session_id,
+                tool,
+                args,
+                &call,
+                fixed_args,
+            )
+            .await
+            {
+                Confined::Refuse(msg) => {
+                    out.block = Some(msg);
+                }
+                Confined::Run { mutations, note } => {
+                    out.confined = mutations;
+                    out.confine_note = note;
+                }
+            }
+        }
+        out
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -274,6 +274,16 @@ impl Setup {
         self.gov = w;
     }
 
+    /// The confined shell's set-up: the launcher the JS found (`js/native.cjs`) and the
+    /// user's temp and cache folders from the environment hookwise started in.
+    pub(super) fn confine_setup(
+        &mut self,
+        sandbox: &Value,
+        env: &std::collections::BTreeMap<String, String>,
+    ) {
+        self.gov.confine = crate::governance::confine::Setup::new(sandbox, env);
+    }
+
     /// The knowledge source as it will answer: maenifold's CLI becomes the warm MCP session
     /// (with the CLI behind it) unless the host cannot run one or the transport is `cli`.
     #[allow(clippy::too_many_arguments)]
@@ -466,7 +476,9 @@ pub(super) async fn tool_before(
         Some(a) => {
             // no borrow across awaits
             let w = shared.borrow().policy.gov.at(&call.directory);
-            let mut g = w.tool_before(io, tool, session_id, call_id, a).await;
+            let mut g = w
+                .tool_before(io, tool, session_id, call_id, a, call.fixed_args)
+                .await;
             if let Some(b) = g.block.take() {
                 let t = Told {
                     decision: "blocked",
@@ -616,6 +628,30 @@ pub(super) fn finish_tool_before(
     logs.append(&mut r.logs);
     r.logs = logs;
     r.follow_up |= pre.gate.follow_up;
+    // a governed shell: its command under the launcher (first: context and advice prepend to
+    // the new command), and what the confinement allows, with the result
+    if !pre.gate.confined.is_empty() {
+        let mut m = pre.gate.confined;
+        for x in std::mem::take(&mut r.mutations) {
+            match m.iter_mut().find(|c| c.path == x.path) {
+                Some(c) => {
+                    c.prepend = x.prepend;
+                    c.append = x.append;
+                }
+                None => m.push(x),
+            }
+        }
+        r.mutations = m;
+    }
+    if let Some(note) = pre.gate.confine_note {
+        // with the result (the hosts whose pre-tool context does not reach the model), and as
+        // advice (Claude Code reads its PreToolUse context; the first after-call drops the rest)
+        enforce::queue_with_result(shared, r, &call.call_id, note.clone());
+        r.advice = Some(match r.advice.take() {
+            Some(a) => format!("{a}\n\n{note}"),
+            None => note,
+        });
+    }
     if let Some((d, mut logs)) = pre.decision {
         logs.append(&mut r.logs);
         r.logs = logs;

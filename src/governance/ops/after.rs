@@ -155,6 +155,7 @@ fn notice_mutation(notice: &str) -> Mutation {
         prepend: None,
         append: Some(format!("\n\n{notice}")),
         strip: None,
+        set: None,
     }
 }
 

@@ -38,6 +38,14 @@ pub struct GateOutput {
     /// The session's active intent when the gate ran.
     #[serde(skip)]
     pub intent: Option<String>,
+    /// An allowed shell call: the scope its confinement is made from (`confine`), and, once
+    /// the engine has confined it, the argument changes and the note for the model.
+    #[serde(skip)]
+    pub shell: Option<super::super::confine::ShellCall>,
+    #[serde(skip)]
+    pub confined: Vec<Mutation>,
+    #[serde(skip)]
+    pub confine_note: Option<String>,
 }
 
 /// `tool.before` for governance: remember reads; gate mutating tools; keep what the record
@@ -115,12 +123,23 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
         active: active.as_deref(),
         scope: scope.as_deref(),
     };
+    let shell = cfg.host.entry(tool).role == Role::Shell;
     let (decision, rule, classes) = gate::gate_ruled(tool, &input.args, &state, &mut |p| {
         map.get(p)
             .map(|r| (*r).clone())
             .unwrap_or_else(|| Resolved::Invalid("could not be resolved".into()))
     });
     out.classes = classes;
+    if shell && decision == Decision::Allow {
+        out.shell = Some(super::super::confine::ShellCall {
+            scope: active
+                .as_deref()
+                .and_then(|id| file.get(id))
+                .map(|i| i.owned_scope.clone())
+                .unwrap_or_default(),
+            intent: active.clone(),
+        });
+    }
     if let Decision::Block(mut msg) = decision {
         out.rule = rule;
         if let Some(n) = gov

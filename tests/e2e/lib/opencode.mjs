@@ -8,6 +8,7 @@
 //   });
 //   r.code, r.mainRequests()[1].lastToolResult(), r.logs.find("some message")
 
+import { installNative } from "../../e2e-shared/native.mjs";
 import { spawn, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -295,6 +296,7 @@ function npmInstall(prefix, tarball, env, offline = true) {
   } catch (err) {
     throw new Error(`npm install ${tarball} into ${prefix} failed:\n${err.stderr ?? err.message}`);
   }
+  installNative(path.join(prefix, "node_modules")); // the confined shell's launcher (issue 38)
 }
 
 /**

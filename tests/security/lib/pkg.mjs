@@ -2,6 +2,7 @@
 // `npm install --ignore-scripts --offline <tgz>` into a fresh consumer project. Every security
 // test talks to what is installed there — the engine (`hookwise/engine`), the `hookwise`
 // command (the package's bin), the OpenClaw plugin folder — never to js/ or pkg/ directly.
+import { installNative } from "../../e2e-shared/native.mjs";
 import { execFile, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
@@ -53,6 +54,7 @@ export function installPacked(prefix = "hookwise-sec-") {
     stdio: ["ignore", "pipe", "pipe"],
     timeout: 120_000,
   });
+  installNative(path.join(project, "node_modules")); // the confined shell's launcher (issue 38)
   const moduleDir = path.join(project, "node_modules", "hookwise");
   const manifest = JSON.parse(fs.readFileSync(path.join(moduleDir, "package.json"), "utf8"));
   const bin = path.join(moduleDir, typeof manifest.bin === "string" ? manifest.bin : manifest.bin.hookwise);

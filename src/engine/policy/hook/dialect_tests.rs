@@ -619,3 +619,42 @@ fn gemini_and_copilot_records_name_the_model_of_their_session_log() {
         }
     }
 }
+
+/// Issue 38: a governed shell runs under the confining launcher — each host's rewrite key —
+/// and Qwen Code, which cannot rewrite, refuses it with the reason.
+#[test]
+fn a_governed_shell_is_rewritten_under_the_launcher_or_refused() {
+    for (host, ev, name, key) in [
+        ("claude-code", "PreToolUse", "Bash", "/hookSpecificOutput/updatedInput/command"),
+        ("codex", "PreToolUse", "Bash", "/hookSpecificOutput/updatedInput/command"),
+        ("gemini", "BeforeTool", "run_shell_command", "/hookSpecificOutput/tool_input/command"),
+        ("copilot", "PreToolUse", "Bash", "/hookSpecificOutput/updatedInput/command"),
+    ] {
+        let (mut e, mut fs) = governed(host);
+        select(&mut e, &mut fs);
+        let r = event(
+            &mut e,
+            &mut fs,
+            ev,
+            tool(ev, name, json!({"command": "echo 'hi' > src/auth/x"}), Some("t9")),
+        );
+        let v = parsed(&r);
+        let cmd = v.pointer(key).and_then(Value::as_str).unwrap_or_else(|| panic!("{host}: {v}"));
+        assert!(
+            cmd.starts_with("'/i/node_modules/@hookwise/cli-linux-x64/bin/hookwise-native' sandbox '--project' '/w' '--write-dir' '/w/src/auth'"),
+            "{host}: {cmd}"
+        );
+        assert!(cmd.contains("'--deny' '/w/.orchestration'") && cmd.contains("'--deny' '/w/.git'"), "{cmd}");
+        assert!(cmd.ends_with(" -- \"${BASH:-/bin/sh}\" -c 'echo '\\''hi'\\'' > src/auth/x'"), "{cmd}");
+    }
+    let (mut e, mut fs) = governed("qwen");
+    select(&mut e, &mut fs);
+    let r = event(
+        &mut e,
+        &mut fs,
+        "PreToolUse",
+        tool("PreToolUse", "run_shell_command", json!({"command": "ls"}), Some("t9")),
+    );
+    assert_eq!(r["decision"], "deny", "{r}");
+    assert!(text(&r).contains("confined by the kernel") && text(&r).contains("qwen cannot change"), "{r}");
+}

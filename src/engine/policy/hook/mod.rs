@@ -334,6 +334,7 @@ fn pre_tool_use(
         excerpts: None,
         dry_run: false,
         result_only: false,
+        fixed_args: false,
         unreadable,
         directory,
     });
@@ -408,9 +409,10 @@ fn apply(target: &mut Value, mutations: &[Mutation]) -> usize {
         let Some(Value::String(s)) = slot else {
             continue;
         };
-        let text = match &m.strip {
-            Some((open, close)) => strip_spans(s, open, close),
-            None => s.clone(),
+        let text = match (&m.set, &m.strip) {
+            (Some(set), _) => set.clone(),
+            (None, Some((open, close))) => strip_spans(s, open, close),
+            (None, None) => s.clone(),
         };
         *s = format!(
             "{}{text}{}",

@@ -26,11 +26,12 @@ fn project() -> TestHost {
 /// An engine as `hookwise hook` starts it: in `start`, finding the project from there.
 fn started_in(fs: &mut TestHost, start: &str) -> (Engine, Value) {
     let mut e = Engine::new();
+    crate::engine::policy::hook::tests::governance::with_launcher(fs);
     let r = drive(
         &mut e,
         fs,
         json!({"hook": "init", "env": {}, "cwd": start, "worktree": start, "directory": start,
-               "host": "claude-code", "findRoot": true}),
+               "host": "claude-code", "findRoot": true, "sandbox": crate::engine::policy::hook::tests::governance::LAUNCHER.clone()}),
     );
     (e, r)
 }

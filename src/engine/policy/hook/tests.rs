@@ -373,18 +373,36 @@ active_intents:
 
     /// An engine for `host` under intent governance (INT-1 owns src/auth/**), and its `init`
     /// answer.
+    /// The confined shell's launcher as the JS would find it (`js/native.cjs`).
+    pub(crate) static LAUNCHER: std::sync::LazyLock<Value> = std::sync::LazyLock::new(|| {
+        json!({"binary": "/i/node_modules/@hookwise/cli-linux-x64/bin/hookwise-native",
+               "platform": "linux", "install": ["/i/node_modules/hookwise"]})
+    });
+
+    /// A test host whose launcher answers `sandbox --check` (Landlock ABI 7).
+    pub(crate) fn with_launcher(fs: &mut TestHost) {
+        fs.procs = Some(Box::new(|argv: &[String]| {
+            if argv.get(1).map(String::as_str) == Some("sandbox") {
+                crate::testing::procs::Proc::out("landlock abi 7\n")
+            } else {
+                crate::testing::procs::Proc::Fails(format!("spawn {} ENOENT", argv[0]))
+            }
+        }));
+    }
+
     pub(crate) fn governed_as(host: &str) -> (Engine, TestHost, Value) {
         let mut fs = TestHost {
             now: 1_700_000_000_000.0,
             ..Default::default()
         };
         fs.file("/w/.orchestration/active_intents.yaml", INTENTS);
+        with_launcher(&mut fs);
         let mut e = Engine::new();
         let r = drive(
             &mut e,
             &mut fs,
             json!({"hook": "init", "env": {}, "cwd": "/w", "worktree": "/w", "directory": "/w",
-                   "host": host}),
+                   "host": host, "sandbox": LAUNCHER.clone()}),
         );
         (e, fs, r)
     }
