@@ -69,6 +69,7 @@ class Hookwise {
             mcp: this.mcpCapable,
             host: this.o.host, // which host's tool names and argument keys (core default: "vscode")
             ...(this.o.findRoot ? { findRoot: true } : {}), // started in a folder of the project: the core finds it
+            ...(this.o.runPrograms === false ? { runPrograms: false } : {}), // a reading command: maenifold reported, never run
           };
           this.initCall = init;
           // a host whose calls only the policy core answers (Claude Code's `claude.hook`)

@@ -51,6 +51,7 @@ pub(super) async fn init(io: Io, shared: Rc<RefCell<Shared>>, call: InitCall) ->
         mcp: host_mcp,
         host,
         find_root,
+        run_programs,
     } = call;
     let (profile, host_log) = match &host {
         None | Some(Value::Null) => crate::host::choose(None),
@@ -80,13 +81,15 @@ pub(super) async fn init(io: Io, shared: Rc<RefCell<Shared>>, call: InitCall) ->
         Ok(s) => s,
         Err(needs_policy) => return needs_policy,
     };
-    let (options, mut logs) = match setup.merged_options() {
+    let plugin_options = options.clone();
+    let (mut options, mut logs) = match setup.merged_options() {
         // Enforcement's loader already merged .opencode/hookwise.json under the options.
         Some(o) => (o, Vec::new()),
         // The project's .opencode/hookwise.json, under the plugin's own options.
         None => crate::config::merge_file_options(&options, &file, file_path),
     };
     logs.extend(host_log);
+    logs.extend(crate::trust::program_options(&mut options, &plugin_options, profile.id));
     if let Some(needs_policy) = policy::State::tools_need(&options) {
         return needs_policy;
     }
@@ -104,7 +107,13 @@ pub(super) async fn init(io: Io, shared: Rc<RefCell<Shared>>, call: InitCall) ->
         },
     );
     let clock = shared.borrow().clock.clone();
-    let (source, found, mut source_logs) = choose_source(&io, &config, &env, &cwd, clock).await;
+    let (mut source, mut found, mut source_logs) =
+        choose_source(&io, &config, &env, &cwd, clock).await;
+    if !run_programs && matches!(source, Some(crate::knowledge::Source::Cli { .. })) {
+        // found and reported; this command runs no program
+        source = None;
+        found.error = Some("not run by this command (it runs no program)".into());
+    }
     logs.append(&mut source_logs);
     // maenifold found: through the warm MCP session unless the transport is `cli`. The warm
     // session lives in the policy (full) build: the lean one hands over to it, as for
