@@ -21,31 +21,21 @@ pub const PROGRAM_KEYS: &[&str] = &["cliPath"];
 /// file: the engine API's caller (`vscode`) and OpenClaw (user-level `~/.openclaw/`).
 pub const USER_OPTION_HOSTS: &[&str] = &["vscode", "openclaw"];
 
-/// `merged` (the plugin options over the project file's) without the program keys that did
-/// not come from the user: each kept only when the host's options are the user's and the
-/// value is the plugin option's own. `plugin`: the options as the host gave them.
-pub fn program_options(merged: &mut Value, plugin: &Value, host: &str) -> Vec<Log> {
-    let mut logs = Vec::new();
-    let Value::Object(m) = merged else {
-        return logs;
-    };
-    let trusted = USER_OPTION_HOSTS.contains(&host);
-    for k in PROGRAM_KEYS {
-        let Some(v) = m.get(*k) else { continue };
-        let given = plugin.get(*k);
-        if trusted && given == Some(v) {
-            continue;
-        }
-        let from = match given {
-            Some(_) => format!("{host}'s plugin options (a project file)"),
-            None => "the project's hookwise.json".to_string(),
-        };
-        m.remove(*k);
-        logs.push(Log::warn(format!(
-            "hookwise option '{k}' in {from} names a program: ignored (a repository never makes hookwise run one); set MAENIFOLD_CLI"
-        )));
+/// `Some(warning)` when the merged options' `cliPath` did not come from the user: the
+/// project file's, or the plugin options of a host whose options live in the project (or the
+/// file's value under a user's host). The caller then takes `MAENIFOLD_CLI` alone.
+/// `plugin`: the options as the host gave them.
+pub fn program_options(merged: &Value, plugin: &Value, host: &str) -> Option<Log> {
+    let k = PROGRAM_KEYS[0];
+    let v = merged.get(k)?;
+    let given = plugin.get(k);
+    if USER_OPTION_HOSTS.contains(&host) && given.and_then(Value::as_str) == v.as_str() && given.is_some() {
+        return None;
     }
-    logs
+    let from = if given.is_some() { "the host's plugin options" } else { "hookwise.json" };
+    Some(Log::warn(format!(
+        "hookwise option '{k}' in {from} (a project file) names a program: ignored; set MAENIFOLD_CLI"
+    )))
 }
 
 #[cfg(test)]
@@ -56,23 +46,21 @@ mod tests {
     #[test]
     fn a_project_file_never_names_the_program() {
         // as merged: the file's key, no plugin option
-        let mut m = json!({"cliPath": "./evil.sh", "tokenBudget": 100});
-        let logs = program_options(&mut m, &json!({}), "vscode");
-        assert_eq!(m, json!({"tokenBudget": 100}));
-        assert!(logs[0].message.contains("hookwise.json"), "{logs:?}");
-        // the file's value under a trusted host's different plugin value: the plugin's stays
-        let mut m = json!({"cliPath": "/usr/bin/maenifold"});
-        assert!(program_options(&mut m, &json!({"cliPath": "/usr/bin/maenifold"}), "openclaw").is_empty());
-        assert_eq!(m["cliPath"], "/usr/bin/maenifold");
+        let m = json!({"cliPath": "./evil.sh", "tokenBudget": 100});
+        let log = program_options(&m, &json!({}), "vscode").unwrap();
+        assert!(log.message.contains("hookwise.json"), "{log:?}");
+        // a user's host, its own plugin value: kept
+        let m = json!({"cliPath": "/usr/bin/maenifold"});
+        assert!(program_options(&m, &json!({"cliPath": "/usr/bin/maenifold"}), "openclaw").is_none());
+        assert!(program_options(&json!({}), &json!({}), "opencode").is_none());
     }
 
     #[test]
     fn hosts_whose_options_live_in_the_project_never_name_the_program() {
         for host in ["opencode", "opencode2", "kilo", "cline", "pi", "claude-code", "codex", "gemini", "copilot", "qwen", "nonsense"] {
-            let mut m = json!({"cliPath": "./evil.sh"});
-            let logs = program_options(&mut m, &json!({"cliPath": "./evil.sh"}), host);
-            assert_eq!(m, json!({}), "{host}");
-            assert!(logs[0].message.contains("MAENIFOLD_CLI"), "{host}: {logs:?}");
+            let m = json!({"cliPath": "./evil.sh"});
+            let log = program_options(&m, &json!({"cliPath": "./evil.sh"}), host).unwrap();
+            assert!(log.message.contains("MAENIFOLD_CLI"), "{host}: {log:?}");
         }
     }
 

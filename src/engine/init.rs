@@ -53,6 +53,12 @@ pub(super) async fn init(io: Io, shared: Rc<RefCell<Shared>>, call: InitCall) ->
         find_root,
         run_programs,
     } = call;
+    // the host as named (an unknown name's options are not the user's, issue 38)
+    let host_id = match &host {
+        None | Some(Value::Null) => "vscode".to_string(),
+        Some(Value::String(id)) => id.clone(),
+        Some(_) => String::new(),
+    };
     let (profile, host_log) = match &host {
         None | Some(Value::Null) => crate::host::choose(None),
         Some(Value::String(id)) => crate::host::choose(Some(id)),
@@ -82,19 +88,26 @@ pub(super) async fn init(io: Io, shared: Rc<RefCell<Shared>>, call: InitCall) ->
         Err(needs_policy) => return needs_policy,
     };
     let plugin_options = options.clone();
-    let (mut options, mut logs) = match setup.merged_options() {
+    let (options, mut logs) = match setup.merged_options() {
         // Enforcement's loader already merged .opencode/hookwise.json under the options.
         Some(o) => (o, Vec::new()),
         // The project's .opencode/hookwise.json, under the plugin's own options.
         None => crate::config::merge_file_options(&options, &file, file_path),
     };
     logs.extend(host_log);
-    logs.extend(crate::trust::program_options(&mut options, &plugin_options, profile.id));
     if let Some(needs_policy) = policy::State::tools_need(&options) {
         return needs_policy;
     }
-    let (config, config_logs) = Config::from_sources(&options, &env);
+    let (mut config, config_logs) = Config::from_sources(&options, &env);
     logs.extend(config_logs);
+    // no program named by a file of the project (issue 38): the user's MAENIFOLD_CLI alone
+    if let Some(l) = crate::trust::program_options(&options, &plugin_options, &host_id) {
+        logs.push(l);
+        config.cli_path = env
+            .get("MAENIFOLD_CLI")
+            .filter(|s| !s.is_empty())
+            .map(|s| (s.clone(), "env"));
+    }
     let (session_cfg, session_logs) = SessionConfig::from_sources(&options, &env);
     logs.extend(session_logs);
     setup.governance(&options, governance, &cwd, &directory, profile, &mut logs);
@@ -112,7 +125,7 @@ pub(super) async fn init(io: Io, shared: Rc<RefCell<Shared>>, call: InitCall) ->
     if !run_programs && matches!(source, Some(crate::knowledge::Source::Cli { .. })) {
         // found and reported; this command runs no program
         source = None;
-        found.error = Some("not run by this command (it runs no program)".into());
+        found.error = Some("not run here".into());
     }
     logs.append(&mut source_logs);
     // maenifold found: through the warm MCP session unless the transport is `cli`. The warm

@@ -451,6 +451,27 @@ pub(super) async fn tool_before(
     };
     // Enforcement next: a block skips the knowledge lookups.
     let enforcer = shared.borrow().policy.enforcer.clone(); // no borrow across awaits
+    // nothing the agent calls changes what decides the policy (issue 38), SOPs or not
+    if let (Some(a), Some(e)) = (args, &enforcer) {
+        let (host, root) = {
+            let s = shared.borrow();
+            (s.host, s.cwd.clone())
+        };
+        let folders = &e.settings().sop_folders;
+        if let Some(b) = crate::governance::protected::enforcement_block(
+            host,
+            tool,
+            a,
+            &root,
+            &call.directory,
+            folders,
+        ) {
+            return Err(ToolResult {
+                block: Some(b),
+                ..Default::default()
+            });
+        }
+    }
     let decision = match (args, enforcer) {
         (Some(a), Some(e)) => {
             let mut d = if *dry_run {
