@@ -96,3 +96,55 @@ fn under_an_intent_whose_scope_is_everything_the_governance_paths_stay_closed() 
     let r = drive(&mut e, &mut fs, call("write", json!({"filePath": "src/a.ts", "content": "b"})));
     assert!(r.get("block").is_none(), "{r}");
 }
+
+/// A governed project on a command-hook host: the intent owns `src/**` only.
+fn governed(host: &str) -> (Engine, TestHost) {
+    let mut fs = TestHost::default();
+    fs.file(
+        "/w/.orchestration/active_intents.yaml",
+        "active_intents:\n  - id: INT-1\n    name: Src\n    status: IN_PROGRESS\n    owned_scope: ['src/**']\n",
+    );
+    fs.file("/w/README.md", "a\n");
+    fs.file("/w/src/a.ts", "a\n");
+    let mut e = Engine::new();
+    let r = drive(
+        &mut e,
+        &mut fs,
+        json!({"hook": "init", "host": host, "env": {}, "cwd": "/w", "worktree": "/w", "directory": "/w", "options": {}}),
+    );
+    assert!(r.get("plan").is_some(), "{r}");
+    let r = drive(&mut e, &mut fs, json!({"hook": "intent.select", "sessionId": "s", "intentId": "INT-1"}));
+    assert_eq!(r["ok"], true, "{r}");
+    (e, fs)
+}
+
+#[test]
+fn codex_apply_patch_through_the_shell_meets_the_scope_and_is_recorded() {
+    let (mut e, mut fs) = governed("codex");
+    let out = "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: README.md\n@@\n-a\n+b\n*** End Patch\nEOF";
+    let r = drive(&mut e, &mut fs, call("Bash", json!({"command": out})));
+    let b = r["block"].as_str().unwrap_or_else(|| panic!("not blocked: {r}"));
+    assert!(b.contains("README.md") && b.contains("outside the scope"), "{b}");
+    // in scope: allowed, and its record written when the call ends
+    let ok = "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/a.ts\n@@\n-a\n+b\n*** End Patch\nEOF";
+    let r = drive(&mut e, &mut fs, json!({"hook": "tool.before", "tool": "Bash", "sessionId": "s", "callId": "p1", "args": {"command": ok}}));
+    assert!(r.get("block").is_none(), "{r}");
+    assert_eq!(r["followUp"], true, "{r}");
+    fs.file("/w/src/a.ts", "b\n");
+    drive(&mut e, &mut fs, json!({"hook": "tool.after", "tool": "Bash", "sessionId": "s", "callId": "p1", "args": {"command": ok}, "output": "Success"}));
+    let trace = fs.read("/w/.orchestration/agent_trace.jsonl").unwrap_or_default().to_string();
+    assert!(trace.contains("src/a.ts"), "no record: {trace:?}");
+}
+
+#[test]
+fn qwens_deferred_monitor_is_a_shell_under_governance() {
+    let (mut e, mut fs) = governed("qwen");
+    for (tool, args) in [
+        ("tool_call", json!({"name": "monitor", "arguments": {"command": "printf x > .orchestration/active_intents.yaml"}})),
+        ("monitor", json!({"command": "echo '{\"governance\": false}' > .hookwise/hookwise.json"})),
+        ("tool_call", json!({"name": "monitor", "arguments": "{\"command\": \"rm -rf .orchestration\"}"})),
+    ] {
+        let r = drive(&mut e, &mut fs, call(tool, args.clone()));
+        assert!(r["block"].as_str().is_some(), "{tool} {args}: {r}");
+    }
+}

@@ -425,6 +425,21 @@ pub(super) async fn tool_before(
         unreadable,
         ..
     } = call;
+    // What the call really is (a hidden shell or patch, issue 38): judged as that.
+    let host = shared.borrow().host;
+    let seen = args
+        .as_ref()
+        .and_then(|a| crate::host::hidden::read_call(host, tool, a));
+    let (tool, args) = match seen {
+        Some(crate::host::hidden::Seen::Refuse(b)) => {
+            return Err(ToolResult {
+                block: Some(b),
+                ..Default::default()
+            })
+        }
+        Some(crate::host::hidden::Seen::As(t, a)) => (&t.to_string(), &Some(a)),
+        None => (tool, args),
+    };
     // Arguments that could not be read whole: governance and enforcement refuse what they
     // cannot check; knowledge context goes on with what is there.
     if let Some(code) = unreadable {
@@ -571,6 +586,15 @@ pub(super) async fn tool_after(
         directory,
         model_log,
     } = call;
+    // the call as `tool.before` judged it (a hidden shell or patch, issue 38)
+    let host = shared.borrow().host;
+    let (tool, args) = match args
+        .as_ref()
+        .and_then(|a| crate::host::hidden::read_call(host, &tool, a))
+    {
+        Some(crate::host::hidden::Seen::As(t, a)) => (t.to_string(), Some(a)),
+        _ => (tool, args),
+    };
     let args = match &unreadable {
         Some(code) => {
             r.logs.push(Log::warn(format!(
