@@ -125,15 +125,15 @@ fn codex_apply_patch_through_the_shell_meets_the_scope_and_is_recorded() {
     let r = drive(&mut e, &mut fs, call("Bash", json!({"command": out})));
     let b = r["block"].as_str().unwrap_or_else(|| panic!("not blocked: {r}"));
     assert!(b.contains("README.md") && b.contains("outside the scope"), "{b}");
-    // in scope: allowed, and its record written when the call ends
+    // in scope: Codex would apply it with no hook after it (no record): refused, naming the tool
     let ok = "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/a.ts\n@@\n-a\n+b\n*** End Patch\nEOF";
     let r = drive(&mut e, &mut fs, json!({"hook": "tool.before", "tool": "Bash", "sessionId": "s", "callId": "p1", "args": {"command": ok}}));
+    let b = r["block"].as_str().unwrap_or_else(|| panic!("not blocked: {r}"));
+    assert!(b.contains("`apply_patch` tool") && b.contains("record"), "{b}");
+    // the patch tool itself: allowed
+    let patch = "*** Begin Patch\n*** Update File: src/a.ts\n@@\n-a\n+b\n*** End Patch";
+    let r = drive(&mut e, &mut fs, json!({"hook": "tool.before", "tool": "apply_patch", "sessionId": "s", "callId": "p2", "args": {"command": patch}}));
     assert!(r.get("block").is_none(), "{r}");
-    assert_eq!(r["followUp"], true, "{r}");
-    fs.file("/w/src/a.ts", "b\n");
-    drive(&mut e, &mut fs, json!({"hook": "tool.after", "tool": "Bash", "sessionId": "s", "callId": "p1", "args": {"command": ok}, "output": "Success"}));
-    let trace = fs.read("/w/.orchestration/agent_trace.jsonl").unwrap_or_default().to_string();
-    assert!(trace.contains("src/a.ts"), "no record: {trace:?}");
 }
 
 #[test]

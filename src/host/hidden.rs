@@ -14,8 +14,10 @@
 //! - **A patch in a shell** (Codex runs `apply_patch <<'EOF' … EOF` given to its shell itself,
 //!   outside any process a hook or the kernel could watch): a shell command that is exactly one
 //!   `apply_patch` (or `applypatch`) with the patch as a here-document or one quoted argument
-//!   is read as the host's patch tool with that patch — so the scope applies and a record is
-//!   written. A command that holds a patch for `apply_patch` in any other form is refused.
+//!   is judged as the host's patch tool with that patch — so the scope applies; where the gate
+//!   would let it run, it is refused with a sentence naming the patch tool (Codex runs no hook
+//!   after such a patch: its record could not be written, and no change goes unrecorded). A
+//!   command that holds a patch for `apply_patch` in any other form is refused.
 //! - **A patch under another name** (Copilot CLI sends its freeform `apply_patch` to hooks as
 //!   `Edit` with the raw patch): a call of a tool the profile does not know whose input is a
 //!   `*** Begin Patch` text (the input itself, or under `input`, `patch` or `command`) is read
@@ -40,6 +42,17 @@ pub enum Seen {
     As(&'static str, Value),
     /// Refuse it (the model's sentence).
     Refuse(String),
+    /// A patch given to the host's shell, judged as `tool` with `args` (its scope); where the
+    /// gate would let it run and record it, refused instead: the host applies it itself and
+    /// runs no hook after it (Codex 0.171), so its record could not be written.
+    ShellPatch(&'static str, Value),
+}
+
+/// The model's sentence for a patch given to the shell that the gate would allow.
+pub fn shell_patch_block(tool: &str, patch_tool: &str) -> String {
+    format!(
+        "hookwise blocked `{tool}`: the command gives a patch to `apply_patch`, which this host applies itself with no hook after it, so its Agent Trace record could not be written. Make the same change with the `{patch_tool}` tool: it is checked against the intent's scope and recorded."
+    )
 }
 
 /// What the call of `tool` with `args` really is on `host`, when its name does not say it.
@@ -133,7 +146,7 @@ fn shell_patch(host: &Profile, tool: &str, args: &Value) -> Option<Seen> {
         }
         return Some(match exact_apply_patch(line) {
             Some(patch) => match as_patch(host, tool, &patch)? {
-                Seen::As(name, a) => Seen::As(name, a),
+                Seen::As(name, a) => Seen::ShellPatch(name, a),
                 r => r,
             },
             None => Seen::Refuse(format!(
@@ -228,7 +241,7 @@ mod tests {
         ] {
             assert_eq!(
                 read_call(c, "Bash", &json!({"command": cmd})),
-                Some(Seen::As("apply_patch", json!({"command": patch}))),
+                Some(Seen::ShellPatch("apply_patch", json!({"command": patch}))),
                 "{cmd}"
             );
         }

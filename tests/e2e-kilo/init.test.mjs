@@ -47,7 +47,9 @@ test("init --kilo writes .kilo/plugin/hookwise.js loading the project's hookwise
   const first = await cli(dir, ["init", "--kilo"]);
   assert.match(first.stdout, /created \.kilo\/plugin\/hookwise\.js/);
   const text = read(dir, ".kilo/plugin/hookwise.js");
-  assert.match(text, /^export \{ default \} from "hookwise";$/m);
+  // found as the launcher finds it, never by Bun's walk up every parent folder (issue 38)
+  assert.match(text, /function findHookwise\(d, rel\)[\s\S]*"dist\/index\.mjs"\);\n[\s\S]*^export default \(await import\(pathToFileURL\(at\)\.href\)\)\.default;$/m);
+  assert.doesNotMatch(text, /from "hookwise"/);
   const second = await cli(dir, ["init", "--kilo", "--json"]);
   assert.equal(JSON.parse(second.stdout).changes[0].action, "kept");
   assert.equal(read(dir, ".kilo/plugin/hookwise.js"), text);

@@ -427,6 +427,7 @@ pub(super) async fn tool_before(
     } = call;
     // What the call really is (a hidden shell or patch, issue 38): judged as that.
     let host = shared.borrow().host;
+    let mut shell_patch: Option<(String, &'static str)> = None;
     let seen = args
         .as_ref()
         .and_then(|a| crate::host::hidden::read_call(host, tool, a));
@@ -438,6 +439,10 @@ pub(super) async fn tool_before(
             })
         }
         Some(crate::host::hidden::Seen::As(t, a)) => (&t.to_string(), &Some(a)),
+        Some(crate::host::hidden::Seen::ShellPatch(t, a)) => {
+            shell_patch = Some((call.tool.clone(), t));
+            (&t.to_string(), &Some(a))
+        }
         None => (tool, args),
     };
     // Arguments that could not be read whole: governance and enforcement refuse what they
@@ -456,6 +461,14 @@ pub(super) async fn tool_before(
             if let Some(b) = g.block.take() {
                 return Err(ToolResult {
                     block: Some(b),
+                    logs: g.logs,
+                    ..Default::default()
+                });
+            }
+            // a governed change the host would apply with no hook after it: no record, no change
+            if let (Some((shell, patch_tool)), true) = (&shell_patch, g.follow_up) {
+                return Err(ToolResult {
+                    block: Some(crate::host::hidden::shell_patch_block(shell, patch_tool)),
                     logs: g.logs,
                     ..Default::default()
                 });
@@ -593,6 +606,7 @@ pub(super) async fn tool_after(
         .and_then(|a| crate::host::hidden::read_call(host, &tool, a))
     {
         Some(crate::host::hidden::Seen::As(t, a)) => (t.to_string(), Some(a)),
+        Some(crate::host::hidden::Seen::ShellPatch(t, a)) => (t.to_string(), Some(a)),
         _ => (tool, args),
     };
     let args = match &unreadable {
