@@ -110,8 +110,20 @@ async function piDoctor(cwd) {
       for (const e of ext) if (!fs.existsSync(path.join(dir, e))) throw new Error(`${source}: ${e} is missing`);
     }
     // the extension as pi runs it, without pi: the events it subscribes to and the tools it
-    // offers — this hookwise's own, running no program: doctor loads no code a project names
-    // (issue 38; the package's files were checked above)
+    // offers — only when the package named is this very hookwise, running no program: doctor
+    // loads no code a project names (issue 38; the package's files were checked above)
+    let same = !dir;
+    try {
+      same = same || fs.realpathSync(dir) === fs.realpathSync(OWN);
+    } catch {
+      /* not there: checked above */
+    }
+    if (!same) {
+      out.ok = true;
+      out.note = `not started: doctor starts only the hookwise it is (${OWN}); run ${path.join(source, "dist", "cli.mjs")} doctor to start that one`;
+      out.ms = 0;
+      return out;
+    }
     const { extension } = require("./pi.cjs");
     const events = [];
     const tools = [];
