@@ -216,7 +216,7 @@ function parseArgs(argv) {
   return out;
 }
 
-async function engineFor(flags, { quiet, options: extra, host } = {}) {
+async function engineFor(flags, { quiet, options: extra, host, runPrograms = true } = {}) {
   const cwd = path.resolve(flags.cwd || process.cwd());
   const env = { ...process.env };
   if (flags.vault) env.HOOKWISE_VAULT = path.resolve(flags.vault);
@@ -228,6 +228,7 @@ async function engineFor(flags, { quiet, options: extra, host } = {}) {
     cwd,
     env,
     host,
+    runPrograms,
     options: { ...(flags.vault ? { vault: path.resolve(flags.vault) } : {}), ...(extra || {}) },
     log: (level, message) => {
       if (level === "warn" || level === "error") warnings.push(`${level}: ${message}`);
@@ -298,7 +299,7 @@ const commands = {
   async metrics({ _, flags }) {
     const sub = _[1];
     if (sub && sub !== "verify") throw new UsageError(`unknown metrics subcommand '${sub}'`);
-    const { engine, warnings } = await engineFor(flags, { quiet: true });
+    const { engine, warnings } = await engineFor(flags, { quiet: true, runPrograms: false });
     const r = await engine.metrics({ verify: sub === "verify" });
     warnings.forEach((w) => process.stderr.write(w + "\n"));
     print(flags, r, r.text);
@@ -306,7 +307,7 @@ const commands = {
   },
 
   async doctor({ flags }) {
-    const { engine, warnings, initMs } = await engineFor(flags, { quiet: true });
+    const { engine, warnings, initMs } = await engineFor(flags, { quiet: true, runPrograms: false });
     const report = await engine.doctor();
     const timings = {};
     const time = async (name, f) => {
@@ -322,7 +323,8 @@ const commands = {
     const cwd = path.resolve(flags.cwd || process.cwd());
     // the plugin hosts that call setup(): Kilo CLI's plugin file, OpenCode 2's `plugins`
     const { pluginHostsReport } = await import("./kilo-config.mjs");
-    const plugins = pluginHostsReport(cwd, require("./failsafe.cjs").configured(cwd, {}));
+    // no `opencode --version`: doctor runs no program (issue 38)
+    const plugins = pluginHostsReport(cwd, require("./failsafe.cjs").configured(cwd, {}), { opencodeVersion: () => null });
     // a damaged install cannot list the command-hook agents: said, not thrown
     const hooked = await agentsSetUp(cwd).catch((e) => (warnings.push(`error: the command-hook agents could not be checked: ${e && e.message}`), []));
     const agents = [...hooked, ...plugins.agents];
@@ -354,8 +356,9 @@ const commands = {
     if (flags.init && sub !== "head") throw new UsageError("--init goes with trace head");
     if (flags.anchor !== undefined && sub !== "verify") throw new UsageError("--anchor goes with trace verify");
     if (flags.out !== undefined && sub !== "report") throw new UsageError("--out goes with trace report");
-    // the trace commands use no knowledge source: none is looked for, none is talked about
-    const { engine, warnings } = await engineFor(flags, { quiet: true, options: { knowledge: "off" } });
+    // the trace commands use no knowledge source (none is looked for, none is talked about) and
+    // run no program (issue 38)
+    const { engine, warnings } = await engineFor(flags, { quiet: true, runPrograms: false, options: { knowledge: "off" } });
     if (sub === "report") return traceReport(engine, flags, warnings);
     const problems = (v) => (v.problems || []).map((p) => `${p.segment ? `${p.segment} ` : ""}${p.line ? `line ${p.line}: ` : ""}${p.kind}: ${p.message}`);
     if (sub === "blame") {
@@ -510,9 +513,11 @@ function isExecutable(f) {
  * set-up (Claude Code's default) is timed through the command form.
  */
 async function agentsSetUp(cwd) {
-  const { spawnSync } = await import("node:child_process");
+  // Runs nothing the project names (issue 38: a cloned repository's hook entry is its own
+  // program): the entry is shown, and the round trip is this hookwise answering the agent's
+  // event in this process, as the entry would, running no program either.
   const { isOurs } = require("./claude-init.cjs");
-  const { DIALECTS } = require("./claude.cjs");
+  const { runHook } = require("./claude.cjs");
   const out = [];
   for (const a of await agentHosts(cwd)) {
     let hooks;
@@ -524,28 +529,20 @@ async function agentsSetUp(cwd) {
     const entries = hooks && Array.isArray(hooks[a.promptEvent]) ? hooks[a.promptEvent] : [];
     const ours = entries.flatMap((e) => (e && Array.isArray(e.hooks) ? e.hooks : [])).find((h) => isOurs(h, "hookwise"));
     if (!ours) continue;
-    let command = ours.command;
-    let note = "";
-    if (ours.type !== "command") {
-      command = `${JSON.stringify(process.execPath)} ${JSON.stringify(fileURLToPath(import.meta.url))} hook ${a.promptEvent}`;
-      note = "mcp_tool hooks: timed through the command form";
-    }
+    const command = typeof ours.command === "string" ? ours.command : "";
+    const note = ours.type !== "command" ? "mcp_tool hooks: timed through the command form" : "the entry is shown, not run: doctor runs no program";
     const payload = JSON.stringify({ hook_event_name: a.promptEvent, session_id: "hookwise-doctor", cwd, prompt: "hookwise doctor" });
-    const env = { ...process.env };
-    const v = DIALECTS[a.host] && DIALECTS[a.host].projectDirVar;
-    if (v) env[v] = cwd;
     const t0 = performance.now();
-    const r = spawnSync("/bin/sh", ["-c", command], { cwd, env, input: payload, encoding: "utf8", timeout: 60_000 });
-    const ms = Math.round((performance.now() - t0) * 10) / 10;
-    let error = r.error ? r.error.message : r.status !== 0 ? `exit ${r.status}: ${(r.stderr || "").trim().slice(0, 300)}` : "";
-    if (!error) {
-      try {
-        JSON.parse(r.stdout);
-      } catch {
-        error = `the answer is not JSON: ${JSON.stringify((r.stdout || "").slice(0, 120))}`;
-      }
+    let error = "";
+    try {
+      const r = await runHook({ host: a.host, event: a.promptEvent, raw: { text: payload, over: false }, cwd, runPrograms: false, log: () => {} });
+      if (!r.ok) error = String(r.text || "no answer");
+      else JSON.parse(r.text || "{}");
+    } catch (e) {
+      error = `the answer is not JSON: ${String((e && e.message) || e).slice(0, 120)}`;
     }
-    out.push({ host: a.host, file: a.hooksFile, event: a.promptEvent, command, ms, ok: !error, ...(error ? { error } : {}), ...(note ? { note } : {}) });
+    const ms = Math.round((performance.now() - t0) * 10) / 10;
+    out.push({ host: a.host, file: a.hooksFile, event: a.promptEvent, command, ms, ok: !error, ...(error ? { error } : {}), note });
   }
   return out;
 }

@@ -7,19 +7,52 @@
 const fs = require("node:fs");
 const path = require("node:path");
 
+const { FIND_SOURCE, NOT_FOUND, findHookwise } = require("./own-install.cjs");
+
 const REL = path.join(".cline", "plugins", "hookwise.js");
 /** The first line of the file we write: how a later run knows the file is ours. */
 const MARK = "// hookwise for Cline (written by `hookwise init --cline`";
 
 /** The plugin file's text: the project's own hookwise, or (`global`) the one at `distDir`. */
 function pluginText({ global, distDir }) {
-  const spec = global ? JSON.stringify(path.join(distDir, "cline.cjs")) : JSON.stringify("hookwise/cline");
-  return `${MARK}; safe to commit).
-// Loads hookwise's Cline plugin from ${global ? "this machine's hookwise" : "the project's node_modules (npm install --save-dev hookwise)"}.
+  if (global) {
+    return `${MARK}; safe to commit).
+// Loads hookwise's Cline plugin from this machine's hookwise.
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
-export default require(${spec}).createPlugin();
+export default require(${JSON.stringify(path.join(distDir, "cline.cjs"))}).createPlugin();
 `;
+  }
+  // never Node's resolution of "hookwise/cline", which walks up every parent folder (issue 38)
+  return `${MARK}; safe to commit).
+// Loads hookwise's Cline plugin from the project's node_modules (npm install --save-dev hookwise):
+// this workspace, the folders above it up to its .git, or its git worktree's main checkout;
+// never a folder another user can write.
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+const require = createRequire(import.meta.url);
+const at = (${FIND_SOURCE})(require("node:path").resolve(fileURLToPath(import.meta.url), "..", "..", ".."), "dist/cline.cjs");
+if (!at) throw new Error(${JSON.stringify(`hookwise: ${NOT_FOUND}`)});
+export default require(at).createPlugin();
+`;
+}
+
+/** What an earlier hookwise wrote for the project's own hookwise: Node's resolution, which
+ * walks up every parent folder. Replaced by init; doctor warns of it. */
+const OLD_LOCAL = `${MARK}; safe to commit).
+// Loads hookwise's Cline plugin from the project's node_modules (npm install --save-dev hookwise).
+import { createRequire } from "node:module";
+const require = createRequire(import.meta.url);
+export default require("hookwise/cline").createPlugin();
+`;
+
+/** The file the plugin file loads, found as it finds it (never loaded here), or null. */
+function clinePluginTarget(cwd, text) {
+  if (text.includes("findHookwise(")) return findHookwise(path.resolve(cwd), "dist/cline.cjs");
+  const m = /require\(("(?:[^"\\]|\\.)*")\)\.createPlugin\(\)/.exec(text);
+  if (!m) return null;
+  const spec = JSON.parse(m[1]);
+  return path.isAbsolute(spec) ? spec : null;
 }
 
 /**
@@ -46,6 +79,10 @@ function initCline(cwd, o) {
       changes.push({ action: "created", file: REL, what: "the hookwise plugin" });
     } else if (have === want) {
       lines.push(`kept ${REL} (up to date)`);
+    } else if (have === OLD_LOCAL) {
+      // ours, from an earlier hookwise that let Node walk up every parent folder (issue 38)
+      fs.writeFileSync(file, want);
+      changes.push({ action: "updated", file: REL, what: "the hookwise plugin (it no longer looks for hookwise in the folders above the project)" });
     } else if (have.startsWith(MARK)) {
       lines.push(`kept ${REL} (written by an earlier hookwise init; delete it and run init --cline again to rewrite it)`);
     } else {
@@ -76,15 +113,16 @@ async function clineDoctor(cwd) {
     return null;
   }
   if (!text.startsWith(MARK)) return { host: "cline", file: REL, ok: true, ms: 0, note: "not hookwise's plugin file" };
+  if (text === OLD_LOCAL) return { host: "cline", file: REL, event: "plugin load", ok: false, ms: 0, error: "written by an earlier hookwise: it loads whatever node_modules/hookwise Node finds in any folder above the project, one another user may have planted; run hookwise init --cline to rewrite it" };
   const t0 = performance.now();
   let error = "";
   try {
-    // what the file requires, resolved from the file as Cline resolves it (the file itself is
-    // ESM, which Node 20 does not import from a .js without a package type)
-    const m = /require\(("(?:[^"\\]|\\.)*")\)\.createPlugin\(\)/.exec(text);
-    if (!m) throw new Error("the plugin file names no hookwise to load");
-    const { createRequire } = require("node:module");
-    const p = createRequire(file)(JSON.parse(m[1])).createPlugin();
+    // what the file loads, found as the file finds it — but never loaded here: doctor runs no
+    // code a project names (issue 38); this hookwise's own plugin is made instead
+    const at = clinePluginTarget(cwd, text);
+    if (!at) throw new Error("the plugin file names no hookwise to load");
+    if (!fs.existsSync(at)) throw new Error(`${at} does not exist`);
+    const p = require("./cline.cjs").createPlugin();
     if (!p || !p.hooks || typeof p.hooks.beforeTool !== "function") error = "the plugin file exports no hookwise plugin";
   } catch (e) {
     error = String((e && e.message) || e).split("\n")[0];
@@ -95,4 +133,4 @@ async function clineDoctor(cwd) {
   return { host: "cline", file: REL, event: "plugin load", ok: !error, ms, ...(error ? { error } : {}), ...(note ? { note } : {}) };
 }
 
-module.exports = { initCline, clineDoctor, pluginText, REL };
+module.exports = { initCline, clineDoctor, pluginText, clinePluginTarget, OLD_LOCAL, REL };

@@ -329,6 +329,8 @@ class Engine {
  *        its index is older than `vaultRefreshMs`
  * @param {string} [opts.host]      whose tool names and argument keys the calls use: "vscode"
  *        (default: Roo Code's, OpenCode's and OpenClaw's names), "opencode", "openclaw", "claude-code"
+ * @param {boolean} [opts.runPrograms] false: run no program (maenifold is found and reported,
+ *        never started): what `hookwise trace`, `metrics` and `doctor` use
  */
 async function createEngine(opts = {}) {
   const hw = new Hookwise(opts);

@@ -71,6 +71,7 @@ class Hookwise {
             host: this.o.host, // which host's tool names and argument keys (core default: "vscode")
             ...(this.o.findRoot ? { findRoot: true } : {}), // started in a folder of the project: the core finds it
             sandbox: sandboxLauncher(), // the confined shell's launcher (issue 38): found beside this install only
+            ...(this.o.runPrograms === false ? { runPrograms: false } : {}), // a reading command: maenifold reported, never run
           };
           this.initCall = init;
           // a host whose calls only the policy core answers (Claude Code's `claude.hook`)

@@ -15,6 +15,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
+const { FIND_SOURCE, NOT_FOUND, findHookwise } = createRequire(import.meta.url)("./own-install.cjs");
 
 export const KILO_PLUGIN = ".kilo/plugin/hookwise.js";
 /** Where else Kilo 7.7.7 reads project plugin files and configuration (its legacy `.kilocode/`). */
@@ -23,11 +24,29 @@ const CONFIGS = ["kilo.json", "kilo.jsonc", ".kilo/kilo.json", ".kilo/kilo.jsonc
 
 const INIT_MARK = "written by `hookwise init --kilo`";
 
-/** The plugin file's text: loads `spec` ("hookwise", or a file URL with --global). */
+/** The plugin file's text: loads `spec` ("hookwise": the project's own, found as the command
+ * hooks' launcher finds it — never Bun's resolution, which walks up every parent folder, issue
+ * 38 —; or a file URL with --global). */
 export function kiloPluginText(spec) {
-  const which = spec === "hookwise" ? "the project's own hookwise (npm install --save-dev hookwise)" : "the hookwise installed at this path (hookwise init --kilo --global)";
-  return `// hookwise for Kilo CLI, ${INIT_MARK}: Kilo loads the plugins in .kilo/plugin/.\n// This one is ${which}.\nexport { default } from ${JSON.stringify(spec)};\n`;
+  if (spec !== "hookwise") {
+    return `// hookwise for Kilo CLI, ${INIT_MARK}: Kilo loads the plugins in .kilo/plugin/.\n// This one is the hookwise installed at this path (hookwise init --kilo --global).\nexport { default } from ${JSON.stringify(spec)};\n`;
+  }
+  return `// hookwise for Kilo CLI, ${INIT_MARK}: Kilo loads the plugins in .kilo/plugin/.
+// This one is the project's own hookwise (npm install --save-dev hookwise): in this project, the
+// folders above it up to its .git, or its git worktree's main checkout; never a folder another
+// user can write.
+import { createRequire } from "node:module";
+import { fileURLToPath, pathToFileURL } from "node:url";
+const require = createRequire(import.meta.url);
+const at = (${FIND_SOURCE})(require("node:path").resolve(fileURLToPath(import.meta.url), "..", "..", ".."), "dist/index.mjs");
+if (!at) throw new Error(${JSON.stringify(`hookwise: ${NOT_FOUND}`)});
+export default (await import(pathToFileURL(at).href)).default;
+`;
 }
+
+/** What an earlier hookwise wrote for the project's own hookwise (Bun's resolution, which walks
+ * up every parent folder): replaced by init, reported by doctor. */
+const OLD_LOCAL = `// hookwise for Kilo CLI, ${INIT_MARK}: Kilo loads the plugins in .kilo/plugin/.\n// This one is the project's own hookwise (npm install --save-dev hookwise).\nexport { default } from "hookwise";\n`;
 
 /** The package this command runs from, as the --global plugin file loads it. */
 function ownEntry() {
@@ -82,9 +101,11 @@ function pluginFiles(cwd) {
       } catch {
         continue;
       }
-      const spec = specOf(text);
+      // the file init writes for the project's own hookwise: found, not resolved by Bun
+      const spec = text.includes(INIT_MARK) && text.includes("findHookwise(") ? "hookwise" : specOf(text);
+      const found = text.includes("findHookwise(");
       // the package by name or path, or the file init writes (--global: any path)
-      if (spec && (namesHookwise(spec) || text.includes(INIT_MARK))) out.push({ rel: `${dir}/${n}`, spec });
+      if (spec && (namesHookwise(spec) || text.includes(INIT_MARK))) out.push({ rel: `${dir}/${n}`, spec, found, old: text === OLD_LOCAL });
     }
   }
   return out;
@@ -102,6 +123,10 @@ export function initKilo(cwd, { global = false } = {}) {
   const file = path.join(cwd, KILO_PLUGIN);
   if (configs.length) {
     changes.push({ action: "kept", file: configs[0], what: "its `plugin` list loads hookwise already (from Kilo's cache); no plugin file written, so it does not run twice" });
+  } else if (files.length && files[0].old) {
+    // ours, from an earlier hookwise that let Bun walk up every parent folder (issue 38)
+    fs.writeFileSync(path.join(cwd, files[0].rel), kiloPluginText(global ? ownEntry() : "hookwise"));
+    changes.push({ action: "updated", file: files[0].rel, what: "it loads hookwise, no longer looking for it in the folders above the project" });
   } else if (files.length) {
     changes.push({ action: "kept", file: files[0].rel, what: `it loads hookwise (${files[0].spec})` });
   } else if (fs.existsSync(file)) {
@@ -123,7 +148,12 @@ export function initKilo(cwd, { global = false } = {}) {
 }
 
 /** Where a plugin file's `spec` resolves from the file (as Kilo's runtime resolves it), or throws. */
-function resolveSpec(cwd, rel, spec) {
+function resolveSpec(cwd, rel, spec, found) {
+  if (found) {
+    const at = findHookwise(path.resolve(cwd), "package.json");
+    if (!at) throw new Error(NOT_FOUND);
+    return at;
+  }
   if (spec.startsWith("file:")) {
     const p = fileURLToPath(spec);
     if (!fs.existsSync(p)) throw new Error(`${p} does not exist`);
@@ -144,7 +174,8 @@ export function pluginHostsReport(cwd, configured, { opencodeVersion = installed
   const gated = configured ? `the intent governance or pre-action enforcement this project configures (${configured.marker})` : null;
   for (const f of pluginFiles(cwd)) {
     try {
-      const at = resolveSpec(cwd, f.rel, f.spec);
+      if (f.old) throw new Error("it was written by an earlier hookwise and loads whatever node_modules/hookwise Bun finds in any folder above the project, one another user may have planted; run hookwise init --kilo to rewrite it");
+      const at = resolveSpec(cwd, f.rel, f.spec, f.found);
       agents.push({ host: "kilo", file: f.rel, ok: true, loads: at, line: `agent kilo: set up in ${f.rel} (loads ${path.dirname(at)}); Kilo runs its hooks through the OpenCode 1.x plugin (server); its setup() call registers nothing more` });
     } catch (e) {
       const why = `cannot load ${f.spec} from there (${String(e.message).split("\n")[0]}): Kilo starts without hookwise`;

@@ -109,12 +109,26 @@ async function piDoctor(cwd) {
       if (!ext.length) throw new Error(`${source} has no pi extension (its package.json has no "pi.extensions"): a hookwise too old for pi`);
       for (const e of ext) if (!fs.existsSync(path.join(dir, e))) throw new Error(`${source}: ${e} is missing`);
     }
-    // the extension as pi runs it, without pi: the events it subscribes to and the tools it offers
-    const { extension } = require(dir ? path.join(dir, "dist", "pi.cjs") : "./pi.cjs");
+    // the extension as pi runs it, without pi: the events it subscribes to and the tools it
+    // offers — only when the package named is this very hookwise, running no program: doctor
+    // loads no code a project names (issue 38; the package's files were checked above)
+    let same = !dir;
+    try {
+      same = same || fs.realpathSync(dir) === fs.realpathSync(OWN);
+    } catch {
+      /* not there: checked above */
+    }
+    if (!same) {
+      out.ok = true;
+      out.note = `not started: doctor starts only the hookwise it is (${OWN}); run ${path.join(source, "dist", "cli.mjs")} doctor to start that one`;
+      out.ms = 0;
+      return out;
+    }
+    const { extension } = require("./pi.cjs");
     const events = [];
     const tools = [];
     const fake = { on: (ev) => events.push(ev), registerTool: (t) => tools.push(t.name), getThinkingLevel: () => undefined };
-    const hw = await extension(fake, { cwd, stderr: { write() {} } });
+    const hw = await extension(fake, { cwd, stderr: { write() {} }, runPrograms: false });
     const started = !!hw.started;
     const why = hw.startError && hw.startError.message;
     await hw.dispose();

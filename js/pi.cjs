@@ -118,6 +118,7 @@ async function extension(pi, deps = {}) {
     options: {},
     cwd,
     directory: cwd,
+    ...(deps.runPrograms === false ? { runPrograms: false } : {}),
     log,
     extra: {
       async sessionMessages({ sessionId }) {

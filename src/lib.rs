@@ -35,6 +35,8 @@ mod test_rng;
 #[doc(hidden)]
 pub mod testing;
 pub mod tools;
+/// Nothing in a repository names a program hookwise runs (issue 38).
+pub mod trust;
 pub mod vault;
 pub mod wire;
 pub use hookwise_text::wikilink;

@@ -232,7 +232,10 @@ fn blame_reads_only_what_governance_would() {
     p.fs.file("/w/src/bin.dat", "a\0b\n");
     p.fs.file("/w/src/huge.txt", &"x\n".repeat(5 * 1024 * 1024));
     p.fs.dir("/w/src/dir");
+    // issue 38: a hard link to a file outside the project
+    p.fs.hard_link("/w/src/hard.ts", "/etc/secret");
     for (path, why) in [
+        ("src/hard.ts", "hard link"),
         ("src/out", "outside the project"),
         ("/etc/secret", "outside the project"),
         ("../etc/secret", "outside the project"),

@@ -182,6 +182,10 @@ pub struct InitCall {
     #[serde(default)]
     #[cfg_attr(not(feature = "policy"), serde(skip))]
     pub sandbox: Value,
+    /// `false`: a command that only reads (`hookwise trace`, `metrics`, `doctor`): maenifold
+    /// is discovered and reported, never run (issue 38).
+    #[serde(default = "yes")]
+    pub run_programs: bool,
 }
 
 fn yes() -> bool {

@@ -52,7 +52,14 @@ pub(super) async fn init(io: Io, shared: Rc<RefCell<Shared>>, call: InitCall) ->
         host,
         find_root,
         sandbox,
+        run_programs,
     } = call;
+    // the host as named (an unknown name's options are not the user's, issue 38)
+    let host_id = match &host {
+        None | Some(Value::Null) => "vscode".to_string(),
+        Some(Value::String(id)) => id.clone(),
+        Some(_) => String::new(),
+    };
     let (profile, host_log) = match &host {
         None | Some(Value::Null) => crate::host::choose(None),
         Some(Value::String(id)) => crate::host::choose(Some(id)),
@@ -81,6 +88,7 @@ pub(super) async fn init(io: Io, shared: Rc<RefCell<Shared>>, call: InitCall) ->
         Ok(s) => s,
         Err(needs_policy) => return needs_policy,
     };
+    let plugin_options = options.clone();
     let (options, mut logs) = match setup.merged_options() {
         // Enforcement's loader already merged .opencode/hookwise.json under the options.
         Some(o) => (o, Vec::new()),
@@ -94,8 +102,16 @@ pub(super) async fn init(io: Io, shared: Rc<RefCell<Shared>>, call: InitCall) ->
     if let Some(needs_policy) = policy::State::telemetry_need(&options, &env) {
         return needs_policy;
     }
-    let (config, config_logs) = Config::from_sources(&options, &env);
+    let (mut config, config_logs) = Config::from_sources(&options, &env);
     logs.extend(config_logs);
+    // no program named by a file of the project (issue 38): the user's MAENIFOLD_CLI alone
+    if let Some(l) = crate::trust::program_options(&options, &plugin_options, &host_id) {
+        logs.push(l);
+        config.cli_path = env
+            .get("MAENIFOLD_CLI")
+            .filter(|s| !s.is_empty())
+            .map(|s| (s.clone(), "env"));
+    }
     let (session_cfg, session_logs) = SessionConfig::from_sources(&options, &env);
     logs.extend(session_logs);
     setup.governance(&options, governance, &cwd, &directory, profile, &mut logs);
@@ -109,7 +125,13 @@ pub(super) async fn init(io: Io, shared: Rc<RefCell<Shared>>, call: InitCall) ->
         },
     );
     let clock = shared.borrow().clock.clone();
-    let (source, found, mut source_logs) = choose_source(&io, &config, &env, &cwd, clock).await;
+    let (mut source, mut found, mut source_logs) =
+        choose_source(&io, &config, &env, &cwd, clock).await;
+    if !run_programs && matches!(source, Some(crate::knowledge::Source::Cli { .. })) {
+        // found and reported; this command runs no program
+        source = None;
+        found.error = Some("not run here".into());
+    }
     logs.append(&mut source_logs);
     // maenifold found: through the warm MCP session unless the transport is `cli`. The warm
     // session lives in the policy (full) build: the lean one hands over to it, as for

@@ -268,3 +268,5 @@ mod gov_tests;
 mod tests;
 #[cfg(test)]
 mod wiring_tests;
+#[cfg(all(test, feature = "policy"))]
+mod govpaths_tests;

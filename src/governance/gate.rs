@@ -326,10 +326,18 @@ pub fn gate_ruled(
         }
     }
     if !governance.is_empty() {
-        let d = Decision::Block(format!(
-            "hookwise blocked `{tool}`: {} is in .orchestration/, which holds the intents and the trace; only the user changes it. Ask the user if an intent or its scope needs to change.",
-            governance.join(", ")
-        ));
+        let orchestration = governance.iter().all(|g| {
+            let g = g.trim_start_matches('`').trim_start_matches("./");
+            g.get(..DIR_LEN).is_some_and(|d| d.eq_ignore_ascii_case(super::DIR))
+        });
+        let d = Decision::Block(if orchestration {
+            format!(
+                "hookwise blocked `{tool}`: {} is in .orchestration/, which holds the intents and the trace; only the user changes it. Ask the user if an intent or its scope needs to change.",
+                governance.join(", ")
+            )
+        } else {
+            super::protected::block(tool, &governance.join(", "))
+        });
         return (d, rule::PROTECTED, classes);
     }
     if !refused.is_empty() {
@@ -353,10 +361,14 @@ pub fn gate_ruled(
     (d, rule::SCOPE, classes)
 }
 
-/// `.orchestration` and everything in it (any case: case-insensitive file systems).
+const DIR_LEN: usize = super::DIR.len();
+
+/// A governance path ([`super::protected`]): `.orchestration` and everything in it, hookwise's
+/// configuration, SOPs and install, the hosts' files that load it (any case: case-insensitive
+/// file systems).
 pub fn is_governance_path(rel: &str) -> bool {
     let first = rel.split('/').next().unwrap_or("");
-    first.eq_ignore_ascii_case(super::DIR)
+    first.eq_ignore_ascii_case(super::DIR) || super::protected::is_protected(rel, &[])
 }
 
 #[cfg(test)]

@@ -195,6 +195,8 @@ pub mod head;
 pub mod intents;
 pub mod ops;
 pub mod patch;
+/// Governance paths: what decides the policy, which no tool may change (issue 38).
+pub mod protected;
 pub mod ranges;
 pub mod reading;
 pub mod root;

@@ -247,17 +247,17 @@ fn enforcement_reads_the_command_from_the_hosts_shell_tool() {
                 "args": {"command": "ls", "cmd": "git push --force origin main"}}),
         );
         assert_eq!(r["enforcement"]["decision"], "readOnly", "{host}: {r}");
-        // another host's shell tool name is no shell tool here
+        // another host's shell tool name, unknown here, whose arguments carry a command: read
+        // as this host's shell (issue 38: a tool whose arguments carry a command is a shell)
         let other = if tool == "Bash" { "bash" } else { "Bash" };
-        let r = drive(
-            &mut e,
-            &mut fs,
-            json!({"hook": "tool.before", "tool": other, "sessionId": "s", "callId": "e", "dryRun": true,
-                "args": {"command": "git status"}}),
-        );
-        assert!(
-            r["enforcement"]["detected"].get("program").is_none(),
-            "{host}: {r}"
-        );
+        if crate::host::choose(Some(host)).0.tool(other).is_none() {
+            let r = drive(
+                &mut e,
+                &mut fs,
+                json!({"hook": "tool.before", "tool": other, "sessionId": "s", "callId": "e", "dryRun": true,
+                    "args": {"command": "git push --force origin main"}}),
+            );
+            assert_eq!(r["enforcement"]["detected"]["program"], "git", "{host}: {r}");
+        }
     }
 }

@@ -30,6 +30,9 @@ pub mod dialect;
 #[cfg(feature = "policy")]
 pub mod model_log;
 mod gated;
+/// What a call really is: hidden shells and patches (issue 38; policy build).
+#[cfg(feature = "policy")]
+pub mod hidden;
 /// Kilo CLI, an OpenCode fork (its own section: `profile_kilo.rs`).
 pub mod profile_kilo;
 pub mod profiles;

@@ -175,13 +175,14 @@ mod engine {
                 "args": {"command": "git push --force origin main", "workdir": "/w"}}),
         );
         assert_eq!(r["enforcement"]["decision"], "block", "{r}");
-        // 1.x's shell tool name is no shell tool in 2.x
+        // 1.x's shell tool name is unknown in 2.x, but its arguments carry a command: read as
+        // 2.x's shell (issue 38)
         let r = drive(
             &mut e,
             &mut fs,
             json!({"hook": "tool.before", "tool": "bash", "sessionId": "s", "callId": "d", "dryRun": true,
                 "args": {"command": "git push --force origin main"}}),
         );
-        assert!(r["enforcement"]["detected"].get("program").is_none(), "{r}");
+        assert_eq!(r["enforcement"]["detected"]["program"], "git", "{r}");
     }
 }

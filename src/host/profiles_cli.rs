@@ -27,6 +27,17 @@ const CODEX_TOOLS: &[Tool] = &[
         },
         W,
     ),
+    // typed input into an `exec_command` terminal (`{session_id, chars}`): a shell (issue 38;
+    // Codex 0.171 runs no hook for it — the confined shell it types into holds it)
+    tool(
+        "write_stdin",
+        Role::Shell,
+        Keys {
+            command: "chars",
+            ..NONE
+        },
+        W,
+    ),
     reader("update_plan"),
 ];
 
@@ -102,6 +113,17 @@ const COPILOT_TOOLS: &[Tool] = &[
     edit("edit", replace(&["path"], &["old_str"], &["new_str"], &[])),
     // view, create, str_replace or insert on `path`: gated as an edit of that file
     edit("str_replace_editor", file_only(&["path"])),
+    // its freeform apply_patch (`*** Begin Patch` text, which hooks see as `Edit` with the raw
+    // patch: read as this tool by `hidden::read_call`, issue 38)
+    tool(
+        "apply_patch",
+        Role::Patch,
+        Keys {
+            patch: &["patch"],
+            ..NONE
+        },
+        W,
+    ),
     read("view", &["path"]),
     reader("glob"),
     reader("grep"),
@@ -128,6 +150,9 @@ pub static COPILOT: Profile = Profile {
 
 const QWEN_TOOLS: &[Tool] = &[
     shell("run_shell_command", W),
+    // the deferred `monitor {command, …}` (reached through `tool_search` and `tool_call`): a
+    // long-running shell (`chunks/monitor-*.js`; issue 38)
+    shell("monitor", W),
     write("write_file", &["file_path"]),
     edit(
         "edit",

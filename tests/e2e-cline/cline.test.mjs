@@ -80,7 +80,9 @@ describe("hookwise in the real Cline CLI", { skip }, () => {
   test("init --cline wrote the plugin file and said so", () => {
     const out = gov.sb.initOutput;
     assert.match(out ?? "", /created \.cline\/plugins\/hookwise\.js/, out);
-    assert.match(gov.sb.read(".cline/plugins/hookwise.js"), /require\("hookwise\/cline"\)\.createPlugin\(\)/);
+    // the project's own hookwise, found as the launcher finds it (issue 38), never by Node's walk
+    // up every parent folder: the runs here are the real Cline loading this very file
+    assert.match(gov.sb.read(".cline/plugins/hookwise.js"), /function findHookwise\(d, rel\)[\s\S]*export default require\(at\)\.createPlugin\(\);/);
     // idempotent, never overwriting
     const again = execFileSync(path.join(gov.sb.dir, "node_modules/.bin/hookwise"), ["init", "--cline"], { cwd: gov.sb.dir, env: gov.sb.env, encoding: "utf8" });
     assert.match(again, /kept \.cline\/plugins\/hookwise\.js \(up to date\)/, again);

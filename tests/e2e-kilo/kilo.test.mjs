@@ -81,7 +81,9 @@ describe("hookwise in the real Kilo CLI", { skip }, () => {
   test("init --kilo wrote .kilo/plugin/hookwise.js, which loads the project's hookwise; a second init keeps it", () => {
     const { sb } = gov;
     assert.match(sb.initOutput, /created \.kilo\/plugin\/hookwise\.js/);
-    assert.match(sb.read(".kilo/plugin/hookwise.js"), /export \{ default \} from "hookwise";/);
+    // the project's own hookwise, found as the launcher finds it (issue 38), never by Bun's walk
+    // up every parent folder: the runs below are the real Kilo loading this very file
+    assert.match(sb.read(".kilo/plugin/hookwise.js"), /function findHookwise\(d, rel\)[\s\S]*export default \(await import\(pathToFileURL\(at\)\.href\)\)\.default;/);
     const bin = path.join(sb.dir, "node_modules/.bin/hookwise");
     const again = execFileSync(bin, ["init", "--kilo"], { cwd: sb.dir, env: sb.env, encoding: "utf8" });
     assert.match(again, /kept \.kilo\/plugin\/hookwise\.js/);

@@ -104,7 +104,9 @@ describe("hookwise in the real pi", { skip }, () => {
     const { doctor } = ctx.know;
     assert.match(doctor, /agent pi: set up in \.pi\/settings\.json; extension start round trip [\d.]+ ms \(\d+ events; tools: knowledge_search/, doctor);
     // …and says so when the governed project's install is damaged (its policy wasm, below)
-    const damaged = execFileSync(bin, ["doctor"], { cwd: ctx.gov.sb.dir, env: ctx.gov.sb.env, encoding: "utf8" });
+    // (the project's own hookwise: doctor starts only the hookwise it is, issue 38)
+    const own = path.join(ctx.gov.sb.dir, "node_modules", ".bin", "hookwise");
+    const damaged = execFileSync(own, ["doctor"], { cwd: ctx.gov.sb.dir, env: ctx.gov.sb.env, encoding: "utf8" });
     assert.match(damaged, /agent pi: .*FAILED .*hookwise did not start: .*governance or enforcement is configured: pi's calls are blocked/, damaged);
   });
 

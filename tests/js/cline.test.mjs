@@ -169,11 +169,19 @@ test("init --cline writes the plugin file once, keeps it, and never overwrites s
   const first = initCline(dir, o);
   assert.deepEqual(first.changes.map((c) => c.action), ["created"]);
   assert.equal(fs.readFileSync(path.join(dir, REL), "utf8"), pluginText(o));
-  assert.match(pluginText(o), /require\("hookwise\/cline"\)\.createPlugin\(\)/);
+  // the project's own hookwise, found without Node's walk up every parent folder (issue 38)
+  assert.doesNotMatch(pluginText(o), /require\("hookwise\/cline"\)/);
+  assert.match(pluginText(o), /function findHookwise\(d, rel\)[\s\S]*"dist\/cline\.cjs"\);\n[\s\S]*export default require\(at\)\.createPlugin\(\);/);
   assert.match(pluginText({ global: true, distDir: "/x/dist" }), /require\("\/x\/dist\/cline\.cjs"\)/);
   const again = initCline(dir, o);
   assert.deepEqual(again.changes, []);
   assert.ok(again.lines.some((l) => /up to date/.test(l)));
+  // the file an earlier hookwise wrote (Node's resolution): rewritten
+  const { OLD_LOCAL } = require("../../js/cline-init.cjs");
+  fs.writeFileSync(path.join(dir, REL), OLD_LOCAL);
+  const upgraded = initCline(dir, o);
+  assert.deepEqual(upgraded.changes.map((c) => c.action), ["updated"]);
+  assert.equal(fs.readFileSync(path.join(dir, REL), "utf8"), pluginText(o));
   fs.writeFileSync(path.join(dir, REL), "export default {name: 'mine'}\n");
   const mine = initCline(dir, o);
   assert.deepEqual(mine.changes, []);

@@ -456,6 +456,26 @@ pub(super) async fn tool_before(
         unreadable,
         ..
     } = call;
+    // What the call really is (a hidden shell or patch, issue 38): judged as that.
+    let host = shared.borrow().host;
+    let mut shell_patch: Option<(String, &'static str)> = None;
+    let seen = args
+        .as_ref()
+        .and_then(|a| crate::host::hidden::read_call(host, tool, a));
+    let (tool, args) = match seen {
+        Some(crate::host::hidden::Seen::Refuse(b)) => {
+            return Err(ToolResult {
+                block: Some(b),
+                ..Default::default()
+            })
+        }
+        Some(crate::host::hidden::Seen::As(t, a)) => (&t.to_string(), &Some(a)),
+        Some(crate::host::hidden::Seen::ShellPatch(t, a)) => {
+            shell_patch = Some((call.tool.clone(), t));
+            (&t.to_string(), &Some(a))
+        }
+        None => (tool, args),
+    };
     // Arguments that could not be read whole: governance and enforcement refuse what they
     // cannot check; knowledge context goes on with what is there.
     if let Some(code) = unreadable {
@@ -495,12 +515,41 @@ pub(super) async fn tool_before(
                     ..Default::default()
                 });
             }
+            // a governed change the host would apply with no hook after it: no record, no change
+            if let (Some((shell, patch_tool)), true) = (&shell_patch, g.follow_up) {
+                return Err(ToolResult {
+                    block: Some(crate::host::hidden::shell_patch_block(shell, patch_tool)),
+                    logs: g.logs,
+                    ..Default::default()
+                });
+            }
             g
         }
         None => Default::default(),
     };
     // Enforcement next: a block skips the knowledge lookups.
     let enforcer = shared.borrow().policy.enforcer.clone(); // no borrow across awaits
+    // nothing the agent calls changes what decides the policy (issue 38), SOPs or not
+    if let (Some(a), Some(e)) = (args, &enforcer) {
+        let (host, root) = {
+            let s = shared.borrow();
+            (s.host, s.cwd.clone())
+        };
+        let folders = &e.settings().sop_folders;
+        if let Some(b) = crate::governance::protected::enforcement_block(
+            host,
+            tool,
+            a,
+            &root,
+            &call.directory,
+            folders,
+        ) {
+            return Err(ToolResult {
+                block: Some(b),
+                ..Default::default()
+            });
+        }
+    }
     let decision = match (args, enforcer) {
         (Some(a), Some(e)) => {
             let mut d = if *dry_run {
@@ -690,6 +739,16 @@ pub(super) async fn tool_after(
         directory,
         model_log,
     } = call;
+    // the call as `tool.before` judged it (a hidden shell or patch, issue 38)
+    let host = shared.borrow().host;
+    let (tool, args) = match args
+        .as_ref()
+        .and_then(|a| crate::host::hidden::read_call(host, &tool, a))
+    {
+        Some(crate::host::hidden::Seen::As(t, a)) => (t.to_string(), Some(a)),
+        Some(crate::host::hidden::Seen::ShellPatch(t, a)) => (t.to_string(), Some(a)),
+        _ => (tool, args),
+    };
     let args = match &unreadable {
         Some(code) => {
             r.logs.push(Log::warn(format!(

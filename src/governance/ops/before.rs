@@ -96,6 +96,12 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
         gov.put_blocked(&input.call_id);
         return out;
     }
+    // the other governance paths (hookwise's configuration, SOPs, install; issue 38)
+    if let Some(name) = shell_names_protected(cfg.host, tool, &input.args) {
+        out.block = Some(crate::governance::protected::shell_block(tool, name));
+        gov.put_blocked(&input.call_id);
+        return out;
+    }
     let active = gov.active_intent(&input.session_id);
     out.intent = active.clone();
     let scope = active.as_deref().and_then(|id| gov.scope(wt, &file, id));
@@ -225,4 +231,14 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
         out.follow_up = true;
     }
     out
+}
+
+/// The governance path beyond `.orchestration/` a shell call of `tool` names, if it does.
+pub fn shell_names_protected(host: &Profile, tool: &str, args: &Value) -> Option<&'static str> {
+    if host.entry(tool).role != Role::Shell {
+        return None;
+    }
+    host::args::command_lines(host, tool, args)?
+        .iter()
+        .find_map(|l| crate::governance::protected::names_protected(l))
 }

@@ -73,6 +73,25 @@ pub async fn trace_blame(io: &Io, gov: &Governance, input: &BlameInput) -> Value
     if !st.is_file {
         return fail(&rel, format!("{rel} is not a regular file"));
     }
+    // a file with more than one name may be the same bytes as a file outside the project
+    // (issue 38): refused, as a write to it is
+    let facts = io
+        .request(Request::Lstat {
+            paths: vec![abs.clone()],
+        })
+        .await;
+    let nlink = facts
+        .get("facts")
+        .and_then(|f| f.get(0))
+        .and_then(|e| e.get(2))
+        .and_then(Value::as_u64)
+        .unwrap_or(1);
+    if nlink > 1 {
+        return fail(
+            &rel,
+            format!("{rel} is a hard link (the file has {nlink} names, which may lie outside the project): blame reads only files the project alone holds"),
+        );
+    }
     if st.size > MAX_BLAME_BYTES {
         return fail(
             &rel,

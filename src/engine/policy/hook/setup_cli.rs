@@ -11,11 +11,14 @@
 //! [`crate::governance::root`] finds the governed project, and runs it; the script runs the
 //! native client for this platform, else Node (js/hook.sh). A session started in a sub-folder
 //! or in a worktree (whose `node_modules` is the main checkout's) thus runs the project's
-//! hookwise. Where none is found, the entry says so on stderr, and the gate event's hook of a
-//! project that governs or enforces answers with the host's deny carrying [`NOT_FOUND`] (fail
-//! closed). The MCP server entry runs `node -e <launcher> mcp` ([`launcher`]: the same search in
-//! Node). A clone plus `npm install` works as it is; `--global` (`command: "hookwise"`) runs the
-//! `hookwise` on PATH instead, the user's explicit choice.
+//! hookwise. A folder another user can write (owned by neither this user nor root, writable by
+//! others, or by a group not this user's own) ends the search: a `node_modules/hookwise`
+//! planted in a shared parent folder is never run (issue 38). Where none is found, the entry
+//! says so on stderr, and the gate event's hook of a project that governs or enforces answers
+//! with the host's deny carrying [`NOT_FOUND`] (fail closed). The MCP server entry runs
+//! `node -e <launcher> mcp` ([`launcher`]: the same search in Node). A clone plus `npm install`
+//! works as it is; `--global` (`command: "hookwise"`) runs the `hookwise` on PATH instead, the
+//! user's explicit choice.
 
 use serde_json::{json, Map, Value};
 
@@ -27,7 +30,7 @@ pub const SERVER: &str = "hookwise";
 /// The model-facing sentence when the project's hookwise is not found where the host started
 /// the hook (a deny's reason), and what the launcher writes on stderr then. No `'`: the
 /// launcher is single-quoted for the shell.
-pub const NOT_FOUND: &str = "hookwise blocked this call: hookwise is not installed where this session runs (no node_modules/hookwise in its folder, in the folders above it up to the top of the project, or in the main checkout of its git worktree), and this project configures intent governance or pre-action enforcement. Tell the user to run npm install in the project (or hookwise init --global to use the hookwise on PATH); do not try to work around the block.";
+pub const NOT_FOUND: &str = "hookwise blocked this call: hookwise is not installed where this session runs (no node_modules/hookwise in its folder, in the folders above it up to the top of the project, or in the main checkout of its git worktree; a folder another user can write is not looked in), and this project configures intent governance or pre-action enforcement. Tell the user to run npm install in the project (or hookwise init --global to use the hookwise on PATH); do not try to work around the block.";
 
 /// The launcher's Node code: finds the project's `node_modules/hookwise/dist/cli.mjs` from
 /// `process.env[VAR]` (where the host sets its project-folder variable) or the folder the
@@ -40,11 +43,14 @@ pub const NOT_FOUND: &str = "hookwise blocked this call: hookwise is not install
 const LAUNCHER: &str = concat!(
     r#"const f=require("fs"),p=require("path"),c="node_modules/hookwise/dist/cli.mjs";"#,
     r#"let d=V||process.cwd(),m=null;"#,
-    r#"for(let i=0;i<64&&!m;i++){if(f.existsSync(p.join(d,c))){m=p.join(d,c);break}"#,
+    // issue 38: a folder another user can write (not this user's or root's, or writable by
+    // others, or by a group not this user's own) is never looked in, nor any folder above it
+    r#"const w=process.getuid?process.getuid():-1,q=process.getgid?process.getgid():-1,o=x=>{try{const s=f.statSync(x);return w<0||(s.uid===w||s.uid===0)&&!(s.mode&2)&&!(s.mode&16&&s.gid!==q)}catch{return false}};"#,
+    r#"for(let i=0;i<64&&!m&&o(d);i++){if(f.existsSync(p.join(d,c))){m=p.join(d,c);break}"#,
     r#"let g=null;try{g=f.readFileSync(p.join(d,".git"),"utf8")}catch{}"#,
     r#"if(g!==null||f.existsSync(p.join(d,".git"))){const r=/^gitdir:\s*(.+)$/m.exec(g||"");"#,
     r#"if(r)try{const x=p.resolve(d,r[1].trim()),y=p.dirname(p.resolve(x,f.readFileSync(p.join(x,"commondir"),"utf8").trim()));"#,
-    r#"if(f.existsSync(p.join(y,c)))m=p.join(y,c)}catch{}break}"#,
+    r#"if(o(y)&&f.existsSync(p.join(y,c)))m=p.join(y,c)}catch{}break}"#,
     r#"const u=p.dirname(d);if(u===d)break;d=u}"#,
     r#"if(m){const h=p.join(p.dirname(m),"hook.cjs");"#,
     r#"if(process.argv[1]==="hook"&&f.existsSync(h)){process.argv.splice(1,0,h);require(h).main(process.argv.slice(3))}"#,
@@ -80,6 +86,10 @@ pub const NOT_INSTALLED: &str = "hookwise is not installed here: run npm install
 /// as the Node launcher finds the project's hookwise — from `$VAR` or the folder the hook runs
 /// in, up to the project's top (its `.git`), and from a linked worktree (a `.git` file naming
 /// `<main>/.git/worktrees/<name>`, absolute or relative to the worktree) in its main checkout — and runs it for `host` and `event`.
+/// A folder that is not this user's (`test -O`) or is a shared one (sticky: `/tmp`) ends the
+/// search, and the script runs only from such a folder of this user's and only when it is this
+/// user's file: a `node_modules/hookwise` planted in a parent folder another user can write is
+/// never run (issue 38; the Node launcher's rule, as far as the shell's own tests can say it).
 /// Not found: [`NOT_INSTALLED`] on stderr, and `deny` (the gate event's, when governance or
 /// enforcement is on) on stdout; exit 0. Only builtins: no process but the host's shell until
 /// the script runs (`sh`, then the native client or Node).
@@ -92,9 +102,9 @@ pub fn hook_entry(var: &str, host: &str, event: &str, deny: Option<&str>) -> Str
     let mut s = format!(
         concat!(
             "h={script}; d={start}; ",
-            "until [ -e \"$d/$h\" ] || [ -e \"$d/.git\" ] || [ -z \"$d\" ]; do d=${{d%/*}}; done; ",
+            "while [ -n \"$d\" ] && [ -O \"$d\" ] && [ ! -k \"$d\" ] && [ ! -e \"$d/$h\" ] && [ ! -e \"$d/.git\" ]; do d=${{d%/*}}; done; ",
             "[ -f \"$d/.git\" ] && [ ! -e \"$d/$h\" ] && read -r g < \"$d/.git\" && g=${{g#gitdir: }} && {{ [ -z \"${{g%%/*}}\" ] || g=$d/$g; }} && d=${{g%/.git/worktrees/*}}; ",
-            "[ -e \"$d/$h\" ] && exec /bin/sh \"$d/$h\" {host} {event}; ",
+            "[ -O \"$d\" ] && [ ! -k \"$d\" ] && [ -O \"$d/$h\" ] && exec /bin/sh \"$d/$h\" {host} {event}; ",
             "echo '{missing}' >&2"
         ),
         script = HOOK_SCRIPT,
