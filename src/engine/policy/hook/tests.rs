@@ -493,11 +493,7 @@ active_intents:
         assert_eq!(l["signal"], "log", "{after}");
         assert_eq!(l["attrs"]["hookwise.record.id"], after["recorded"]);
         assert_eq!(l["attrs"]["hookwise.hook.event"], "PostToolUse");
-        let line = fs
-            .read("/w/.orchestration/agent_trace.jsonl")
-            .unwrap()
-            .trim_end()
-            .to_string();
+        let line = fs.trace("/w").unwrap().trim_end().to_string();
         assert_eq!(
             l["attrs"]["hookwise.record.sha256"],
             crate::governance::ranges::sha256_hex(line.as_bytes())
@@ -679,7 +675,8 @@ fn the_portable_entries_run_the_hook_script_that_finds_the_project_s_hookwise() 
                 }
                 // short enough to read: the deny's sentence is most of a gate's entry
                 assert!(
-                    c.len() < 420 + if deny { 800 } else { 0 },
+                    // (the folder-ownership tests of issue 38 are ~60 of it)
+                    c.len() < 480 + if deny { 800 } else { 0 },
                     "{} {c}",
                     c.len()
                 );
