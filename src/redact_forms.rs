@@ -102,7 +102,9 @@ fn is_b64p(c: u8) -> bool {
 fn putty(b: &[u8], k: usize) -> Option<Hit> {
     let k = skip_sp(b, k, 8);
     let d = run(&b[..(k + 4).min(b.len())], k, |c| c.is_ascii_digit());
-    let lines: usize = std::str::from_utf8(&b[k..d]).ok()?.parse().ok()?;
+    let lines = b[k..d]
+        .iter()
+        .fold(0usize, |n, c| n * 10 + usize::from(c - b'0'));
     let k = d;
     let blank = |c: u8| c == b' ' || c == b'\t' || c == b'\r' || c == b'\n';
     let s = run(b, k, blank);
@@ -142,13 +144,20 @@ pub(super) fn netrc(b: &[u8], i: usize, j: usize, k: usize) -> bool {
     if !(w == b"password" || w == b"passwd") || k == j {
         return false;
     }
+    // the word two before `password`, read back over blanks (at most 256 bytes)
     let from = i.saturating_sub(256);
-    let before = &b[from..i];
-    let mut words = before
-        .rsplit(|c| c.is_ascii_whitespace())
-        .filter(|w| !w.is_empty());
-    let (_, key) = (words.next(), words.next());
-    matches!(key, Some(b"login" | b"machine" | b"account"))
+    let blank = |c: u8| c.is_ascii_whitespace();
+    let back = |k: usize, f: &dyn Fn(u8) -> bool| {
+        let mut k = k;
+        while k > from && f(b[k - 1]) {
+            k -= 1;
+        }
+        k
+    };
+    let w1 = back(back(i, &blank), &|c| !blank(c));
+    let e2 = back(w1, &blank);
+    let w2 = back(e2, &|c| !blank(c));
+    e2 > w2 && e2 < w1 && matches!(&b[w2..e2], b"login" | b"machine" | b"account")
 }
 
 /// `.pgpass`: `hostname:port:database:username:password`, the port digits or `*`, no blanks in

@@ -249,13 +249,13 @@ fn every_context_rule_redacts_its_own_shape() {
     while k < KEYWORDS.len() {
         let len = KEYWORDS[k] as usize;
         let kw = String::from_utf8_lossy(&KEYWORDS[k + 1..k + 1 + len]).into_owned();
-        let (a, e) = (
-            KEYWORDS[k + 1 + len] as usize,
-            KEYWORDS[k + 2 + len] as usize,
-        );
-        k += len + 3;
-        for (x, rule) in CTX.iter().enumerate().take(e).skip(a) {
-            let tok = super::table::example(rule, (x * 7 + len) as u64);
+        let at16 = |x: usize| u16::from_le_bytes([KEYWORDS[x], KEYWORDS[x + 1]]) as usize;
+        let (mut p, e) = (at16(k + 1 + len), at16(k + 3 + len));
+        k += len + 5;
+        while p < e {
+            let rule = &CTX[p + 1..p + 1 + CTX[p] as usize];
+            p += 1 + CTX[p] as usize;
+            let tok = super::table::example(rule, (p * 7 + len) as u64);
             for text in [
                 format!("my_{kw}_secret_value = {tok}\nnext"),
                 format!("{kw}:\n  id: 1\n{kw}_key: \"{tok}\""),

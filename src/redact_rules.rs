@@ -337,252 +337,217 @@ pub(super) const GROUPS: &[(u8, u8, u8)] = &[
 ];
 
 /// The context rules (gitleaks' keyword rules: a keyword in the key, then `=`, `:`, `=>` …
-/// and a value of a shape), one record each as in [`RULES`], the prefix being the value's
-/// literal start (often empty); ordered by their keywords. Each is preceded by its keywords and
-/// the rule as the generator read it.
-pub(super) const CTX: &[&[u8]] = &[
+/// and a value of a shape), back to back, each its length and then a record as in [`RULES`]
+/// with no kind (the marker's kind is the keyword), the prefix being the value's literal start
+/// (often empty); ordered by their keywords. Each is preceded by its keywords and the rule as
+/// the generator read it.
+pub(super) const CTX: &[u8] = &[
     // [adafruit] ~ adafruit-api-key aA0_-:32:32 $
-    b"\x03\x00\x10adafruit-api-key\x01s\x00  ",
-    // [adobe] ~ adobe-client-id hH0:32:32 $
-    b"\x03\x00\x0fadobe-client-id\x01\x1c\x00  ",
-    // [airtable] ~ airtable-api-key aA0:17:17 $
-    b"\x03\x00\x10airtable-api-key\x01\x13\x00\x11\x11",
-    // [algolia] ~ algolia-api-key aA0:32:32 $
-    b"\x03\x00\x0falgolia-api-key\x01\x13\x00  ",
-    // [alibaba] ~ alibaba-secret-key aA0:30:30 $
-    b"\x03\x00\x12alibaba-secret-key\x01\x13\x00\x1e\x1e",
+    8, 3, 0, 0, 1, 115, 0, 32, 32, // [adobe] ~ adobe-client-id hH0:32:32 $
+    8, 3, 0, 0, 1, 28, 0, 32, 32, // [airtable] ~ airtable-api-key aA0:17:17 $
+    8, 3, 0, 0, 1, 19, 0, 17, 17, // [algolia] ~ algolia-api-key aA0:32:32 $
+    8, 3, 0, 0, 1, 19, 0, 32, 32, // [alibaba] ~ alibaba-secret-key aA0:30:30 $
+    8, 3, 0, 0, 1, 19, 0, 30, 30,
     // [artifactory bintray jfrog xray] ~ jfrog-api-key aA0:73:73 $
-    b"\x03\x00\x0djfrog-api-key\x01\x13\x00II",
+    8, 3, 0, 0, 1, 19, 0, 73, 73,
     // [artifactory bintray jfrog xray] ~ jfrog-identity-token aA0:64:64 $
-    b"\x03\x00\x14jfrog-identity-token\x01\x13\x00@@",
-    // [asana] ~ asana-client-id 0:16:16 $
-    b"\x03\x00\x0fasana-client-id\x01\x10\x00\x10\x10",
-    // [asana] ~ asana-client-secret aA0:32:32 $
-    b"\x03\x00\x13asana-client-secret\x01\x13\x00  ",
+    8, 3, 0, 0, 1, 19, 0, 64, 64, // [asana] ~ asana-client-id 0:16:16 $
+    8, 3, 0, 0, 1, 16, 0, 16, 16, // [asana] ~ asana-client-secret aA0:32:32 $
+    8, 3, 0, 0, 1, 19, 0, 32, 32,
     // [atlassian confluence jira] ~ atlassian-api-token aA0:24:24 $
-    b"\x03\x00\x13atlassian-api-token\x01\x13\x00\x18\x18",
-    // [beamer] ~b_ beamer-api-token aA0_-=:44:44 $
-    b"\x03\x02b_\x10beamer-api-token\x01s\x02,,",
-    // [bitbucket] ~ bitbucket-client-id aA0:32:32 $
-    b"\x03\x00\x13bitbucket-client-id\x01\x13\x00  ",
-    // [bitbucket] ~ bitbucket-client-secret aA0_-=:64:64 $
-    b"\x03\x00\x17bitbucket-client-secret\x01s\x02@@",
-    // [bittrex] ~ bittrex-access-key aA0:32:32 $
-    b"\x03\x00\x12bittrex-access-key\x01\x13\x00  ",
-    // [bittrex] ~ bittrex-secret-key aA0:32:32 $
-    b"\x03\x00\x12bittrex-secret-key\x01\x13\x00  ",
+    8, 3, 0, 0, 1, 19, 0, 24, 24, // [beamer] ~b_ beamer-api-token aA0_-=:44:44 $
+    10, 3, 2, 98, 95, 0, 1, 115, 2, 44, 44, // [bitbucket] ~ bitbucket-client-id aA0:32:32 $
+    8, 3, 0, 0, 1, 19, 0, 32, 32, // [bitbucket] ~ bitbucket-client-secret aA0_-=:64:64 $
+    8, 3, 0, 0, 1, 115, 2, 64, 64, // [bittrex] ~ bittrex-access-key aA0:32:32 $
+    8, 3, 0, 0, 1, 19, 0, 32, 32, // [bittrex] ~ bittrex-secret-key aA0:32:32 $
+    8, 3, 0, 0, 1, 19, 0, 32, 32,
     // [bundle_enterprise__contribsys__com bundle_gems__contribsys__com] ~ sidekiq-secret hH0:8:8 =: hH0:8:8 $
-    b"\x03\x00\x0esidekiq-secret\x01\x1c\x00\x08\x08\x00\x01:\x01\x1c\x00\x08\x08",
+    16, 3, 0, 0, 1, 28, 0, 8, 8, 0, 1, 58, 1, 28, 0, 8, 8,
     // [cloudflare] ~ cloudflare-api-key aA0_-:40:40 $
-    b"\x03\x00\x12cloudflare-api-key\x01s\x00((",
-    // [cloudflare] ~ cloudflare-global-api-key hH0:37:37 $
-    b"\x03\x00\x19cloudflare-global-api-key\x01\x1c\x00%%",
-    // [co_api_key cohere] ~ cohere-api-token aA0:40:40 $
-    b"\x03\x00\x10cohere-api-token\x01\x13\x00((",
-    // [codecov] ~ codecov-access-token aA0:32:32 $
-    b"\x03\x00\x14codecov-access-token\x01\x13\x00  ",
-    // [coinbase] ~ coinbase-access-token aA0_-:64:64 $
-    b"\x03\x00\x15coinbase-access-token\x01s\x00@@",
-    // [confluent] ~ confluent-access-token aA0:16:16 $
-    b"\x03\x00\x16confluent-access-token\x01\x13\x00\x10\x10",
-    // [confluent] ~ confluent-secret-key aA0:64:64 $
-    b"\x03\x00\x14confluent-secret-key\x01\x13\x00@@",
+    8, 3, 0, 0, 1, 115, 0, 40, 40, // [cloudflare] ~ cloudflare-global-api-key hH0:37:37 $
+    8, 3, 0, 0, 1, 28, 0, 37, 37, // [co_api_key cohere] ~ cohere-api-token aA0:40:40 $
+    8, 3, 0, 0, 1, 19, 0, 40, 40, // [codecov] ~ codecov-access-token aA0:32:32 $
+    8, 3, 0, 0, 1, 19, 0, 32, 32, // [coinbase] ~ coinbase-access-token aA0_-:64:64 $
+    8, 3, 0, 0, 1, 115, 0, 64, 64, // [confluent] ~ confluent-access-token aA0:16:16 $
+    8, 3, 0, 0, 1, 19, 0, 16, 16, // [confluent] ~ confluent-secret-key aA0:64:64 $
+    8, 3, 0, 0, 1, 19, 0, 64, 64,
     // [contentful] ~ contentful-delivery-api-token aA0_-=:43:43 $
-    b"\x03\x00\x1dcontentful-delivery-api-token\x01s\x02++",
-    // [datadog] ~ datadog-access-token aA0:40:40 $
-    b"\x03\x00\x14datadog-access-token\x01\x13\x00((",
-    // [discord] ~ discord-api-token hH0:64:64 $
-    b"\x03\x00\x11discord-api-token\x01\x1c\x00@@",
-    // [discord] ~ discord-client-id 0:18:18 $
-    b"\x03\x00\x11discord-client-id\x01\x10\x00\x12\x12",
-    // [discord] ~ discord-client-secret aA0_-=:32:32 $
-    b"\x03\x00\x15discord-client-secret\x01s\x02  ",
+    8, 3, 0, 0, 1, 115, 2, 43, 43, // [datadog] ~ datadog-access-token aA0:40:40 $
+    8, 3, 0, 0, 1, 19, 0, 40, 40, // [discord] ~ discord-api-token hH0:64:64 $
+    8, 3, 0, 0, 1, 28, 0, 64, 64, // [discord] ~ discord-client-id 0:18:18 $
+    8, 3, 0, 0, 1, 16, 0, 18, 18, // [discord] ~ discord-client-secret aA0_-=:32:32 $
+    8, 3, 0, 0, 1, 115, 2, 32, 32,
     // [dnkey] ~dnkey- defined-networking-api-token aA0_-=:26:26 =- aA0_-=:52:52 $
-    b"\x03\x06dnkey-\x1cdefined-networking-api-token\x01s\x02\x1a\x1a\x00\x01-\x01s\x0244",
+    22, 3, 6, 100, 110, 107, 101, 121, 45, 0, 1, 115, 2, 26, 26, 0, 1, 45, 1, 115, 2, 52, 52,
     // [droneci] ~ droneci-access-token aA0:32:32 $
-    b"\x03\x00\x14droneci-access-token\x01\x13\x00  ",
-    // [dropbox] ~ dropbox-api-token aA0:15:15 $
-    b"\x03\x00\x11dropbox-api-token\x01\x13\x00\x0f\x0f",
+    8, 3, 0, 0, 1, 19, 0, 32, 32, // [dropbox] ~ dropbox-api-token aA0:15:15 $
+    8, 3, 0, 0, 1, 19, 0, 15, 15,
     // [dropbox] ~ dropbox-long-lived-api-token aA0:11:11 =AAAAAAAAAA aA0_-=:43:43 $
-    b"\x03\x00\x1cdropbox-long-lived-api-token\x01\x13\x00\x0b\x0b\x00\x0aAAAAAAAAAA\x01s\x02++",
+    25, 3, 0, 0, 1, 19, 0, 11, 11, 0, 10, 65, 65, 65, 65, 65, 65, 65, 65, 65, 65, 1, 115, 2, 43, 43,
     // [dropbox] ~sl. dropbox-short-lived-api-token aA0_-=:135:135 $
-    b"\x03\x03sl.\x1ddropbox-short-lived-api-token\x01s\x02\x87\x87",
+    11, 3, 3, 115, 108, 46, 0, 1, 115, 2, 135, 135,
     // [etsy] ~ etsy-access-token aA0:24:24 $
-    b"\x03\x00\x11etsy-access-token\x01\x13\x00\x18\x18",
-    // [facebook] ~ facebook-secret hH0:32:32 $
-    b"\x03\x00\x0ffacebook-secret\x01\x1c\x00  ",
-    // [fastly] ~ fastly-api-token aA0_-=:32:32 $
-    b"\x03\x00\x10fastly-api-token\x01s\x02  ",
-    // [finicity] ~ finicity-api-token hH0:32:32 $
-    b"\x03\x00\x12finicity-api-token\x01\x1c\x00  ",
-    // [finicity] ~ finicity-client-secret aA0:20:20 $
-    b"\x03\x00\x16finicity-client-secret\x01\x13\x00\x14\x14",
-    // [finnhub] ~ finnhub-access-token aA0:20:20 $
-    b"\x03\x00\x14finnhub-access-token\x01\x13\x00\x14\x14",
-    // [flickr] ~ flickr-access-token aA0:32:32 $
-    b"\x03\x00\x13flickr-access-token\x01\x13\x00  ",
-    // [freshbooks] ~ freshbooks-access-token aA0:64:64 $
-    b"\x03\x00\x17freshbooks-access-token\x01\x13\x00@@",
-    // [gitter] ~ gitter-access-token aA0_-:40:40 $
-    b"\x03\x00\x13gitter-access-token\x01s\x00((",
+    8, 3, 0, 0, 1, 19, 0, 24, 24, // [facebook] ~ facebook-secret hH0:32:32 $
+    8, 3, 0, 0, 1, 28, 0, 32, 32, // [fastly] ~ fastly-api-token aA0_-=:32:32 $
+    8, 3, 0, 0, 1, 115, 2, 32, 32, // [finicity] ~ finicity-api-token hH0:32:32 $
+    8, 3, 0, 0, 1, 28, 0, 32, 32, // [finicity] ~ finicity-client-secret aA0:20:20 $
+    8, 3, 0, 0, 1, 19, 0, 20, 20, // [finnhub] ~ finnhub-access-token aA0:20:20 $
+    8, 3, 0, 0, 1, 19, 0, 20, 20, // [flickr] ~ flickr-access-token aA0:32:32 $
+    8, 3, 0, 0, 1, 19, 0, 32, 32, // [freshbooks] ~ freshbooks-access-token aA0:64:64 $
+    8, 3, 0, 0, 1, 19, 0, 64, 64, // [gitter] ~ gitter-access-token aA0_-:40:40 $
+    8, 3, 0, 0, 1, 115, 0, 40, 40,
     // [gocardless] ~live_ gocardless-api-token aA0_-=:40:40 $
-    b"\x03\x05live_\x14gocardless-api-token\x01s\x02((",
+    13, 3, 5, 108, 105, 118, 101, 95, 0, 1, 115, 2, 40, 40,
     // [heroku] ~ heroku-api-key hH0:8:8 =- hH0:4:4 =- hH0:4:4 =- hH0:4:4 =- hH0:12:12 $
-    b"\x03\x00\x0eheroku-api-key\x01\x1c\x00\x08\x08\x00\x01-\x01\x1c\x00\x04\x04\x00\x01-\x01\x1c\x00\x04\x04\x00\x01-\x01\x1c\x00\x04\x04\x00\x01-\x01\x1c\x00\x0c\x0c",
+    40, 3, 0, 0, 1, 28, 0, 8, 8, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1,
+    28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 12, 12,
     // [hubspot] ~ hubspot-api-key hH0:8:8 =- hH0:4:4 =- hH0:4:4 =- hH0:4:4 =- hH0:12:12 $
-    b"\x03\x00\x0fhubspot-api-key\x01\x1c\x00\x08\x08\x00\x01-\x01\x1c\x00\x04\x04\x00\x01-\x01\x1c\x00\x04\x04\x00\x01-\x01\x1c\x00\x04\x04\x00\x01-\x01\x1c\x00\x0c\x0c",
+    40, 3, 0, 0, 1, 28, 0, 8, 8, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1,
+    28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 12, 12,
     // [intercom] ~ intercom-api-key aA0_-=:60:60 $
-    b"\x03\x00\x10intercom-api-key\x01s\x02<<",
-    // [kraken] ~ kraken-access-token aA0_-+=:80:90 $
-    b"\x03\x00\x13kraken-access-token\x01s\x03PZ",
-    // [kucoin] ~ kucoin-access-token hH0:24:24 $
-    b"\x03\x00\x13kucoin-access-token\x01\x1c\x00\x18\x18",
+    8, 3, 0, 0, 1, 115, 2, 60, 60, // [kraken] ~ kraken-access-token aA0_-+=:80:90 $
+    8, 3, 0, 0, 1, 115, 3, 80, 90, // [kucoin] ~ kucoin-access-token hH0:24:24 $
+    8, 3, 0, 0, 1, 28, 0, 24, 24,
     // [kucoin] ~ kucoin-secret-key hH0:8:8 =- hH0:4:4 =- hH0:4:4 =- hH0:4:4 =- hH0:12:12 $
-    b"\x03\x00\x11kucoin-secret-key\x01\x1c\x00\x08\x08\x00\x01-\x01\x1c\x00\x04\x04\x00\x01-\x01\x1c\x00\x04\x04\x00\x01-\x01\x1c\x00\x04\x04\x00\x01-\x01\x1c\x00\x0c\x0c",
+    40, 3, 0, 0, 1, 28, 0, 8, 8, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1,
+    28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 12, 12,
     // [launchdarkly] ~ launchdarkly-access-token aA0_-=:40:40 $
-    b"\x03\x00\x19launchdarkly-access-token\x01s\x02((",
-    // [linear] ~ linear-client-secret hH0:32:32 $
-    b"\x03\x00\x14linear-client-secret\x01\x1c\x00  ",
+    8, 3, 0, 0, 1, 115, 2, 40, 40, // [linear] ~ linear-client-secret hH0:32:32 $
+    8, 3, 0, 0, 1, 28, 0, 32, 32,
     // [linked-in linked_in linkedin] ~ linkedin-client-id aA0:14:14 $
-    b"\x03\x00\x12linkedin-client-id\x01\x13\x00\x0e\x0e",
+    8, 3, 0, 0, 1, 19, 0, 14, 14,
     // [linked-in linked_in linkedin] ~ linkedin-client-secret aA0:16:16 $
-    b"\x03\x00\x16linkedin-client-secret\x01\x13\x00\x10\x10",
-    // [lob] ~live_ lob-api-key hH0:35:35 $
-    b"\x03\x05live_\x0blob-api-key\x01\x1c\x00##",
+    8, 3, 0, 0, 1, 19, 0, 16, 16, // [lob] ~live_ lob-api-key hH0:35:35 $
+    13, 3, 5, 108, 105, 118, 101, 95, 0, 1, 28, 0, 35, 35,
     // [lob] ~live_pub_ lob-pub-api-key hH0:31:31 $
-    b"\x03\x09live_pub_\x0flob-pub-api-key\x01\x1c\x00\x1f\x1f",
+    17, 3, 9, 108, 105, 118, 101, 95, 112, 117, 98, 95, 0, 1, 28, 0, 31, 31,
     // [lob] ~test_ lob-api-key hH0:35:35 $
-    b"\x03\x05test_\x0blob-api-key\x01\x1c\x00##",
+    13, 3, 5, 116, 101, 115, 116, 95, 0, 1, 28, 0, 35, 35,
     // [lob] ~test_pub_ lob-pub-api-key hH0:31:31 $
-    b"\x03\x09test_pub_\x0flob-pub-api-key\x01\x1c\x00\x1f\x1f",
+    17, 3, 9, 116, 101, 115, 116, 95, 112, 117, 98, 95, 0, 1, 28, 0, 31, 31,
     // [looker] ~ looker-client-id aA0:20:20 $
-    b"\x03\x00\x10looker-client-id\x01\x13\x00\x14\x14",
-    // [looker] ~ looker-client-secret aA0:24:24 $
-    b"\x03\x00\x14looker-client-secret\x01\x13\x00\x18\x18",
+    8, 3, 0, 0, 1, 19, 0, 20, 20, // [looker] ~ looker-client-secret aA0:24:24 $
+    8, 3, 0, 0, 1, 19, 0, 24, 24,
     // [mailchimp mailchimpsdk.initialize] ~ mailchimp-api-key hH0:32:32 =-us 0:2:2 $
-    b"\x03\x00\x11mailchimp-api-key\x01\x1c\x00  \x00\x03-us\x01\x10\x00\x02\x02",
+    18, 3, 0, 0, 1, 28, 0, 32, 32, 0, 3, 45, 117, 115, 1, 16, 0, 2, 2,
     // [mailgun] ~ mailgun-signing-key aA0:32:32 =- aA0:8:8 =- aA0:8:8 $
-    b"\x03\x00\x13mailgun-signing-key\x01\x13\x00  \x00\x01-\x01\x13\x00\x08\x08\x00\x01-\x01\x13\x00\x08\x08",
+    24, 3, 0, 0, 1, 19, 0, 32, 32, 0, 1, 45, 1, 19, 0, 8, 8, 0, 1, 45, 1, 19, 0, 8, 8,
     // [mailgun] ~key- mailgun-private-api-token hH0:32:32 $
-    b"\x03\x04key-\x19mailgun-private-api-token\x01\x1c\x00  ",
+    12, 3, 4, 107, 101, 121, 45, 0, 1, 28, 0, 32, 32,
     // [mailgun] ~pubkey- mailgun-pub-key hH0:32:32 $
-    b"\x03\x07pubkey-\x0fmailgun-pub-key\x01\x1c\x00  ",
+    15, 3, 7, 112, 117, 98, 107, 101, 121, 45, 0, 1, 28, 0, 32, 32,
     // [mapbox] ~pk. mapbox-api-token aA0:60:60 =. aA0:22:22 $
-    b"\x03\x03pk.\x10mapbox-api-token\x01\x13\x00<<\x00\x01.\x01\x13\x00\x16\x16",
+    19, 3, 3, 112, 107, 46, 0, 1, 19, 0, 60, 60, 0, 1, 46, 1, 19, 0, 22, 22,
     // [mattermost] ~ mattermost-access-token aA0:26:26 $
-    b"\x03\x00\x17mattermost-access-token\x01\x13\x00\x1a\x1a",
-    // [meraki] ~ cisco-meraki-api-key hH0:40:40 $
-    b"\x03\x00\x14cisco-meraki-api-key\x01\x1c\x00((",
+    8, 3, 0, 0, 1, 19, 0, 26, 26, // [meraki] ~ cisco-meraki-api-key hH0:40:40 $
+    8, 3, 0, 0, 1, 28, 0, 40, 40,
     // [message-bird message_bird messagebird] ~ messagebird-api-token aA0:25:25 $
-    b"\x03\x00\x15messagebird-api-token\x01\x13\x00\x19\x19",
+    8, 3, 0, 0, 1, 19, 0, 25, 25,
     // [message-bird message_bird messagebird] ~ messagebird-client-id hH0:8:8 =- hH0:4:4 =- hH0:4:4 =- hH0:4:4 =- hH0:12:12 $
-    b"\x03\x00\x15messagebird-client-id\x01\x1c\x00\x08\x08\x00\x01-\x01\x1c\x00\x04\x04\x00\x01-\x01\x1c\x00\x04\x04\x00\x01-\x01\x1c\x00\x04\x04\x00\x01-\x01\x1c\x00\x0c\x0c",
+    40, 3, 0, 0, 1, 28, 0, 8, 8, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1,
+    28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 12, 12,
     // [netlify] ~ netlify-access-token aA0_-=:40:46 $
-    b"\x03\x00\x14netlify-access-token\x01s\x02(.",
+    8, 3, 0, 0, 1, 115, 2, 40, 46,
     // [new-relic new_relic newrelic] ~ new-relic-user-api-id aA0:64:64 $
-    b"\x03\x00\x15new-relic-user-api-id\x01\x13\x00@@",
+    8, 3, 0, 0, 1, 19, 0, 64, 64,
     // [new-relic new_relic newrelic] ~nrak- new-relic-user-api-key aA0:27:27 $
-    b"\x03\x05nrak-\x16new-relic-user-api-key\x01\x13\x00\x1b\x1b",
+    13, 3, 5, 110, 114, 97, 107, 45, 0, 1, 19, 0, 27, 27,
     // [new-relic new_relic newrelic] ~nrii- new-relic-insert-key aA0-:32:32 $
-    b"\x03\x05nrii-\x14new-relic-insert-key\x01S\x00  ",
+    13, 3, 5, 110, 114, 105, 105, 45, 0, 1, 83, 0, 32, 32,
     // [new-relic new_relic newrelic] ~nrjs- new-relic-browser-api-token hH0:19:19 $
-    b"\x03\x05nrjs-\x1bnew-relic-browser-api-token\x01\x1c\x00\x13\x13",
+    13, 3, 5, 110, 114, 106, 115, 45, 0, 1, 28, 0, 19, 19,
     // [new-york-times, newyorktimes nytimes] ~ nytimes-access-token aA0_-=:32:32 $
-    b"\x03\x00\x14nytimes-access-token\x01s\x02  ",
-    // [okta] ~00 okta-access-token aA0_-=:40:40 $
-    b"\x03\x0200\x11okta-access-token\x01s\x02((",
-    // [plaid] ~ plaid-client-id aA0:24:24 $
-    b"\x03\x00\x0fplaid-client-id\x01\x13\x00\x18\x18",
-    // [plaid] ~ plaid-secret-key aA0:30:30 $
-    b"\x03\x00\x10plaid-secret-key\x01\x13\x00\x1e\x1e",
+    8, 3, 0, 0, 1, 115, 2, 32, 32, // [okta] ~00 okta-access-token aA0_-=:40:40 $
+    10, 3, 2, 48, 48, 0, 1, 115, 2, 40, 40, // [plaid] ~ plaid-client-id aA0:24:24 $
+    8, 3, 0, 0, 1, 19, 0, 24, 24, // [plaid] ~ plaid-secret-key aA0:30:30 $
+    8, 3, 0, 0, 1, 19, 0, 30, 30,
     // [plaid] ~access-development- plaid-api-token hH0:8:8 =- hH0:4:4 =- hH0:4:4 =- hH0:4:4 =- hH0:12:12 $
-    b"\x03\x13access-development-\x0fplaid-api-token\x01\x1c\x00\x08\x08\x00\x01-\x01\x1c\x00\x04\x04\x00\x01-\x01\x1c\x00\x04\x04\x00\x01-\x01\x1c\x00\x04\x04\x00\x01-\x01\x1c\x00\x0c\x0c",
+    59, 3, 19, 97, 99, 99, 101, 115, 115, 45, 100, 101, 118, 101, 108, 111, 112, 109, 101, 110, 116,
+    45, 0, 1, 28, 0, 8, 8, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0,
+    4, 4, 0, 1, 45, 1, 28, 0, 12, 12,
     // [plaid] ~access-production- plaid-api-token hH0:8:8 =- hH0:4:4 =- hH0:4:4 =- hH0:4:4 =- hH0:12:12 $
-    b"\x03\x12access-production-\x0fplaid-api-token\x01\x1c\x00\x08\x08\x00\x01-\x01\x1c\x00\x04\x04\x00\x01-\x01\x1c\x00\x04\x04\x00\x01-\x01\x1c\x00\x04\x04\x00\x01-\x01\x1c\x00\x0c\x0c",
+    58, 3, 18, 97, 99, 99, 101, 115, 115, 45, 112, 114, 111, 100, 117, 99, 116, 105, 111, 110, 45,
+    0, 1, 28, 0, 8, 8, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4,
+    4, 0, 1, 45, 1, 28, 0, 12, 12,
     // [plaid] ~access-sandbox- plaid-api-token hH0:8:8 =- hH0:4:4 =- hH0:4:4 =- hH0:4:4 =- hH0:12:12 $
-    b"\x03\x0faccess-sandbox-\x0fplaid-api-token\x01\x1c\x00\x08\x08\x00\x01-\x01\x1c\x00\x04\x04\x00\x01-\x01\x1c\x00\x04\x04\x00\x01-\x01\x1c\x00\x04\x04\x00\x01-\x01\x1c\x00\x0c\x0c",
-    // [private-ai private_ai privateai] ~ privateai-api-token aA0:32:32 $
-    b"\x03\x00\x13privateai-api-token\x01\x13\x00  ",
-    // [rapidapi] ~ rapidapi-access-token aA0_-:50:50 $
-    b"\x03\x00\x15rapidapi-access-token\x01s\x0022",
+    55, 3, 15, 97, 99, 99, 101, 115, 115, 45, 115, 97, 110, 100, 98, 111, 120, 45, 0, 1, 28, 0, 8,
+    8, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1,
+    28, 0, 12, 12, // [private-ai private_ai privateai] ~ privateai-api-token aA0:32:32 $
+    8, 3, 0, 0, 1, 19, 0, 32, 32, // [rapidapi] ~ rapidapi-access-token aA0_-:50:50 $
+    8, 3, 0, 0, 1, 115, 0, 50, 50,
     // [sendbird] ~ sendbird-access-id hH0:8:8 =- hH0:4:4 =- hH0:4:4 =- hH0:4:4 =- hH0:12:12 $
-    b"\x03\x00\x12sendbird-access-id\x01\x1c\x00\x08\x08\x00\x01-\x01\x1c\x00\x04\x04\x00\x01-\x01\x1c\x00\x04\x04\x00\x01-\x01\x1c\x00\x04\x04\x00\x01-\x01\x1c\x00\x0c\x0c",
+    40, 3, 0, 0, 1, 28, 0, 8, 8, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1,
+    28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 12, 12,
     // [sendbird] ~ sendbird-access-token hH0:40:40 $
-    b"\x03\x00\x15sendbird-access-token\x01\x1c\x00((",
-    // [sentry] ~ sentry-access-token hH0:64:64 $
-    b"\x03\x00\x13sentry-access-token\x01\x1c\x00@@",
+    8, 3, 0, 0, 1, 28, 0, 40, 40, // [sentry] ~ sentry-access-token hH0:64:64 $
+    8, 3, 0, 0, 1, 28, 0, 64, 64,
     // [snyk snyk- snyk. snyk_] ~ snyk-api-token hH0:8:8 =- hH0:4:4 =- hH0:4:4 =- hH0:4:4 =- hH0:12:12 $
-    b"\x03\x00\x0esnyk-api-token\x01\x1c\x00\x08\x08\x00\x01-\x01\x1c\x00\x04\x04\x00\x01-\x01\x1c\x00\x04\x04\x00\x01-\x01\x1c\x00\x04\x04\x00\x01-\x01\x1c\x00\x0c\x0c",
+    40, 3, 0, 0, 1, 28, 0, 8, 8, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1,
+    28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 12, 12,
     // [sonar-login sonar-token sonar.login sonar.token sonar_login sonar_token sonarlogin sonartoken] ~ sonar-api-token aA0_-=:40:40 $
-    b"\x03\x00\x0fsonar-api-token\x01s\x02((",
+    8, 3, 0, 0, 1, 115, 2, 40, 40,
     // [sonar-login sonar-token sonar.login sonar.token sonar_login sonar_token sonarlogin sonartoken] ~sqa_ sonar-api-token aA0_-=:40:40 $
-    b"\x03\x04sqa_\x0fsonar-api-token\x01s\x02((",
+    12, 3, 4, 115, 113, 97, 95, 0, 1, 115, 2, 40, 40,
     // [sonar-login sonar-token sonar.login sonar.token sonar_login sonar_token sonarlogin sonartoken] ~sqp_ sonar-api-token aA0_-=:40:40 $
-    b"\x03\x04sqp_\x0fsonar-api-token\x01s\x02((",
+    12, 3, 4, 115, 113, 112, 95, 0, 1, 115, 2, 40, 40,
     // [sonar-login sonar-token sonar.login sonar.token sonar_login sonar_token sonarlogin sonartoken] ~squ_ sonar-api-token aA0_-=:40:40 $
-    b"\x03\x04squ_\x0fsonar-api-token\x01s\x02((",
+    12, 3, 4, 115, 113, 117, 95, 0, 1, 115, 2, 40, 40,
     // [squarespace] ~ squarespace-access-token hH0:8:8 =- hH0:4:4 =- hH0:4:4 =- hH0:4:4 =- hH0:12:12 $
-    b"\x03\x00\x18squarespace-access-token\x01\x1c\x00\x08\x08\x00\x01-\x01\x1c\x00\x04\x04\x00\x01-\x01\x1c\x00\x04\x04\x00\x01-\x01\x1c\x00\x04\x04\x00\x01-\x01\x1c\x00\x0c\x0c",
-    // [sumo] ~ sumologic-access-token aA0:64:64 $
-    b"\x03\x00\x16sumologic-access-token\x01\x13\x00@@",
-    // [sumo] ~su sumologic-access-id aA0:12:12 $
-    b"\x03\x02su\x13sumologic-access-id\x01\x13\x00\x0c\x0c",
+    40, 3, 0, 0, 1, 28, 0, 8, 8, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1,
+    28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 12, 12, // [sumo] ~ sumologic-access-token aA0:64:64 $
+    8, 3, 0, 0, 1, 19, 0, 64, 64, // [sumo] ~su sumologic-access-id aA0:12:12 $
+    10, 3, 2, 115, 117, 0, 1, 19, 0, 12, 12,
     // [telegr] ~ telegram-bot-api-token 0:5:16 =: =A aA0_-:34:34 $
-    b"\x03\x00\x16telegram-bot-api-token\x01\x10\x00\x05\x10\x00\x01:\x00\x01A\x01s\x00\x22\x22",
+    19, 3, 0, 0, 1, 16, 0, 5, 16, 0, 1, 58, 0, 1, 65, 1, 115, 0, 34, 34,
     // [travis] ~ travisci-access-token aA0:22:22 $
-    b"\x03\x00\x15travisci-access-token\x01\x13\x00\x16\x16",
-    // [twitch] ~ twitch-api-token aA0:30:30 $
-    b"\x03\x00\x10twitch-api-token\x01\x13\x00\x1e\x1e",
-    // [twitter] ~ twitter-access-secret aA0:45:45 $
-    b"\x03\x00\x15twitter-access-secret\x01\x13\x00--",
+    8, 3, 0, 0, 1, 19, 0, 22, 22, // [twitch] ~ twitch-api-token aA0:30:30 $
+    8, 3, 0, 0, 1, 19, 0, 30, 30, // [twitter] ~ twitter-access-secret aA0:45:45 $
+    8, 3, 0, 0, 1, 19, 0, 45, 45,
     // [twitter] ~ twitter-access-token 0:15:25 =- aA0:20:40 $
-    b"\x03\x00\x14twitter-access-token\x01\x10\x00\x0f\x19\x00\x01-\x01\x13\x00\x14(",
+    16, 3, 0, 0, 1, 16, 0, 15, 25, 0, 1, 45, 1, 19, 0, 20, 40,
     // [twitter] ~ twitter-api-key aA0:25:25 $
-    b"\x03\x00\x0ftwitter-api-key\x01\x13\x00\x19\x19",
-    // [twitter] ~ twitter-api-secret aA0:50:50 $
-    b"\x03\x00\x12twitter-api-secret\x01\x13\x0022",
-    // [twitter] ~ twitter-bearer-token aA0%:102:122 $
-    b"\x03\x00\x14twitter-bearer-token\x01\x13\x08fz",
-    // [typeform] ~tfp_ typeform-api-token aA0_-.=:59:59 $
-    b"\x03\x04tfp_\x12typeform-api-token\x01\xf3\x02;;",
+    8, 3, 0, 0, 1, 19, 0, 25, 25, // [twitter] ~ twitter-api-secret aA0:50:50 $
+    8, 3, 0, 0, 1, 19, 0, 50, 50, // [twitter] ~ twitter-bearer-token aA0%:102:122 $
+    8, 3, 0, 0, 1, 19, 8, 102, 122, // [typeform] ~tfp_ typeform-api-token aA0_-.=:59:59 $
+    12, 3, 4, 116, 102, 112, 95, 0, 1, 243, 2, 59, 59,
     // [yandex] ~aqvn yandex-api-key aA0_-:35:38 $
-    b"\x03\x04aqvn\x0eyandex-api-key\x01s\x00#&",
+    12, 3, 4, 97, 113, 118, 110, 0, 1, 115, 0, 35, 38,
     // [yandex] ~t1. yandex-access-token aA0_-=:1:0 =. aA0_-=:86:88 $
-    b"\x03\x03t1.\x13yandex-access-token\x01s\x02\x01\x00\x00\x01.\x01s\x02VX",
+    19, 3, 3, 116, 49, 46, 0, 1, 115, 2, 1, 0, 0, 1, 46, 1, 115, 2, 86, 88,
     // [yandex] ~yc yandex-aws-access-token aA0_-:38:38 $
-    b"\x03\x02yc\x17yandex-aws-access-token\x01s\x00&&",
-    // [zendesk] ~ zendesk-secret-key aA0:40:40 $
-    b"\x03\x00\x12zendesk-secret-key\x01\x13\x00((",
+    10, 3, 2, 121, 99, 0, 1, 115, 0, 38, 38, // [zendesk] ~ zendesk-secret-key aA0:40:40 $
+    8, 3, 0, 0, 1, 19, 0, 40, 40,
 ];
 
 /// The keywords of the context rules, back to back (ordered, lower case): length, bytes, then
-/// the run of [`CTX`] records it names (first, end).
-pub(super) const KEYWORDS: &[u8] = b"\x08adafruit\x00\x01\x05adobe\x01\x02\x08airtable\x02\x03\x07algolia\x03\x04\x07alibaba\x04\x05\x0bartifactory\x05\x07\x05asana\x07\x09\x09atlassian\x09\x0a\x06beamer\x0a\x0b\x07bintray\x05\x07\x09bitbucket\x0b\x0d\x07bittrex\x0d\x0f\x22bundle_enterprise__contribsys__com\x0f\x10\x1cbundle_gems__contribsys__com\x0f\x10\x0acloudflare\x10\x12\x0aco_api_key\x12\x13\x07codecov\x13\x14\x06cohere\x12\x13\x08coinbase\x14\x15\x0aconfluence\x09\x0a\x09confluent\x15\x17\x0acontentful\x17\x18\x07datadog\x18\x19\x07discord\x19\x1c\x05dnkey\x1c\x1d\x07droneci\x1d\x1e\x07dropbox\x1e!\x04etsy!\x22\x08facebook\x22#\x06fastly#$\x08finicity$&\x07finnhub&'\x06flickr'(\x0afreshbooks()\x06gitter)*\x0agocardless*+\x06heroku+,\x07hubspot,-\x08intercom-.\x05jfrog\x05\x07\x04jira\x09\x0a\x06kraken./\x06kucoin/1\x0claunchdarkly12\x06linear23\x09linked_in35\x09linked-in35\x08linkedin35\x03lob59\x06looker9;\x09mailchimp;<\x17mailchimpsdk.initialize;<\x07mailgun<?\x06mapbox?@\x0amattermost@A\x06merakiAB\x0cmessage_birdBD\x0cmessage-birdBD\x0bmessagebirdBD\x07netlifyDE\x09new_relicEI\x09new-relicEI\x0fnew-york-times,IJ\x08newrelicEI\x0cnewyorktimesIJ\x07nytimesIJ\x04oktaJK\x05plaidKP\x0aprivate_aiPQ\x0aprivate-aiPQ\x09privateaiPQ\x08rapidapiQR\x08sendbirdRT\x06sentryTU\x04snykUV\x05snyk_UV\x05snyk-UV\x05snyk.UV\x0bsonar_loginVZ\x0bsonar_tokenVZ\x0bsonar-loginVZ\x0bsonar-tokenVZ\x0bsonar.loginVZ\x0bsonar.tokenVZ\x0asonarloginVZ\x0asonartokenVZ\x0bsquarespaceZ[\x04sumo[]\x06telegr]^\x06travis^_\x06twitch_`\x07twitter`e\x08typeformef\x04xray\x05\x07\x06yandexfi\x07zendeskij";
+/// the run of [`CTX`] records it names (first and end, as offsets in [`CTX`], 2 bytes each,
+/// little-endian).
+pub(super) const KEYWORDS: &[u8] = b"\x08adafruit\x00\x00\x09\x00\x05adobe\x09\x00\x12\x00\x08airtable\x12\x00\x1b\x00\x07algolia\x1b\x00$\x00\x07alibaba$\x00-\x00\x0bartifactory-\x00?\x00\x05asana?\x00Q\x00\x09atlassianQ\x00Z\x00\x06beamerZ\x00e\x00\x07bintray-\x00?\x00\x09bitbuckete\x00w\x00\x07bittrexw\x00\x89\x00\x22bundle_enterprise__contribsys__com\x89\x00\x9a\x00\x1cbundle_gems__contribsys__com\x89\x00\x9a\x00\x0acloudflare\x9a\x00\xac\x00\x0aco_api_key\xac\x00\xb5\x00\x07codecov\xb5\x00\xbe\x00\x06cohere\xac\x00\xb5\x00\x08coinbase\xbe\x00\xc7\x00\x0aconfluenceQ\x00Z\x00\x09confluent\xc7\x00\xd9\x00\x0acontentful\xd9\x00\xe2\x00\x07datadog\xe2\x00\xeb\x00\x07discord\xeb\x00\x06\x01\x05dnkey\x06\x01\x1d\x01\x07droneci\x1d\x01&\x01\x07dropbox&\x01U\x01\x04etsyU\x01^\x01\x08facebook^\x01g\x01\x06fastlyg\x01p\x01\x08finicityp\x01\x82\x01\x07finnhub\x82\x01\x8b\x01\x06flickr\x8b\x01\x94\x01\x0afreshbooks\x94\x01\x9d\x01\x06gitter\x9d\x01\xa6\x01\x0agocardless\xa6\x01\xb4\x01\x06heroku\xb4\x01\xdd\x01\x07hubspot\xdd\x01\x06\x02\x08intercom\x06\x02\x0f\x02\x05jfrog-\x00?\x00\x04jiraQ\x00Z\x00\x06kraken\x0f\x02\x18\x02\x06kucoin\x18\x02J\x02\x0claunchdarklyJ\x02S\x02\x06linearS\x02\x5c\x02\x09linked_in\x5c\x02n\x02\x09linked-in\x5c\x02n\x02\x08linkedin\x5c\x02n\x02\x03lobn\x02\xae\x02\x06looker\xae\x02\xc0\x02\x09mailchimp\xc0\x02\xd3\x02\x17mailchimpsdk.initialize\xc0\x02\xd3\x02\x07mailgun\xd3\x02\x09\x03\x06mapbox\x09\x03\x1d\x03\x0amattermost\x1d\x03&\x03\x06meraki&\x03/\x03\x0cmessage_bird/\x03a\x03\x0cmessage-bird/\x03a\x03\x0bmessagebird/\x03a\x03\x07netlifya\x03j\x03\x09new_relicj\x03\x9d\x03\x09new-relicj\x03\x9d\x03\x0fnew-york-times,\x9d\x03\xa6\x03\x08newrelicj\x03\x9d\x03\x0cnewyorktimes\x9d\x03\xa6\x03\x07nytimes\x9d\x03\xa6\x03\x04okta\xa6\x03\xb1\x03\x05plaid\xb1\x03r\x04\x0aprivate_air\x04{\x04\x0aprivate-air\x04{\x04\x09privateair\x04{\x04\x08rapidapi{\x04\x84\x04\x08sendbird\x84\x04\xb6\x04\x06sentry\xb6\x04\xbf\x04\x04snyk\xbf\x04\xe8\x04\x05snyk_\xbf\x04\xe8\x04\x05snyk-\xbf\x04\xe8\x04\x05snyk.\xbf\x04\xe8\x04\x0bsonar_login\xe8\x04\x18\x05\x0bsonar_token\xe8\x04\x18\x05\x0bsonar-login\xe8\x04\x18\x05\x0bsonar-token\xe8\x04\x18\x05\x0bsonar.login\xe8\x04\x18\x05\x0bsonar.token\xe8\x04\x18\x05\x0asonarlogin\xe8\x04\x18\x05\x0asonartoken\xe8\x04\x18\x05\x0bsquarespace\x18\x05A\x05\x04sumoA\x05U\x05\x06telegrU\x05i\x05\x06travisi\x05r\x05\x06twitchr\x05{\x05\x07twitter{\x05\xb0\x05\x08typeform\xb0\x05\xbd\x05\x04xray-\x00?\x00\x06yandex\xbd\x05\xe9\x05\x07zendesk\xe9\x05\xf2\x05";
 
 /// The keywords that start with a byte: (byte, first, end) as offsets in [`KEYWORDS`].
 pub(super) const KW_GROUPS: &[(u8, u16, u16)] = &[
-    (b'a', 0, 84),
-    (b'b', 84, 193),
-    (b'c', 193, 287),
-    (b'd', 287, 335),
-    (b'e', 335, 342),
-    (b'f', 342, 405),
-    (b'g', 405, 427),
-    (b'h', 427, 446),
-    (b'i', 446, 457),
-    (b'j', 457, 472),
-    (b'k', 472, 490),
-    (b'l', 490, 564),
-    (b'm', 564, 687),
-    (b'n', 687, 775),
-    (b'o', 775, 782),
-    (b'p', 782, 828),
-    (b'r', 828, 839),
-    (b's', 839, 1021),
-    (b't', 1021, 1069),
-    (b'x', 1069, 1076),
-    (b'y', 1076, 1085),
-    (b'z', 1085, 1095),
+    (b'a', 0, 100),
+    (b'b', 100, 221),
+    (b'c', 221, 331),
+    (b'd', 331, 389),
+    (b'e', 389, 398),
+    (b'f', 398, 473),
+    (b'g', 473, 499),
+    (b'h', 499, 522),
+    (b'i', 522, 535),
+    (b'j', 535, 554),
+    (b'k', 554, 576),
+    (b'l', 576, 664),
+    (b'm', 664, 805),
+    (b'n', 805, 907),
+    (b'o', 907, 916),
+    (b'p', 916, 970),
+    (b'r', 970, 983),
+    (b's', 983, 1197),
+    (b't', 1197, 1255),
+    (b'x', 1255, 1264),
+    (b'y', 1264, 1275),
+    (b'z', 1275, 1287),
 ];
 
 // Left out (id: why):

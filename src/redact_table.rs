@@ -255,8 +255,9 @@ pub(super) fn context(b: &[u8], i: usize, j: usize) -> Option<(usize, usize, &'s
             super::tick();
             let n = KEYWORDS[k] as usize;
             let kw = &KEYWORDS[k + 1..k + 1 + n];
-            let (first, end) = (KEYWORDS[k + 1 + n] as usize, KEYWORDS[k + 2 + n] as usize);
-            k += n + 3;
+            let at16 = |x: usize| u16::from_le_bytes([KEYWORDS[x], KEYWORDS[x + 1]]) as usize;
+            let (mut r, end) = (at16(k + 1 + n), at16(k + 3 + n));
+            k += n + 5;
             if !super::starts_ci(b, p, kw) || p + n == tried {
                 continue;
             }
@@ -264,10 +265,13 @@ pub(super) fn context(b: &[u8], i: usize, j: usize) -> Option<(usize, usize, &'s
             let Some(v) = value_start(b, p + n) else {
                 continue;
             };
-            if let Some(h) =
-                (first..end).find_map(|r| at(CTX[r], b, v).map(|e| (v, e, kind(CTX[r]))))
-            {
-                return Some(h);
+            while r < end {
+                let rec = &CTX[r + 1..r + 1 + CTX[r] as usize];
+                r += 1 + CTX[r] as usize;
+                if let Some(e) = at(rec, b, v) {
+                    // (the generator writes ASCII; the marker's kind is the keyword)
+                    return Some((v, e, std::str::from_utf8(kw).unwrap_or("token")));
+                }
             }
         }
     }
