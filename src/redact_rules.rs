@@ -38,277 +38,277 @@
 /// `class:min:max`, `$` the boundary).
 pub(super) const RULES: &[&[u8]] = &[
     // _gitlab_session= gitlab-session-cookie a0:32:32
-    b"\x00\x10_gitlab_session=\x15gitlab-session-cookie\x01\x11\x00  ",
+    b"\x00\x10_gitlab_session=\x06gitlab\x01\x11\x00  ",
     // 4b1d clickhouse-cloud-api-secret-key aA0:38:38 $
-    b"\x02\x044b1d\x1fclickhouse-cloud-api-secret-key\x01\x13\x00&&",
+    b"\x02\x044b1d\x0aclickhouse\x01\x13\x00&&",
     // A3- 1password-secret-key A0:6:6 =- A0:11:11 =- A0:5:5 =- A0:5:5 =- A0:5:5 $
-    b"\x02\x03A3-\x141password-secret-key\x01\x12\x00\x06\x06\x00\x01-\x01\x12\x00\x0b\x0b\x00\x01-\x01\x12\x00\x05\x05\x00\x01-\x01\x12\x00\x05\x05\x00\x01-\x01\x12\x00\x05\x05",
+    b"\x02\x03A3-\x091password\x01\x12\x00\x06\x06\x00\x01-\x01\x12\x00\x0b\x0b\x00\x01-\x01\x12\x00\x05\x05\x00\x01-\x01\x12\x00\x05\x05\x00\x01-\x01\x12\x00\x05\x05",
     // A3- 1password-secret-key A0:6:6 =- A0:6:6 =- A0:5:5 =- A0:5:5 =- A0:5:5 =- A0:5:5 $
-    b"\x02\x03A3-\x141password-secret-key\x01\x12\x00\x06\x06\x00\x01-\x01\x12\x00\x06\x06\x00\x01-\x01\x12\x00\x05\x05\x00\x01-\x01\x12\x00\x05\x05\x00\x01-\x01\x12\x00\x05\x05\x00\x01-\x01\x12\x00\x05\x05",
+    b"\x02\x03A3-\x091password\x01\x12\x00\x06\x06\x00\x01-\x01\x12\x00\x06\x06\x00\x01-\x01\x12\x00\x05\x05\x00\x01-\x01\x12\x00\x05\x05\x00\x01-\x01\x12\x00\x05\x05\x00\x01-\x01\x12\x00\x05\x05",
     // A3T aws-access-token A0:17:17 $
-    b"\x02\x03A3T\x10aws-access-token\x01\x12\x00\x11\x11",
+    b"\x02\x03A3T\x03aws\x01\x12\x00\x11\x11",
     // ABIA aws-access-token A0:16:16 $
-    b"\x02\x04ABIA\x10aws-access-token\x01\x12\x00\x10\x10",
+    b"\x02\x04ABIA\x03aws\x01\x12\x00\x10\x10",
     // ABSK aws-amazon-bedrock-api-key-long-lived aA0+=:109:0 $
-    b"\x02\x04ABSK%aws-amazon-bedrock-api-key-long-lived\x01\x13\x03m\x00",
+    b"\x02\x04ABSK\x03aws\x01\x13\x03m\x00",
     // ACCA aws-access-token A0:16:16 $
-    b"\x02\x04ACCA\x10aws-access-token\x01\x12\x00\x10\x10",
+    b"\x02\x04ACCA\x03aws\x01\x12\x00\x10\x10",
     // AGE-SECRET-KEY-1 age-secret-key A0:58:58
-    b"\x00\x10AGE-SECRET-KEY-1\x0eage-secret-key\x01\x12\x00::",
+    b"\x00\x10AGE-SECRET-KEY-1\x03age\x01\x12\x00::",
     // AIza gcp-api-key aA0_-:35:35 $
-    b"\x02\x04AIza\x0bgcp-api-key\x01s\x00##",
+    b"\x02\x04AIza\x03gcp\x01s\x00##",
     // AKCp artifactory-api-key aA0:69:69 $
-    b"\x02\x04AKCp\x13artifactory-api-key\x01\x13\x00EE",
+    b"\x02\x04AKCp\x0bartifactory\x01\x13\x00EE",
     // AKIA aws-access-token A0:16:16 $
-    b"\x02\x04AKIA\x10aws-access-token\x01\x12\x00\x10\x10",
+    b"\x02\x04AKIA\x03aws\x01\x12\x00\x10\x10",
     // api_org_ huggingface-organization-api-token aA:34:34 $
-    b"\x02\x08api_org_\x22huggingface-organization-api-token\x01\x03\x00\x22\x22",
+    b"\x02\x08api_org_\x0bhuggingface\x01\x03\x00\x22\x22",
     // API- octopus-deploy-api-key A0:26:26 $
-    b"\x02\x04API-\x16octopus-deploy-api-key\x01\x12\x00\x1a\x1a",
+    b"\x02\x04API-\x07octopus\x01\x12\x00\x1a\x1a",
     // ASIA aws-access-token A0:16:16 $
-    b"\x02\x04ASIA\x10aws-access-token\x01\x12\x00\x10\x10",
+    b"\x02\x04ASIA\x03aws\x01\x12\x00\x10\x10",
     // ~atatt3 atlassian-api-token aA0_-=:186:186 $
-    b"\x03\x06atatt3\x13atlassian-api-token\x01s\x02\xba\xba",
+    b"\x03\x06atatt3\x09atlassian\x01s\x02\xba\xba",
     // authress_ authress-service-client-access-key aA0:5:30 =. aA0:4:6 =. =acc aA0_-:11:33 =. aA0_-+=:30:120 $
-    b"\x02\x09authress_\x22authress-service-client-access-key\x01\x13\x00\x05\x1e\x00\x01.\x01\x13\x00\x04\x06\x00\x01.\x00\x03acc\x01s\x00\x0b!\x00\x01.\x01s\x03\x1ex",
+    b"\x02\x09authress_\x08authress\x01\x13\x00\x05\x1e\x00\x01.\x01\x13\x00\x04\x06\x00\x01.\x00\x03acc\x01s\x00\x0b!\x00\x01.\x01s\x03\x1ex",
     // bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t aws-amazon-bedrock-api-key-short-lived
-    b"\x00,bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t&aws-amazon-bedrock-api-key-short-lived",
+    b"\x00,bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t\x03aws",
     // ~clojars_ clojars-api-token aA0:60:60
-    b"\x01\x08clojars_\x11clojars-api-token\x01\x13\x00<<",
+    b"\x01\x08clojars_\x07clojars\x01\x13\x00<<",
     // cmVmd artifactory-reference-token aA0:59:59 $
-    b"\x02\x05cmVmd\x1bartifactory-reference-token\x01\x13\x00;;",
+    b"\x02\x05cmVmd\x0bartifactory\x01\x13\x00;;",
     // dapi databricks-api-token h0:32:32 =- 0:1:1 $
-    b"\x02\x04dapi\x14databricks-api-token\x01\x14\x00  \x00\x01-\x01\x10\x00\x01\x01",
+    b"\x02\x04dapi\x0adatabricks\x01\x14\x00  \x00\x01-\x01\x10\x00\x01\x01",
     // dapi databricks-api-token h0:32:32 $
-    b"\x02\x04dapi\x14databricks-api-token\x01\x14\x00  ",
+    b"\x02\x04dapi\x0adatabricks\x01\x14\x00  ",
     // discord.com/api/webhooks/ discord-webhook 0:17:20 =/ aA0_-:60:0
-    b"\x00\x19discord.com/api/webhooks/\x0fdiscord-webhook\x01\x10\x00\x11\x14\x00\x01/\x01s\x00<\x00",
+    b"\x00\x19discord.com/api/webhooks/\x07discord\x01\x10\x00\x11\x14\x00\x01/\x01s\x00<\x00",
     // discordapp.com/api/webhooks/ discord-webhook 0:17:20 =/ aA0_-:60:0
-    b"\x00\x1cdiscordapp.com/api/webhooks/\x0fdiscord-webhook\x01\x10\x00\x11\x14\x00\x01/\x01s\x00<\x00",
+    b"\x00\x1cdiscordapp.com/api/webhooks/\x07discord\x01\x10\x00\x11\x14\x00\x01/\x01s\x00<\x00",
     // doo_v1_ digitalocean-access-token h0:64:64 $
-    b"\x02\x07doo_v1_\x19digitalocean-access-token\x01\x14\x00@@",
+    b"\x02\x07doo_v1_\x0cdigitalocean\x01\x14\x00@@",
     // dop_v1_ digitalocean-pat h0:64:64 $
-    b"\x02\x07dop_v1_\x10digitalocean-pat\x01\x14\x00@@",
+    b"\x02\x07dop_v1_\x0cdigitalocean\x01\x14\x00@@",
     // ~dor_v1_ digitalocean-refresh-token hH0:64:64 $
-    b"\x03\x07dor_v1_\x1adigitalocean-refresh-token\x01\x1c\x00@@",
+    b"\x03\x07dor_v1_\x0cdigitalocean\x01\x1c\x00@@",
     // dp.pt. doppler-api-token aA0:43:43
-    b"\x00\x06dp.pt.\x11doppler-api-token\x01\x13\x00++",
+    b"\x00\x06dp.pt.\x07doppler\x01\x13\x00++",
     // dt0c01. dynatrace-api-token aA0:24:24 =. aA0:64:64
-    b"\x00\x07dt0c01.\x13dynatrace-api-token\x01\x13\x00\x18\x18\x00\x01.\x01\x13\x00@@",
+    b"\x00\x07dt0c01.\x09dynatrace\x01\x13\x00\x18\x18\x00\x01.\x01\x13\x00@@",
     // duffel_live_ duffel-api-token aA0_-=:43:43
-    b"\x00\x0cduffel_live_\x10duffel-api-token\x01s\x02++",
+    b"\x00\x0cduffel_live_\x06duffel\x01s\x02++",
     // duffel_test_ duffel-api-token aA0_-=:43:43
-    b"\x00\x0cduffel_test_\x10duffel-api-token\x01s\x02++",
+    b"\x00\x0cduffel_test_\x06duffel\x01s\x02++",
     // EAA facebook-page-access-token aA0:101:0 $
-    b"\x02\x03EAA\x1afacebook-page-access-token\x01\x13\x00e\x00",
+    b"\x02\x03EAA\x08facebook\x01\x13\x00e\x00",
     // EAAA square-access-token aA0_-:22:60 $
-    b"\x02\x04EAAA\x13square-access-token\x01s\x00\x16<",
+    b"\x02\x04EAAA\x06square\x01s\x00\x16<",
     // ext_ authress-service-client-access-key aA0:5:30 =. aA0:4:6 =. =acc aA0_-:11:33 =. aA0_-+=:30:120 $
-    b"\x02\x04ext_\x22authress-service-client-access-key\x01\x13\x00\x05\x1e\x00\x01.\x01\x13\x00\x04\x06\x00\x01.\x00\x03acc\x01s\x00\x0b!\x00\x01.\x01s\x03\x1ex",
+    b"\x02\x04ext_\x08authress\x01\x13\x00\x05\x1e\x00\x01.\x01\x13\x00\x04\x06\x00\x01.\x00\x03acc\x01s\x00\x0b!\x00\x01.\x01s\x03\x1ex",
     // ~eyjrijoi grafana-api-key aA0=:70:0 $
-    b"\x03\x08eyjrijoi\x0fgrafana-api-key\x01\x13\x02F\x00",
+    b"\x03\x08eyjrijoi\x07grafana\x01\x13\x02F\x00",
     // EZAK easypost-api-token aA0:54:54 $
-    b"\x02\x04EZAK\x12easypost-api-token\x01\x13\x0066",
+    b"\x02\x04EZAK\x08easypost\x01\x13\x0066",
     // EZTK easypost-test-api-token aA0:54:54 $
-    b"\x02\x04EZTK\x17easypost-test-api-token\x01\x13\x0066",
+    b"\x02\x04EZTK\x08easypost\x01\x13\x0066",
     // fio-u- frameio-api-token aA0_-=:64:64
-    b"\x00\x06fio-u-\x11frameio-api-token\x01s\x02@@",
+    b"\x00\x06fio-u-\x07frameio\x01s\x02@@",
     // FLWPUBK_TEST- flutterwave-public-key aA0:32:32 =-X
-    b"\x00\x0dFLWPUBK_TEST-\x16flutterwave-public-key\x01\x13\x00  \x00\x02-X",
+    b"\x00\x0dFLWPUBK_TEST-\x0bflutterwave\x01\x13\x00  \x00\x02-X",
     // FLWSECK_TEST- flutterwave-encryption-key aA0:12:12
-    b"\x00\x0dFLWSECK_TEST-\x1aflutterwave-encryption-key\x01\x13\x00\x0c\x0c",
+    b"\x00\x0dFLWSECK_TEST-\x0bflutterwave\x01\x13\x00\x0c\x0c",
     // FLWSECK_TEST- flutterwave-secret-key aA0:32:32 =-X
-    b"\x00\x0dFLWSECK_TEST-\x16flutterwave-secret-key\x01\x13\x00  \x00\x02-X",
+    b"\x00\x0dFLWSECK_TEST-\x0bflutterwave\x01\x13\x00  \x00\x02-X",
     // fm1 flyio-access-token a:1:1 =_ aA0+=:100:0 $
-    b"\x02\x03fm1\x12flyio-access-token\x01\x01\x00\x01\x01\x00\x01_\x01\x13\x03d\x00",
+    b"\x02\x03fm1\x05flyio\x01\x01\x00\x01\x01\x00\x01_\x01\x13\x03d\x00",
     // fm2_ flyio-access-token aA0+=:100:0 $
-    b"\x02\x04fm2_\x12flyio-access-token\x01\x13\x03d\x00",
+    b"\x02\x04fm2_\x05flyio\x01\x13\x03d\x00",
     // fo1_ flyio-access-token aA0_-:43:43 $
-    b"\x02\x04fo1_\x12flyio-access-token\x01s\x00++",
+    b"\x02\x04fo1_\x05flyio\x01s\x00++",
     // gho_ github-oauth aA0:36:36
-    b"\x00\x04gho_\x0cgithub-oauth\x01\x13\x00$$",
+    b"\x00\x04gho_\x06github\x01\x13\x00$$",
     // ghp_ github-pat aA0:36:36
-    b"\x00\x04ghp_\x0agithub-pat\x01\x13\x00$$",
+    b"\x00\x04ghp_\x06github\x01\x13\x00$$",
     // ghr_ github-refresh-token aA0:36:36
-    b"\x00\x04ghr_\x14github-refresh-token\x01\x13\x00$$",
+    b"\x00\x04ghr_\x06github\x01\x13\x00$$",
     // ghs_ github-app-token aA0:36:36
-    b"\x00\x04ghs_\x10github-app-token\x01\x13\x00$$",
+    b"\x00\x04ghs_\x06github\x01\x13\x00$$",
     // ghu_ github-app-token aA0:36:36
-    b"\x00\x04ghu_\x10github-app-token\x01\x13\x00$$",
+    b"\x00\x04ghu_\x06github\x01\x13\x00$$",
     // github_pat_ github-fine-grained-pat aA0_:82:82
-    b"\x00\x0bgithub_pat_\x17github-fine-grained-pat\x013\x00RR",
+    b"\x00\x0bgithub_pat_\x06github\x013\x00RR",
     // glagent- gitlab-kubernetes-agent-token aA0_-:50:50
-    b"\x00\x08glagent-\x1dgitlab-kubernetes-agent-token\x01s\x0022",
+    b"\x00\x08glagent-\x06gitlab\x01s\x0022",
     // ~glc_ grafana-cloud-api-token aA0+=:32:0 $
-    b"\x03\x04glc_\x17grafana-cloud-api-token\x01\x13\x03 \x00",
+    b"\x03\x04glc_\x07grafana\x01\x13\x03 \x00",
     // glcbt- gitlab-cicd-job-token aA0:1:5 =_ aA0_-:20:20
-    b"\x00\x06glcbt-\x15gitlab-cicd-job-token\x01\x13\x00\x01\x05\x00\x01_\x01s\x00\x14\x14",
+    b"\x00\x06glcbt-\x06gitlab\x01\x13\x00\x01\x05\x00\x01_\x01s\x00\x14\x14",
     // gldt- gitlab-deploy-token aA0_-:20:20
-    b"\x00\x05gldt-\x13gitlab-deploy-token\x01s\x00\x14\x14",
+    b"\x00\x05gldt-\x06gitlab\x01s\x00\x14\x14",
     // glffct- gitlab-feature-flag-client-token aA0_-:20:20
-    b"\x00\x07glffct- gitlab-feature-flag-client-token\x01s\x00\x14\x14",
+    b"\x00\x07glffct-\x06gitlab\x01s\x00\x14\x14",
     // glft- gitlab-feed-token aA0_-:20:20
-    b"\x00\x05glft-\x11gitlab-feed-token\x01s\x00\x14\x14",
+    b"\x00\x05glft-\x06gitlab\x01s\x00\x14\x14",
     // glimt- gitlab-incoming-mail-token aA0_-:25:25
-    b"\x00\x06glimt-\x1agitlab-incoming-mail-token\x01s\x00\x19\x19",
+    b"\x00\x06glimt-\x06gitlab\x01s\x00\x19\x19",
     // gloas- gitlab-oauth-app-secret aA0_-:64:64
-    b"\x00\x06gloas-\x17gitlab-oauth-app-secret\x01s\x00@@",
+    b"\x00\x06gloas-\x06gitlab\x01s\x00@@",
     // glpat- gitlab-pat aA0_-:20:20
-    b"\x00\x06glpat-\x0agitlab-pat\x01s\x00\x14\x14",
+    b"\x00\x06glpat-\x06gitlab\x01s\x00\x14\x14",
     // glpat- gitlab-pat-routable aA0_-:27:0 =. a0:9:9 $
-    b"\x02\x06glpat-\x13gitlab-pat-routable\x01s\x00\x1b\x00\x00\x01.\x01\x11\x00\x09\x09",
+    b"\x02\x06glpat-\x06gitlab\x01s\x00\x1b\x00\x00\x01.\x01\x11\x00\x09\x09",
     // glptt- gitlab-ptt h0:40:40
-    b"\x00\x06glptt-\x0agitlab-ptt\x01\x14\x00((",
+    b"\x00\x06glptt-\x06gitlab\x01\x14\x00((",
     // glrt- gitlab-runner-authentication-token aA0_-:20:20
-    b"\x00\x05glrt-\x22gitlab-runner-authentication-token\x01s\x00\x14\x14",
+    b"\x00\x05glrt-\x06gitlab\x01s\x00\x14\x14",
     // glrt-t gitlab-runner-authentication-token-routable 0:1:1 =_ aA0_-:27:0 =. a0:9:9 $
-    b"\x02\x06glrt-t+gitlab-runner-authentication-token-routable\x01\x10\x00\x01\x01\x00\x01_\x01s\x00\x1b\x00\x00\x01.\x01\x11\x00\x09\x09",
+    b"\x02\x06glrt-t\x06gitlab\x01\x10\x00\x01\x01\x00\x01_\x01s\x00\x1b\x00\x00\x01.\x01\x11\x00\x09\x09",
     // ~glsa_ grafana-service-account-token aA0:32:32 =_ hH0:8:8 $
-    b"\x03\x05glsa_\x1dgrafana-service-account-token\x01\x13\x00  \x00\x01_\x01\x1c\x00\x08\x08",
+    b"\x03\x05glsa_\x07grafana\x01\x13\x00  \x00\x01_\x01\x1c\x00\x08\x08",
     // glsoat- gitlab-scim-token aA0_-:20:20
-    b"\x00\x07glsoat-\x11gitlab-scim-token\x01s\x00\x14\x14",
+    b"\x00\x07glsoat-\x06gitlab\x01s\x00\x14\x14",
     // GR1348941 gitlab-rrt aA0_-:20:20
-    b"\x00\x09GR1348941\x0agitlab-rrt\x01s\x00\x14\x14",
+    b"\x00\x09GR1348941\x06gitlab\x01s\x00\x14\x14",
     // hf_ huggingface-access-token aA:34:34 $
-    b"\x02\x03hf_\x18huggingface-access-token\x01\x03\x00\x22\x22",
+    b"\x02\x03hf_\x0bhuggingface\x01\x03\x00\x22\x22",
     // HRKU-AA heroku-api-key-v2 aA0_-:58:58 $
-    b"\x02\x07HRKU-AA\x11heroku-api-key-v2\x01s\x00::",
+    b"\x02\x07HRKU-AA\x06heroku\x01s\x00::",
     // hvb. vault-batch-token aA0_-:138:0 $
-    b"\x02\x04hvb.\x11vault-batch-token\x01s\x00\x8a\x00",
+    b"\x02\x04hvb.\x05vault\x01s\x00\x8a\x00",
     // hvb. vault-token aA0_-:24:0 $
-    b"\x02\x04hvb.\x0bvault-token\x01s\x00\x18\x00",
+    b"\x02\x04hvb.\x05vault\x01s\x00\x18\x00",
     // hvr. vault-token aA0_-:24:0 $
-    b"\x02\x04hvr.\x0bvault-token\x01s\x00\x18\x00",
+    b"\x02\x04hvr.\x05vault\x01s\x00\x18\x00",
     // hvs. vault-service-token aA0_-:90:120 $
-    b"\x02\x04hvs.\x13vault-service-token\x01s\x00Zx",
+    b"\x02\x04hvs.\x05vault\x01s\x00Zx",
     // hvs. vault-token aA0_-:24:0 $
-    b"\x02\x04hvs.\x0bvault-token\x01s\x00\x18\x00",
+    b"\x02\x04hvs.\x05vault\x01s\x00\x18\x00",
     // ico- infracost-api-token aA0:32:32 $
-    b"\x02\x04ico-\x13infracost-api-token\x01\x13\x00  ",
+    b"\x02\x04ico-\x09infracost\x01\x13\x00  ",
     // lin_api_ linear-api-key aA0:40:40
-    b"\x00\x08lin_api_\x0elinear-api-key\x01\x13\x00((",
+    b"\x00\x08lin_api_\x06linear\x01\x13\x00((",
     // LTAI alibaba-access-key-id aA0:20:20 $
-    b"\x02\x04LTAI\x15alibaba-access-key-id\x01\x13\x00\x14\x14",
+    b"\x02\x04LTAI\x07alibaba\x01\x13\x00\x14\x14",
     // ~npm_ npm-access-token aA0:36:36 $
-    b"\x03\x04npm_\x10npm-access-token\x01\x13\x00$$",
+    b"\x03\x04npm_\x03npm\x01\x13\x00$$",
     // ntn_ notion-api-token aA0:46:46 $
-    b"\x02\x04ntn_\x10notion-api-token\x01\x13\x00..",
+    b"\x02\x04ntn_\x06notion\x01\x13\x00..",
     // ops_eyJ 1password-service-account-token aA0+=:250:0
-    b"\x00\x07ops_eyJ\x1f1password-service-account-token\x01\x13\x03\xfa\x00",
+    b"\x00\x07ops_eyJ\x091password\x01\x13\x03\xfa\x00",
     // p8e- adobe-client-secret aA0:32:32 $
-    b"\x02\x04p8e-\x13adobe-client-secret\x01\x13\x00  ",
+    b"\x02\x04p8e-\x05adobe\x01\x13\x00  ",
     // pat airtable-personnal-access-token aA0:14:14 =. h0:64:64 $
-    b"\x02\x03pat\x1fairtable-personnal-access-token\x01\x13\x00\x0e\x0e\x00\x01.\x01\x14\x00@@",
+    b"\x02\x03pat\x08airtable\x01\x13\x00\x0e\x0e\x00\x01.\x01\x14\x00@@",
     // pat. harness-api-key aA0_-:22:22 =. aA0:24:24 =. aA0:20:20
-    b"\x00\x04pat.\x0fharness-api-key\x01s\x00\x16\x16\x00\x01.\x01\x13\x00\x18\x18\x00\x01.\x01\x13\x00\x14\x14",
+    b"\x00\x04pat.\x07harness\x01s\x00\x16\x16\x00\x01.\x01\x13\x00\x18\x18\x00\x01.\x01\x13\x00\x14\x14",
     // PMAK- postman-api-token hH0:24:24 =- hH0:34:34 $
-    b"\x02\x05PMAK-\x11postman-api-token\x01\x1c\x00\x18\x18\x00\x01-\x01\x1c\x00\x22\x22",
+    b"\x02\x05PMAK-\x07postman\x01\x1c\x00\x18\x18\x00\x01-\x01\x1c\x00\x22\x22",
     // pnu_ prefect-api-token aA0:36:36 $
-    b"\x02\x04pnu_\x11prefect-api-token\x01\x13\x00$$",
+    b"\x02\x04pnu_\x07prefect\x01\x13\x00$$",
     // pplx- perplexity-api-key aA0:48:48 $
-    b"\x02\x05pplx-\x12perplexity-api-key\x01\x13\x0000",
+    b"\x02\x05pplx-\x0aperplexity\x01\x13\x0000",
     // pscale_oauth_ planetscale-oauth-token aA0_-.=:32:64 $
-    b"\x02\x0dpscale_oauth_\x17planetscale-oauth-token\x01\xf3\x02 @",
+    b"\x02\x0dpscale_oauth_\x0bplanetscale\x01\xf3\x02 @",
     // ~pscale_pw_ planetscale-password aA0_-.=:32:64 $
-    b"\x03\x0apscale_pw_\x14planetscale-password\x01\xf3\x02 @",
+    b"\x03\x0apscale_pw_\x0bplanetscale\x01\xf3\x02 @",
     // pscale_tkn_ planetscale-api-token aA0_-.=:32:64 $
-    b"\x02\x0bpscale_tkn_\x15planetscale-api-token\x01\xf3\x02 @",
+    b"\x02\x0bpscale_tkn_\x0bplanetscale\x01\xf3\x02 @",
     // pul- pulumi-api-token h0:40:40 $
-    b"\x02\x04pul-\x10pulumi-api-token\x01\x14\x00((",
+    b"\x02\x04pul-\x06pulumi\x01\x14\x00((",
     // pypi-AgEIcHlwaS5vcmc pypi-upload-token aA0_-:50:0
-    b"\x00\x14pypi-AgEIcHlwaS5vcmc\x11pypi-upload-token\x01s\x002\x00",
+    b"\x00\x14pypi-AgEIcHlwaS5vcmc\x04pypi\x01s\x002\x00",
     // rdme_ readme-api-token a0:70:70 $
-    b"\x02\x05rdme_\x10readme-api-token\x01\x11\x00FF",
+    b"\x02\x05rdme_\x06readme\x01\x11\x00FF",
     // rk_live_ stripe-access-token aA0:10:99 $
-    b"\x02\x08rk_live_\x13stripe-access-token\x01\x13\x00\x0ac",
+    b"\x02\x08rk_live_\x06stripe\x01\x13\x00\x0ac",
     // rk_prod_ stripe-access-token aA0:10:99 $
-    b"\x02\x08rk_prod_\x13stripe-access-token\x01\x13\x00\x0ac",
+    b"\x02\x08rk_prod_\x06stripe\x01\x13\x00\x0ac",
     // rk_test_ stripe-access-token aA0:10:99 $
-    b"\x02\x08rk_test_\x13stripe-access-token\x01\x13\x00\x0ac",
+    b"\x02\x08rk_test_\x06stripe\x01\x13\x00\x0ac",
     // rubygems_ rubygems-api-token h0:48:48 $
-    b"\x02\x09rubygems_\x12rubygems-api-token\x01\x14\x0000",
+    b"\x02\x09rubygems_\x08rubygems\x01\x14\x0000",
     // s-s4t2af- intra42-client-secret aA0:64:64 $
-    b"\x02\x09s-s4t2af-\x15intra42-client-secret\x01\x13\x00@@",
+    b"\x02\x09s-s4t2af-\x07intra42\x01\x13\x00@@",
     // s-s4t2ud- intra42-client-secret aA0:64:64 $
-    b"\x02\x09s-s4t2ud-\x15intra42-client-secret\x01\x13\x00@@",
+    b"\x02\x09s-s4t2ud-\x07intra42\x01\x13\x00@@",
     // sat. harness-api-key aA0_-:22:22 =. aA0:24:24 =. aA0:20:20
-    b"\x00\x04sat.\x0fharness-api-key\x01s\x00\x16\x16\x00\x01.\x01\x13\x00\x18\x18\x00\x01.\x01\x13\x00\x14\x14",
+    b"\x00\x04sat.\x07harness\x01s\x00\x16\x16\x00\x01.\x01\x13\x00\x18\x18\x00\x01.\x01\x13\x00\x14\x14",
     // sc_ authress-service-client-access-key aA0:5:30 =. aA0:4:6 =. =acc aA0_-:11:33 =. aA0_-+=:30:120 $
-    b"\x02\x03sc_\x22authress-service-client-access-key\x01\x13\x00\x05\x1e\x00\x01.\x01\x13\x00\x04\x06\x00\x01.\x00\x03acc\x01s\x00\x0b!\x00\x01.\x01s\x03\x1ex",
+    b"\x02\x03sc_\x08authress\x01\x13\x00\x05\x1e\x00\x01.\x01\x13\x00\x04\x06\x00\x01.\x00\x03acc\x01s\x00\x0b!\x00\x01.\x01s\x03\x1ex",
     // scauth_ authress-service-client-access-key aA0:5:30 =. aA0:4:6 =. =acc aA0_-:11:33 =. aA0_-+=:30:120 $
-    b"\x02\x07scauth_\x22authress-service-client-access-key\x01\x13\x00\x05\x1e\x00\x01.\x01\x13\x00\x04\x06\x00\x01.\x00\x03acc\x01s\x00\x0b!\x00\x01.\x01s\x03\x1ex",
+    b"\x02\x07scauth_\x08authress\x01\x13\x00\x05\x1e\x00\x01.\x01\x13\x00\x04\x06\x00\x01.\x00\x03acc\x01s\x00\x0b!\x00\x01.\x01s\x03\x1ex",
     // SG. sendgrid-api-token aA0_-.=:66:66 $
-    b"\x02\x03SG.\x12sendgrid-api-token\x01\xf3\x02BB",
+    b"\x02\x03SG.\x08sendgrid\x01\xf3\x02BB",
     // ~sgp_ sourcegraph-access-token hH0:16:16 =_ hH0:40:40 $
-    b"\x03\x04sgp_\x18sourcegraph-access-token\x01\x1c\x00\x10\x10\x00\x01_\x01\x1c\x00((",
+    b"\x03\x04sgp_\x0bsourcegraph\x01\x1c\x00\x10\x10\x00\x01_\x01\x1c\x00((",
     // ~sgp_ sourcegraph-access-token hH0:40:40 $
-    b"\x03\x04sgp_\x18sourcegraph-access-token\x01\x1c\x00((",
+    b"\x03\x04sgp_\x0bsourcegraph\x01\x1c\x00((",
     // ~sgp_local_ sourcegraph-access-token hH0:40:40 $
-    b"\x03\x0asgp_local_\x18sourcegraph-access-token\x01\x1c\x00((",
+    b"\x03\x0asgp_local_\x0bsourcegraph\x01\x1c\x00((",
     // sha256~ openshift-user-token aA0_-:43:43 $
-    b"\x02\x07sha256~\x14openshift-user-token\x01s\x00++",
+    b"\x02\x07sha256~\x09openshift\x01s\x00++",
     // shippo_live_ shippo-api-token hH0:40:40 $
-    b"\x02\x0cshippo_live_\x10shippo-api-token\x01\x1c\x00((",
+    b"\x02\x0cshippo_live_\x06shippo\x01\x1c\x00((",
     // shippo_test_ shippo-api-token hH0:40:40 $
-    b"\x02\x0cshippo_test_\x10shippo-api-token\x01\x1c\x00((",
+    b"\x02\x0cshippo_test_\x06shippo\x01\x1c\x00((",
     // shpat_ shopify-access-token hH0:32:32
-    b"\x00\x06shpat_\x14shopify-access-token\x01\x1c\x00  ",
+    b"\x00\x06shpat_\x07shopify\x01\x1c\x00  ",
     // shpca_ shopify-custom-access-token hH0:32:32
-    b"\x00\x06shpca_\x1bshopify-custom-access-token\x01\x1c\x00  ",
+    b"\x00\x06shpca_\x07shopify\x01\x1c\x00  ",
     // shppa_ shopify-private-app-access-token hH0:32:32
-    b"\x00\x06shppa_ shopify-private-app-access-token\x01\x1c\x00  ",
+    b"\x00\x06shppa_\x07shopify\x01\x1c\x00  ",
     // shpss_ shopify-shared-secret hH0:32:32
-    b"\x00\x06shpss_\x15shopify-shared-secret\x01\x1c\x00  ",
+    b"\x00\x06shpss_\x07shopify\x01\x1c\x00  ",
     // SK twilio-api-key hH0:32:32
-    b"\x00\x02SK\x0etwilio-api-key\x01\x1c\x00  ",
+    b"\x00\x02SK\x06twilio\x01\x1c\x00  ",
     // sk_live_ stripe-access-token aA0:10:99 $
-    b"\x02\x08sk_live_\x13stripe-access-token\x01\x13\x00\x0ac",
+    b"\x02\x08sk_live_\x06stripe\x01\x13\x00\x0ac",
     // sk_prod_ stripe-access-token aA0:10:99 $
-    b"\x02\x08sk_prod_\x13stripe-access-token\x01\x13\x00\x0ac",
+    b"\x02\x08sk_prod_\x06stripe\x01\x13\x00\x0ac",
     // sk_test_ stripe-access-token aA0:10:99 $
-    b"\x02\x08sk_test_\x13stripe-access-token\x01\x13\x00\x0ac",
+    b"\x02\x08sk_test_\x06stripe\x01\x13\x00\x0ac",
     // sk-ant-admin01- anthropic-admin-api-key aA0_-:93:93 =AA $
-    b"\x02\x0fsk-ant-admin01-\x17anthropic-admin-api-key\x01s\x00]]\x00\x02AA",
+    b"\x02\x0fsk-ant-admin01-\x09anthropic\x01s\x00]]\x00\x02AA",
     // sk-ant-api03- anthropic-api-key aA0_-:93:93 =AA $
-    b"\x02\x0dsk-ant-api03-\x11anthropic-api-key\x01s\x00]]\x00\x02AA",
+    b"\x02\x0dsk-ant-api03-\x09anthropic\x01s\x00]]\x00\x02AA",
     // sm_aat_ settlemint-application-access-token aA0:16:16 $
-    b"\x02\x07sm_aat_#settlemint-application-access-token\x01\x13\x00\x10\x10",
+    b"\x02\x07sm_aat_\x0asettlemint\x01\x13\x00\x10\x10",
     // sm_pat_ settlemint-personal-access-token aA0:16:16 $
-    b"\x02\x07sm_pat_ settlemint-personal-access-token\x01\x13\x00\x10\x10",
+    b"\x02\x07sm_pat_\x0asettlemint\x01\x13\x00\x10\x10",
     // sm_sat_ settlemint-service-access-token aA0:16:16 $
-    b"\x02\x07sm_sat_\x1fsettlemint-service-access-token\x01\x13\x00\x10\x10",
+    b"\x02\x07sm_sat_\x0asettlemint\x01\x13\x00\x10\x10",
     // sntrys_eyJ sentry-org-token aA0_+=:60:0
-    b"\x00\x0asntrys_eyJ\x10sentry-org-token\x013\x03<\x00",
+    b"\x00\x0asntrys_eyJ\x06sentry\x013\x03<\x00",
     // sntryu_ sentry-user-token h0:64:64 $
-    b"\x02\x07sntryu_\x11sentry-user-token\x01\x14\x00@@",
+    b"\x02\x07sntryu_\x06sentry\x01\x14\x00@@",
     // sq0atp- square-access-token aA0_-:22:60 $
-    b"\x02\x07sq0atp-\x13square-access-token\x01s\x00\x16<",
+    b"\x02\x07sq0atp-\x06square\x01s\x00\x16<",
     // tk-us- scalingo-api-token aA0_-:48:48 $
-    b"\x02\x06tk-us-\x12scalingo-api-token\x01s\x0000",
+    b"\x02\x06tk-us-\x08scalingo\x01s\x0000",
     // v1.0- cloudflare-origin-ca-key h0:24:24 =- h0:146:146 $
-    b"\x02\x05v1.0-\x18cloudflare-origin-ca-key\x01\x14\x00\x18\x18\x00\x01-\x01\x14\x00\x92\x92",
+    b"\x02\x05v1.0-\x0acloudflare\x01\x14\x00\x18\x18\x00\x01-\x01\x14\x00\x92\x92",
     // ~xapp- slack-app-token 0:1:1 =- aA0:1:0 =- 0:1:0 =- aA0:1:0
-    b"\x01\x05xapp-\x0fslack-app-token\x01\x10\x00\x01\x01\x00\x01-\x01\x13\x00\x01\x00\x00\x01-\x01\x10\x00\x01\x00\x00\x01-\x01\x13\x00\x01\x00",
+    b"\x01\x05xapp-\x05slack\x01\x10\x00\x01\x01\x00\x01-\x01\x13\x00\x01\x00\x00\x01-\x01\x10\x00\x01\x00\x00\x01-\x01\x13\x00\x01\x00",
     // xkeysib- sendinblue-api-token h0:64:64 =- aA0:16:16 $
-    b"\x02\x08xkeysib-\x14sendinblue-api-token\x01\x14\x00@@\x00\x01-\x01\x13\x00\x10\x10",
+    b"\x02\x08xkeysib-\x0asendinblue\x01\x14\x00@@\x00\x01-\x01\x13\x00\x10\x10",
     // xox slack-legacy-token a:1:1 =- 0:1:0 =- 0:1:0 =- 0:1:0 =- hH0:1:0
-    b"\x00\x03xox\x12slack-legacy-token\x01\x01\x00\x01\x01\x00\x01-\x01\x10\x00\x01\x00\x00\x01-\x01\x10\x00\x01\x00\x00\x01-\x01\x10\x00\x01\x00\x00\x01-\x01\x1c\x00\x01\x00",
+    b"\x00\x03xox\x05slack\x01\x01\x00\x01\x01\x00\x01-\x01\x10\x00\x01\x00\x00\x01-\x01\x10\x00\x01\x00\x00\x01-\x01\x10\x00\x01\x00\x00\x01-\x01\x1c\x00\x01\x00",
     // xox slack-legacy-workspace-token a:1:1 =- 0:1:1 =- aA0:8:48
-    b"\x00\x03xox\x1cslack-legacy-workspace-token\x01\x01\x00\x01\x01\x00\x01-\x01\x10\x00\x01\x01\x00\x01-\x01\x13\x00\x080",
+    b"\x00\x03xox\x05slack\x01\x01\x00\x01\x01\x00\x01-\x01\x10\x00\x01\x01\x00\x01-\x01\x13\x00\x080",
     // xox slack-legacy-workspace-token a:1:1 =- aA0:8:48
-    b"\x00\x03xox\x1cslack-legacy-workspace-token\x01\x01\x00\x01\x01\x00\x01-\x01\x13\x00\x080",
+    b"\x00\x03xox\x05slack\x01\x01\x00\x01\x01\x00\x01-\x01\x13\x00\x080",
     // xox slack-user-token a:1:1 =- 0:10:13 =- 0:10:13 =- 0:10:13 =- aA0-:28:34
-    b"\x00\x03xox\x10slack-user-token\x01\x01\x00\x01\x01\x00\x01-\x01\x10\x00\x0a\x0d\x00\x01-\x01\x10\x00\x0a\x0d\x00\x01-\x01\x10\x00\x0a\x0d\x00\x01-\x01S\x00\x1c\x22",
+    b"\x00\x03xox\x05slack\x01\x01\x00\x01\x01\x00\x01-\x01\x10\x00\x0a\x0d\x00\x01-\x01\x10\x00\x0a\x0d\x00\x01-\x01\x10\x00\x0a\x0d\x00\x01-\x01S\x00\x1c\x22",
     // xoxb- slack-bot-token 0:10:13 =- aA0-:10:0
-    b"\x00\x05xoxb-\x0fslack-bot-token\x01\x10\x00\x0a\x0d\x00\x01-\x01S\x00\x0a\x00",
+    b"\x00\x05xoxb-\x05slack\x01\x10\x00\x0a\x0d\x00\x01-\x01S\x00\x0a\x00",
     // xoxb- slack-legacy-bot-token 0:8:14 =- aA0:18:26
-    b"\x00\x05xoxb-\x16slack-legacy-bot-token\x01\x10\x00\x08\x0e\x00\x01-\x01\x13\x00\x12\x1a",
+    b"\x00\x05xoxb-\x05slack\x01\x10\x00\x08\x0e\x00\x01-\x01\x13\x00\x12\x1a",
     // ~xoxe- slack-config-refresh-token 0:1:1 =- aA0:146:146
-    b"\x01\x05xoxe-\x1aslack-config-refresh-token\x01\x10\x00\x01\x01\x00\x01-\x01\x13\x00\x92\x92",
+    b"\x01\x05xoxe-\x05slack\x01\x10\x00\x01\x01\x00\x01-\x01\x13\x00\x92\x92",
     // ~xoxe.xox slack-config-access-token aA:1:1 =- 0:1:1 =- aA0:163:166
-    b"\x01\x08xoxe.xox\x19slack-config-access-token\x01\x03\x00\x01\x01\x00\x01-\x01\x10\x00\x01\x01\x00\x01-\x01\x13\x00\xa3\xa6",
+    b"\x01\x08xoxe.xox\x05slack\x01\x03\x00\x01\x01\x00\x01-\x01\x10\x00\x01\x01\x00\x01-\x01\x13\x00\xa3\xa6",
     // ya29. google-oauth-token aA0_-:20:0 $
-    b"\x02\x05ya29.\x12google-oauth-token\x01s\x00\x14\x00",
+    b"\x02\x05ya29.\x06google\x01s\x00\x14\x00",
 ];
 
 /// The rules whose prefix starts with a byte (lower case): (byte, first, end) in [`RULES`].
@@ -343,81 +343,112 @@ pub(super) const GROUPS: &[(u8, u8, u8)] = &[
 /// the generator read it.
 pub(super) const CTX: &[u8] = &[
     // [adafruit] ~ adafruit-api-key aA0_-:32:32 $
-    8, 3, 0, 0, 1, 115, 0, 32, 32, // [adobe] ~ adobe-client-id hH0:32:32 $
-    8, 3, 0, 0, 1, 28, 0, 32, 32, // [airtable] ~ airtable-api-key aA0:17:17 $
-    8, 3, 0, 0, 1, 19, 0, 17, 17, // [algolia] ~ algolia-api-key aA0:32:32 $
-    8, 3, 0, 0, 1, 19, 0, 32, 32, // [alibaba] ~ alibaba-secret-key aA0:30:30 $
+    8, 3, 0, 0, 1, 115, 0, 32, 32,
+    // [adobe] ~ adobe-client-id hH0:32:32 $
+    8, 3, 0, 0, 1, 28, 0, 32, 32,
+    // [airtable] ~ airtable-api-key aA0:17:17 $
+    8, 3, 0, 0, 1, 19, 0, 17, 17,
+    // [algolia] ~ algolia-api-key aA0:32:32 $
+    8, 3, 0, 0, 1, 19, 0, 32, 32,
+    // [alibaba] ~ alibaba-secret-key aA0:30:30 $
     8, 3, 0, 0, 1, 19, 0, 30, 30,
     // [artifactory bintray jfrog xray] ~ jfrog-api-key aA0:73:73 $
     8, 3, 0, 0, 1, 19, 0, 73, 73,
     // [artifactory bintray jfrog xray] ~ jfrog-identity-token aA0:64:64 $
-    8, 3, 0, 0, 1, 19, 0, 64, 64, // [asana] ~ asana-client-id 0:16:16 $
-    8, 3, 0, 0, 1, 16, 0, 16, 16, // [asana] ~ asana-client-secret aA0:32:32 $
+    8, 3, 0, 0, 1, 19, 0, 64, 64,
+    // [asana] ~ asana-client-id 0:16:16 $
+    8, 3, 0, 0, 1, 16, 0, 16, 16,
+    // [asana] ~ asana-client-secret aA0:32:32 $
     8, 3, 0, 0, 1, 19, 0, 32, 32,
     // [atlassian confluence jira] ~ atlassian-api-token aA0:24:24 $
-    8, 3, 0, 0, 1, 19, 0, 24, 24, // [beamer] ~b_ beamer-api-token aA0_-=:44:44 $
-    10, 3, 2, 98, 95, 0, 1, 115, 2, 44, 44, // [bitbucket] ~ bitbucket-client-id aA0:32:32 $
-    8, 3, 0, 0, 1, 19, 0, 32, 32, // [bitbucket] ~ bitbucket-client-secret aA0_-=:64:64 $
-    8, 3, 0, 0, 1, 115, 2, 64, 64, // [bittrex] ~ bittrex-access-key aA0:32:32 $
-    8, 3, 0, 0, 1, 19, 0, 32, 32, // [bittrex] ~ bittrex-secret-key aA0:32:32 $
+    8, 3, 0, 0, 1, 19, 0, 24, 24,
+    // [beamer] ~b_ beamer-api-token aA0_-=:44:44 $
+    10, 3, 2, 98, 95, 0, 1, 115, 2, 44, 44,
+    // [bitbucket] ~ bitbucket-client-id aA0:32:32 $
+    8, 3, 0, 0, 1, 19, 0, 32, 32,
+    // [bitbucket] ~ bitbucket-client-secret aA0_-=:64:64 $
+    8, 3, 0, 0, 1, 115, 2, 64, 64,
+    // [bittrex] ~ bittrex-access-key aA0:32:32 $
+    8, 3, 0, 0, 1, 19, 0, 32, 32,
+    // [bittrex] ~ bittrex-secret-key aA0:32:32 $
     8, 3, 0, 0, 1, 19, 0, 32, 32,
     // [bundle_enterprise__contribsys__com bundle_gems__contribsys__com] ~ sidekiq-secret hH0:8:8 =: hH0:8:8 $
     16, 3, 0, 0, 1, 28, 0, 8, 8, 0, 1, 58, 1, 28, 0, 8, 8,
     // [cloudflare] ~ cloudflare-api-key aA0_-:40:40 $
-    8, 3, 0, 0, 1, 115, 0, 40, 40, // [cloudflare] ~ cloudflare-global-api-key hH0:37:37 $
-    8, 3, 0, 0, 1, 28, 0, 37, 37, // [co_api_key cohere] ~ cohere-api-token aA0:40:40 $
-    8, 3, 0, 0, 1, 19, 0, 40, 40, // [codecov] ~ codecov-access-token aA0:32:32 $
-    8, 3, 0, 0, 1, 19, 0, 32, 32, // [coinbase] ~ coinbase-access-token aA0_-:64:64 $
-    8, 3, 0, 0, 1, 115, 0, 64, 64, // [confluent] ~ confluent-access-token aA0:16:16 $
-    8, 3, 0, 0, 1, 19, 0, 16, 16, // [confluent] ~ confluent-secret-key aA0:64:64 $
+    8, 3, 0, 0, 1, 115, 0, 40, 40,
+    // [cloudflare] ~ cloudflare-global-api-key hH0:37:37 $
+    8, 3, 0, 0, 1, 28, 0, 37, 37,
+    // [co_api_key cohere] ~ cohere-api-token aA0:40:40 $
+    8, 3, 0, 0, 1, 19, 0, 40, 40,
+    // [codecov] ~ codecov-access-token aA0:32:32 $
+    8, 3, 0, 0, 1, 19, 0, 32, 32,
+    // [coinbase] ~ coinbase-access-token aA0_-:64:64 $
+    8, 3, 0, 0, 1, 115, 0, 64, 64,
+    // [confluent] ~ confluent-access-token aA0:16:16 $
+    8, 3, 0, 0, 1, 19, 0, 16, 16,
+    // [confluent] ~ confluent-secret-key aA0:64:64 $
     8, 3, 0, 0, 1, 19, 0, 64, 64,
     // [contentful] ~ contentful-delivery-api-token aA0_-=:43:43 $
-    8, 3, 0, 0, 1, 115, 2, 43, 43, // [datadog] ~ datadog-access-token aA0:40:40 $
-    8, 3, 0, 0, 1, 19, 0, 40, 40, // [discord] ~ discord-api-token hH0:64:64 $
-    8, 3, 0, 0, 1, 28, 0, 64, 64, // [discord] ~ discord-client-id 0:18:18 $
-    8, 3, 0, 0, 1, 16, 0, 18, 18, // [discord] ~ discord-client-secret aA0_-=:32:32 $
+    8, 3, 0, 0, 1, 115, 2, 43, 43,
+    // [datadog] ~ datadog-access-token aA0:40:40 $
+    8, 3, 0, 0, 1, 19, 0, 40, 40,
+    // [discord] ~ discord-api-token hH0:64:64 $
+    8, 3, 0, 0, 1, 28, 0, 64, 64,
+    // [discord] ~ discord-client-id 0:18:18 $
+    8, 3, 0, 0, 1, 16, 0, 18, 18,
+    // [discord] ~ discord-client-secret aA0_-=:32:32 $
     8, 3, 0, 0, 1, 115, 2, 32, 32,
     // [dnkey] ~dnkey- defined-networking-api-token aA0_-=:26:26 =- aA0_-=:52:52 $
     22, 3, 6, 100, 110, 107, 101, 121, 45, 0, 1, 115, 2, 26, 26, 0, 1, 45, 1, 115, 2, 52, 52,
     // [droneci] ~ droneci-access-token aA0:32:32 $
-    8, 3, 0, 0, 1, 19, 0, 32, 32, // [dropbox] ~ dropbox-api-token aA0:15:15 $
+    8, 3, 0, 0, 1, 19, 0, 32, 32,
+    // [dropbox] ~ dropbox-api-token aA0:15:15 $
     8, 3, 0, 0, 1, 19, 0, 15, 15,
     // [dropbox] ~ dropbox-long-lived-api-token aA0:11:11 =AAAAAAAAAA aA0_-=:43:43 $
     25, 3, 0, 0, 1, 19, 0, 11, 11, 0, 10, 65, 65, 65, 65, 65, 65, 65, 65, 65, 65, 1, 115, 2, 43, 43,
     // [dropbox] ~sl. dropbox-short-lived-api-token aA0_-=:135:135 $
     11, 3, 3, 115, 108, 46, 0, 1, 115, 2, 135, 135,
     // [etsy] ~ etsy-access-token aA0:24:24 $
-    8, 3, 0, 0, 1, 19, 0, 24, 24, // [facebook] ~ facebook-secret hH0:32:32 $
-    8, 3, 0, 0, 1, 28, 0, 32, 32, // [fastly] ~ fastly-api-token aA0_-=:32:32 $
-    8, 3, 0, 0, 1, 115, 2, 32, 32, // [finicity] ~ finicity-api-token hH0:32:32 $
-    8, 3, 0, 0, 1, 28, 0, 32, 32, // [finicity] ~ finicity-client-secret aA0:20:20 $
-    8, 3, 0, 0, 1, 19, 0, 20, 20, // [finnhub] ~ finnhub-access-token aA0:20:20 $
-    8, 3, 0, 0, 1, 19, 0, 20, 20, // [flickr] ~ flickr-access-token aA0:32:32 $
-    8, 3, 0, 0, 1, 19, 0, 32, 32, // [freshbooks] ~ freshbooks-access-token aA0:64:64 $
-    8, 3, 0, 0, 1, 19, 0, 64, 64, // [gitter] ~ gitter-access-token aA0_-:40:40 $
+    8, 3, 0, 0, 1, 19, 0, 24, 24,
+    // [facebook] ~ facebook-secret hH0:32:32 $
+    8, 3, 0, 0, 1, 28, 0, 32, 32,
+    // [fastly] ~ fastly-api-token aA0_-=:32:32 $
+    8, 3, 0, 0, 1, 115, 2, 32, 32,
+    // [finicity] ~ finicity-api-token hH0:32:32 $
+    8, 3, 0, 0, 1, 28, 0, 32, 32,
+    // [finicity] ~ finicity-client-secret aA0:20:20 $
+    8, 3, 0, 0, 1, 19, 0, 20, 20,
+    // [finnhub] ~ finnhub-access-token aA0:20:20 $
+    8, 3, 0, 0, 1, 19, 0, 20, 20,
+    // [flickr] ~ flickr-access-token aA0:32:32 $
+    8, 3, 0, 0, 1, 19, 0, 32, 32,
+    // [freshbooks] ~ freshbooks-access-token aA0:64:64 $
+    8, 3, 0, 0, 1, 19, 0, 64, 64,
+    // [gitter] ~ gitter-access-token aA0_-:40:40 $
     8, 3, 0, 0, 1, 115, 0, 40, 40,
     // [gocardless] ~live_ gocardless-api-token aA0_-=:40:40 $
     13, 3, 5, 108, 105, 118, 101, 95, 0, 1, 115, 2, 40, 40,
     // [heroku] ~ heroku-api-key hH0:8:8 =- hH0:4:4 =- hH0:4:4 =- hH0:4:4 =- hH0:12:12 $
-    40, 3, 0, 0, 1, 28, 0, 8, 8, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1,
-    28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 12, 12,
+    40, 3, 0, 0, 1, 28, 0, 8, 8, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 12, 12,
     // [hubspot] ~ hubspot-api-key hH0:8:8 =- hH0:4:4 =- hH0:4:4 =- hH0:4:4 =- hH0:12:12 $
-    40, 3, 0, 0, 1, 28, 0, 8, 8, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1,
-    28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 12, 12,
+    40, 3, 0, 0, 1, 28, 0, 8, 8, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 12, 12,
     // [intercom] ~ intercom-api-key aA0_-=:60:60 $
-    8, 3, 0, 0, 1, 115, 2, 60, 60, // [kraken] ~ kraken-access-token aA0_-+=:80:90 $
-    8, 3, 0, 0, 1, 115, 3, 80, 90, // [kucoin] ~ kucoin-access-token hH0:24:24 $
+    8, 3, 0, 0, 1, 115, 2, 60, 60,
+    // [kraken] ~ kraken-access-token aA0_-+=:80:90 $
+    8, 3, 0, 0, 1, 115, 3, 80, 90,
+    // [kucoin] ~ kucoin-access-token hH0:24:24 $
     8, 3, 0, 0, 1, 28, 0, 24, 24,
     // [kucoin] ~ kucoin-secret-key hH0:8:8 =- hH0:4:4 =- hH0:4:4 =- hH0:4:4 =- hH0:12:12 $
-    40, 3, 0, 0, 1, 28, 0, 8, 8, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1,
-    28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 12, 12,
+    40, 3, 0, 0, 1, 28, 0, 8, 8, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 12, 12,
     // [launchdarkly] ~ launchdarkly-access-token aA0_-=:40:40 $
-    8, 3, 0, 0, 1, 115, 2, 40, 40, // [linear] ~ linear-client-secret hH0:32:32 $
+    8, 3, 0, 0, 1, 115, 2, 40, 40,
+    // [linear] ~ linear-client-secret hH0:32:32 $
     8, 3, 0, 0, 1, 28, 0, 32, 32,
     // [linked-in linked_in linkedin] ~ linkedin-client-id aA0:14:14 $
     8, 3, 0, 0, 1, 19, 0, 14, 14,
     // [linked-in linked_in linkedin] ~ linkedin-client-secret aA0:16:16 $
-    8, 3, 0, 0, 1, 19, 0, 16, 16, // [lob] ~live_ lob-api-key hH0:35:35 $
+    8, 3, 0, 0, 1, 19, 0, 16, 16,
+    // [lob] ~live_ lob-api-key hH0:35:35 $
     13, 3, 5, 108, 105, 118, 101, 95, 0, 1, 28, 0, 35, 35,
     // [lob] ~live_pub_ lob-pub-api-key hH0:31:31 $
     17, 3, 9, 108, 105, 118, 101, 95, 112, 117, 98, 95, 0, 1, 28, 0, 31, 31,
@@ -426,7 +457,8 @@ pub(super) const CTX: &[u8] = &[
     // [lob] ~test_pub_ lob-pub-api-key hH0:31:31 $
     17, 3, 9, 116, 101, 115, 116, 95, 112, 117, 98, 95, 0, 1, 28, 0, 31, 31,
     // [looker] ~ looker-client-id aA0:20:20 $
-    8, 3, 0, 0, 1, 19, 0, 20, 20, // [looker] ~ looker-client-secret aA0:24:24 $
+    8, 3, 0, 0, 1, 19, 0, 20, 20,
+    // [looker] ~ looker-client-secret aA0:24:24 $
     8, 3, 0, 0, 1, 19, 0, 24, 24,
     // [mailchimp mailchimpsdk.initialize] ~ mailchimp-api-key hH0:32:32 =-us 0:2:2 $
     18, 3, 0, 0, 1, 28, 0, 32, 32, 0, 3, 45, 117, 115, 1, 16, 0, 2, 2,
@@ -439,13 +471,13 @@ pub(super) const CTX: &[u8] = &[
     // [mapbox] ~pk. mapbox-api-token aA0:60:60 =. aA0:22:22 $
     19, 3, 3, 112, 107, 46, 0, 1, 19, 0, 60, 60, 0, 1, 46, 1, 19, 0, 22, 22,
     // [mattermost] ~ mattermost-access-token aA0:26:26 $
-    8, 3, 0, 0, 1, 19, 0, 26, 26, // [meraki] ~ cisco-meraki-api-key hH0:40:40 $
+    8, 3, 0, 0, 1, 19, 0, 26, 26,
+    // [meraki] ~ cisco-meraki-api-key hH0:40:40 $
     8, 3, 0, 0, 1, 28, 0, 40, 40,
     // [message-bird message_bird messagebird] ~ messagebird-api-token aA0:25:25 $
     8, 3, 0, 0, 1, 19, 0, 25, 25,
     // [message-bird message_bird messagebird] ~ messagebird-client-id hH0:8:8 =- hH0:4:4 =- hH0:4:4 =- hH0:4:4 =- hH0:12:12 $
-    40, 3, 0, 0, 1, 28, 0, 8, 8, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1,
-    28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 12, 12,
+    40, 3, 0, 0, 1, 28, 0, 8, 8, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 12, 12,
     // [netlify] ~ netlify-access-token aA0_-=:40:46 $
     8, 3, 0, 0, 1, 115, 2, 40, 46,
     // [new-relic new_relic newrelic] ~ new-relic-user-api-id aA0:64:64 $
@@ -457,33 +489,31 @@ pub(super) const CTX: &[u8] = &[
     // [new-relic new_relic newrelic] ~nrjs- new-relic-browser-api-token hH0:19:19 $
     13, 3, 5, 110, 114, 106, 115, 45, 0, 1, 28, 0, 19, 19,
     // [new-york-times, newyorktimes nytimes] ~ nytimes-access-token aA0_-=:32:32 $
-    8, 3, 0, 0, 1, 115, 2, 32, 32, // [okta] ~00 okta-access-token aA0_-=:40:40 $
-    10, 3, 2, 48, 48, 0, 1, 115, 2, 40, 40, // [plaid] ~ plaid-client-id aA0:24:24 $
-    8, 3, 0, 0, 1, 19, 0, 24, 24, // [plaid] ~ plaid-secret-key aA0:30:30 $
+    8, 3, 0, 0, 1, 115, 2, 32, 32,
+    // [okta] ~00 okta-access-token aA0_-=:40:40 $
+    10, 3, 2, 48, 48, 0, 1, 115, 2, 40, 40,
+    // [plaid] ~ plaid-client-id aA0:24:24 $
+    8, 3, 0, 0, 1, 19, 0, 24, 24,
+    // [plaid] ~ plaid-secret-key aA0:30:30 $
     8, 3, 0, 0, 1, 19, 0, 30, 30,
     // [plaid] ~access-development- plaid-api-token hH0:8:8 =- hH0:4:4 =- hH0:4:4 =- hH0:4:4 =- hH0:12:12 $
-    59, 3, 19, 97, 99, 99, 101, 115, 115, 45, 100, 101, 118, 101, 108, 111, 112, 109, 101, 110, 116,
-    45, 0, 1, 28, 0, 8, 8, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0,
-    4, 4, 0, 1, 45, 1, 28, 0, 12, 12,
+    59, 3, 19, 97, 99, 99, 101, 115, 115, 45, 100, 101, 118, 101, 108, 111, 112, 109, 101, 110, 116, 45, 0, 1, 28, 0, 8, 8, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 12, 12,
     // [plaid] ~access-production- plaid-api-token hH0:8:8 =- hH0:4:4 =- hH0:4:4 =- hH0:4:4 =- hH0:12:12 $
-    58, 3, 18, 97, 99, 99, 101, 115, 115, 45, 112, 114, 111, 100, 117, 99, 116, 105, 111, 110, 45,
-    0, 1, 28, 0, 8, 8, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4,
-    4, 0, 1, 45, 1, 28, 0, 12, 12,
+    58, 3, 18, 97, 99, 99, 101, 115, 115, 45, 112, 114, 111, 100, 117, 99, 116, 105, 111, 110, 45, 0, 1, 28, 0, 8, 8, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 12, 12,
     // [plaid] ~access-sandbox- plaid-api-token hH0:8:8 =- hH0:4:4 =- hH0:4:4 =- hH0:4:4 =- hH0:12:12 $
-    55, 3, 15, 97, 99, 99, 101, 115, 115, 45, 115, 97, 110, 100, 98, 111, 120, 45, 0, 1, 28, 0, 8,
-    8, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1,
-    28, 0, 12, 12, // [private-ai private_ai privateai] ~ privateai-api-token aA0:32:32 $
-    8, 3, 0, 0, 1, 19, 0, 32, 32, // [rapidapi] ~ rapidapi-access-token aA0_-:50:50 $
+    55, 3, 15, 97, 99, 99, 101, 115, 115, 45, 115, 97, 110, 100, 98, 111, 120, 45, 0, 1, 28, 0, 8, 8, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 12, 12,
+    // [private-ai private_ai privateai] ~ privateai-api-token aA0:32:32 $
+    8, 3, 0, 0, 1, 19, 0, 32, 32,
+    // [rapidapi] ~ rapidapi-access-token aA0_-:50:50 $
     8, 3, 0, 0, 1, 115, 0, 50, 50,
     // [sendbird] ~ sendbird-access-id hH0:8:8 =- hH0:4:4 =- hH0:4:4 =- hH0:4:4 =- hH0:12:12 $
-    40, 3, 0, 0, 1, 28, 0, 8, 8, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1,
-    28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 12, 12,
+    40, 3, 0, 0, 1, 28, 0, 8, 8, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 12, 12,
     // [sendbird] ~ sendbird-access-token hH0:40:40 $
-    8, 3, 0, 0, 1, 28, 0, 40, 40, // [sentry] ~ sentry-access-token hH0:64:64 $
+    8, 3, 0, 0, 1, 28, 0, 40, 40,
+    // [sentry] ~ sentry-access-token hH0:64:64 $
     8, 3, 0, 0, 1, 28, 0, 64, 64,
     // [snyk snyk- snyk. snyk_] ~ snyk-api-token hH0:8:8 =- hH0:4:4 =- hH0:4:4 =- hH0:4:4 =- hH0:12:12 $
-    40, 3, 0, 0, 1, 28, 0, 8, 8, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1,
-    28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 12, 12,
+    40, 3, 0, 0, 1, 28, 0, 8, 8, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 12, 12,
     // [sonar-login sonar-token sonar.login sonar.token sonar_login sonar_token sonarlogin sonartoken] ~ sonar-api-token aA0_-=:40:40 $
     8, 3, 0, 0, 1, 115, 2, 40, 40,
     // [sonar-login sonar-token sonar.login sonar.token sonar_login sonar_token sonarlogin sonartoken] ~sqa_ sonar-api-token aA0_-=:40:40 $
@@ -493,29 +523,36 @@ pub(super) const CTX: &[u8] = &[
     // [sonar-login sonar-token sonar.login sonar.token sonar_login sonar_token sonarlogin sonartoken] ~squ_ sonar-api-token aA0_-=:40:40 $
     12, 3, 4, 115, 113, 117, 95, 0, 1, 115, 2, 40, 40,
     // [squarespace] ~ squarespace-access-token hH0:8:8 =- hH0:4:4 =- hH0:4:4 =- hH0:4:4 =- hH0:12:12 $
-    40, 3, 0, 0, 1, 28, 0, 8, 8, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1,
-    28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 12, 12, // [sumo] ~ sumologic-access-token aA0:64:64 $
-    8, 3, 0, 0, 1, 19, 0, 64, 64, // [sumo] ~su sumologic-access-id aA0:12:12 $
+    40, 3, 0, 0, 1, 28, 0, 8, 8, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 4, 4, 0, 1, 45, 1, 28, 0, 12, 12,
+    // [sumo] ~ sumologic-access-token aA0:64:64 $
+    8, 3, 0, 0, 1, 19, 0, 64, 64,
+    // [sumo] ~su sumologic-access-id aA0:12:12 $
     10, 3, 2, 115, 117, 0, 1, 19, 0, 12, 12,
     // [telegr] ~ telegram-bot-api-token 0:5:16 =: =A aA0_-:34:34 $
     19, 3, 0, 0, 1, 16, 0, 5, 16, 0, 1, 58, 0, 1, 65, 1, 115, 0, 34, 34,
     // [travis] ~ travisci-access-token aA0:22:22 $
-    8, 3, 0, 0, 1, 19, 0, 22, 22, // [twitch] ~ twitch-api-token aA0:30:30 $
-    8, 3, 0, 0, 1, 19, 0, 30, 30, // [twitter] ~ twitter-access-secret aA0:45:45 $
+    8, 3, 0, 0, 1, 19, 0, 22, 22,
+    // [twitch] ~ twitch-api-token aA0:30:30 $
+    8, 3, 0, 0, 1, 19, 0, 30, 30,
+    // [twitter] ~ twitter-access-secret aA0:45:45 $
     8, 3, 0, 0, 1, 19, 0, 45, 45,
     // [twitter] ~ twitter-access-token 0:15:25 =- aA0:20:40 $
     16, 3, 0, 0, 1, 16, 0, 15, 25, 0, 1, 45, 1, 19, 0, 20, 40,
     // [twitter] ~ twitter-api-key aA0:25:25 $
-    8, 3, 0, 0, 1, 19, 0, 25, 25, // [twitter] ~ twitter-api-secret aA0:50:50 $
-    8, 3, 0, 0, 1, 19, 0, 50, 50, // [twitter] ~ twitter-bearer-token aA0%:102:122 $
-    8, 3, 0, 0, 1, 19, 8, 102, 122, // [typeform] ~tfp_ typeform-api-token aA0_-.=:59:59 $
+    8, 3, 0, 0, 1, 19, 0, 25, 25,
+    // [twitter] ~ twitter-api-secret aA0:50:50 $
+    8, 3, 0, 0, 1, 19, 0, 50, 50,
+    // [twitter] ~ twitter-bearer-token aA0%:102:122 $
+    8, 3, 0, 0, 1, 19, 8, 102, 122,
+    // [typeform] ~tfp_ typeform-api-token aA0_-.=:59:59 $
     12, 3, 4, 116, 102, 112, 95, 0, 1, 243, 2, 59, 59,
     // [yandex] ~aqvn yandex-api-key aA0_-:35:38 $
     12, 3, 4, 97, 113, 118, 110, 0, 1, 115, 0, 35, 38,
     // [yandex] ~t1. yandex-access-token aA0_-=:1:0 =. aA0_-=:86:88 $
     19, 3, 3, 116, 49, 46, 0, 1, 115, 2, 1, 0, 0, 1, 46, 1, 115, 2, 86, 88,
     // [yandex] ~yc yandex-aws-access-token aA0_-:38:38 $
-    10, 3, 2, 121, 99, 0, 1, 115, 0, 38, 38, // [zendesk] ~ zendesk-secret-key aA0:40:40 $
+    10, 3, 2, 121, 99, 0, 1, 115, 0, 38, 38,
+    // [zendesk] ~ zendesk-secret-key aA0:40:40 $
     8, 3, 0, 0, 1, 19, 0, 40, 40,
 ];
 
