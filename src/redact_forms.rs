@@ -185,15 +185,16 @@ pub(super) fn pgpass(b: &[u8], i: usize) -> Option<Hit> {
         .flatten()
 }
 
-/// A Kubernetes Secret's `data:` or `stringData:` (the word `[i, j)`, then `:`), where
-/// `kind: Secret` stands within 1 KB before or after: where its values start (the caller
-/// redacts the block under it, or the rest of the line when it is flattened onto one).
+/// A Kubernetes Secret's `data:` or `stringData:` (the word `[i, j)` first on its line, then
+/// `:`), where `kind: Secret` stands at most 256 bytes before it (a manifest names its kind
+/// first): where its values start (the caller redacts the block under it, or the rest of the
+/// line when it is flattened onto one).
 pub(super) fn k8s_data(b: &[u8], i: usize, j: usize) -> Option<usize> {
     let w = &b[i..j];
     if !(w == b"data" || w == b"stringData") || b.get(j) != Some(&b':') {
         return None;
     }
-    let near = &b[i.saturating_sub(1024)..(j + 1024).min(b.len())];
+    let near = &b[i.saturating_sub(256)..i];
     let kind = near.windows(5).enumerate().any(|(p, x)| {
         tick();
         x == b"kind:" && {
