@@ -197,6 +197,7 @@ fn persisted(text: &str) -> Vec<(&'static str, Vec<String>)> {
     use crate::session::compaction::{memory_content, scan_texts, session_decisions, MessageText};
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
     let title: String = r(&flat).chars().take(200).collect();
+    #[cfg_attr(not(feature = "policy"), allow(unused_mut))]
     let mut titles = vec![title.clone()];
     #[cfg(feature = "policy")]
     titles.push(crate::tools::remember::slug(&title));
