@@ -206,7 +206,7 @@ function compile(re, ci = false, depth = 0) {
       c = re[i + 1];
       if (!".-_/=+".includes(c)) throw new Unfit(`escape \\${c}`);
       i += 2;
-    } else if (/[A-Za-z0-9_\-~]/.test(c) || c === "." || c === "=") {
+    } else if (/[A-Za-z0-9_\-~:]/.test(c) || c === "." || c === "=") {
       // (an unescaped `.` is taken as the literal dot: narrower than gitleaks)
       i++;
     } else throw new Unfit(`token ${JSON.stringify(c)}`);
@@ -238,6 +238,105 @@ function normalize(segs) {
   return out;
 }
 
+// ---- context rules: a keyword in a key, an assignment, a value of a shape ----
+//
+// gitleaks' `(?i)[\w.-]{0,50}?(?:KEYWORDS)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)
+// [\x60'"\s=]{0,5}(VALUE)(?:[\x60'"\s;]|\\[nr]|$)`: the keywords (lower case, spelled out) and the
+// value's shape (compiled as a token with an empty or literal prefix). The matcher reads the key
+// and the assignment itself (src/redact_table.rs).
+const CTX_KEY = String.raw`(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}`;
+
+/// The balanced group that ends just before `end` in `re`: its body.
+function groupBefore(re, end) {
+  if (re[end - 1] !== ")") throw new Unfit("no keyword group");
+  let d = 0;
+  for (let k = end - 1; k >= 0; k--) {
+    if (re[k - 1] === "\\") continue;
+    if (re[k] === ")") d++;
+    else if (re[k] === "(" && --d === 0) {
+      const m = /^\((?:\?:|\?-?i:|\?i:)?/.exec(re.slice(k));
+      return re.slice(k + m[0].length, end - 1);
+    }
+  }
+  throw new Unfit("unbalanced keyword group");
+}
+
+/// A keyword group spelled out in lower case (`linked[_-]?in` -> linkedin, linked_in,
+/// linked-in); past 16 spellings, the literal each starts with.
+function keywords(body) {
+  let out = [""];
+  let i = 0;
+  const alts = splitAlts(body);
+  if (alts.length > 1) return [...new Set(alts.flatMap(keywords))];
+  while (i < body.length) {
+    const c = body[i];
+    let options;
+    if (c === "(") {
+      let d = 0;
+      let k = i;
+      for (; k < body.length; k++) {
+        if (body[k] === "\\") k++;
+        else if (body[k] === "(") d++;
+        else if (body[k] === ")" && --d === 0) break;
+      }
+      const inner = body.slice(i, k + 1).replace(/^\((?:\?:|\?-?i:)?/, "").slice(0, -1);
+      options = keywords(inner);
+      i = k + 1;
+    } else if (c === "[") {
+      const k = body.indexOf("]", i);
+      const cls = body.slice(i + 1, k).replace(/\\/g, "");
+      options = [...new Set([...cls].map((x) => x.toLowerCase()))];
+      i = k + 1;
+    } else if (c === "\\") {
+      options = [body[i + 1]];
+      i += 2;
+    } else {
+      options = [c.toLowerCase()];
+      i++;
+    }
+    if (body[i] === "?") {
+      options = ["", ...options];
+      i++;
+    }
+    const next = out.flatMap((o) => options.map((x) => o + x));
+    if (next.length > 16) {
+      // the literal every spelling starts with
+      return [...new Set(out)];
+    }
+    out = next;
+  }
+  return [...new Set(out)];
+}
+
+const ctx = [];
+function context(r, alt, ci) {
+  const at = alt.indexOf(CTX_KEY);
+  if (at < 0) return false;
+  const kws = keywords(groupBefore(alt, at)).filter((k) => k.length >= 3);
+  if (!kws.length) throw new Unfit("keywords too short");
+  const rest = alt.slice(at + CTX_KEY.length);
+  if (!rest.startsWith("(")) throw new Unfit("no value group");
+  let d = 0;
+  let k = 0;
+  let cls = false;
+  for (; k < rest.length; k++) {
+    if (rest[k] === "\\") k++;
+    else if (cls) cls = rest[k] !== "]";
+    else if (rest[k] === "[") cls = true;
+    else if (rest[k] === "(") d++;
+    else if (rest[k] === ")" && --d === 0) break;
+  }
+  const value = rest.slice(1, k) + rest.slice(k + 1);
+  for (const segs of compile(value, ci).map(normalize)) {
+    const first = segs[0]?.lit !== undefined ? segs[0] : { lit: "", ci };
+    const tail = segs[0]?.lit !== undefined ? segs.slice(1) : segs;
+    const len = first.lit.length + tail.reduce((n, s) => n + (s.lit?.length ?? s.min), 0);
+    if (len < 8) throw new Unfit("value too short to tell from text");
+    ctx.push({ kws: kws.sort(), first, rest: tail, id: r.id });
+  }
+  return true;
+}
+
 const kept = [];
 const left = [];
 for (const r of rules) {
@@ -245,43 +344,93 @@ for (const r of rules) {
     left.push([r.id, "no regex (a file path rule)"]);
     continue;
   }
-  let alts;
+  let alts = [];
   try {
-    alts = compile(r.regex).map(normalize);
+    // `[\w.-]{0,50}?(?i:[\w.-]{0,50}?KW…[\s'"]{0,3})(?:=|…` is the context form too
+    const wrap = String.raw`[\w.-]{0,50}?(?i:[\w.-]{0,50}?`;
+    let re = r.regex;
+    if (re.startsWith(wrap)) {
+      const close = re.indexOf(String.raw`[\s'"]{0,3})`);
+      re = String.raw`(?i)[\w.-]{0,50}?` + re.slice(wrap.length, close) + String.raw`[\s'"]{0,3}` + re.slice(close + 12);
+    }
+    const ci = re.startsWith("(?i)");
+    const body = ci ? re.slice(4) : re;
+    for (const a of splitAlts(body)) {
+      if (!context(r, a, ci)) alts.push(...compile(ci ? `(?i)${a}` : a).map(normalize));
+    }
   } catch (e) {
     if (!(e instanceof Unfit)) throw e;
-    const context = /\(\?:=\|>\|:\{1,3\}=/.test(r.regex);
-    left.push([r.id, context ? "a keyword in a `key = value` context (the key reader's job)" : `shape not supported (${e.message})`]);
+    left.push([r.id, `shape not supported (${e.message})`]);
     continue;
   }
   for (const segs of alts) {
-    const first = segs[0];
-    const prefix = first?.lit ?? "";
-    const end = segs.some((s) => s.end);
-    const rest = segs.slice(1).filter((s) => !s.end);
-    const len = prefix.length + rest.reduce((n, s) => n + (s.lit?.length ?? s.min), 0);
-    const inClass = (cls, c) =>
-      [...cls].some((x) => ({ a: /[a-z]/, A: /[A-Z]/, h: /[a-f]/, H: /[A-F]/, 0: /[0-9]/, "+": /[+/]/ })[x]?.test(c) ?? x === c);
-    if (rest.some((s, k) => s.cls !== undefined && s.max !== s.min && rest[k + 1]?.lit !== undefined && inClass(s.cls, rest[k + 1].lit[0]))) {
-      left.push([r.id, "a class of varying length that its next literal belongs to (needs backtracking)"]);
-      continue;
-    }
-    if (prefix.length < 3 || len < 12 || prefix.includes("\t")) {
-      left.push([r.id, prefix.length < 3 ? `no literal prefix of 3 or more characters` : "too short to tell from text"]);
-      continue;
-    }
-    const enc = [...rest, ...(end ? [{ end }] : [])].map((s) =>
-      s.end ? "$" : s.lit !== undefined ? `=${s.lit}` : `${s.cls}:${s.min}:${s.max <= 255 ? s.max : 0}`,
-    );
-    kept.push({ line: [`${first.ci ? "~" : ""}${first.ci ? prefix.toLowerCase() : prefix}`, r.id, ...enc].join("\t"), id: r.id });
+    const first = segs[0]?.lit !== undefined ? segs[0] : { lit: "", ci: false };
+    const line = encode(r.id, first, segs.slice(segs[0]?.lit !== undefined ? 1 : 0), 3);
+    if (line) kept.push({ line, id: r.id });
   }
 }
+for (const c of ctx) {
+  const line = encode(c.id, c.first, c.rest, 0);
+  if (line) c.line = line;
+}
+// the forms gitleaks has no rule for (issue 38), in the same notation
+const EXTRA = [
+  "ya29.\tgoogle-oauth-token\taA0_-:20:0\t$",
+  "hvs.\tvault-token\taA0_-:24:0\t$",
+  "hvb.\tvault-token\taA0_-:24:0\t$",
+  "hvr.\tvault-token\taA0_-:24:0\t$",
+  "discord.com/api/webhooks/\tdiscord-webhook\t0:17:20\t=/\taA0_-:60:0",
+  "discordapp.com/api/webhooks/\tdiscord-webhook\t0:17:20\t=/\taA0_-:60:0",
+  "sntrys_eyJ\tsentry-org-token\taA0_+=:60:0",
+];
+for (const line of EXTRA) kept.push({ line, id: line.split("\t")[1] });
+
+/// A rule as a line of the table (prefix, kind, segments), or why it is left out.
+function encode(id, first, segs, minPrefix) {
+  const prefix = first.lit;
+  const end = segs.some((s) => s.end);
+  const rest = segs.filter((s) => !s.end);
+  const len = prefix.length + rest.reduce((n, s) => n + (s.lit?.length ?? s.min), 0);
+  const inClass = (cls, c) =>
+    [...cls].some((x) => ({ a: /[a-z]/, A: /[A-Z]/, h: /[a-f]/, H: /[A-F]/, 0: /[0-9]/, "+": /[+/]/ })[x]?.test(c) ?? x === c);
+  if (rest.some((s, k) => s.cls !== undefined && s.max !== s.min && rest[k + 1]?.lit !== undefined && inClass(s.cls, rest[k + 1].lit[0]))) {
+    left.push([id, "a class of varying length that its next literal belongs to (needs backtracking)"]);
+    return null;
+  }
+  if ((prefix.length < minPrefix && !(prefix.length === 2 && len >= 32)) || len < (minPrefix ? 12 : 8) || prefix.includes("\t")) {
+    left.push([id, prefix.length < minPrefix ? `no literal prefix of 3 or more characters` : "too short to tell from text"]);
+    return null;
+  }
+  const enc = [...rest, ...(end ? [{ end }] : [])].map((s) =>
+    s.end ? "$" : s.lit !== undefined ? `=${s.lit}` : `${s.cls}:${s.min}:${s.max <= 255 ? s.max : 0}`,
+  );
+  return [`${first.ci ? "~" : ""}${first.ci ? prefix.toLowerCase() : prefix}`, id, ...enc].join("\t");
+}
 // ordered by prefix (the matcher looks at a prefix's first byte first), duplicates dropped
+const ctxKept = ctx.filter((c) => c.line);
 const lowFirst = (l) => l.replace(/^~/, "")[0].toLowerCase();
+// the context rules ordered by their keywords (a keyword names a run of rules), duplicates dropped
+const ctxLines = [...new Map(ctxKept.map((c) => [c.kws.join(" ") + "\n" + c.line, c])).values()].sort(
+  (a, b) => a.kws.join(" ").localeCompare(b.kws.join(" ")) || a.line.localeCompare(b.line),
+);
+const kwRuns = [];
+ctxLines.forEach((c, k) => {
+  for (const kw of c.kws) {
+    const run = kwRuns.find((r) => r[0] === kw && r[2] === k);
+    if (run) run[2] = k + 1;
+    else kwRuns.push([kw, k, k + 1]);
+  }
+});
+kwRuns.sort((a, b) => a[0].localeCompare(b[0]) || a[1] - b[1]);
+const kwGroups = [];
+kwRuns.forEach(([kw], k) => {
+  if (kwGroups.at(-1)?.[0] === kw[0]) kwGroups.at(-1)[2] = k + 1;
+  else kwGroups.push([kw[0], k, k + 1]);
+});
 const lines = [...new Set(kept.map((k) => k.line))].sort(
   (a, b) => lowFirst(a).localeCompare(lowFirst(b)) || a.replace(/^~/, "").localeCompare(b.replace(/^~/, "")),
 );
-const leftIds = [...new Map(left.filter(([id]) => !kept.some((k) => k.id === id)).map((l) => [l[0], l])).values()];
+const leftIds = [...new Map(left.filter(([id]) => !kept.some((k) => k.id === id) && !ctxKept.some((c) => c.id === id)).map((l) => [l[0], l])).values()];
 
 // A rule's record: flags (1: any case, 2: boundary), the prefix's length and bytes, the kind's
 // length and bytes, then its segments to the record's end: 0, length, bytes (a literal) or
@@ -289,8 +438,11 @@ const leftIds = [...new Map(left.filter(([id]) => !kept.some((k) => k.id === id)
 const BITS = { a: 1, A: 2, h: 4, H: 8, 0: 16, _: 32, "-": 64, ".": 128, "+": 256, "=": 512, "~": 1024, "%": 2048 };
 const byteStr = (bytes) =>
   'b"' + bytes.map((c) => (c >= 0x20 && c < 0x7f && c !== 0x22 && c !== 0x5c ? String.fromCharCode(c) : `\\x${c.toString(16).padStart(2, "0")}`)).join("") + '"';
-function record(line) {
-  const [p, kind, ...segs] = line.split("\t");
+function record(line, noKind = false) {
+  let [p, kind, ...segs] = line.split("\t");
+  // the marker's kind is the rule's vendor, the first word of its id (\`gitlab-pat\` ->
+  // \`gitlab\`): a shorter table for the lean wasm, the same information for a reader
+  kind = noKind ? "" : kind.split("-")[0] === "1password" ? "1password" : kind.split("-")[0];
   const ci = p.startsWith("~");
   const prefix = ci ? p.slice(1) : p;
   const end = segs.at(-1) === "$";
@@ -315,11 +467,16 @@ lines.forEach((l, k) => {
   else groups.push([f, k, k + 1]);
 });
 
+// where each context record starts in CTX (its length byte), and the end
+const ctxOff = [0];
+for (const c of ctxLines) ctxOff.push(ctxOff.at(-1) + 1 + record(c.line, true).length);
+if (ctxOff.at(-1) > 65535) throw new Error("CTX over 64 KB");
 const license = fs.readFileSync(path.join(root, "scripts/gitleaks.LICENSE"), "utf8").trim();
 const rs = `// @generated by scripts/gen-redact-rules.mjs from gitleaks/gitleaks@${commit}
 // config/gitleaks.toml: do not edit by hand (HACKING.md, "The redactor's rules", says how to
-// update it). ${lines.length} token rules from ${rules.length} gitleaks rules; the ${leftIds.length} left out and why are
-// listed at the end.
+// update it). ${lines.length} token rules (${EXTRA.length} of them the forms gitleaks has no rule for, listed
+// in the generator) and ${ctxLines.length} context rules from ${rules.length} gitleaks rules; the ${leftIds.length} left out and why
+// are listed at the end (the redactor's own readers cover them: src/redact_structure.rs).
 //
 // The rules are gitleaks' work, used under its licence:
 //
@@ -342,8 +499,33 @@ pub(super) const GROUPS: &[(u8, u8, u8)] = &[
 ${groups.map(([f, a, b]) => `    (b'${f}', ${a}, ${b}),`).join("\n")}
 ];
 
+/// The context rules (gitleaks' keyword rules: a keyword in the key, then \`=\`, \`:\`, \`=>\` …
+/// and a value of a shape), back to back, each its length and then a record as in [\`RULES\`]
+/// with no kind (the marker's kind is the keyword), the prefix being the value's literal start
+/// (often empty); ordered by their keywords. Each is preceded by its keywords and the rule as
+/// the generator read it.
+pub(super) const CTX: &[u8] = &[
+${ctxLines.map((c) => { const r = record(c.line, true); return `    // [${c.kws.join(" ")}] ${c.line.replace(/\t/g, " ")}\n    ${[r.length, ...r].join(", ")},`; }).join("\n")}
+];
+
+/// The keywords of the context rules, back to back (ordered, lower case): length, bytes, then
+/// the run of [\`CTX\`] records it names (first and end, as offsets in [\`CTX\`], 2 bytes each,
+/// little-endian).
+pub(super) const KEYWORDS: &[u8] = ${byteStr(kwRuns.flatMap(([kw, a, b]) => [kw.length, ...Buffer.from(kw), ctxOff[a] & 255, ctxOff[a] >> 8, ctxOff[b] & 255, ctxOff[b] >> 8]))};
+
+/// The keywords that start with a byte: (byte, first, end) as offsets in [\`KEYWORDS\`].
+pub(super) const KW_GROUPS: &[(u8, u16, u16)] = &[
+${(() => {
+  const off = [];
+  let at = 0;
+  for (const [kw] of kwRuns) { off.push(at); at += kw.length + 5; }
+  off.push(at);
+  return kwGroups.map(([f, a, b]) => `    (b'${f}', ${off[a]}, ${off[b]}),`).join("\n");
+})()}
+];
+
 // Left out (id: why):
 ${leftIds.map(([id, why]) => `// - ${id}: ${why}`).join("\n")}
 `;
 fs.writeFileSync(path.join(root, "src/redact_rules.rs"), rs);
-console.log(`${lines.length} rules kept (from ${rules.length}); ${leftIds.length} left out -> src/redact_rules.rs`);
+console.log(`${lines.length} token rules and ${ctxLines.length} context rules (${new Set(ctxLines.map((c) => c.id)).size} gitleaks rules, ${kwRuns.length} keywords) kept from ${rules.length}; ${leftIds.length} left out -> src/redact_rules.rs`);

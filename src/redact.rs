@@ -77,6 +77,9 @@ fn scan(text: &str, depth: u8) -> Cow<'_, str> {
             b'<' => private_span(b, i),
             b':' => url_userinfo(b, i),
             b'-' => pem_block(b, i),
+            b'~' => forms::azure_ad(b, i, out.flushed),
+            // a `.pgpass` line whose host is `*`
+            b'*' if i == 0 || b[i - 1].is_ascii_whitespace() => forms::pgpass(b, i),
             _ => None,
         };
         // base64 from its first byte: a secret inside, a bare AWS secret key
@@ -121,6 +124,41 @@ fn scan(text: &str, depth: u8) -> Cow<'_, str> {
         i = h.end.max(i + 1);
     }
     out.finish()
+}
+
+/// A file path with every segment that holds a credential redacted (each segment read on its
+/// own: `/` and `\\` separate, so an ordinary path is never read as one long token).
+pub fn redact_path(path: &str) -> Cow<'_, str> {
+    let mut out = String::new();
+    let mut from = 0;
+    for seg in path.split(['/', '\\']) {
+        if let Cow::Owned(r) = redact(seg) {
+            if out.is_empty() {
+                out.reserve(path.len());
+            }
+            // (the separators are ASCII: the segments' offsets are char boundaries)
+            let at = seg.as_ptr() as usize - path.as_ptr() as usize;
+            out.push_str(&path[from..at]);
+            out.push_str(&r);
+            from = at + seg.len();
+        }
+    }
+    if from == 0 && out.is_empty() {
+        return Cow::Borrowed(path);
+    }
+    out.push_str(&path[from..]);
+    Cow::Owned(out)
+}
+
+/// File paths with every segment that is a credential redacted ([`redact_path`]), in place: the
+/// one call the Agent Trace record writer makes (`governance::trace::chained`, every path of the
+/// record), so that a token used as a file name does not persist.
+pub fn redact_paths<'a>(paths: impl IntoIterator<Item = &'a mut String>) {
+    for s in paths {
+        if let Cow::Owned(r) = redact_path(s) {
+            *s = r;
+        }
+    }
 }
 
 /// [`redact`] for an owned string (no copy when there is nothing to redact).
@@ -388,12 +426,37 @@ fn word(b: &[u8], i: usize, j: usize, tail: &mut Option<Option<usize>>) -> Optio
     if let Some(h) = key_value(b, i, j) {
         return Some(h);
     }
+    // gitleaks' keyword rules: `twitter_api_key = …`, `NEW_RELIC_KEY: NRAK-…`
+    if let Some((s, e, kind)) = table::context(b, i, j) {
+        return hit(s, e, kind);
+    }
+    if let Some(h) = forms::word(b, i, j) {
+        return Some(h);
+    }
+    if let Some(v) = forms::k8s_data(b, i, j) {
+        // a Kubernetes Secret's data: the block under it, or the rest of its line
+        let v = skip_sp(b, v, 8);
+        let le = run(b, v, |c| c != b'\n' && c != b'\r');
+        return structure::block(b, i, v, "kubernetes-secret")
+            .or_else(|| hit(v, le, "kubernetes-secret"));
+    }
+    if i == 0 || b[i - 1].is_ascii_whitespace() {
+        if let Some(h) = forms::pgpass(b, i) {
+            return Some(h);
+        }
+    }
     if w.starts_with(b"eyJ") {
         return jwt(b, i, j, tail);
     }
-    if w == b"hooks" && starts(b, j, b".slack.com/services/") {
-        let s = j + b".slack.com/services/".len();
-        return hit(s, run(b, s, |c| is_w(c) || c == b'/'), "slack-webhook");
+    if w == b"hooks" && starts(b, j, b".slack.com/") {
+        let s = j + b".slack.com/".len();
+        if let Some(p) = [&b"services/"[..], b"workflows/", b"triggers/"]
+            .iter()
+            .find(|p| starts(b, s, p))
+        {
+            let s = s + p.len();
+            return hit(s, run(b, s, |c| is_w(c) || c == b'/'), "slack-webhook");
+        }
     }
     if w.eq_ignore_ascii_case(b"bearer") {
         return bearer(b, j);
@@ -550,6 +613,8 @@ fn user_flag(b: &[u8], j: usize) -> Option<Hit> {
 mod keys;
 use keys::{closing, is_val, key_value, opening_quote, placeholder, val_end};
 
+#[path = "redact_forms.rs"]
+mod forms;
 #[path = "redact_rules.rs"]
 mod rules;
 #[path = "redact_structure.rs"]
@@ -578,3 +643,11 @@ mod bench;
 #[cfg(test)]
 #[path = "redact_corpus_tests.rs"]
 mod corpus_tests;
+
+#[cfg(test)]
+#[path = "redact_forms_tests.rs"]
+mod forms_tests;
+
+#[cfg(all(test, feature = "policy"))]
+#[path = "redact_heldout.rs"]
+mod heldout;

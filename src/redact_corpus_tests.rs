@@ -5,7 +5,7 @@
 use super::tests::{noise, r};
 use super::*;
 
-fn b64(s: &str) -> String {
+pub(crate) fn b64(s: &str) -> String {
     const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::new();
     for c in s.as_bytes().chunks(3) {
@@ -518,14 +518,23 @@ fn blocks_flattened_onto_one_line() {
         format!("secrets: db: {v} api: {v2}"),
     ] {
         let out = r(&text);
-        assert!(!out.contains(&v) && !out.contains(&v2), "{text:?} -> {out:?}");
+        assert!(
+            !out.contains(&v) && !out.contains(&v2),
+            "{text:?} -> {out:?}"
+        );
     }
     // a wrapped token flattened onto one line
     let ghp = format!("ghp_{}", noise(532, 36));
     let out = r(&format!("{} {} next", &ghp[..20], &ghp[20..]));
-    assert!(!out.contains(&ghp[4..20]) && !out.contains(&ghp[20..]), "{out}");
+    assert!(
+        !out.contains(&ghp[4..20]) && !out.contains(&ghp[20..]),
+        "{out}"
+    );
     assert!(out.ends_with(" next"), "{out}");
-    assert_eq!(r("ghp_short then we talked about the weather"), "ghp_short then we talked about the weather");
+    assert_eq!(
+        r("ghp_short then we talked about the weather"),
+        "ghp_short then we talked about the weather"
+    );
     // a value that ends in `:` under an ordinary key stays
     assert_eq!(r("note: see: below"), "note: see: below");
 }

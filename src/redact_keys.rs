@@ -36,6 +36,7 @@ const WEAK_KEYS: &[&[u8]] = &[
     b"auth",
     b"key",
     b"pwd",
+    b"signature",
 ];
 
 /// The kind of a key, when it is sensitive.
@@ -58,6 +59,10 @@ fn key_kind(w: &[u8]) -> Option<(&'static str, bool)> {
     let strong = &norm[..norm.len() - norm.iter().rev().take_while(|c| c.is_ascii_digit()).count()];
     if strong == b"auth" {
         return Some(("secret", true));
+    }
+    if strong == b"sig" {
+        // a shared access signature (`…&sig=…`)
+        return Some(("signature", true));
     }
     let tail = &strong[strong.len().saturating_sub(24)..];
     if let Some((_, kind)) = KEYS.iter().find(|(suffix, _)| tail.ends_with(suffix)) {
@@ -88,12 +93,12 @@ fn random(v: &[u8]) -> bool {
     tok && (mixed || hex)
 }
 
-/// An upper-case environment name ending in `_KEY`, `_PASS` or `_PWD` (`ENCRYPTION_KEY`,
+/// An upper-case environment name ending in `_KEY`, `_PASS`, `_PWD` or `_SALT` (`ENCRYPTION_KEY`,
 /// `DB_PASS`; not `PWD`, `sort_key` or `primaryKey`).
 fn env_key(w: &[u8]) -> bool {
     w.iter()
         .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == b'_')
-        && [&b"_KEY"[..], b"_PASS", b"_PWD"]
+        && [&b"_KEY"[..], b"_PASS", b"_PWD", b"_SALT"]
             .iter()
             .any(|s| w.len() > s.len() && w.ends_with(s))
 }
@@ -215,9 +220,17 @@ fn code_like(v: &[u8], next: Option<u8>, spaced: bool) -> bool {
 /// where the word `[i, j)` is a sensitive key: the value.
 pub(super) fn key_value(b: &[u8], i: usize, j: usize) -> Option<Hit> {
     let w = &b[i..j];
+    // a quoted key that is a call's first argument: `define('DB_PASSWORD', '…')`
+    let call = i > 0
+        && matches!(b[i - 1], b'"' | b'\'')
+        && b.get(j) == Some(&b[i - 1])
+        && b[i.saturating_sub(6)..i - 1]
+            .trim_ascii_end()
+            .ends_with(b"(");
+    let env = env_key(w) && (b.get(j) == Some(&b'=') || call);
     let (kind, strong) = match key_kind(w) {
-        Some(k) if k.1 || !(env_key(w) && b.get(j) == Some(&b'=')) => k,
-        _ if env_key(w) && b.get(j) == Some(&b'=') => ("secret", true),
+        Some(k) if k.1 || !env => k,
+        _ if env => ("secret", true),
         _ => return None,
     };
     if i > 0 && b[i - 1] == b'/' {
@@ -229,6 +242,7 @@ pub(super) fn key_value(b: &[u8], i: usize, j: usize) -> Option<Hit> {
         (Some(b'"' | b'\''), _) => j + 1,
         _ => j,
     };
+    let quoted = k > j;
     let k0 = k;
     k = skip_sp(b, k, 8);
     let spaced_before = k > k0;
@@ -239,6 +253,11 @@ pub(super) fn key_value(b: &[u8], i: usize, j: usize) -> Option<Hit> {
         Some(b':') if b.get(k + 1) != Some(&b':') => k + 1,
         // `--token value`
         Some(_) if w.starts_with(b"-") && spaced_before && b[k] != b'-' => k,
+        Some(b',') if call => k + 1,
+        // `<add key="Password" value="…"/>`
+        Some(b'v') if quoted && starts(b, k, b"value=") => k + 6,
+        // `.netrc`: `login bob password …`
+        Some(_) if spaced_before && super::forms::netrc(b, i, j, k) => k,
         _ => return None,
     };
     let v = skip_sp(b, after, 8);

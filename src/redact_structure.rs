@@ -222,8 +222,9 @@ fn decode_text(s: &[u8]) -> Option<String> {
 }
 
 /// A run of base64 `[i, j)` (its `=` padding after it): redacted whole when it decodes to
-/// text that holds a secret; or, 40 long in mixed case with digits and a `/` or `+`, standing
-/// alone, an AWS secret access key (without a `/` or `+` it cannot be told from an identifier).
+/// text that holds a secret; or, 40 long in mixed case with digits and a `/` or `+` (or without
+/// one, random-looking enough: [`super::forms::aws_plain`]), standing alone, an AWS secret
+/// access key.
 pub(super) fn b64(b: &[u8], i: usize, j: usize) -> Option<Hit> {
     let n = j - i;
     let pad = run(&b[..(j + 2).min(b.len())], j, |c| c == b'=');
@@ -242,7 +243,7 @@ pub(super) fn b64(b: &[u8], i: usize, j: usize) -> Option<Hit> {
         && w.iter().any(u8::is_ascii_uppercase)
         && w.iter().any(u8::is_ascii_lowercase)
         && w.iter().any(u8::is_ascii_digit)
-        && w.iter().any(|c| *c == b'/' || *c == b'+')
+        && (w.iter().any(|c| *c == b'/' || *c == b'+') || super::forms::aws_plain(w))
     {
         return hit(i, j, "aws-secret-key");
     }
@@ -257,11 +258,14 @@ pub(super) fn telegram(b: &[u8], i: usize, j: usize) -> Option<Hit> {
     if !(5..=16).contains(&d.len()) || !d.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    if b.get(j) != Some(&b':') || b.get(j + 1) != Some(&b'A') {
+    if b.get(j) != Some(&b':') || !b.get(j + 1).is_some_and(u8::is_ascii_uppercase) {
         return None;
     }
+    // (35 in the Bot API; 34 in its documentation's example)
     let e = run(b, j + 1, is_w);
-    (e - (j + 1) >= 35).then(|| hit(j - d.len(), e, "telegram-bot-token"))?
+    let t = &b[j + 1..e];
+    (t.len() >= 30 && t.iter().any(u8::is_ascii_digit) && t.iter().any(u8::is_ascii_lowercase))
+        .then(|| hit(j - d.len(), e, "telegram-bot-token"))?
 }
 
 /// Zero-width characters (ZWSP, ZWNJ, ZWJ, word joiner, BOM, soft hyphen): a key name split by

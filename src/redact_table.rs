@@ -8,7 +8,7 @@
 //! indented continuation, or a space once 8 characters are read) is read on across the break
 //! while its class is still short of its length.
 
-use super::rules::{GROUPS, RULES};
+use super::rules::{CTX, GROUPS, KEYWORDS, KW_GROUPS, RULES};
 
 /// The rules' records back to back ([`PACKED`]), and where each starts ([`STARTS`]): built
 /// when the crate compiles, so that the wasm carries the bytes and 2 bytes a rule rather than
@@ -118,7 +118,9 @@ fn class_run(b: &[u8], mut k: usize, cls: u16, min: usize, max: usize) -> Option
         // wrapped token flattened onto one line, as in a title — never words of prose, nor
         // commit ids, UUIDs and content hashes side by side)
         let flattened = k - piece >= 16
-            && !b[piece..k].iter().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c));
+            && !b[piece..k]
+                .iter()
+                .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c));
         let space = (flattened && b.get(k) == Some(&b' ')).then_some(k + 1);
         match wrap(b, k).or(space) {
             Some(k2) if k2 < b.len() && bits(b[k2]) & cls != 0 => k = k2,
@@ -183,6 +185,97 @@ pub(super) fn rule_token(b: &[u8], i: usize) -> Option<(usize, &'static str)> {
     (from as usize..to as usize)
         .map(rule)
         .find_map(|r| at(r, b, i).map(|e| (e, kind(r))))
+}
+
+/// The index in [`KW_GROUPS`] of the keywords that start with an ASCII byte (lower case), or
+/// 255: built when the crate compiles.
+static KW_FIRST: [u8; 128] = {
+    let mut out = [255; 128];
+    let mut k = 0;
+    while k < KW_GROUPS.len() {
+        out[KW_GROUPS[k].0 as usize] = k as u8;
+        k += 1;
+    }
+    out
+};
+
+/// A byte of gitleaks' key: `[ \t\w.-]`.
+fn is_key(c: u8) -> bool {
+    super::is_w(c) || c == b' ' || c == b'\t' || c == b'.'
+}
+
+/// After a keyword that ends at `k`: the rest of the key (at most 20 bytes of `[ \t\w.-]`), at
+/// most 3 blanks or quotes, an assignment (`=`, `:`, `:=`, `=>`, `>`, `||`, `?=`, `,`), at most 5
+/// blanks, quotes or `=`: where the value starts (gitleaks' context, read greedily).
+fn value_start(b: &[u8], k: usize) -> Option<usize> {
+    let lim = (k + 21).min(b.len());
+    let mut e = super::run(&b[..lim], k, is_key);
+    if e == k + 21 {
+        return None;
+    }
+    let lim = (e + 3).min(b.len());
+    e = super::run(&b[..lim], e, |c| {
+        c.is_ascii_whitespace() || c == b'\'' || c == b'"'
+    });
+    let op = match (b.get(e), b.get(e + 1)) {
+        (Some(b'='), Some(b'>')) | (Some(b'|'), Some(b'|')) | (Some(b'?'), Some(b'=')) => 2,
+        (Some(b':'), _) => {
+            let colons = super::run(&b[..(e + 3).min(b.len())], e, |c| c == b':') - e;
+            if b.get(e + colons) == Some(&b'=') {
+                colons + 1
+            } else {
+                1
+            }
+        }
+        (Some(b'=' | b'>' | b','), _) => 1,
+        _ => return None,
+    };
+    let v = e + op;
+    let lim = (v + 5).min(b.len());
+    Some(super::run(&b[..lim], v, |c| {
+        c.is_ascii_whitespace() || b"`'\"=".contains(&c)
+    }))
+}
+
+/// A value of one of gitleaks' context rules (a keyword in the key, an assignment, a value of
+/// the rule's shape) where the key's word `[i, j)` holds the keyword: the value's span and kind.
+/// Every keyword the word holds is tried, at most 64 bytes of the word.
+pub(super) fn context(b: &[u8], i: usize, j: usize) -> Option<(usize, usize, &'static str)> {
+    let mut tried = usize::MAX;
+    for p in i..j.min(i + 64) {
+        super::tick();
+        let c = b[p].to_ascii_lowercase();
+        let g = *KW_FIRST.get(c as usize)?;
+        if g == 255 {
+            continue;
+        }
+        let (_, from, to) = KW_GROUPS[g as usize];
+        let mut k = from as usize;
+        while k < to as usize {
+            super::tick();
+            let n = KEYWORDS[k] as usize;
+            let kw = &KEYWORDS[k + 1..k + 1 + n];
+            let at16 = |x: usize| u16::from_le_bytes([KEYWORDS[x], KEYWORDS[x + 1]]) as usize;
+            let (mut r, end) = (at16(k + 1 + n), at16(k + 3 + n));
+            k += n + 5;
+            if !super::starts_ci(b, p, kw) || p + n == tried {
+                continue;
+            }
+            tried = p + n;
+            let Some(v) = value_start(b, p + n) else {
+                continue;
+            };
+            while r < end {
+                let rec = &CTX[r + 1..r + 1 + CTX[r] as usize];
+                r += 1 + CTX[r] as usize;
+                if let Some(e) = at(rec, b, v) {
+                    // (the generator writes ASCII; the marker's kind is the keyword)
+                    return Some((v, e, std::str::from_utf8(kw).unwrap_or("token")));
+                }
+            }
+        }
+    }
+    None
 }
 
 /// A token of `rule`'s shape (tests and the fuzz crate): its prefix, literals and classes

@@ -357,6 +357,9 @@ pub fn repair_parts(rec: &Record, quarantined: &str) -> Result<Vec<String>, Stri
 /// Split the serialized record around its `prev_hash` value.
 pub fn chained(rec: &Record) -> Result<Chained, String> {
     let mut r = rec.clone();
+    crate::redact::redact_paths(r.files.iter_mut().map(|f| &mut f.path).chain(
+        r.metadata.hookwise.blame.iter_mut().flat_map(|w| std::iter::once(&mut w.path).chain(&mut w.from)),
+    ));
     r.metadata.hookwise.prev_hash = String::new();
     let s = serde_json::to_string(&r).map_err(|e| e.to_string())?;
     const TAIL: &str = "\"prev_hash\":\"\"}}}";

@@ -162,7 +162,7 @@ const MAX_MS: f64 = 253_402_300_799_999.0;
 /// or non-finite values clamp to the epoch / year 9999.
 pub fn civil(ms: f64) -> Civil {
     let ms = if ms.is_finite() {
-        ms.clamp(0.0, MAX_MS)
+        ms.max(0.0).min(MAX_MS)
     } else {
         0.0
     };

@@ -150,7 +150,9 @@ fn ranged(
     let Some(raw) = raw else { return default };
     match raw.number() {
         Some(n) if n.is_finite() && n > 0.0 => {
-            let c = n.floor().clamp(min, max);
+            // (not `clamp`: its assertion prints floats, and float formatting costs the lean
+            // wasm several KB)
+            let c = n.floor().max(min).min(max);
             if c != n.floor() {
                 logs.push(Log::warn(format!(
                     "hookwise {} is outside {}–{}; using {}",
@@ -164,8 +166,9 @@ fn ranged(
         }
         _ => {
             logs.push(Log::warn(format!(
-                "hookwise {} is not a positive number; using the default {default}",
-                raw.shown(key, env_key)
+                "hookwise {} is not a positive number; using the default {}",
+                raw.shown(key, env_key),
+                default as i64
             )));
             default
         }
