@@ -7,6 +7,7 @@
 //   node --test --test-concurrency=1 tests/e2e-codex/hidden.test.mjs   (needs pkg/)
 import { hiddenSuite, patch, fs, path, assert } from "../e2e-shared/hidden-suite.mjs";
 import { HOSTS } from "../e2e-shared/agents.mjs";
+import { traceText } from "../e2e-shared/trace-files.mjs";
 
 const ctx = hiddenSuite("codex", () => [
   HOSTS.codex.shell(`apply_patch <<'EOF'\n${patch("README.md", "# demo", "# changed")}\nEOF`),
@@ -18,6 +19,6 @@ ctx.check = (texts, sb, r) => {
   assert.ok(texts.some((t) => /README\.md/.test(t) && /outside the scope/.test(t)), `the model reads the scope block\n${r.describe()}`);
   assert.ok(texts.some((t) => /`apply_patch` tool/.test(t) && /record/.test(t)), `the in-scope shell patch is refused, naming the tool\n${r.describe()}`);
   assert.equal(fs.readFileSync(path.join(sb.dir, "src/auth/login.ts"), "utf8"), "new\n", `the apply_patch tool made the change\n${r.describe()}`);
-  const trace = fs.readFileSync(path.join(sb.dir, ".orchestration/agent_trace.jsonl"), "utf8");
+  const trace = traceText(sb.dir);
   assert.match(trace, /src\/auth\/login\.ts/, "its record");
 };
