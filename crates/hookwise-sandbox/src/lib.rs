@@ -378,5 +378,5 @@ pub fn close_inherited() {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests;
