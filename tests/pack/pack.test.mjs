@@ -116,7 +116,9 @@ async function engineFacts(createEngine, { execPath, texts }) {
 async function pluginFacts(plugin, { cwd, fakeCli }) {
   const client = (logs) => ({ app: { log: async ({ body }) => (logs.push(body), true) } });
   const withCli = { logs: [] };
-  const hooks = await plugin.server({ client: client(withCli.logs), directory: cwd, worktree: cwd }, { cliPath: fakeCli });
+  // the CLI from the user's environment: a plugin option in a project file names no program (issue 38)
+  process.env.MAENIFOLD_CLI = fakeCli;
+  const hooks = await plugin.server({ client: client(withCli.logs), directory: cwd, worktree: cwd }, {});
   withCli.hooks = Object.fromEntries(Object.entries(hooks).map(([k, v]) => [k, typeof v]));
   // the model tools (the knowledge tools: the fake maenifold is a knowledge source)
   withCli.tools = Object.fromEntries(Object.entries(hooks.tool || {}).map(([k, v]) => [k, typeof (v && v.execute)]));
@@ -125,7 +127,8 @@ async function pluginFacts(plugin, { cwd, fakeCli }) {
   withCli.args = out.args;
 
   const noCli = { logs: [] };
-  const hooks2 = await plugin.server({ client: client(noCli.logs), directory: cwd, worktree: cwd }, { cliPath: cwd + "/no-such-maenifold", knowledge: "maenifold" }); // no vault fallback either (MAENIFOLD_ROOT has a memory/ folder)
+  process.env.MAENIFOLD_CLI = cwd + "/no-such-maenifold";
+  const hooks2 = await plugin.server({ client: client(noCli.logs), directory: cwd, worktree: cwd }, { knowledge: "maenifold" }); // no vault fallback either (MAENIFOLD_ROOT has a memory/ folder)
   for (let i = 0; i < 3; i++) {
     const o = { args: { command: "echo [[auth]]" } };
     await hooks2["tool.execute.before"]({ tool: "bash", sessionID: "s", callID: `n${i}` }, o);
@@ -493,6 +496,7 @@ const EVERY_OPTION = {
   knowledgeTools: ["knowledge_search", "knowledge_read", "knowledge_context"],
   knowledgeRemember: false,
   knowledgeToolsBudget: 1200,
+  telemetry: { otlp: false },
   enforcement: {
     level: "category",
     categories: { process: "advisory", security: "strict", credentials: "strict", gotchas: "advisory", technical: "advisory", general: "advisory" },
