@@ -276,7 +276,10 @@ describe("the model as an attacker (governance on, INT-1 selected)", () => {
       assert.equal(r.status, "error", `${name}: ${JSON.stringify(r)}`);
       // `null`, and a shell call without `command`, name nothing to change: the gate lets them
       // reach the tool (an intent is selected), whose input decode rejects them
-      if (name === "nullInput" || name === "shellNoCommand") assert.match(r.text, /Invalid tool input/, name);
+      if (name === "nullInput") assert.match(r.text, /Invalid tool input/, name);
+      // a governed shell runs only confined (issue 38): without the native binary in this
+      // install, hookwise refuses it before the tool's decode does; either way nothing ran
+      else if (name === "shellNoCommand") assert.ok(/Invalid tool input|hookwise blocked `shell`/.test(r.text) && !r.ran, `${name}: ${r.text}`);
       else assert.equal(r.ran, false, `${name} was rejected before the tool ran`);
     }
     assert.equal(out.leaked, false);
