@@ -61,7 +61,9 @@ async function project() {
   // a human adds a line above the agent's code afterwards, and changes one of the guide's
   fs.writeFileSync(path.join(d, "src/auth.ts"), "// reviewed by a human\n" + fs.readFileSync(path.join(d, "src/auth.ts"), "utf8"));
   fs.writeFileSync(path.join(d, "docs/guide.md"), "# Guide\n\nHow to sign in.\n");
-  const push = await engine.executePreHook({ toolName: "bash", params: { command: "git push --force origin main" }, sessionId: "s1" });
+  // a shell call through augmentToolCall, which hands back the arguments to run: a governed shell
+  // runs confined (issue 38), and executePreHook, which hands back none, is refused before any SOP
+  const push = await engine.augmentToolCall({ tool: "bash", args: { command: "git push --force origin main" }, sessionId: "s1" });
   assert.equal(push.blocked, true, "the SOP blocks the force-push (a block in the metrics)");
   await engine.dispose();
   return d;
