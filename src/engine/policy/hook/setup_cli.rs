@@ -79,7 +79,7 @@ pub fn launcher(var: &str, out: &str, code: u8) -> String {
 pub const HOOK_SCRIPT: &str = "node_modules/hookwise/dist/hook.sh";
 
 /// What the entry prints on stderr when the project's hookwise is not found.
-pub const NOT_INSTALLED: &str = "hookwise is not installed here: run npm install";
+pub const NOT_INSTALLED: &str = "hookwise is not installed here (a folder another user can write is not looked in): run npm install";
 
 /// A hook entry as `init` writes it for a host (project-folder variable `var`, `""`: none): a
 /// line of POSIX shell a person can read, run by the host's shell, that finds [`HOOK_SCRIPT`]
