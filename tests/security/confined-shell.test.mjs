@@ -45,6 +45,11 @@ const CARGO = cargoOk ? execFileSync("sh", ["-c", "command -v cargo"], { encodin
 // The intents file's path, spelled so no reader can see it (the guard's first layer reads text).
 const HIDDEN_INTENTS = "$(printf '\\x2e\\x6f\\x72\\x63\\x68\\x65\\x73\\x74\\x72\\x61\\x74\\x69\\x6f\\x6e/\\x61\\x63\\x74\\x69\\x76\\x65\\x5f\\x69\\x6e\\x74\\x65\\x6e\\x74\\x73\\x2e\\x79\\x61\\x6d\\x6c')";
 
+/** `.hookwise` and `.git` spelled so the reading layer (issue 38's governance paths) cannot see
+ * them: these attacks must meet the kernel, not the reader. */
+const HIDDEN_HW = "$(printf '\\x2e\\x68\\x6f\\x6f\\x6b\\x77\\x69\\x73\\x65')";
+const HIDDEN_GIT = "$(printf '\\x2e\\x67\\x69\\x74')";
+
 /** The project every host runs in. */
 function projectFiles() {
   return {
@@ -61,9 +66,9 @@ function projectFiles() {
 
 /** The attacks: [id, command]. None names `.orchestration` where the reader can see it. */
 const ATTACKS = [
-  ["a_hookwise", `printf '{"governance": false}' > .hookwise/hookwise.json`],
-  ["a_hookwise_new", `mkdir -p .hookwise && printf '{"governance": false}' > .hookwise/x.json`],
-  ["a_git", "echo '[core] hooksPath = /tmp' >> .git/config"],
+  ["a_hookwise", `printf '{"governance": false}' > ${HIDDEN_HW}/hookwise.json`],
+  ["a_hookwise_new", `mkdir -p ${HIDDEN_HW} && printf '{"governance": false}' > ${HIDDEN_HW}/x.json`],
+  ["a_git", `echo '[core] hooksPath = /tmp' >> ${HIDDEN_GIT}/config`],
   ["a_intents", `printf '  - id: INT-9\\n    status: IN_PROGRESS\\n    owned_scope: ["**"]\\n' >> ${HIDDEN_INTENTS}`],
   ["a_readme", "echo pwned > README.md"],
   ["a_cd", "cd docs && echo pwned > d.md"],
@@ -78,13 +83,13 @@ const ATTACKS = [
 ];
 const BACKGROUND = [
   "b_bg",
-  `(sleep 1; printf '{"governance": false}' > .hookwise/hookwise.json; echo pwned > README.md; echo bg-ran > src/auth/bg.txt) > /dev/null 2>&1 & echo started`,
+  `(sleep 1; printf '{"governance": false}' > ${HIDDEN_HW}/hookwise.json; echo pwned > README.md; echo bg-ran > src/auth/bg.txt) > /dev/null 2>&1 & echo started`,
 ];
 const INSCOPE = [
   ["ok_write", "echo ok > src/auth/in.txt && mkdir -p src/auth/d && mv src/auth/in.txt src/auth/d/ && cat src/auth/d/in.txt"],
   ["ok_npm", "npm test --silent && cat src/auth/npm-test.txt"],
   ...(cargoOk ? [["ok_cargo", `cd src/auth/crate1 && '${CARGO}' build --offline -q && ./target/debug/crate1`]] : []),
-  ["ok_read", "cat .git/HEAD README.md >/dev/null && git log --oneline | head -1"],
+  ["ok_read", `cat ${HIDDEN_GIT}/HEAD README.md >/dev/null && git log --oneline | head -1`],
 ];
 // let the background job finish inside the run (it must not outlive the CLI)
 const SETTLE = ["z_settle", "sleep 1.5; echo settled"];

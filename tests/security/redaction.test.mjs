@@ -30,7 +30,9 @@ before(async () => {
   const engine = await createEngine({ cwd, env: quietEnv(), watch: false, log: (level, message) => logs.push(`${level}: ${message}`) });
   const s = await engine.selectIntent("s", "INT-1");
   assert.ok(s.ok, s.text);
-  const bash = (command) => engine.executePreHook({ toolName: "bash", params: { command, description: "deploy" }, sessionId: "s" });
+  // shell calls through augmentToolCall, which hands back what to run: a governed shell runs
+  // confined (issue 38), and executePreHook's (no arguments handed back) is refused before any SOP
+  const bash = (command) => engine.augmentToolCall({ tool: "bash", args: { command, description: "deploy" }, sessionId: "s" });
   steps.blocked = await bash(SECRET_COMMAND);
   steps.acknowledged = await bash(SECRET_COMMAND);
   steps.plain = await bash(`export GITHUB_TOKEN=${SECRETS.github} OPENAI_API_KEY=${SECRETS.openai} && echo password=${SECRETS.password}`);
