@@ -48,6 +48,7 @@ const HIDDEN_INTENTS = "$(printf '\\x2e\\x6f\\x72\\x63\\x68\\x65\\x73\\x74\\x72\
 /** `.hookwise` and `.git` spelled so the reading layer (issue 38's governance paths) cannot see
  * them: these attacks must meet the kernel, not the reader. */
 const HIDDEN_HW = "$(printf '\\x2e\\x68\\x6f\\x6f\\x6b\\x77\\x69\\x73\\x65')";
+const HIDDEN_HW_JSON = "$(printf '\\x2e\\x68\\x6f\\x6f\\x6b\\x77\\x69\\x73\\x65\\x2f\\x68\\x6f\\x6f\\x6b\\x77\\x69\\x73\\x65\\x2e\\x6a\\x73\\x6f\\x6e')";
 const HIDDEN_GIT = "$(printf '\\x2e\\x67\\x69\\x74')";
 
 /** The project every host runs in. */
@@ -66,7 +67,7 @@ function projectFiles() {
 
 /** The attacks: [id, command]. None names `.orchestration` where the reader can see it. */
 const ATTACKS = [
-  ["a_hookwise", `printf '{"governance": false}' > ${HIDDEN_HW}/hookwise.json`],
+  ["a_hookwise", `printf '{"governance": false}' > ${HIDDEN_HW_JSON}`],
   ["a_hookwise_new", `mkdir -p ${HIDDEN_HW} && printf '{"governance": false}' > ${HIDDEN_HW}/x.json`],
   ["a_git", `echo '[core] hooksPath = /tmp' >> ${HIDDEN_GIT}/config`],
   ["a_intents", `printf '  - id: INT-9\\n    status: IN_PROGRESS\\n    owned_scope: ["**"]\\n' >> ${HIDDEN_INTENTS}`],
@@ -83,7 +84,7 @@ const ATTACKS = [
 ];
 const BACKGROUND = [
   "b_bg",
-  `(sleep 1; printf '{"governance": false}' > ${HIDDEN_HW}/hookwise.json; echo pwned > README.md; echo bg-ran > src/auth/bg.txt) > /dev/null 2>&1 & echo started`,
+  `(sleep 1; printf '{"governance": false}' > ${HIDDEN_HW_JSON}; echo pwned > README.md; echo bg-ran > src/auth/bg.txt) > /dev/null 2>&1 & echo started`,
 ];
 const INSCOPE = [
   ["ok_write", "echo ok > src/auth/in.txt && mkdir -p src/auth/d && mv src/auth/in.txt src/auth/d/ && cat src/auth/d/in.txt"],
