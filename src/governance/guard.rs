@@ -44,20 +44,8 @@ async fn trace_sizes(io: &Io, worktree: &str) -> Vec<(String, u64)> {
     if st.exists {
         out.push((TRACE_FILE.to_string(), st.size));
     }
-    let v = io
-        .request(Request::ListDir {
-            path: join(worktree, segments::SEGMENT_DIR),
-            recursive: false,
-            max_entries: segments::MAX_SEGMENTS * 4,
-            skip_hidden: true,
-            types_only: false,
-        })
-        .await;
-    let l: crate::protocol::ListDirResult = serde_json::from_value(v).unwrap_or_default();
-    for e in l.entries {
-        if e.is_file && e.path.ends_with(".jsonl") && segments::stem(&e.path).is_some() {
-            out.push((format!("{}/{}", segments::SEGMENT_DIR, e.path), e.size));
-        }
+    for e in crate::governance::ops::trace_io::segment_logs(io, worktree).await {
+        out.push((format!("{}/{}", segments::SEGMENT_DIR, e.path), e.size));
     }
     out
 }

@@ -544,6 +544,26 @@ impl SetRead {
     }
 }
 
+/// The segment logs (`<segment>.jsonl`) in the segment folder of `wt`, with their sizes and
+/// times; none when the folder is missing or cannot be listed. What the shell guard and the
+/// recent-records cache watch.
+pub(crate) async fn segment_logs(io: &Io, wt: &str) -> Vec<crate::protocol::DirEntry> {
+    let v = io
+        .request(Request::ListDir {
+            path: join(wt, SEGMENT_DIR),
+            recursive: false,
+            max_entries: segments::MAX_SEGMENTS * 4,
+            skip_hidden: true,
+            types_only: false,
+        })
+        .await;
+    let l: ListDirResult = serde_json::from_value(v).unwrap_or_default();
+    l.entries
+        .into_iter()
+        .filter(|e| e.is_file && e.path.ends_with(".jsonl") && segments::stem(&e.path).is_some())
+        .collect()
+}
+
 /// List the segment folder and read every segment's log and head (`heads_only`: the heads).
 async fn read_set(io: &Io, wt: &str) -> (Vec<String>, Option<String>) {
     let v = io

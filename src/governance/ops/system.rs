@@ -26,20 +26,9 @@ const RECENT_SEGMENTS: usize = 8;
 /// the tails of the most recently written segments and of the single-file log, merged by time.
 pub(super) async fn refresh_recent(io: &Io, gov: &Governance, worktree: &str) {
     let legacy = stat(io, &join(worktree, TRACE_FILE)).await;
-    let v = io
-        .request(Request::ListDir {
-            path: join(worktree, segments::SEGMENT_DIR),
-            recursive: false,
-            max_entries: segments::MAX_SEGMENTS * 4,
-            skip_hidden: true,
-            types_only: false,
-        })
-        .await;
-    let listing: crate::protocol::ListDirResult = serde_json::from_value(v).unwrap_or_default();
+    let listing = super::trace_io::segment_logs(io, worktree).await;
     let mut logs: Vec<(f64, String)> = listing
-        .entries
         .iter()
-        .filter(|e| e.is_file && e.path.ends_with(".jsonl") && segments::stem(&e.path).is_some())
         .map(|e| (e.mtime_ms, e.path.clone()))
         .collect();
     if logs.is_empty() && !legacy.exists {
@@ -50,7 +39,7 @@ pub(super) async fn refresh_recent(io: &Io, gov: &Governance, worktree: &str) {
         }
         return;
     }
-    let size: u64 = listing.entries.iter().map(|e| e.size).sum::<u64>() + legacy.size;
+    let size: u64 = listing.iter().map(|e| e.size).sum::<u64>() + legacy.size;
     let mtime = logs.iter().map(|l| l.0).fold(legacy.mtime_ms, f64::max);
     let key = (size ^ (logs.len() as u64).rotate_left(48), mtime.to_bits());
     if gov
