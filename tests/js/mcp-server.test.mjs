@@ -208,10 +208,10 @@ test("init --claude merges hooks and the server into the project's files, never 
   const mcp = JSON.parse(fs.readFileSync(path.join(project, ".mcp.json"), "utf8"));
   assert.ok(mcp.mcpServers.other, "the other server kept");
   // portable: the project's own hookwise, no path of this machine
-  assert.equal(mcp.mcpServers.hookwise.command, "node");
-  const [e, launcher, ...rest] = mcp.mcpServers.hookwise.args;
-  assert.deepEqual([e, rest], ["-e", ["mcp"]]);
-  assert.ok(launcher.includes('"node_modules/hookwise/dist/cli.mjs"'), launcher);
+  assert.equal(mcp.mcpServers.hookwise.command, "sh");
+  const [c, script, ...rest] = mcp.mcpServers.hookwise.args;
+  assert.deepEqual([c, rest], ["-c", []]);
+  assert.ok(script.startsWith("h=node_modules/hookwise/dist/cli.mjs; d=${CLAUDE_PROJECT_DIR:-$PWD};") && script.includes('exec node "$d/$h" mcp;'), script);
   assert.ok(!JSON.stringify(mcp).includes(project) && !JSON.stringify(settings).includes(project), "no absolute path of this machine");
   assert.ok(out.changes.some((c) => c.action === "added"));
   // again: nothing changes

@@ -645,7 +645,7 @@ fn the_failsafes_pre_tool_use_tool_is_the_setups() {
 
 #[test]
 fn the_portable_entries_run_the_hook_script_that_finds_the_project_s_hookwise() {
-    use super::setup_cli::{launcher, HOOK_SCRIPT, NOT_FOUND};
+    use super::setup_cli::{CLI_SCRIPT, HOOK_SCRIPT, NOT_FOUND};
     let mut e = Engine::new();
     for flag in ["codex", "gemini", "copilot", "qwen"] {
         for fail_closed in [false, true] {
@@ -681,19 +681,21 @@ fn the_portable_entries_run_the_hook_script_that_finds_the_project_s_hookwise() 
                     c.len()
                 );
             }
+            // the MCP server: the same walk, to the project's cli.mjs, run by node
+            assert_eq!(r["mcp"]["entry"]["command"], "sh");
             let args = r["mcp"]["entry"]["args"].as_array().unwrap();
-            assert_eq!(args[0], "-e");
-            assert!(args[1].as_str().unwrap().contains("process.exitCode=1"));
-            assert_eq!(args[2], "mcp");
+            assert_eq!(args.len(), 2);
+            assert_eq!(args[0], "-c");
+            let m = args[1].as_str().unwrap();
+            assert!(m.starts_with(&format!("h={CLI_SCRIPT}; d=")), "{m}");
+            assert!(
+                m.contains(&format!("exec node \"$d/$h\" mcp --host {host};")),
+                "{m}"
+            );
+            assert!(m.ends_with("; exit 1") && m.len() < 560, "{} {m}", m.len());
         }
     }
     assert!(!NOT_FOUND.contains('\''));
-    let l = launcher("GEMINI_PROJECT_DIR", "{}", 0);
-    assert!(
-        l.contains("let d=process.env.GEMINI_PROJECT_DIR||process.cwd()"),
-        "{l}"
-    );
-    assert!(launcher("", "", 1).contains("let d=\"\"||process.cwd()"));
     let g = hook(&mut e, "setup.host", json!({"host": "gemini"}));
     let bt = g["hooks"]["BeforeTool"][0]["hooks"][0]["command"]
         .as_str()
