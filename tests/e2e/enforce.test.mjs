@@ -85,7 +85,8 @@ describe("pre-action enforcement in the real OpenCode", { skip: suiteSkip }, () 
     assert.equal(use?.status, "completed", run.describe());
     const again = nextAfter(run, "call_force2");
     assert.ok(!again.result.includes(FORCE_MARKER), "not blocked again");
-    assert.equal(again.call.args.command, FORCE, "the command ran as the model wrote it");
+    // (OpenCode 1.x's history shows the rewritten call: the command inside the launcher, issue 38)
+    assert.equal(unconfined(again.call.args.command), FORCE, "the command ran as the model wrote it");
     // it really ran: git answered (no repository / no such remote), not hookwise
     assert.ok(!/hookwise paused/.test(again.result), again.result);
   });
@@ -107,7 +108,7 @@ describe("pre-action enforcement in the real OpenCode", { skip: suiteSkip }, () 
     const use = run.toolUses().find((u) => u.callID === "call_ro");
     assert.equal(use?.status, "completed");
     const got = nextAfter(run, "call_ro");
-    assert.equal(got.call.args.command, READ_ONLY);
+    assert.equal(unconfined(got.call.args.command), READ_ONLY);
     assert.match(got.result, /\bconf\b/, "ls ran in the project");
   });
 
