@@ -163,8 +163,9 @@ fn claude(event: &str, kind: Event, a: Answer) -> String {
         Answer::Allow { context, rewrite } => {
             let context = some(context);
             (context.is_some() || rewrite.is_some()).then(|| ClaudeHso {
-                // the rewritten input runs only with an allow
-                permission_decision: rewrite.is_some().then_some("allow"),
+                // no decision: Claude Code 2.1.330 runs the rewritten input and still asks its
+                // own permission rules (and the user) about it; an "allow" would skip them
+                permission_decision: None,
                 updated_input: rewrite,
                 additional_context: context,
                 ..ClaudeHso::new(event)

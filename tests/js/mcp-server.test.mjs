@@ -108,7 +108,7 @@ test("the server speaks MCP, serves the hook tools with a warm vault and exits c
   assert.deepEqual(JSON.parse(text(none)), {});
   const sub = await s.hook("hook_pre_tool_use", toolInput("Agent", { prompt: "Look at [[auth]]", description: "d", subagent_type: "general-purpose" }, "t3"));
   const su = JSON.parse(text(sub)).hookSpecificOutput;
-  assert.equal(su.permissionDecision, "allow");
+  assert.equal(su.permissionDecision, undefined, "Claude Code's own permission rules decide (issue 38)");
   assert.match(su.updatedInput.prompt, /RS256[\s\S]*Look at \[\[auth\]\]$/);
   const first = await s.hook("hook_user_prompt_submit", { hook_event_name: "UserPromptSubmit", session_id: "s1", cwd: project, transcript_path: "", model: "" });
   assert.equal(JSON.parse(text(first)).hookSpecificOutput?.hookEventName ?? "UserPromptSubmit", "UserPromptSubmit");

@@ -192,9 +192,19 @@ impl Payload<'_> {
         {
             return id;
         }
+        // keyed by what the model asked for: a host that runs the confined shell hands its
+        // post-tool hook the rewritten input (Gemini CLI, Copilot CLI), read back as it was
+        let unwrapped = |v: &Value| {
+            crate::governance::confine::unwrapped_input(v)
+                .unwrap_or_else(|| v.clone())
+                .to_string()
+        };
         let input = match self.0.get("tool_input") {
-            Some(Value::String(s)) => s.clone(),
-            Some(v) => v.to_string(),
+            Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
+                Ok(v @ Value::Object(_)) => unwrapped(&v),
+                _ => s.clone(),
+            },
+            Some(v) => unwrapped(v),
             None => String::new(),
         };
         // FNV-1a over the session, the tool and its input

@@ -122,7 +122,8 @@ fn the_subagent_prompt_gets_the_block_through_updated_input() {
         let input = json!({"prompt": "Review [[auth]]", "description": "review", "subagent_type": "general-purpose"});
         let r = hook(&mut e, "PreToolUse", tool_event(tool, input, "t2"));
         let h = &parsed(&r)["hookSpecificOutput"];
-        assert_eq!(h["permissionDecision"], "allow", "{h}");
+        // the user's permission decision stays Claude Code's (issue 38)
+        assert!(h.get("permissionDecision").is_none(), "{h}");
         let prompt = h["updatedInput"]["prompt"].as_str().unwrap();
         assert!(
             prompt.contains("RS256") && prompt.ends_with("Review [[auth]]"),
