@@ -20,7 +20,7 @@ const fs = require("node:fs");
 const path = require("node:path");
 
 const MAX_QUEUE = 2048;
-const MAX_BATCH = 512;
+const MAX_BATCH = 128; // one request's items: the most a hook that arrives meanwhile waits for (its encoding)
 const DEFAULT_DELAY_MS = 1000;
 const MAX_TIMEOUT_MS = 10000;
 /** The most a metrics export waits for more changes (OTEL_METRIC_EXPORT_INTERVAL may say less).
@@ -123,20 +123,40 @@ class Pb {
   constructor() {
     this.parts = [];
     this.len = 0;
+    this.cur = []; // small bytes (tags, lengths, varints) not yet in a part
+  }
+  byte(b) {
+    this.cur.push(b);
+    this.len++;
+  }
+  flushCur() {
+    if (this.cur.length) {
+      this.parts.push(Buffer.from(this.cur));
+      this.cur = [];
+    }
   }
   raw(b) {
+    this.flushCur();
     this.parts.push(b);
     this.len += b.length;
   }
   varint(n) {
-    const out = [];
+    // (numbers in Number arithmetic: BigInt only past 2^53 or below 0, which OTLP's lengths,
+    // tags and counts never are)
+    if (typeof n === "number" && n >= 0 && n <= Number.MAX_SAFE_INTEGER) {
+      while (n > 127) {
+        this.byte((n % 128) | 128);
+        n = Math.floor(n / 128);
+      }
+      this.byte(n);
+      return;
+    }
     let v = BigInt.asUintN(64, BigInt(n));
     while (v > 127n) {
-      out.push(Number(v & 127n) | 128);
+      this.byte(Number(v & 127n) | 128);
       v >>= 7n;
     }
-    out.push(Number(v));
-    this.raw(Buffer.from(out));
+    this.byte(Number(v));
   }
   tag(field, wire) {
     this.varint((field << 3) | wire);
@@ -151,9 +171,12 @@ class Pb {
     this.bytes(field, Buffer.from(String(s), "utf8"));
   }
   msg(field, pb) {
+    pb.flushCur();
     this.tag(field, 2);
     this.varint(pb.len);
-    for (const p of pb.parts) this.raw(p);
+    this.flushCur();
+    for (const p of pb.parts) this.parts.push(p);
+    this.len += pb.len;
   }
   uint(field, n) {
     if (!n) return;
@@ -165,13 +188,13 @@ class Pb {
     this.varint(b ? 1 : 0);
   }
   fixed64(field, n) {
-    const b = Buffer.alloc(8);
+    const b = Buffer.allocUnsafe(8);
     b.writeBigUInt64LE(BigInt.asUintN(64, BigInt(n)));
     this.tag(field, 1);
     this.raw(b);
   }
   double(field, x) {
-    const b = Buffer.alloc(8);
+    const b = Buffer.allocUnsafe(8);
     b.writeDoubleLE(x);
     this.tag(field, 1);
     this.raw(b);
@@ -187,6 +210,7 @@ class Pb {
     this.bytes(field, b);
   }
   buffer() {
+    this.flushCur();
     return Buffer.concat(this.parts, this.len);
   }
 }
@@ -207,13 +231,32 @@ function pbAny(v) {
   return a;
 }
 
-function pbAttrs(pb, field, attrs) {
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === null || v === undefined) continue;
+// An attribute's KeyValue message, encoded once: most attributes repeat from call to call (the
+// host, the version, the decision, the rule), and encoding is the exporter's main cost.
+const kvCache = new Map();
+function pbKeyValue(k, v) {
+  const key = typeof v === "object" ? null : `${k}\0${typeof v}\0${v}`;
+  let b = key === null ? undefined : kvCache.get(key);
+  if (b === undefined) {
     const kv = new Pb();
     kv.string(1, k);
     kv.msg(2, pbAny(v));
-    pb.msg(field, kv);
+    b = kv.buffer();
+    if (key !== null) {
+      if (kvCache.size >= 4096) kvCache.clear();
+      kvCache.set(key, b);
+    }
+  }
+  return b;
+}
+
+function pbAttrs(pb, field, attrs) {
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined) continue;
+    const b = pbKeyValue(k, v);
+    pb.tag(field, 2);
+    pb.varint(b.length);
+    pb.raw(b);
   }
 }
 
@@ -626,7 +669,7 @@ function createExporter(o = {}) {
   async function digest() {
     let k = 0;
     for (const [events, start, dur] of pending.splice(0)) {
-      if (++k % 128 === 0) await yieldNow();
+      if (++k % 32 === 0) await yieldNow();
       for (const e of Array.isArray(events) ? events : [events]) {
         if (!e || typeof e !== "object") continue;
         if (e.latency && typeof e.latency.name === "string") observe(e.latency.name, e.latency.attrs, dur);
@@ -694,14 +737,17 @@ function createExporter(o = {}) {
     return statusWrite;
   }
 
+  let encoding = Promise.resolve();
   async function send(signal, items) {
     const target = cfg[signal];
     if (!target || !items) return;
+    // one batch encoded at a time, each in a turn of the event loop of its own: a hook that
+    // arrived meanwhile is answered in between (requests already sent go on in parallel)
+    const turn = encoding.then(yieldNow).then(() => Buffer.from(ENCODERS[signal][target.protocol](resource, items)));
+    encoding = turn.catch(() => {});
     let body;
     try {
-      // one batch encoded at a time, a hook that arrived meanwhile answered in between
-      await yieldNow();
-      body = Buffer.from(ENCODERS[signal][target.protocol](resource, items));
+      body = await turn;
     } catch (e) {
       note(signal, { ok: false, error: `encode: ${e && e.message}`, ms: 0 }, 0);
       return;
@@ -783,7 +829,7 @@ function createExporter(o = {}) {
     let k = 0;
     for (const line of text ? text.split("\n") : []) {
       if (!line) continue;
-      if (++k % 64 === 0) await yieldNow();
+      if (++k % 32 === 0) await yieldNow();
       try {
         const r = JSON.parse(line);
         if (r && Array.isArray(r.events)) add(r.events, r.t || {});
@@ -940,11 +986,11 @@ function doctorReport(env = process.env, core = null) {
       ? `  last export: ${last.at} ${last.signal} → ${last.ok ? `ok (HTTP ${last.status}, ${last.ms} ms)` : `FAILED (${last.error || `HTTP ${last.status}`}, ${last.ms} ms)`}; sent ${status.sent}, dropped ${status.dropped}, failed attempts ${status.failed}; by process ${status.pid} (${alive ? "running" : "ended"})`
       : "  last export: none yet",
     ...(spool.calls || spool.dropped
-      ? [`  spooled: ${spool.calls} hook call(s) answered cold wait for the next warm server to send them${spool.dropped ? `; ${spool.dropped} event(s) dropped (spool full)` : ""}`]
+      ? [`  spooled: ${spool.calls} batch(es) of events from hooks answered cold wait for the next warm server to send them${spool.dropped ? `; ${spool.dropped} event(s) dropped (spool full)` : ""}`]
       : []),
   ];
   const endpoints = Object.fromEntries(["traces", "metrics", "logs"].map((s) => [s, cfg[s] ? { url: shown(cfg[s].url), protocol: cfg[s].protocol, timeoutMs: cfg[s].timeoutMs } : null]));
   return { json: { on, why: core && core.why, content: !!(core && core.content), endpoints, resource: cfg.resource, status: status && { ...status, running: alive, endpoints: undefined, last: last && { ...last, url: last.url && shown(last.url) } }, spool }, lines };
 }
 
-module.exports = { config, createExporter, processSink, lazySink, spoolSink, doctorReport, protoTraces, protoLogs, protoMetrics, jsonTraces, jsonLogs, jsonMetrics, traceId, spanId, HISTOGRAM_BOUNDS };
+module.exports = { cachedLookup, config, createExporter, processSink, lazySink, spoolSink, doctorReport, protoTraces, protoLogs, protoMetrics, jsonTraces, jsonLogs, jsonMetrics, traceId, spanId, HISTOGRAM_BOUNDS };

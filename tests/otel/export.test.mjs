@@ -179,3 +179,30 @@ test("metrics that changed go with the next batch: a warm server killed 2 s afte
   assert.equal(Math.max(...got.flatMap((g) => g.values)), 3, `all three decisions counted before the kill: ${JSON.stringify(got)}`);
   assert.ok(got.every((g) => g.temporality === 2 && /^[0-9a-f-]{36}$/.test(g.instance || "")), `cumulative, one series per process: ${JSON.stringify(got)}`);
 });
+
+test("a name is looked up once at a time and kept: a hanging resolver holds one thread of libuv's pool, not the pool the hooks' file reads share", async () => {
+  const dns = require("node:dns");
+  const real = dns.lookup;
+  let calls = 0;
+  let answer;
+  dns.lookup = (host, opts, cb) => {
+    calls++;
+    answer = () => cb(null, [{ address: "127.0.0.1", family: 4 }]);
+  };
+  try {
+    const lookup = otel.cachedLookup();
+    const got = [];
+    for (let i = 0; i < 5; i++) lookup("collector.example", { all: false }, (e, a, f) => got.push([e, a, f]));
+    assert.equal(calls, 1, "one lookup in flight for five requests");
+    assert.equal(got.length, 0);
+    answer();
+    assert.deepEqual(got, Array(5).fill([null, "127.0.0.1", 4]));
+    lookup("collector.example", { all: true }, (e, a) => got.push(a));
+    assert.equal(calls, 1, "the answer is kept");
+    assert.deepEqual(got.at(-1), [{ address: "127.0.0.1", family: 4 }]);
+    lookup("127.0.0.1", {}, () => {});
+    assert.equal(calls, 1, "an address is not looked up");
+  } finally {
+    dns.lookup = real;
+  }
+});
