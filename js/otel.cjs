@@ -235,7 +235,7 @@ function pbAny(v) {
 // host, the version, the decision, the rule), and encoding is the exporter's main cost.
 const kvCache = new Map();
 function pbKeyValue(k, v) {
-  const key = typeof v === "object" ? null : `${k}\0${typeof v}\0${v}`;
+  const key = typeof v !== "object" ? `${k}\0${typeof v}\0${v}` : Array.isArray(v) ? `${k}\0array\0${JSON.stringify(v)}` : null;
   let b = key === null ? undefined : kvCache.get(key);
   if (b === undefined) {
     const kv = new Pb();
@@ -852,6 +852,7 @@ function createExporter(o = {}) {
   /** Flush everything within `ms` (the rest is dropped with the process). */
   async function shutdown(ms = 2000) {
     closing = true;
+    if (spoolWatch) clearInterval(spoolWatch);
     if (timer) clearTimeout(timer);
     if (metricsTimer) clearTimeout(metricsTimer);
     timer = metricsTimer = null;
@@ -865,6 +866,19 @@ function createExporter(o = {}) {
     clearTimeout(t);
     closed = true;
     if (stats.attempts) await Promise.race([writeStatus(), new Promise((r) => setTimeout(r, 500).unref())]);
+  }
+
+  // A cold hook can spool while no call reaches this exporter (told `busy` while the server
+  // starts, the session's last hook): the spool is looked at once a second (one asynchronous
+  // stat), so what it holds goes without waiting for the next warm hook.
+  let spoolWatch = null;
+  if (statusDir && o.watchSpool !== false) {
+    const spool = fileOf(statusDir, cfg, "spool.jsonl");
+    spoolWatch = setInterval(() => {
+      if (closed || closing || timer || flushing) return;
+      fs.promises.stat(spool).then(() => schedule(), () => {});
+    }, Math.max(1000, cfg.delayMs));
+    if (spoolWatch.unref) spoolWatch.unref();
   }
 
   return { add, flush, shutdown, stats, config: cfg, get inFlight() { return inFlight; } };
