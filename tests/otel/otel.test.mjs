@@ -70,7 +70,7 @@ describe("OpenTelemetry export from a governed session in the real Codex", { ski
         script: [w("src/auth/draft.ts", LOGIN), ...h.mcp("select_active_intent", { intent_id: "INT-1" }), w("src/auth/login.ts", LOGIN), w("README.md", "# changed\n", { exists: true, old: "# demo\n" }), "done"],
       }),
     ]);
-    // the warm servers flush every 200 ms (metrics every 5 s): wait for what the sessions decided
+    // the warm servers flush every 200 ms (metrics that changed with it): wait for what the sessions decided
     ctx.spans = await waitFor(
       async () => {
         const s = await ctx.phoenix.spans(project);
