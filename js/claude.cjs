@@ -248,7 +248,7 @@ function readTranscript(file) {
  * `createClaude`); the payload's `cwd` only says where relative paths start.
  * A warm process hands its payloads to `createClaude(...).hook` instead.
  */
-async function runHook({ host, event, raw, cwd, env = process.env, log, runPrograms } = {}) {
+async function runHook({ host, event, raw, cwd, env = process.env, log, runPrograms, exportTelemetry = true } = {}) {
   // what could not be read is said, not dropped: the core blocks it where policy is on
   const text = typeof raw === "string" ? raw : (raw && raw.text) || "";
   let unreadable = raw && raw.over ? "over 64 MiB" : text.trim() === "" ? "empty" : null;
@@ -261,8 +261,10 @@ async function runHook({ host, event, raw, cwd, env = process.env, log, runProgr
     }
   }
   const h = DIALECTS[host] ? host : "claude-code";
-  // a cold hook's OpenTelemetry events wait in the spool for the next warm server (js/otel.cjs)
-  const hooks = createClaude({ host: h, cwd, env, log, runPrograms, telemetry: (ev, t) => require("./otel.cjs").spoolSink(env)(ev, t) });
+  // a cold hook's OpenTelemetry events wait in the spool for the next warm server (js/otel.cjs);
+  // doctor's own round trip exports nothing (it is not the agent's hook)
+  const telemetry = exportTelemetry ? (ev, t) => require("./otel.cjs").spoolSink(env)(ev, t) : () => {};
+  const hooks = createClaude({ host: h, cwd, env, log, runPrograms, telemetry });
   try {
     return await hooks.hook(event, payload, unreadable);
   } finally {

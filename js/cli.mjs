@@ -535,7 +535,7 @@ async function agentsSetUp(cwd) {
     const t0 = performance.now();
     let error = "";
     try {
-      const r = await runHook({ host: a.host, event: a.promptEvent, raw: { text: payload, over: false }, cwd, runPrograms: false, log: () => {} });
+      const r = await runHook({ host: a.host, event: a.promptEvent, raw: { text: payload, over: false }, cwd, runPrograms: false, log: () => {}, exportTelemetry: false });
       if (!r.ok) error = String(r.text || "no answer");
       else JSON.parse(r.text || "{}");
     } catch (e) {
