@@ -4,6 +4,10 @@
 //! either requests to carry out (spawn, stat, read, append, sleep) or the hook's result.
 
 pub mod bounded;
+/// The command-hook translator: a host's hook events, in its dialect, over the engine (policy
+/// build).
+#[cfg(feature = "policy")]
+pub mod command_hook;
 pub mod config;
 pub mod context;
 pub mod decimal;
@@ -14,6 +18,8 @@ pub mod engine;
 pub mod failsafe;
 pub mod governance;
 pub mod host;
+/// The hosts, one file each, and their registry.
+pub mod hosts;
 pub mod knowledge;
 pub mod maenifold;
 pub mod mcp;

@@ -115,7 +115,7 @@ pub enum Call {
     TraceBlame(policy::TraceBlameCall),
     /// A command-hook host's event with its payload's fields (Claude Code, Codex, Gemini CLI,
     /// Copilot CLI, Qwen Code: the host `init` named), answered in that host's dialect
-    /// (`engine/policy/hook`, `host/dialect.rs`). `claude.hook` is its earlier name. Policy
+    /// (`command_hook`, the host's dialect in `hosts/`). `claude.hook` is its earlier name. Policy
     /// build (the lean one answers `{needs: "policy"}`: the lean wasm stays within its size
     /// budget).
     #[serde(rename = "hook.event", alias = "claude.hook")]
@@ -268,11 +268,11 @@ pub struct ToolAfterCall {
     #[serde(default)]
     #[cfg_attr(not(feature = "policy"), serde(skip))]
     pub directory: String,
-    /// The host's log holding the model that made the call, for the record
-    /// ([`crate::host::model_log`]; set by the command-hook path only).
+    /// The host's log holding the model that made the call, for the record (set by the
+    /// command-hook path only, from the host's dialect).
     #[cfg(feature = "policy")]
     #[serde(skip)]
-    pub model_log: Option<(String, crate::host::model_log::ModelLog)>,
+    pub model_log: Option<crate::governance::ops::SessionLog>,
 }
 
 impl Call {
