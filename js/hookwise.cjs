@@ -70,7 +70,10 @@ class Hookwise {
             mcp: this.mcpCapable,
             host: this.o.host, // which host's tool names and argument keys (core default: "vscode")
             ...(this.o.findRoot ? { findRoot: true } : {}), // started in a folder of the project: the core finds it
-            sandbox: sandboxLauncher(), // the confined shell's launcher (issue 38): found beside this install only
+            // the confined shell's launcher (issue 38): found beside this install only — or beside
+            // the install the host names (OpenClaw runs a copy of the plugin's files without its
+            // dependencies: `api.rootDir` is where the user installed it)
+            sandbox: sandboxLauncher(this.o.installDir ? require("node:path").join(this.o.installDir, "dist") : undefined),
             ...(this.o.runPrograms === false ? { runPrograms: false } : {}), // a reading command: maenifold reported, never run
           };
           this.initCall = init;

@@ -104,6 +104,9 @@ function createPlugin(deps = {}) {
       }
     };
     const options = (api && api.pluginConfig) || {};
+    // where the user installed the plugin (OpenClaw loads a copy of its files without their
+    // dependencies): the confined shell's launcher is found beside it
+    const installDir = api && typeof api.rootDir === "string" && require("node:path").isAbsolute(api.rootDir) ? api.rootDir : "";
 
     // The project is the agent's workspace, where OpenClaw runs its tools.
     const workspaceOf = (agentId) => {
@@ -125,7 +128,7 @@ function createPlugin(deps = {}) {
       const key = `${root}\0${optionsKey}`;
       let hw = instances.get(key);
       if (!hw) {
-        hw = make({ options, cwd: root, directory: root, log, host: "openclaw" });
+        hw = make({ options, cwd: root, directory: root, log, host: "openclaw", ...(installDir ? { installDir } : {}) });
         instances.set(key, hw);
         Promise.resolve(hw.init()).catch(() => {});
       }
