@@ -58,17 +58,6 @@ function modelOf(snapshot) {
   return undefined;
 }
 
-/** The text of a Cline tool result's output (a string, or JSON of anything else). */
-function outputText(result) {
-  const o = result && result.output;
-  if (typeof o === "string") return o;
-  try {
-    return JSON.stringify(o) ?? "";
-  } catch {
-    return "";
-  }
-}
-
 /**
  * The plugin object Cline loads (`export default`).
  * @param {object} [o]
@@ -203,14 +192,15 @@ function createPlugin(o = {}) {
         const args = c.input === undefined ? {} : c.input;
         const r = await h.toolBefore({ tool, sessionId, callId, args, resultOnly: true });
         if (r && typeof r.block === "string" && r.block) return { skip: true, reason: r.block };
+        // the core changed the arguments (a governed shell under the confining launcher): Cline
+        // runs the input a hook returns
+        const input = r && r.edits ? h.edited(args, r) : args;
         if (r && r.followUp && callId) {
           // Cline calls afterTool for every call, skipped ones too; a bound all the same
           if (pending.size >= 1024) pending.delete(pending.keys().next().value);
-          pending.set(callId, { tool, sessionId, args });
+          pending.set(callId, { tool, sessionId, args: input });
         }
-        // the core changed the arguments (a governed shell under the confining launcher): Cline
-        // runs the input a hook returns
-        if (r && Array.isArray(r.mutations) && r.mutations.length) return { input: args };
+        if (input !== args) return { input };
         return undefined;
       },
       () => closed(tool, new Error(`took over ${guardMs} ms`)),
@@ -226,11 +216,9 @@ function createPlugin(o = {}) {
     return guarded(
       guardMs,
       async () => {
-        const box = { output: outputText(c.result) };
-        const before = box.output;
         const failed = !!(c.result && c.result.isError);
-        await instance().toolAfter({ tool: p.tool, sessionId: p.sessionId, callId, output: box, args: p.args, failed });
-        const text = typeof box.output === "string" && box.output.startsWith(before) ? box.output.slice(before.length).replace(/^\n+/, "") : "";
+        const r = await instance().toolAfter({ tool: p.tool, sessionId: p.sessionId, callId, args: p.args, failed });
+        const text = (r && typeof r.withResult === "string" && r.withResult) || "";
         return text ? { appendContext: text } : undefined;
       },
       () => {

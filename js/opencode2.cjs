@@ -139,6 +139,8 @@ async function setup(ctx) {
     await guard("tool.execute.before", async (ev) => {
       const r = await hw.toolBefore({ tool: ev.tool, sessionId: ev.sessionID, callId: callIdOf(ev), args: ev.input });
       if (r && typeof r.block === "string" && r.block) block = r.block;
+      // a governed shell under the confining launcher: 2.x runs the event's input
+      else if (r && r.edits) hw.applyEdits(ev.input, r);
     })(event);
     if (block !== null) throw new Error(block);
   });
@@ -148,9 +150,8 @@ async function setup(ctx) {
     "execute.after",
     guard("tool.execute.after", async (ev) => {
       const failed = ev.status === "error" || !!(ev.result && ev.result.type === "error");
-      const shim = { output: "" };
-      await hw.toolAfter({ tool: ev.tool, sessionId: ev.sessionID, callId: callIdOf(ev), output: shim, args: ev.input, failed });
-      const text = shim.output.replace(/^\s+/, "");
+      const r = await hw.toolAfter({ tool: ev.tool, sessionId: ev.sessionID, callId: callIdOf(ev), args: ev.input, failed });
+      const text = (r && typeof r.withResult === "string" && r.withResult.replace(/^\s+/, "")) || "";
       if (text && !failed) addToResult(ev, text);
     }),
   );

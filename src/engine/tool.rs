@@ -16,7 +16,7 @@ use crate::knowledge::{ContextQuery, Source};
 use crate::maenifold::BuildContext;
 use crate::mcp::cache::CacheKey;
 use crate::placement::{self, ArgsView, Placement};
-use crate::protocol::{Log, Mutation, PathKey};
+use crate::protocol::{ArgEdit, Log, PathKey};
 use crate::runtime::{join_all, Io};
 
 /// `tool.before`: governance's gate and enforcement first (their block skips the lookups),
@@ -205,10 +205,9 @@ async fn knowledge(
                 Style::Markdown => "\n\n",
             };
             let (open, close) = context::delimiters(style);
-            result.mutations.push(Mutation {
+            result.edits.push(ArgEdit {
                 path: vec![PathKey::Key(field)],
                 prepend: Some(format!("{block}{sep}")),
-                append: None,
                 strip: Some((open, close)),
                 set: None,
             });
@@ -252,13 +251,7 @@ fn deliver(shared: &Rc<RefCell<Shared>>, call_id: &str) -> ToolResult {
     };
     let (_, block) = s.after.remove(pos).expect("position is valid");
     ToolResult {
-        mutations: vec![Mutation {
-            path: vec!["output".into()],
-            prepend: None,
-            append: Some(format!("\n\n{block}")),
-            strip: None,
-            set: None,
-        }],
+        with_result: Some(block),
         ..Default::default()
     }
 }

@@ -11,7 +11,7 @@ use super::super::{Shared, ToolResult, MAX_PENDING_AFTER};
 use crate::context::{self, Style};
 use crate::enforce;
 use crate::placement::{ArgsView, Placement};
-use crate::protocol::{Log, Mutation, PathKey};
+use crate::protocol::{ArgEdit, Log, PathKey};
 use crate::runtime::{join_all, Io};
 
 /// Place enforcement advice without changing what the tool does: `# ` comment lines before a
@@ -37,14 +37,13 @@ pub(super) fn place_advice(
         } => {
             let block = context::fit(&lines, Style::ShellComment, usize::MAX);
             let path = vec![PathKey::Key(field)];
-            match r.mutations.iter_mut().find(|m| m.path == path) {
+            match r.edits.iter_mut().find(|m| m.path == path) {
                 Some(m) => {
                     m.prepend = Some(format!("{block}\n{}", m.prepend.take().unwrap_or_default()))
                 }
-                None => r.mutations.push(Mutation {
+                None => r.edits.push(ArgEdit {
                     path,
                     prepend: Some(format!("{block}\n")),
-                    append: None,
                     strip: Some(context::delimiters(Style::ShellComment)),
                     set: None,
                 }),
