@@ -15,6 +15,8 @@
 
 // a glue file that cannot load leaves a stand-in that still fails closed (js/failsafe.cjs)
 const { Hookwise } = require("./failsafe.cjs").loadHookwise(() => require("./hookwise.cjs"));
+// the plugin adapters' shared hook guard
+const { guarded } = require("./plugin-kit.cjs");
 
 const ID = "hookwise";
 /** Our own budget per hook, well under OpenClaw's 15 s fail-closed timeout. */
@@ -29,25 +31,6 @@ const MAX_PENDING = 1024;
  * for that workspace is not offered. Their descriptions and JSON Schemas come from the plan.
  */
 const MODEL_TOOLS = ["select_active_intent", "knowledge_search", "knowledge_context", "knowledge_read", "knowledge_remember"];
-
-/** Resolve `work()` or, after `ms`, `onTimeout()`; `work` rejecting resolves `onError(e)`. */
-function guarded(ms, work, onTimeout, onError) {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(onTimeout()), ms); // cleared when work settles
-    Promise.resolve()
-      .then(work)
-      .then(
-        (v) => {
-          clearTimeout(timer);
-          resolve(v);
-        },
-        (e) => {
-          clearTimeout(timer);
-          resolve(onError(e));
-        },
-      );
-  });
-}
 
 /** The session an OpenClaw hook or tool context belongs to: its session id, else its key. The
  * same for every hook and the tool, so an intent selected by the tool gates that session's calls. */

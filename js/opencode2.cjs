@@ -31,13 +31,10 @@
 // a glue file that cannot load leaves a stand-in that still fails closed (js/failsafe.cjs)
 const { Hookwise } = require("./failsafe.cjs").loadHookwise(() => require("./hookwise.cjs"));
 
-const MAX_SESSIONS = 4096;
+// the plugin adapters' shared jobs: once per session (a bounded set)
+const { Once } = require("./plugin-kit.cjs");
 
-/** Remember `key` in a bounded set (oldest forgotten first). */
-function remember(set, key) {
-  if (set.size >= MAX_SESSIONS) set.delete(set.values().next().value);
-  set.add(key);
-}
+const MAX_SESSIONS = 4096;
 
 /** A message of a 2.x request as `{role, text}` (its text parts joined). */
 function messageText(m) {
@@ -158,7 +155,7 @@ async function setup(ctx) {
 
   // Session-start context (once per top-level session, looked up on its first request) and,
   // with governance on, the intent context: into the system prompt of every primary request.
-  const started = new Set();
+  const started = new Once(MAX_SESSIONS);
   const promptChannel = new Map(); // session → text, when the core hands it out as a prompt
   await register(
     "session",
@@ -167,8 +164,7 @@ async function setup(ctx) {
       if (ev.kind !== undefined && ev.kind !== "primary") return;
       const sid = typeof ev.sessionID === "string" ? ev.sessionID : "";
       if (!Array.isArray(ev.system)) return;
-      if (sid && !started.has(sid)) {
-        remember(started, sid);
+      if (sid && started.first(sid)) {
         const r = await hw.sessionCreated({ id: sid, parentID: await parentOf(ctx, sid) });
         // 2.x has no noReply user turn for a plugin: the text goes into the system prompt
         if (r && r.prompt && typeof r.prompt.text === "string") {
