@@ -213,13 +213,7 @@ async fn knowledge(
             });
         }
         Placement::WithResult => {
-            let mut s = shared.borrow_mut();
-            s.after.retain(|(id, _)| id != call_id);
-            if s.after.len() >= MAX_PENDING_AFTER {
-                s.after.pop_front();
-            }
-            s.after.push_back((call_id.to_string(), block.clone()));
-            result.follow_up = true;
+            queue_for_result(shared, &mut result, call_id, block.clone(), Queue::Replace);
         }
     }
     result.context = Some(block);
@@ -240,6 +234,47 @@ pub(super) fn place(
     } else {
         placement::placement(host, tool, args, prompt_fields)
     }
+}
+
+/// Where a text joins what waits for a call's result.
+#[cfg_attr(not(feature = "policy"), allow(dead_code))]
+pub(super) enum Queue {
+    /// Instead of anything queued for the call (the knowledge block: a call id seen again).
+    Replace,
+    /// Before what is queued, a blank line between (enforcement's advice).
+    Front,
+    /// After what is queued, a blank line between (the confined shell's note).
+    Back,
+}
+
+/// The one queue of text for a call's result: `text` joins it as `at` says (oldest call out
+/// first past `MAX_PENDING_AFTER`), and the host is asked for `tool.after`.
+pub(super) fn queue_for_result(
+    shared: &Rc<RefCell<Shared>>,
+    r: &mut ToolResult,
+    call_id: &str,
+    text: String,
+    at: Queue,
+) {
+    let mut s = shared.borrow_mut();
+    if matches!(at, Queue::Replace) {
+        s.after.retain(|(id, _)| id != call_id);
+    }
+    match s.after.iter_mut().find(|(id, _)| id == call_id) {
+        Some(e) => {
+            e.1 = match at {
+                Queue::Front => format!("{text}\n\n{}", e.1),
+                _ => format!("{}\n\n{text}", e.1),
+            }
+        }
+        None => {
+            if s.after.len() >= MAX_PENDING_AFTER {
+                s.after.pop_front();
+            }
+            s.after.push_back((call_id.to_string(), text));
+        }
+    }
+    r.follow_up = true;
 }
 
 /// `tool.after`: deliver context that could not go into the arguments with the tool's result

@@ -692,7 +692,7 @@ pub(super) fn finish_tool_before(
     if let Some(note) = pre.gate.confine_note {
         // with the result (the hosts whose pre-tool context does not reach the model), and as
         // advice (Claude Code reads its PreToolUse context; the first after-call drops the rest)
-        enforce::queue_with_result(shared, r, &call.call_id, note.clone());
+        super::tool::queue_for_result(shared, r, &call.call_id, note.clone(), super::tool::Queue::Back);
         r.advice = Some(match r.advice.take() {
             Some(a) => format!("{a}\n\n{note}"),
             None => note,
