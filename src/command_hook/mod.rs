@@ -52,7 +52,7 @@ use serde_json::{json, Value};
 use crate::engine::{Call, Engine, HookEvent, ToolAfterCall, ToolBeforeCall};
 use crate::host::answer::{render, Answer};
 use crate::host::dialect::{Dialect, Event};
-use crate::protocol::{Log, Mutation, PathKey};
+use crate::protocol::{ArgEdit, Log, PathKey};
 use crate::runtime::Step;
 use crate::session::SessionInfo;
 
@@ -247,16 +247,12 @@ fn logs_of(results: &[Value]) -> Vec<Value> {
         .collect()
 }
 
-/// The texts a `tool.after` result appends to the tool's output.
-fn appended(r: &Value) -> Vec<String> {
-    r.get("mutations")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|m| m.get("append").and_then(Value::as_str))
+/// The text a `tool.after` result gives the model with the tool's result.
+fn with_result(r: &Value) -> Option<String> {
+    r.get("withResult")
+        .and_then(Value::as_str)
         .map(|t| t.trim().to_string())
         .filter(|t| !t.is_empty())
-        .collect()
 }
 
 fn join(parts: Vec<String>) -> Option<String> {
@@ -337,14 +333,14 @@ fn pre_answer(d: &Dialect, name: &str, args: Option<Value>, before: &Value) -> V
         };
         return answer(render(d, name, Event::PreTool, a), Some("deny"), logs);
     }
-    let mutations: Vec<Mutation> = before
-        .get("mutations")
+    let edits: Vec<ArgEdit> = before
+        .get("edits")
         .cloned()
         .and_then(|m| serde_json::from_value(m).ok())
         .unwrap_or_default();
     let mut updated = None;
-    if let (Some(mut input), false) = (args, mutations.is_empty()) {
-        if apply(&mut input, &mutations) > 0 {
+    if let (Some(mut input), false) = (args, edits.is_empty()) {
+        if apply(&mut input, &edits) > 0 {
             updated = Some(input);
         }
     }
@@ -383,11 +379,11 @@ fn pre_answer(d: &Dialect, name: &str, args: Option<Value>, before: &Value) -> V
     answer(render(d, name, Event::PreTool, a), decision, logs)
 }
 
-/// Apply the core's mutations to a copy of the arguments (as the JS glue's `applyMutations`):
-/// strip earlier blocks, prepend, append. Returns how many applied.
-fn apply(target: &mut Value, mutations: &[Mutation]) -> usize {
+/// Apply the core's argument edits to a copy of the arguments (as the JS glue's `applyEdits`):
+/// set or strip earlier blocks, prepend. Returns how many applied.
+fn apply(target: &mut Value, edits: &[ArgEdit]) -> usize {
     let mut n = 0;
-    for m in mutations {
+    for m in edits {
         let slot = m.path.iter().try_fold(&mut *target, |at, k| match (k, at) {
             (PathKey::Key(k), Value::Object(o)) => o.get_mut(k),
             (PathKey::Index(i), Value::Array(a)) => a.get_mut(*i),
@@ -401,11 +397,7 @@ fn apply(target: &mut Value, mutations: &[Mutation]) -> usize {
             (None, Some((open, close))) => strip_spans(s, open, close),
             (None, None) => s.clone(),
         };
-        *s = format!(
-            "{}{text}{}",
-            m.prepend.as_deref().unwrap_or(""),
-            m.append.as_deref().unwrap_or("")
-        );
+        *s = format!("{}{text}", m.prepend.as_deref().unwrap_or(""));
         n += 1;
     }
     n
@@ -520,9 +512,9 @@ fn post_tool_use(
             parts.extend(take_kept(&session_id));
         }
         if !d.pre_context {
-            parts.extend(appended(&r[0]));
+            parts.extend(with_result(&r[0]));
         }
-        parts.extend(appended(last));
+        parts.extend(with_result(last));
         let mut v = answer(say(d, name, Event::PostTool, join(parts)), None, logs);
         if let Some(id) = last.get("recorded") {
             // the Agent Trace record's id: for the log and the tests

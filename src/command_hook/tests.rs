@@ -335,19 +335,19 @@ fn setup_lists_the_hook_tools_and_the_settings_entries() {
 }
 
 #[test]
-fn mutations_apply_as_the_js_glue_applies_them() {
+fn edits_apply_as_the_js_glue_applies_them() {
     let mut v = json!({"prompt": "<a>old</a>\n\nask", "n": [{"x": "y"}]});
-    let m: Vec<Mutation> = serde_json::from_value(json!([
+    let m: Vec<ArgEdit> = serde_json::from_value(json!([
         {"path": ["prompt"], "prepend": "<a>new</a>\n\n", "strip": ["<a>", "</a>"]},
-        {"path": ["n", 0, "x"], "append": "!"},
-        {"path": ["missing", "deeper"], "append": "!"},
-        {"path": ["n"], "append": "!"}
+        {"path": ["n", 0, "x"], "set": "z", "prepend": "!"},
+        {"path": ["missing", "deeper"], "prepend": "!"},
+        {"path": ["n"], "prepend": "!"}
     ]))
     .unwrap();
     assert_eq!(apply(&mut v, &m), 2);
     assert_eq!(
         v,
-        json!({"prompt": "<a>new</a>\n\nask", "n": [{"x": "y!"}]})
+        json!({"prompt": "<a>new</a>\n\nask", "n": [{"x": "!z"}]})
     );
     assert_eq!(
         strip_spans("a<o>1</o>\n\n\nb<o>2", "<o>", "</o>"),

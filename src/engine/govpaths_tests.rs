@@ -230,7 +230,7 @@ fn an_enforcement_only_projects_shell_runs_confined() {
     for cmd in [hidden, "echo x > src/a.ts", "cat .hookwise/hookwise.json"] {
         let r = drive(&mut e, &mut fs, call("bash", json!({"command": cmd})));
         assert!(r.get("block").is_none(), "{cmd}: {r}");
-        let set = r["mutations"][0]["set"].as_str().unwrap_or_else(|| panic!("{cmd}: {r}"));
+        let set = r["edits"][0]["set"].as_str().unwrap_or_else(|| panic!("{cmd}: {r}"));
         assert!(set.contains("'--project' '/w' '--write' '/w'") && set.contains("'--deny' '/w/.hookwise'"), "{set}");
     }
     // the SOP still judges the command
@@ -257,5 +257,5 @@ fn an_enforcement_only_projects_shell_runs_confined() {
     fs.file("/w/.hookwise/hookwise.json", "{\"enforcement\": {\"level\": \"strict\", \"bypass\": true}}");
     let mut e = launch(&mut fs, "opencode", json!({}));
     let r = drive(&mut e, &mut fs, call("bash", json!({"command": "ls"})));
-    assert!(r.get("block").is_none() && r.get("mutations").is_none(), "{r}");
+    assert!(r.get("block").is_none() && r.get("edits").is_none(), "{r}");
 }

@@ -41,7 +41,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::host::{Profile, Role};
-use crate::protocol::{Mutation, PathKey, Request};
+use crate::protocol::{ArgEdit, PathKey, Request};
 use crate::runtime::Io;
 
 /// Project paths no confined shell may write, whatever the scope: governance, hookwise's
@@ -175,7 +175,7 @@ pub enum Confined {
     /// Rewrite the command: these mutations, and the note for the model (once per session and
     /// scope; `None` when it was said already).
     Run {
-        mutations: Vec<Mutation>,
+        mutations: Vec<ArgEdit>,
         note: Option<String>,
     },
     /// The call must not run: the message the model reads.
@@ -515,10 +515,9 @@ pub async fn confine(
     let largs = launcher_args(setup, worktree, &call.scope);
     let mutations = keys
         .into_iter()
-        .map(|(path, cmd)| Mutation {
+        .map(|(path, cmd)| ArgEdit {
             path,
             prepend: None,
-            append: None,
             strip: None,
             set: Some(wrap(binary, &largs, &cmd)),
         })

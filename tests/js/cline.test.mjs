@@ -16,7 +16,7 @@ const { initCline, pluginText, REL } = require("../../js/cline-init.cjs");
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), "hookwise-cline-"));
 
-/** A stand-in Hookwise: `before` answers toolBefore, `after` appends to the output. */
+/** A stand-in Hookwise: `before` answers toolBefore, `after` is the text for the result. */
 function fake({ before = async () => null, after = "", tools = [], initMs = 0, governed = false } = {}) {
   const calls = [];
   const hw = {
@@ -34,8 +34,7 @@ function fake({ before = async () => null, after = "", tools = [], initMs = 0, g
     },
     async toolAfter(a) {
       calls.push(["after", a]);
-      if (after) a.output.output += `\n\n${after}`;
-      return {};
+      return after ? { withResult: after } : {};
     },
     async sessionCreated(s) {
       calls.push(["session", s]);

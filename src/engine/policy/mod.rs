@@ -725,21 +725,18 @@ pub(super) fn finish_tool_before(
     // the new command), and what the confinement allows, with the result
     if !pre.gate.confined.is_empty() {
         let mut m = pre.gate.confined;
-        for x in std::mem::take(&mut r.mutations) {
+        for x in std::mem::take(&mut r.edits) {
             match m.iter_mut().find(|c| c.path == x.path) {
-                Some(c) => {
-                    c.prepend = x.prepend;
-                    c.append = x.append;
-                }
+                Some(c) => c.prepend = x.prepend,
                 None => m.push(x),
             }
         }
-        r.mutations = m;
+        r.edits = m;
     }
     if let Some(note) = pre.gate.confine_note {
         // with the result (the hosts whose pre-tool context does not reach the model), and as
         // advice (Claude Code reads its PreToolUse context; the first after-call drops the rest)
-        enforce::queue_with_result(shared, r, &call.call_id, note.clone());
+        super::tool::queue_for_result(shared, r, &call.call_id, note.clone(), super::tool::Queue::Back);
         r.advice = Some(match r.advice.take() {
             Some(a) => format!("{a}\n\n{note}"),
             None => note,
@@ -821,7 +818,9 @@ pub(super) async fn tool_after(
                 model_log,
             )
             .await;
-        r.mutations.append(&mut g.mutations);
+        for n in std::mem::take(&mut g.notices) {
+            r.add_with_result(&n);
+        }
         r.logs.append(&mut g.logs);
         if g.recorded {
             let (on, host) = {

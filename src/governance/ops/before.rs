@@ -43,7 +43,7 @@ pub struct GateOutput {
     #[serde(skip)]
     pub shell: Option<super::super::confine::ShellCall>,
     #[serde(skip)]
-    pub confined: Vec<Mutation>,
+    pub confined: Vec<ArgEdit>,
     #[serde(skip)]
     pub confine_note: Option<String>,
 }

@@ -265,7 +265,7 @@ mod engine {
         );
         assert!(r.get("block").is_none(), "{r}");
         // confined by the kernel (issue 38): the governance paths read-only, the project not
-        let cmd = r["mutations"][0]["set"].as_str().unwrap_or_else(|| panic!("{r}"));
+        let cmd = r["edits"][0]["set"].as_str().unwrap_or_else(|| panic!("{r}"));
         assert!(cmd.contains("sandbox '--project' '/w' '--write-dir' '/w'") || cmd.contains("sandbox '--project' '/w' '--write' '/w'"), "{cmd}");
         assert!(cmd.contains("'--deny' '/w/.hookwise'") && cmd.ends_with("-c 'git push --force origin main'"), "{cmd}");
     }
