@@ -96,15 +96,28 @@ pub fn js_table() -> Value {
                 "deny": deny(d, "{reason}"),
                 "empty": empty,
                 "projectDirVar": d.project_dir_var,
+                // a block is this exit code with the reason on stderr (`deny` unused)
+                "denyExit": if d.deny_exit { 2 } else { 0 },
                 "envKeys": super::model_log::env_keys(d.model_log),
-                "keep": d.events.iter()
-                    .filter(|e| matches!(e.1, Event::SessionStart | Event::Prompt))
-                    .map(|e| e.0)
-                    .collect::<Vec<_>>(),
+                "keep": keep(d),
             }),
         );
     }
     Value::Object(m)
+}
+
+/// The events whose payload a warm server that was not ready replays (`keep` of
+/// [`js_table`]): the session's start and prompts; where the host runs neither headless
+/// (Letta Code, Auggie), its PreToolUse, whose knowledge context the call's PostToolUse answers
+/// with.
+fn keep(d: &Dialect) -> Vec<&'static str> {
+    let start: fn(&Event) -> bool = |k| matches!(k, Event::SessionStart | Event::Prompt);
+    let pick: fn(&Event) -> bool = if d.events.iter().any(|e| start(&e.1)) {
+        start
+    } else {
+        |k| *k == Event::PreTool
+    };
+    d.events.iter().filter(|e| pick(&e.1)).map(|e| e.0).collect()
 }
 
 fn to_json<T: Serialize>(v: &T) -> String {

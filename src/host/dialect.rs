@@ -47,6 +47,8 @@ pub enum McpFile {
     Json { server_type: Option<&'static str> },
     /// Codex's `config.toml`: a `[mcp_servers.<name>]` table.
     Toml,
+    /// The host reads no project MCP configuration (Letta Code: an agent's own).
+    None,
 }
 
 /// Where and how a host reads its hooks and MCP servers (what `hookwise init --<host>` writes).
@@ -68,6 +70,8 @@ pub struct Setup {
     /// The one step the user takes so the host loads the project's hooks and servers (never
     /// taken for them).
     pub trust: &'static str,
+    /// What `hookwise doctor` adds to the host's line (`""`: nothing): what it cannot check.
+    pub doctor: &'static str,
 }
 
 /// One host's dialect.
@@ -82,12 +86,17 @@ pub struct Dialect {
     /// The payload keys of the tool call's id (the first non-empty string wins); without one,
     /// the id is derived from the tool's name and input (Gemini CLI sends none).
     pub call_id: &'static [&'static str],
+    /// The payload's keys under the host's own names: `(Claude's key, the host's key)` — read
+    /// as Claude's where Claude's is absent (a list: its first string).
+    pub fields: &'static [(&'static str, &'static str)],
     /// Context in the PreToolUse answer reaches the model (Claude Code only); elsewhere the
     /// context for a call goes with its PostToolUse answer.
     pub pre_context: bool,
     /// What a compaction kept reaches the model from a SessionStart with `source: "compact"`
     /// (Claude Code, Qwen Code); elsewhere it goes with the next answer that carries context.
     pub compact_start: bool,
+    /// A block is exit code 2 with the reason on stderr (Letta Code: a JSON deny is ignored).
+    pub deny_exit: bool,
     /// How the host names hookwise's own MCP tools in hook payloads: the prefix before the
     /// tool's name (server `hookwise`).
     pub mcp_prefix: &'static str,
@@ -116,6 +125,26 @@ impl Dialect {
         self.events.iter().find(|e| e.1 == event).map(|e| e.0)
     }
 
+    /// The payload with the host's own keys read as Claude's ([`Dialect::fields`]).
+    pub fn normalize(&self, input: &serde_json::Value) -> Option<serde_json::Value> {
+        let obj = input.as_object()?;
+        let mut out = None;
+        for (ours, theirs) in self.fields {
+            if obj.get(*ours).is_some_and(|v| !v.is_null()) {
+                continue;
+            }
+            let v = match obj.get(*theirs) {
+                Some(serde_json::Value::Array(a)) => a.iter().find(|x| x.is_string()).cloned(),
+                Some(v) if !v.is_null() => Some(v.clone()),
+                _ => None,
+            };
+            if let Some(v) = v {
+                out.get_or_insert_with(|| input.clone())[*ours] = v;
+            }
+        }
+        out
+    }
+
     /// hookwise's own MCP tool behind the host's tool name, if it is one.
     pub fn own_tool<'a>(&self, tool: &'a str) -> Option<&'a str> {
         tool.strip_prefix(self.mcp_prefix)
@@ -139,8 +168,10 @@ pub static CLAUDE_CODE: Dialect = Dialect {
         ("SessionStart", SessionStart),
     ],
     call_id: &["tool_use_id"],
+    fields: &[],
     pre_context: true,
     compact_start: true,
+    deny_exit: false,
     mcp_prefix: "mcp__hookwise__",
     project_dir_var: "CLAUDE_PROJECT_DIR",
     model_log: ModelLog::ClaudeTranscript,
@@ -166,8 +197,10 @@ pub static CODEX: Dialect = Dialect {
         ("PostCompact", PostCompact),
     ],
     call_id: &["tool_use_id"],
+    fields: &[],
     pre_context: false,
     compact_start: false,
+    deny_exit: false,
     mcp_prefix: "mcp__hookwise__",
     project_dir_var: "",
     model_log: ModelLog::None,
@@ -182,6 +215,7 @@ pub static CODEX: Dialect = Dialect {
         mcp_file: ".codex/config.toml",
         mcp: McpFile::Toml,
         trust: "Codex loads a project's .codex/ folder (hooks and MCP servers) only in a trusted project: add [projects.\"<this folder>\"] trust_level = \"trusted\" to ~/.codex/config.toml (Codex asks on the first interactive start in the folder), and approve the project's hooks when Codex asks (codex exec skips untrusted hooks).",
+        doctor: "",
     }),
 };
 
@@ -199,8 +233,10 @@ pub static GEMINI: Dialect = Dialect {
         ("SessionStart", SessionStart),
     ],
     call_id: &[],
+    fields: &[],
     pre_context: false,
     compact_start: false,
+    deny_exit: false,
     mcp_prefix: "mcp_hookwise_",
     project_dir_var: "GEMINI_PROJECT_DIR",
     model_log: ModelLog::GeminiTranscript,
@@ -216,6 +252,7 @@ pub static GEMINI: Dialect = Dialect {
         mcp_file: ".gemini/settings.json",
         mcp: McpFile::Json { server_type: None },
         trust: "Gemini CLI loads a project's hooks and MCP servers only in a trusted folder: answer its trust prompt on the first start here (or run with GEMINI_CLI_TRUST_WORKSPACE=true); it asks again whenever a hook's command changes.",
+        doctor: "",
     }),
 };
 
@@ -233,8 +270,10 @@ pub static COPILOT: Dialect = Dialect {
         ("PreCompact", PreCompact),
     ],
     call_id: &["tool_use_id", "tool_call_id"],
+    fields: &[],
     pre_context: false,
     compact_start: false,
+    deny_exit: false,
     mcp_prefix: "hookwise-",
     project_dir_var: "",
     model_log: ModelLog::CopilotEvents,
@@ -252,6 +291,7 @@ pub static COPILOT: Dialect = Dialect {
             server_type: Some("local"),
         },
         trust: "Copilot CLI loads a folder's hooks and MCP servers only once the folder is trusted: confirm the trust prompt on the first start here (headless runs: COPILOT_ALLOW_ALL=true trusts the folder too).",
+        doctor: "",
     }),
 };
 
@@ -269,8 +309,10 @@ pub static QWEN: Dialect = Dialect {
         ("PreCompact", PreCompact),
     ],
     call_id: &["tool_use_id", "tool_call_id"],
+    fields: &[],
     pre_context: false,
     compact_start: true,
+    deny_exit: false,
     mcp_prefix: "mcp__hookwise__",
     project_dir_var: "QWEN_PROJECT_DIR",
     model_log: ModelLog::None,
@@ -285,11 +327,21 @@ pub static QWEN: Dialect = Dialect {
         mcp_file: ".qwen/settings.json",
         mcp: McpFile::Json { server_type: None },
         trust: "Qwen Code loads a project's hooks and MCP servers only in a trusted folder: trust this folder when Qwen Code asks (or turn folder trust off in ~/.qwen/settings.json: security.folderTrust.enabled = false).",
+        doctor: "",
     }),
 };
 
 /// Every dialect.
-pub static ALL: &[&Dialect] = &[&CLAUDE_CODE, &CODEX, &GEMINI, &COPILOT, &QWEN];
+pub static ALL: &[&Dialect] = &[
+    &CLAUDE_CODE,
+    &CODEX,
+    &GEMINI,
+    &COPILOT,
+    &QWEN,
+    &super::profiles_next::FACTORY_DIALECT,
+    &super::profiles_next::LETTA_DIALECT,
+    &super::profiles_next::AUGGIE_DIALECT,
+];
 
 /// The dialect of a host (`None`: the host has no command hooks).
 pub fn of(host: &str) -> Option<&'static Dialect> {

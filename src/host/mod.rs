@@ -40,6 +40,9 @@ pub mod profiles;
 /// core only (their hooks are `hook.event` calls), so the lean wasm does not carry them.
 #[cfg(feature = "policy")]
 pub mod profiles_cli;
+/// Factory droid, Letta Code and Auggie: command-hook hosts (their tools and dialects).
+#[cfg(feature = "policy")]
+pub mod profiles_next;
 /// pi's tools (an in-process extension host, like OpenCode: served by the lean core too).
 pub mod profiles_pi;
 /// Cline CLI's in-process plugin host (policy build: its adapter starts the policy core).
@@ -264,6 +267,9 @@ pub static ALL: &[&Profile] = &[
     &profiles_cli::QWEN,
     &profiles_cline::CLINE,
     &profile_kilo::KILO,
+    &profiles_next::FACTORY,
+    &profiles_next::LETTA,
+    &profiles_next::AUGGIE,
 ];
 
 pub fn by_id(id: &str) -> Option<&'static Profile> {

@@ -17,6 +17,10 @@
 //!   "message": {"model": M, …}, …}`, appended as the turn streams, before its tools run. Turns
 //!   Claude Code makes itself (an API error, an interruption) name the model `<synthetic>`:
 //!   not a model, skipped.
+//! - **Factory droid 0.225**: the payload's `transcript_path` (`~/.factory/sessions/<cwd-slug>/
+//!   <session>.jsonl`); a model turn is `{"type": "message", "message": {"role": "assistant",
+//!   "modelId": M, …}}` (M as droid names it: `custom:<name>-<n>` for a BYOK model), written
+//!   before the turn's tools run.
 //!
 //! A log that is absent, unreadable, cut or of another shape names no model: the record then
 //! names none, as before. The model id is a record's metadata, never an input to a decision.
@@ -37,6 +41,8 @@ pub enum ModelLog {
     CopilotEvents,
     /// Claude Code's session transcript, named by the payload's `transcript_path`.
     ClaudeTranscript,
+    /// Factory droid's session log, named by the payload's `transcript_path`.
+    FactoryTranscript,
 }
 
 /// The environment variables the glue hands the core for a host's log (`env` of
@@ -68,8 +74,10 @@ pub fn path(log: ModelLog, payload: &Value, env: &Value) -> Option<String> {
     };
     match log {
         ModelLog::None => None,
-        ModelLog::GeminiTranscript | ModelLog::ClaudeTranscript => s(payload, "transcript_path")
-            .filter(|p| crate::paths::is_absolute(p) && p.ends_with(".jsonl")),
+        ModelLog::GeminiTranscript | ModelLog::ClaudeTranscript | ModelLog::FactoryTranscript => {
+            s(payload, "transcript_path")
+                .filter(|p| crate::paths::is_absolute(p) && p.ends_with(".jsonl"))
+        }
         ModelLog::CopilotEvents => {
             let id = s(payload, "session_id").filter(|i| plain_id(i))?;
             let config = s(env, "COPILOT_HOME")
@@ -98,6 +106,10 @@ pub fn model(log: ModelLog, text: &str) -> Option<String> {
                 v.get("data").and_then(|d| d.get("model"))
             }
             (ModelLog::ClaudeTranscript, "assistant") => v.get("message").and_then(|m| m.get("model")),
+            (ModelLog::FactoryTranscript, "message") => v
+                .get("message")
+                .filter(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
+                .and_then(|m| m.get("modelId")),
             _ => None,
         }?;
         let m = m.as_str()?.trim();
@@ -113,6 +125,23 @@ pub fn model(log: ModelLog, text: &str) -> Option<String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn factory_the_latest_assistant_message_of_the_session_log() {
+        let text = concat!(
+            "{\"type\":\"session_start\",\"id\":\"s\"}\n",
+            "{\"type\":\"message\",\"message\":{\"role\":\"assistant\",\"modelId\":\"custom:A-0\"}}\n",
+            "{\"type\":\"message\",\"message\":{\"role\":\"assistant\",\"modelId\":\"custom:Mock-0\"}}\n",
+            "{\"type\":\"message\",\"message\":{\"role\":\"user\",\"modelId\":\"not-a-turn\"}}\n",
+        );
+        assert_eq!(
+            model(ModelLog::FactoryTranscript, text).as_deref(),
+            Some("custom:Mock-0")
+        );
+        let p = json!({"transcript_path": "/h/.factory/sessions/-w/s.jsonl"});
+        assert!(path(ModelLog::FactoryTranscript, &p, &json!({})).is_some());
+        assert!(path(ModelLog::FactoryTranscript, &json!({"transcript_path": "x.jsonl"}), &json!({})).is_none());
+    }
 
     #[test]
     fn gemini_the_latest_model_turn_of_the_transcript() {

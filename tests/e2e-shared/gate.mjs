@@ -15,6 +15,9 @@ const HOSTS = {
   qwen: { needed: "Qwen Code is available", missing: "Qwen Code missing" },
   pi: { needed: "pi is available", missing: "pi missing" },
   kilo: { needed: "Kilo CLI is available", missing: "Kilo CLI missing" },
+  factory: { needed: "Factory droid is available", missing: "Factory droid missing" },
+  letta: { needed: "Letta Code is available", missing: "Letta Code missing" },
+  auggie: { needed: "Auggie is available", missing: "Auggie missing" },
 };
 
 /** `gate`: the host lib's gate; `label`: the suite's name in the skip line; `host`: a key of HOSTS. */

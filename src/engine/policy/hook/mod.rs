@@ -131,16 +131,18 @@ pub fn start(engine: &mut Engine, hook: Hook) -> Step {
             answer("{}".into(), None, vec![json!(log)])
         });
     };
-    let p = Payload(&hook.input);
+    // the host's own payload keys, read as Claude's
+    let input = d.normalize(&hook.input);
+    let p = Payload(input.as_ref().unwrap_or(&hook.input));
     let session_id = p.str("session_id");
     match kind {
         Event::PreTool => pre_tool_use(engine, d, name, &p, session_id, hook.unreadable.as_deref()),
         Event::PostTool => {
-            let log = crate::host::model_log::path(d.model_log, &hook.input, &hook.env)
+            let log = crate::host::model_log::path(d.model_log, p.0, &hook.env)
                 .map(|path| (path, d.model_log));
             post_tool_use(engine, d, name, &p, session_id, hook.random, log)
         }
-        Event::Prompt if matches!(hook.input.get("prompt"), Some(Value::String(s)) if s.is_empty()) => {
+        Event::Prompt if matches!(p.0.get("prompt"), Some(Value::String(s)) if s.is_empty()) => {
             nothing(engine, d, name, kind)
         }
         Event::Prompt => prompt(engine, d, name, kind, &p, session_id),
@@ -287,11 +289,21 @@ fn policy_of(engine: &Engine) -> place::Policy {
 fn refuse(engine: &mut Engine, d: &'static Dialect, name: &'static str, reason: String) -> Step {
     engine.start_seq(Vec::new(), move |_| {
         let log = json!(Log::warn(reason.clone()));
-        let a = Answer::Deny {
-            reason: reason.clone(),
-        };
-        answer(render(d, name, Event::PreTool, a), Some("deny"), vec![log])
+        denied(d, name, reason.clone(), vec![log])
     })
+}
+
+/// A PreToolUse deny with `reason`, as the host honours it: its deny answer, or (Letta Code)
+/// exit code 2 with the reason on stderr (`exit`, `stderr`: what the hook process does).
+fn denied(d: &Dialect, name: &str, reason: String, logs: Vec<Value>) -> Value {
+    if d.deny_exit {
+        let mut r = answer(String::new(), Some("deny"), logs);
+        r["exit"] = json!(2);
+        r["stderr"] = json!(reason);
+        return r;
+    }
+    let a = Answer::Deny { reason };
+    answer(render(d, name, Event::PreTool, a), Some("deny"), logs)
 }
 
 fn pre_tool_use(
@@ -345,10 +357,7 @@ fn pre_tool_use(
 fn pre_answer(d: &Dialect, name: &str, args: Option<Value>, before: &Value) -> Value {
     let logs = logs_of(std::slice::from_ref(before));
     if let Some(reason) = before.get("block").and_then(Value::as_str) {
-        let a = Answer::Deny {
-            reason: reason.to_string(),
-        };
-        return answer(render(d, name, Event::PreTool, a), Some("deny"), logs);
+        return denied(d, name, reason.to_string(), logs);
     }
     let mutations: Vec<Mutation> = before
         .get("mutations")
@@ -690,3 +699,6 @@ pub(crate) mod tests;
 #[cfg(test)]
 #[path = "dialect_tests.rs"]
 mod dialect_tests;
+
+#[cfg(test)]
+mod next_hosts_tests;
