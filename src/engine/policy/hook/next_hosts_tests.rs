@@ -126,7 +126,7 @@ fn init_writes_each_hosts_own_entries() {
     assert_eq!(factory["mcp"]["entry"]["type"], "stdio");
     assert!(factory["mcp"]["entry"].get("tools").is_none());
     assert!(factory["hooks"]["SessionStart"].is_array());
-    let t = crate::host::answer::js_table();
+    let t = crate::hosts::tables::dialects();
     assert_eq!(t["letta"]["denyExit"], 2);
     assert_eq!(t["letta"]["keep"], json!(["PreToolUse"]));
     assert_eq!(t["factory"]["keep"], json!(["UserPromptSubmit", "SessionStart"]));
