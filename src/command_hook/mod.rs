@@ -109,18 +109,20 @@ pub fn start(engine: &mut Engine, hook: HookEvent) -> Step {
             answer("{}".into(), None, vec![json!(log)])
         });
     };
-    let p = Payload(&hook.input);
+    // the host's own payload keys, read as Claude's
+    let input = d.normalize(&hook.input);
+    let p = Payload(input.as_ref().unwrap_or(&hook.input));
     let session_id = p.str("session_id");
     match kind {
         Event::PreTool => pre_tool_use(engine, d, name, &p, session_id, hook.unreadable.as_deref()),
         Event::PostTool => {
             let log = d.model_log.and_then(|m| {
-                (m.path)(&hook.input, &hook.env)
+                (m.path)(p.0, &hook.env)
                     .map(|path| crate::governance::ops::SessionLog { path, model: m.model })
             });
             post_tool_use(engine, d, name, &p, session_id, hook.random, log)
         }
-        Event::Prompt if matches!(hook.input.get("prompt"), Some(Value::String(s)) if s.is_empty()) => {
+        Event::Prompt if matches!(p.0.get("prompt"), Some(Value::String(s)) if s.is_empty()) => {
             nothing(engine, d, name, kind)
         }
         Event::Prompt => prompt(engine, d, name, kind, &p, session_id),
@@ -270,11 +272,21 @@ fn policy_of(engine: &Engine) -> place::Policy {
 fn refuse(engine: &mut Engine, d: &'static Dialect, name: &'static str, reason: String) -> Step {
     engine.start_seq(Vec::new(), move |_| {
         let log = json!(Log::warn(reason.clone()));
-        let a = Answer::Deny {
-            reason: reason.clone(),
-        };
-        answer(render(d, name, Event::PreTool, a), Some("deny"), vec![log])
+        denied(d, name, reason.clone(), vec![log])
     })
+}
+
+/// A PreToolUse deny with `reason`, as the host honours it: its deny answer, or (Letta Code)
+/// exit code 2 with the reason on stderr (`exit`, `stderr`: what the hook process does).
+fn denied(d: &Dialect, name: &str, reason: String, logs: Vec<Value>) -> Value {
+    if d.deny_exit {
+        let mut r = answer(String::new(), Some("deny"), logs);
+        r["exit"] = json!(2);
+        r["stderr"] = json!(reason);
+        return r;
+    }
+    let a = Answer::Deny { reason };
+    answer(render(d, name, Event::PreTool, a), Some("deny"), logs)
 }
 
 fn pre_tool_use(
@@ -328,10 +340,7 @@ fn pre_tool_use(
 fn pre_answer(d: &Dialect, name: &str, args: Option<Value>, before: &Value) -> Value {
     let logs = logs_of(std::slice::from_ref(before));
     if let Some(reason) = before.get("block").and_then(Value::as_str) {
-        let a = Answer::Deny {
-            reason: reason.to_string(),
-        };
-        return answer(render(d, name, Event::PreTool, a), Some("deny"), logs);
+        return denied(d, name, reason.to_string(), logs);
     }
     let edits: Vec<ArgEdit> = before
         .get("edits")
@@ -670,3 +679,6 @@ mod dialect_tests;
 
 #[cfg(test)]
 mod place_tests;
+
+#[cfg(test)]
+mod next_hosts_tests;

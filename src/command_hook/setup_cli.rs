@@ -105,6 +105,24 @@ pub fn mcp_entry(var: &str, host: &str) -> String {
     s
 }
 
+/// [`hook_entry`] for a host that blocks only on exit code 2 (Letta Code): the hook runs the
+/// Node client (`HOOKWISE_NATIVE=0`: the native client answers with exit 0 or 1 only), and where
+/// hookwise is not found the gate's `reason` goes to stderr with exit 2.
+pub fn hook_entry_exit(var: &str, host: &str, event: &str, reason: Option<&str>) -> String {
+    let s = hook_entry(var, host, event, None).replacen(
+        "&& exec /bin/sh",
+        "&& HOOKWISE_NATIVE=0 exec /bin/sh",
+        1,
+    );
+    match reason {
+        Some(r) => {
+            debug_assert!(!r.contains('\''));
+            format!("{s}; echo '{r}' >&2; exit 2")
+        }
+        None => s,
+    }
+}
+
 /// How a hook of the host (project-folder variable `var`) runs hookwise for `event`: `global`,
 /// `hookwise hook [--host H] <Event>` on PATH; else [`hook_entry`] (`deny`: the answer when the
 /// project's hookwise is not found — the gate event's, when governance or enforcement is on).
@@ -149,7 +167,13 @@ pub fn claude_server(global: bool) -> Value {
 /// The hook entries of a host (`{Event: [entry]}`, Claude's nested shape). `fail_closed`: the
 /// project governs or enforces, so the gate event's hook denies when hookwise is not found.
 pub fn hooks(d: &Dialect, s: &Setup, global: bool, fail_closed: bool) -> Value {
-    let deny = fail_closed.then(|| crate::host::answer::deny(d, NOT_FOUND));
+    let deny = fail_closed.then(|| {
+        if d.deny_exit {
+            NOT_FOUND.to_string()
+        } else {
+            crate::host::answer::deny(d, NOT_FOUND)
+        }
+    });
     let mut out = Map::new();
     for (name, kind) in d.events {
         let gate = if *kind == dialect::Event::PreTool {
@@ -157,7 +181,11 @@ pub fn hooks(d: &Dialect, s: &Setup, global: bool, fail_closed: bool) -> Value {
         } else {
             None
         };
-        let command = hook_command(d.project_dir_var, d.host, name, global, gate);
+        let command = if d.deny_exit && !global {
+            hook_entry_exit(d.project_dir_var, d.host, name, gate)
+        } else {
+            hook_command(d.project_dir_var, d.host, name, global, gate)
+        };
         let mut h = json!({
             "type": "command",
             "command": command,
@@ -205,7 +233,9 @@ pub fn answer(input: &Value) -> Value {
                 let program = f.map_or("", |f| f.program);
                 json!({"host": d.host, "flag": flag, "marker": marker, "program": program,
                        "hooksFile": d.setup.map_or(".claude/settings.json", |s| s.hooks_file),
-                       "promptEvent": d.name_of(dialect::Event::Prompt)})
+                       // the event doctor answers once (a prompt's; else a tool's result)
+                       "promptEvent": d.name_of(dialect::Event::Prompt).or(d.name_of(dialect::Event::PostTool)),
+                       "doctor": d.setup.map_or("", |s| s.doctor)})
             })
             .collect();
         return json!({"hosts": hosts, "logs": []});
@@ -220,11 +250,14 @@ pub fn answer(input: &Value) -> Value {
         McpFile::Json { server_type } => {
             if let Some(t) = server_type {
                 server["type"] = json!(t);
-                // Copilot CLI: every tool of the server
-                server["tools"] = json!(["*"]);
+                if t == "local" {
+                    // Copilot CLI: every tool of the server
+                    server["tools"] = json!(["*"]);
+                }
             }
             json!({"format": "json", "key": "mcpServers", "entry": server})
         }
+        McpFile::None => json!({"format": "none"}),
         McpFile::Toml => {
             let args: Vec<String> = args.iter().map(|a| toml_str(a)).collect();
             let table = format!(

@@ -51,6 +51,10 @@ pub static PROFILE: Profile = Profile {
 /// Its hook protocol (policy build: the lean core answers no `hook.event`).
 #[cfg(feature = "policy")]
 pub use hooks::DIALECT;
+/// Claude Code's answers: the shape the hosts that copy its protocol honour too (Factory droid,
+/// Letta Code, Auggie).
+#[cfg(feature = "policy")]
+pub(crate) use hooks::render;
 
 #[cfg(feature = "policy")]
 mod hooks {
@@ -73,8 +77,10 @@ mod hooks {
             ("SessionStart", SessionStart),
         ],
         call_id: &["tool_use_id"],
+        fields: &[],
         pre_context: true,
         compact_start: true,
+        deny_exit: false,
         mcp_prefix: "mcp__hookwise__",
         project_dir_var: "CLAUDE_PROJECT_DIR",
         model_log: Some(ModelLog {
@@ -103,7 +109,7 @@ mod hooks {
     }
 
     /// The answer as Claude Code reads it (JSON; PreCompact's plain text).
-    fn render(event: &str, kind: Event, a: Answer) -> String {
+    pub(crate) fn render(event: &str, kind: Event, a: Answer) -> String {
         claude(event, kind, a)
     }
 

@@ -47,6 +47,20 @@ pub fn hosts() -> Value {
     })
 }
 
+/// The events whose payload a warm server that was not ready replays (`keep` of
+/// [`dialects`]): the session's start and prompts; where the host runs neither headless
+/// (Letta Code, Auggie), its PreToolUse, whose knowledge context the call's PostToolUse answers
+/// with.
+fn keep(d: &crate::host::dialect::Dialect) -> Vec<&'static str> {
+    let start: fn(&Event) -> bool = |k| matches!(k, Event::SessionStart | Event::Prompt);
+    let pick: fn(&Event) -> bool = if d.events.iter().any(|e| start(&e.1)) {
+        start
+    } else {
+        |k| *k == Event::PreTool
+    };
+    d.events.iter().filter(|e| pick(&e.1)).map(|e| e.0).collect()
+}
+
 /// `js/dialects.json`, for the JS glue when the core cannot answer: per command-hook host, its
 /// PreToolUse event's name, its deny with the placeholder `{reason}` (inside a JSON string:
 /// the glue puts the reason in JSON-escaped), the answer with nothing to say per event, and
@@ -76,11 +90,10 @@ pub fn dialects() -> Value {
                 "deny": deny(d, "{reason}"),
                 "empty": empty,
                 "projectDirVar": d.project_dir_var,
+                // a block is this exit code with the reason on stderr (`deny` unused)
+                "denyExit": if d.deny_exit { 2 } else { 0 },
                 "envKeys": d.model_log.map_or(&[][..], |m| m.env_keys),
-                "keep": d.events.iter()
-                    .filter(|e| matches!(e.1, Event::SessionStart | Event::Prompt))
-                    .map(|e| e.0)
-                    .collect::<Vec<_>>(),
+                "keep": keep(d),
             }),
         );
     }
