@@ -35,6 +35,9 @@ pub struct Note {
     /// What the note says it is about: front matter `description` (`desc`, `summary`), a
     /// Logseq `description::` property; empty when none.
     pub desc: String,
+    /// The text of the headings below the title (`##` and deeper), space separated: what the
+    /// note's parts are about, for search.
+    pub headings: String,
 }
 
 pub const SUMMARY_CHARS: usize = 200;
@@ -635,6 +638,7 @@ pub fn parse_as(text: &str, stem: &str, family: Family) -> Note {
     // The text of the first `# H1` (the title unless the front matter has one).
     let mut in_h1 = false;
     let mut heading_text = String::new();
+    let mut headings = String::new();
     let mut h1: Option<String> = None;
     let mut in_para = false;
     // The first paragraph with visible text is the summary, collapsed as it comes.
@@ -660,6 +664,8 @@ pub fn parse_as(text: &str, stem: &str, family: Family) -> Note {
                 if in_heading {
                     if in_h1 {
                         heading_text.push_str(t);
+                    } else {
+                        headings.push_str(t);
                     }
                 } else if in_para && !para.cut && summary.is_none() {
                     para.push(t);
@@ -739,6 +745,7 @@ pub fn parse_as(text: &str, stem: &str, family: Family) -> Note {
                             if *level == HeadingLevel::H2 {
                                 sections += 1;
                             }
+                            headings.push(' ');
                         }
                         TagEnd::Paragraph => {
                             in_para = false;
@@ -785,6 +792,7 @@ pub fn parse_as(text: &str, stem: &str, family: Family) -> Note {
         },
         sections,
         desc,
+        headings,
     }
 }
 
