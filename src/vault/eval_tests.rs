@@ -2,7 +2,7 @@
 //! runs; scripts/eval-knowledge.mjs measures the built package). Ignored: it reads vaults kept
 //! outside the repository. `HOOKWISE_EVAL_VAULTS` (default /work/evalvaults) holds them as
 //! `<owner>+<name>/`; `HOOKWISE_EVAL_SET` = `tune` (default: every question but the second
-//! held-out set), `held2`; `HOOKWISE_EVAL_VAULT` narrows to one vault.
+//! held-out set), `held2`; the repository's own vaults are measured too; `HOOKWISE_EVAL_VAULT` narrows to one vault.
 //!   HOOKWISE_EVAL_SET=tune cargo test -q --lib eval_tests -- --ignored --nocapture
 
 use std::rc::Rc;
@@ -42,14 +42,27 @@ fn public_vault_search() {
             .unwrap(),
     )
     .unwrap();
+    // The repository's own vaults (scripts/eval-knowledge.json) join as two more.
+    let own: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/eval-knowledge.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let mut vaults = list["vaults"].as_object().unwrap().clone();
+    for name in ["vault", "garden"] {
+        vaults.insert(
+            name.into(),
+            serde_json::json!({"repo": "", "root": concat!(env!("CARGO_MANIFEST_DIR"), "/examples/").to_string() + name, "questions": own[name]}),
+        );
+    }
     let (mut all_hit, mut all_of) = (0, 0);
-    for (name, v) in list["vaults"].as_object().unwrap() {
+    for (name, v) in &vaults {
         if only.as_deref().is_some_and(|o| o != name) {
             continue;
         }
         let dir = std::path::Path::new(&base)
             .join(v["repo"].as_str().unwrap().replace('/', "+"))
-            .join(v["root"].as_str().unwrap());
+            .join(v["root"].as_str().unwrap()); // an absolute root replaces the rest
         let root = "/v";
         let mut host = TestHost::default();
         host.dir(root);
