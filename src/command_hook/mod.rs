@@ -373,7 +373,10 @@ fn pre_answer(d: &Dialect, name: &str, args: Option<Value>, before: &Value) -> V
             usize::MAX,
         ));
     }
-    if updated.is_none() {
+    // the knowledge block, unless an edit carries it into the arguments (a sub-agent's prompt);
+    // a confined shell's rewrite carries none, so its context still goes to the model here
+    let carried = updated.is_some() && edits.iter().any(|e| e.prepend.is_some());
+    if !carried {
         if let Some(c) = before.get("context").and_then(Value::as_str) {
             parts.push(c.to_string());
         }

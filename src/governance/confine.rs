@@ -243,7 +243,10 @@ fn join(root: &str, rel: &str) -> String {
 }
 
 /// The launcher's arguments (after `sandbox`) for a call in `worktree` under `scope`.
-pub fn launcher_args(setup: &Setup, worktree: &str, scope: &[String]) -> Vec<String> {
+/// `git_writable`: an enforcement-only project's shell, where `.git` stays writable (issue 38
+/// names hookwise's configuration, SOPs, `.orchestration/` and its install there, not `.git`;
+/// an agent's `git commit` must work) — under an intent `.git` is read-only with the rest.
+pub fn launcher_args(setup: &Setup, worktree: &str, scope: &[String], git_writable: bool) -> Vec<String> {
     let mut a = vec!["--project".to_string(), worktree.to_string()];
     for (r, dir) in roots(scope) {
         a.push(
@@ -265,6 +268,9 @@ pub fn launcher_args(setup: &Setup, worktree: &str, scope: &[String]) -> Vec<Str
         a.push(s.clone());
     }
     for d in GOVERNANCE_PATHS {
+        if git_writable && *d == ".git" {
+            continue;
+        }
         a.push("--deny".into());
         a.push(join(worktree, d));
     }
@@ -359,7 +365,7 @@ pub fn unwrapped_input(input: &Value) -> Option<Value> {
 pub fn note(worktree: &str, call: &ShellCall, kernel: &str) -> String {
     let rs = roots(&call.scope);
     let writes = match (&call.intent, rs.is_empty()) {
-        _ if call.enforcement_only => "every existing top-level file and folder of the project but hookwise's governance paths (no new top-level entry)".to_string(),
+        _ if call.enforcement_only => "every existing top-level file and folder of the project (`.git/` too) but hookwise's governance paths (no new top-level entry)".to_string(),
         (None, _) => {
             "no project file (no intent is selected: select one to change files)".to_string()
         }
@@ -379,8 +385,13 @@ pub fn note(worktree: &str, call: &ShellCall, kernel: &str) -> String {
         }
     };
     let _ = worktree;
+    let read_only = if call.enforcement_only {
+        "`.orchestration/`, `.hookwise/`, the hosts' config and hookwise's install are read-only"
+    } else {
+        "`.git/`, `.orchestration/`, `.hookwise/`, the hosts' config and hookwise's install are read-only"
+    };
     format!(
-        "hookwise: this shell runs confined by the kernel ({kernel}). It may write only to {writes}, the build folders `target/` and `node_modules/.cache/`, and the temp and cache folders (TMPDIR, ~/.cache, ~/.npm, ~/.cargo); `.git/`, `.orchestration/`, `.hookwise/`, the hosts' config and hookwise's install are read-only. Reads are free; any other write fails with \"Permission denied\", also from background jobs and programs it starts. The owned_scope's exact globs still apply."
+        "hookwise: this shell runs confined by the kernel ({kernel}). It may write only to {writes}, the build folders `target/` and `node_modules/.cache/`, and the temp and cache folders (TMPDIR, ~/.cache, ~/.npm, ~/.cargo); {read_only}. Reads are free; any other write fails with \"Permission denied\", also from background jobs and programs it starts. The owned_scope's exact globs still apply."
     )
 }
 
@@ -512,7 +523,7 @@ pub async fn confine(
             )
         }
     };
-    let largs = launcher_args(setup, worktree, &call.scope);
+    let largs = launcher_args(setup, worktree, &call.scope, call.enforcement_only);
     let mutations = keys
         .into_iter()
         .map(|(path, cmd)| ArgEdit {

@@ -52,7 +52,7 @@ fn launcher_args_deny_governance_and_take_the_users_folders_only() {
     );
     let launcher = serde_json::json!({"binary": "/i/bin/hookwise-native", "platform": "linux", "install": ["/p/node_modules/hookwise"], "runtime": ["/tmp/hookwise-0"]});
     let setup = Setup::new(&launcher, &env);
-    let a = launcher_args(&setup, "/p", &s(&["src/**", "README.md"]));
+    let a = launcher_args(&setup, "/p", &s(&["src/**", "README.md"]), false);
     let pairs: Vec<(String, String)> = a
         .chunks(2)
         .filter(|c| c.len() == 2)

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
-import { repo, dist, fakeEnv, tmpdir } from "./helpers.mjs";
+import { repo, dist, fakeEnv, tmpdir, unconfined } from "./helpers.mjs";
 import { validate } from "./agent-trace-schema.mjs";
 import { traceText, traceExists, traceFiles, traceRecords as traceRecordsOf } from "../e2e-shared/trace-files.mjs";
 import { installNative } from "../e2e-shared/native.mjs";
@@ -142,9 +142,16 @@ test("a strict SOP blocks exec with {block, blockReason}; the retry runs; params
   assert.equal(r.block, true);
   assert.match(r.blockReason, /OC-FORCE-MARKER/);
   assert.deepEqual(ev.params, snapshot);
-  const again = await run(...before("exec", { command: "git push --force origin main" }, "call_2"));
-  assert.equal(again, undefined, "the retry within the cooldown runs");
-  assert.equal(await run(...before("exec", { command: "ls -la" }, "call_3")), undefined);
+  // the retry runs, as written, confined by the kernel (an enforcement-only project, issue 38):
+  // OpenClaw is handed a changed copy of the params, never its own object changed
+  const [ev2, ctx2] = before("exec", { command: "git push --force origin main" }, "call_2");
+  const again = await run(ev2, ctx2);
+  assert.equal(again?.block, undefined, "the retry within the cooldown runs");
+  assert.equal(unconfined(again?.params?.command ?? ev2.params.command), "git push --force origin main");
+  assert.equal(ev2.params.command, "git push --force origin main");
+  const ls = await run(...before("exec", { command: "ls -la" }, "call_3"));
+  assert.equal(ls?.block, undefined);
+  assert.equal(unconfined(ls?.params?.command ?? "ls -la"), "ls -la");
 });
 
 test("[[concept]] in exec: arguments unchanged, the context is appended to the result the model reads", async () => {
@@ -153,7 +160,9 @@ test("[[concept]] in exec: arguments unchanged, the context is appended to the r
   const command = "echo '[[auth]]'";
   const [ev, ctx] = before("exec", { command }, "call_k");
   const r = await hooks.before_tool_call[0].handler(ev, ctx);
-  assert.equal(r, undefined, "no params rewrite: OpenClaw's model would never see it");
+  // no context in the params (OpenClaw's model would never see it): the command as written,
+  // at most confined by the kernel where the project enforces (issue 38)
+  assert.equal(unconfined(r?.params?.command ?? command), command, "no context in the params");
   assert.equal(ev.params.command, command);
   const result = execResult("[[auth]]");
   const out = await mw[0].handler({ toolCallId: "call_k", toolName: "exec", args: { command }, cwd: "/w", isError: false, result }, { runtime: "openclaw", agentId: "main", sessionId: "s-1" });

@@ -419,11 +419,12 @@ const E_ATTACKS = [
   ["e_sop_mv", `mv ${HIDDEN_SOPS}/rm.md docs/`],
   ["e_python", `python3 -c "import sys; open(sys.argv[1],'w').write('{}')" ${HIDDEN_HW_JSON}`],
   ["e_symlink", `ln -s ${HIDDEN_HW} hw && printf '{}' > hw/hookwise.json`],
-  ["e_git", `echo '[core] hooksPath = /tmp' >> ${HIDDEN_GIT}/config`],
 ];
 const E_BACKGROUND = ["e_bg", `(sleep 1; printf '{"enforcement":{"bypass":true}}' > ${HIDDEN_HW_JSON}; rm -f ${HIDDEN_SOPS}/rm.md) > /dev/null 2>&1 & echo started`];
+// `.git` stays writable in an enforcement-only project (an agent's `git commit` works; issue 38
+// names hookwise's configuration, SOPs, .orchestration and its install there, not .git)
 const E_INSCOPE = [
-  ["e_ok_readme", "echo ok > README.md && mkdir -p src/new && echo n > src/new/n.txt"],
+  ["e_ok_readme", "echo ok > README.md && mkdir -p src/new && echo n > src/new/n.txt && git add README.md && git commit -qm agent-commit"],
   ["e_ok_npm", "npm test --silent && cat src/auth/npm-test.txt"],
 ];
 const E_RM = ["e_rm", "sleep 1.5; rm -rf build"];
@@ -433,7 +434,6 @@ function assertEnforcementHeld(dir) {
   assert.doesNotMatch(read(".hookwise/hookwise.json"), /bypass|^\{\}$/, ".hookwise/hookwise.json was changed");
   assert.match(read(".hookwise/sops/rm.md"), new RegExp(RM_MARKER), "the SOP was removed");
   assert.ok(!fs.existsSync(path.join(dir, "docs/rm.md")), "the SOP was moved");
-  assert.doesNotMatch(read(".git/config"), /hooksPath/, ".git/config was changed");
   assert.equal(read("build/keep"), "keep\n", "rm -rf build ran: the SOP did not hold");
   assert.equal(read("README.md"), "ok\n", "the project is writable (README.md)");
   assert.equal(read("src/new/n.txt"), "n\n");
@@ -540,11 +540,12 @@ for (const host of ENFORCED_HOSTS) {
       await run?.sb?.cleanup?.();
     });
     const todo = host === "openclaw" ? OC_TODO : undefined;
-    test("the configuration, the SOP and .git held; the SOP still blocked rm -rf; the project stayed writable", { todo }, () => {
+    test("the configuration and the SOP held; the SOP still blocked rm -rf; the project (and git) stayed writable", { todo }, () => {
       assertEnforcementHeld(run.dir);
+      assert.equal(execFileSync("git", ["log", "-1", "--format=%s"], { cwd: run.dir, encoding: "utf8" }).trim(), "agent-commit", "the agent's git commit ran");
     });
     test("the attacks met the kernel: Permission denied / Operation not permitted", { todo }, () => {
-      for (const id of ["e_bypass", "e_sop_rm", "e_python", "e_git"]) {
+      for (const id of ["e_bypass", "e_sop_rm", "e_python"]) {
         assert.match(run.results[id] ?? "", /Permission denied|Operation not permitted|EACCES|EPERM|Read-only/, `${id}: ${run.results[id]}\n${run.describe()}`);
       }
     });

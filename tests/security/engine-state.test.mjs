@@ -34,7 +34,12 @@ async function engineIn(files, extra = {}) {
 describe("cooldown per call: one block acknowledges only its own retry (issue 18, item 5)", () => {
   let engine;
   let cwd;
-  const pre = (command, sessionId = "s1") => engine.executePreHook({ toolName: "bash", params: { command, description: "x" }, sessionId });
+  // through augmentToolCall: an enforcement-only project's shell runs confined by the kernel, and
+  // executePreHook hands no arguments back to confine, so it refuses every shell (issue 38)
+  const pre = async (command, sessionId = "s1") => {
+    const r = await engine.augmentToolCall({ tool: "bash", args: { command, description: "x" }, sessionId });
+    return { ...r, decision: r.enforcement };
+  };
   before(async () => {
     ({ engine, cwd } = await engineIn({ ...ENFORCED, "README.md": "# demo\n" }));
   });
