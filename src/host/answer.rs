@@ -48,6 +48,9 @@ pub fn render(d: &Dialect, event: &str, kind: Event, a: Answer) -> String {
         Shape::Gemini => to_json(&gemini(event, kind, a)),
         Shape::Copilot => to_json(&copilot(event, kind, a)),
         Shape::Qwen => to_json(&qwen(event, kind, a)),
+        Shape::Kimi => super::kimi::render(kind, a),
+        Shape::Vibe => super::vibe::render(kind, a),
+        Shape::OpenHands => super::openhands::render(kind, a),
     };
     text
 }

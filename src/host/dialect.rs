@@ -37,6 +37,27 @@ pub enum Shape {
     Gemini,
     Copilot,
     Qwen,
+    Kimi,
+    Vibe,
+    OpenHands,
+}
+
+/// The form of the file holding a host's hooks (what `hookwise init --<host>` merges into).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HooksForm {
+    /// A project JSON file with the hooks under `"hooks"`, in Claude Code's nested shape.
+    Claude,
+    /// Kimi Code: the USER's TOML config (`$VAR/<hooks_file>`, else `~/<dir>/<hooks_file>`),
+    /// flat `[[hooks]] {event, matcher, command, timeout}` tables. The entries run in every
+    /// project the user opens, so where no hookwise is found they do nothing (exit 0, no
+    /// output).
+    KimiUser {
+        var: &'static str,
+        dir: &'static str,
+    },
+    /// Mistral Vibe: a project TOML file of `[[hooks]] {name, type, command, match, timeout,
+    /// strict}` tables; `strict` on the gate's hook (a hook that crashes then blocks).
+    VibeToml,
 }
 
 /// How `hookwise init --<host>` writes the MCP server entry.
@@ -47,6 +68,10 @@ pub enum McpFile {
     Json { server_type: Option<&'static str> },
     /// Codex's `config.toml`: a `[mcp_servers.<name>]` table.
     Toml,
+    /// Mistral Vibe's `config.toml`: a `[[mcp_servers]]` table named by `name`.
+    VibeToml,
+    /// The host reads no project MCP file (OpenHands: the user's only): none is written.
+    None,
 }
 
 /// Where and how a host reads its hooks and MCP servers (what `hookwise init --<host>` writes).
@@ -54,8 +79,10 @@ pub enum McpFile {
 pub struct Setup {
     /// The `init` flag and the name the user knows the agent by.
     pub flag: &'static str,
-    /// The project file holding the hooks (under `"hooks"`, in Claude's nested shape).
+    /// The file holding the hooks (under `"hooks"`, in Claude's nested shape, unless `form`
+    /// says otherwise).
     pub hooks_file: &'static str,
+    pub form: HooksForm,
     /// The matcher of tool events' entries (every tool).
     pub tool_matcher: &'static str,
     /// Each hook's timeout, in the host's unit (`timeout`).
@@ -94,6 +121,12 @@ pub struct Dialect {
     /// The variable the host sets to the project's folder for a hook's command (`""`: none;
     /// a command is then relative to the folder the hook runs in, the session's).
     pub project_dir_var: &'static str,
+    /// The payload key of the folder the session runs in (`cwd`; OpenHands: `working_dir`).
+    pub cwd_key: &'static str,
+    /// The host has no prompt or session-start hook whose answer reaches the model (Mistral
+    /// Vibe): the session's start context and governance's intent context go with the
+    /// session's first tool result that can carry context.
+    pub start_with_result: bool,
     /// Where the model that made a call is found when the payload does not name it
     /// ([`super::model_log`]).
     pub model_log: ModelLog,
@@ -143,6 +176,8 @@ pub static CLAUDE_CODE: Dialect = Dialect {
     compact_start: true,
     mcp_prefix: "mcp__hookwise__",
     project_dir_var: "CLAUDE_PROJECT_DIR",
+    cwd_key: "cwd",
+    start_with_result: false,
     model_log: ModelLog::ClaudeTranscript,
     marker: ".claude",
     program: "claude",
@@ -170,11 +205,14 @@ pub static CODEX: Dialect = Dialect {
     compact_start: false,
     mcp_prefix: "mcp__hookwise__",
     project_dir_var: "",
+    cwd_key: "cwd",
+    start_with_result: false,
     model_log: ModelLog::None,
     marker: ".codex",
     program: "codex",
     setup: Some(Setup {
         flag: "codex",
+        form: HooksForm::Claude,
         hooks_file: ".codex/hooks.json",
         tool_matcher: ".*",
         timeout: 30,
@@ -203,11 +241,14 @@ pub static GEMINI: Dialect = Dialect {
     compact_start: false,
     mcp_prefix: "mcp_hookwise_",
     project_dir_var: "GEMINI_PROJECT_DIR",
+    cwd_key: "cwd",
+    start_with_result: false,
     model_log: ModelLog::GeminiTranscript,
     marker: ".gemini",
     program: "gemini",
     setup: Some(Setup {
         flag: "gemini",
+        form: HooksForm::Claude,
         hooks_file: ".gemini/settings.json",
         tool_matcher: ".*",
         // milliseconds
@@ -237,11 +278,14 @@ pub static COPILOT: Dialect = Dialect {
     compact_start: false,
     mcp_prefix: "hookwise-",
     project_dir_var: "",
+    cwd_key: "cwd",
+    start_with_result: false,
     model_log: ModelLog::CopilotEvents,
     marker: ".github/hooks",
     program: "copilot",
     setup: Some(Setup {
         flag: "copilot",
+        form: HooksForm::Claude,
         hooks_file: ".github/hooks/hookwise.json",
         tool_matcher: "*",
         timeout: 30,
@@ -273,11 +317,14 @@ pub static QWEN: Dialect = Dialect {
     compact_start: true,
     mcp_prefix: "mcp__hookwise__",
     project_dir_var: "QWEN_PROJECT_DIR",
+    cwd_key: "cwd",
+    start_with_result: false,
     model_log: ModelLog::None,
     marker: ".qwen",
     program: "qwen",
     setup: Some(Setup {
         flag: "qwen",
+        form: HooksForm::Claude,
         hooks_file: ".qwen/settings.json",
         tool_matcher: ".*",
         timeout: 30,
@@ -289,7 +336,16 @@ pub static QWEN: Dialect = Dialect {
 };
 
 /// Every dialect.
-pub static ALL: &[&Dialect] = &[&CLAUDE_CODE, &CODEX, &GEMINI, &COPILOT, &QWEN];
+pub static ALL: &[&Dialect] = &[
+    &CLAUDE_CODE,
+    &CODEX,
+    &GEMINI,
+    &COPILOT,
+    &QWEN,
+    &super::kimi::DIALECT,
+    &super::vibe::DIALECT,
+    &super::openhands::DIALECT,
+];
 
 /// The dialect of a host (`None`: the host has no command hooks).
 pub fn of(host: &str) -> Option<&'static Dialect> {

@@ -40,6 +40,14 @@ pub mod profiles;
 /// core only (their hooks are `hook.event` calls), so the lean wasm does not carry them.
 #[cfg(feature = "policy")]
 pub mod profiles_cli;
+/// Kimi Code, Mistral Vibe, OpenHands: command-hook hosts, each one file (its tools, dialect
+/// and answers; policy core only, like the other command-hook hosts).
+#[cfg(feature = "policy")]
+pub mod kimi;
+#[cfg(feature = "policy")]
+pub mod openhands;
+#[cfg(feature = "policy")]
+pub mod vibe;
 /// pi's tools (an in-process extension host, like OpenCode: served by the lean core too).
 pub mod profiles_pi;
 /// Cline CLI's in-process plugin host (policy build: its adapter starts the policy core).
@@ -262,6 +270,9 @@ pub static ALL: &[&Profile] = &[
     &profiles_cli::GEMINI,
     &profiles_cli::COPILOT,
     &profiles_cli::QWEN,
+    &kimi::PROFILE,
+    &vibe::PROFILE,
+    &openhands::PROFILE,
     &profiles_cline::CLINE,
     &profile_kilo::KILO,
 ];

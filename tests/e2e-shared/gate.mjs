@@ -19,7 +19,7 @@ const HOSTS = {
 
 /** `gate`: the host lib's gate; `label`: the suite's name in the skip line; `host`: a key of HOSTS. */
 export function suiteGate(gate, label, host) {
-  const { needed, missing } = HOSTS[host];
+  const { needed, missing } = HOSTS[host] ?? { needed: `${host} is available`, missing: `${host} missing` };
   if (gate.skip) console.log(`# ${label} ${gate.skip}`);
   if (gate.error) test(`${needed} (required when CI is set)`, () => assert.fail(gate.error));
   return gate.skip || (gate.error ? missing : false);
