@@ -100,8 +100,11 @@ pub fn js_table() -> Value {
                 "empty": empty,
                 "projectDirVar": d.project_dir_var,
                 "envKeys": super::model_log::env_keys(d.model_log),
+                // a host whose first hook is a tool's (no prompt hook: Mistral Vibe) keeps that
+                // call's context for its result in the server that answers the result
                 "keep": d.events.iter()
-                    .filter(|e| matches!(e.1, Event::SessionStart | Event::Prompt))
+                    .filter(|e| matches!(e.1, Event::SessionStart | Event::Prompt)
+                        || (d.start_with_result && e.1 == Event::PreTool))
                     .map(|e| e.0)
                     .collect::<Vec<_>>(),
             }),

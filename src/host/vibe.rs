@@ -19,7 +19,9 @@
 //!   output. With no prompt hook, the session's start context goes with its first result
 //!   ([`Dialect::start_with_result`]).
 //! - MCP servers: `[[mcp_servers]] {name, transport, command, args}` in the project's
-//!   `.vibe/config.toml` (trusted folders only); a server's tools are `<server>_<tool>`.
+//!   `.vibe/config.toml` (trusted folders only). Vibe 3's model reaches them (and every tool
+//!   group) from TypeScript it writes for `run_typescript` (`tools.mcp_hookwise.<tool>(…)`);
+//!   each such call runs the hooks as `mcp_hookwise.<tool>`, `run_typescript` itself none.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -98,7 +100,9 @@ pub static DIALECT: Dialect = Dialect {
     call_id: &["tool_call_id"],
     pre_context: false,
     compact_start: false,
-    mcp_prefix: "hookwise_",
+    // MCP tools are reached through `run_typescript` (`tools.mcp_hookwise.<tool>(…)`), each
+    // call hooked as `mcp_hookwise.<tool>` (`run_typescript` itself is not hooked)
+    mcp_prefix: "mcp_hookwise.",
     project_dir_var: "",
     cwd_key: "cwd",
     start_with_result: true,

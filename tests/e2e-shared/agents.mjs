@@ -172,7 +172,8 @@ export const HOSTS = {
     shell: (command) => ({ tool: "bash", args: { command } }),
     write: (rel, content, { exists = false, old = "" } = {}, sb) =>
       exists ? { tool: "edit", args: { file_path: sb.abs(rel), old_string: old, new_string: content } } : { tool: "write_file", args: { path: sb.abs(rel), content } },
-    mcp: (tool, args) => [{ tool: `hookwise_${tool}`, args }],
+    // Vibe 3's model calls MCP tools from the TypeScript it runs (each call hooked as mcp_hookwise.<tool>)
+    mcp: (tool, args) => [{ tool: "run_typescript", args: { code: `async function main() { return await tools.mcp_hookwise.${tool}(${JSON.stringify(args)}); }` } }],
   },
   // OpenHands (tests/e2e-openhands): the model from LLM_* with --override-with-envs (LiteLLM, chat
   // completions); MCP servers only in the user's ~/.openhands/mcp.json: the user adds hookwise's
