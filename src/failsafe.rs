@@ -72,12 +72,12 @@ fn markers() -> Value {
 /// `js/failsafe.json`.
 pub fn data() -> Value {
     let mut v = markers();
-    let hosts: serde_json::Map<String, Value> = crate::host::ALL
+    let hosts: serde_json::Map<String, Value> = crate::hosts::ALL
         .iter()
         .map(|p| (p.id.to_string(), json!(read_only(p))))
         .collect();
     v["readOnly"] = Value::Object(hosts);
-    v["defaultHost"] = json!(crate::host::DEFAULT);
+    v["defaultHost"] = json!(crate::hosts::DEFAULT);
     v["claudePreToolUse"] = json!(CLAUDE_PRE_TOOL_USE);
     v["message"] = json!(MESSAGE);
     v
@@ -142,7 +142,7 @@ mod tests {
         assert!(PRESENT
             .iter()
             .any(|(p, _)| *p == crate::engine::INTENTS_FILE));
-        for p in crate::host::ALL {
+        for p in crate::hosts::ALL {
             let ro = read_only(p);
             assert!(!ro.is_empty(), "{}", p.id);
             for t in &ro {

@@ -14,6 +14,8 @@ pub mod engine;
 pub mod failsafe;
 pub mod governance;
 pub mod host;
+/// The hosts, one file each, and their registry.
+pub mod hosts;
 pub mod knowledge;
 pub mod maenifold;
 pub mod mcp;

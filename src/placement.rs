@@ -146,11 +146,10 @@ fn walk(v: &Value, set: &mut ConceptSet) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::host::{self, profiles};
     use serde_json::json;
 
     fn vs() -> &'static Profile {
-        host::default_profile()
+        crate::hosts::default_profile()
     }
 
     fn pf() -> Vec<String> {
@@ -302,24 +301,24 @@ mod tests {
             style: Style::Markdown,
         };
         let cmd = json!({"command": "echo [[a]]"});
-        assert_eq!(at(&profiles::OPENCODE, "bash", cmd.clone()), comment);
+        assert_eq!(at(&crate::hosts::opencode::PROFILE, "bash", cmd.clone()), comment);
         assert_eq!(at(vs(), "execute_command", cmd.clone()), comment);
         // OpenClaw and Claude Code: the model never reads its changed call
         assert_eq!(
-            at(&profiles::OPENCLAW, "exec", cmd.clone()),
+            at(&crate::hosts::openclaw::PROFILE, "exec", cmd.clone()),
             Placement::WithResult
         );
         assert_eq!(
-            at(&profiles::CLAUDE_CODE, "Bash", cmd.clone()),
+            at(&crate::hosts::claude::PROFILE, "Bash", cmd.clone()),
             Placement::WithResult
         );
         // a tool of another host is a custom tool here: only the prompt fields count
         assert_eq!(
-            at(&profiles::OPENCODE, "execute_command", cmd),
+            at(&crate::hosts::opencode::PROFILE, "execute_command", cmd),
             Placement::WithResult
         );
         assert_eq!(
-            at(&profiles::CLAUDE_CODE, "Agent", json!({"prompt": "x"})),
+            at(&crate::hosts::claude::PROFILE, "Agent", json!({"prompt": "x"})),
             prompt("prompt")
         );
         assert_eq!(
@@ -329,20 +328,20 @@ mod tests {
         // a host's own tool is never a custom tool, whatever its argument names
         assert_eq!(
             at(
-                &profiles::CLAUDE_CODE,
+                &crate::hosts::claude::PROFILE,
                 "Write",
                 json!({"file_path": "a", "prompt": "x"})
             ),
             Placement::WithResult
         );
         assert_eq!(
-            at(&profiles::OPENCODE, "my_mcp_tool", json!({"prompt": "x"})),
+            at(&crate::hosts::opencode::PROFILE, "my_mcp_tool", json!({"prompt": "x"})),
             prompt("prompt")
         );
         // OpenClaw's exec: a `[[ … ]]` test in its command is no concept
         assert_eq!(
             concepts_in_args(
-                &profiles::OPENCLAW,
+                &crate::hosts::openclaw::PROFILE,
                 "exec",
                 &json!({"command": "[[ -f x ]] && echo [[auth]]"})
             ),

@@ -9,7 +9,7 @@ const ROOT: &str = "/w/shop";
 
 /// On the engine API's profile (Roo Code's, OpenCode's and OpenClaw's tool names).
 fn target(tool: &str, args: &Value, cwd: &str) -> String {
-    super::target(crate::host::default_profile(), tool, args, cwd)
+    super::target(crate::hosts::default_profile(), tool, args, cwd)
 }
 
 fn same(a: &str, b: &str) {

@@ -155,7 +155,7 @@ pub struct Situation<'a> {
 
 /// Extract the context of one tool call on the engine API's default host.
 pub fn extract(tool: &str, args: &Value, sit: &Situation, rules: &Rules) -> ActionContext {
-    extract_on(crate::host::default_profile(), tool, args, sit, rules)
+    extract_on(crate::hosts::default_profile(), tool, args, sit, rules)
 }
 
 /// Extract the context of one tool call on `host`: its shell tools' command key, its

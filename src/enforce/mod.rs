@@ -259,7 +259,7 @@ impl Enforcer {
                 state: RefCell::default(),
                 warned: RefCell::default(),
                 clock: RefCell::default(),
-                host: std::cell::Cell::new(crate::host::default_profile()),
+                host: std::cell::Cell::new(crate::hosts::default_profile()),
             }),
         };
         if disabled {

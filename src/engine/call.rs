@@ -268,11 +268,11 @@ pub struct ToolAfterCall {
     #[serde(default)]
     #[cfg_attr(not(feature = "policy"), serde(skip))]
     pub directory: String,
-    /// The host's log holding the model that made the call, for the record
-    /// ([`crate::host::model_log`]; set by the command-hook path only).
+    /// The host's log holding the model that made the call, for the record (set by the
+    /// command-hook path only, from the host's dialect).
     #[cfg(feature = "policy")]
     #[serde(skip)]
-    pub model_log: Option<(String, crate::host::model_log::ModelLog)>,
+    pub model_log: Option<crate::governance::ops::SessionLog>,
 }
 
 impl Call {

@@ -61,9 +61,9 @@ pub(super) async fn init(io: Io, shared: Rc<RefCell<Shared>>, call: InitCall) ->
         Some(_) => String::new(),
     };
     let (profile, host_log) = match &host {
-        None | Some(Value::Null) => crate::host::choose(None),
-        Some(Value::String(id)) => crate::host::choose(Some(id)),
-        Some(other) => crate::host::choose(Some(&other.to_string())),
+        None | Some(Value::Null) => crate::hosts::choose(None),
+        Some(Value::String(id)) => crate::hosts::choose(Some(id)),
+        Some(other) => crate::hosts::choose(Some(&other.to_string())),
     };
     // OpenCode's worktree is `/` outside a git repository: the project is the directory then.
     let cwd = if (cwd.is_empty() || cwd == "/") && !directory.is_empty() {

@@ -115,7 +115,7 @@ impl Default for Shared {
             discovery: None,
             init_warnings: Vec::new(),
             cwd: String::new(),
-            host: crate::host::default_profile(),
+            host: crate::hosts::default_profile(),
             tools: Default::default(),
             policy: policy::State::new(),
         }

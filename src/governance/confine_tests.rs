@@ -88,7 +88,7 @@ fn launcher_args_deny_governance_and_take_the_users_folders_only() {
 
 #[test]
 fn every_host_but_qwen_kimi_and_openhands_can_rewrite() {
-    for h in crate::host::ALL {
+    for h in crate::hosts::ALL {
         let no_rewrite = ["qwen", "kimi", "openhands"].contains(&h.id);
         assert_eq!(can_rewrite(h), !no_rewrite, "{}", h.id);
     }

@@ -10,7 +10,8 @@ use super::gate::{gate, Decision, GateState};
 use super::intents;
 use super::ops::GovConfig;
 use super::scope::{resolve, Scope};
-use crate::host::{self, profiles::CLAUDE_CODE, Profile};
+use crate::host::Profile;
+use crate::hosts::claude::PROFILE as CLAUDE_CODE;
 
 
 fn decide(cfg: &GovConfig, active: Option<&str>, tool: &str, args: Value) -> Decision {
@@ -98,7 +99,7 @@ fn hostile_names(p: &Profile) -> Vec<String> {
 
 #[test]
 fn a_tool_the_profile_does_not_know_is_gated_in_every_host() {
-    for p in host::ALL {
+    for p in crate::hosts::ALL {
         let cfg = GovConfig::for_host(p);
         let names = hostile_names(p);
         assert!(names.len() > 30, "{}", p.id);
@@ -116,7 +117,7 @@ fn a_tool_the_profile_does_not_know_is_gated_in_every_host() {
 
 #[test]
 fn read_only_tools_and_hookwise_own_run_without_an_intent_in_every_host() {
-    for p in host::ALL {
+    for p in crate::hosts::ALL {
         let cfg = GovConfig::for_host(p);
         let ungated = cfg.ungated_tools();
         for own in ["select_active_intent", "knowledge_search", "knowledge_read"] {
@@ -142,7 +143,7 @@ fn read_only_tools_and_hookwise_own_run_without_an_intent_in_every_host() {
 
 #[test]
 fn an_unknown_tool_with_an_intent_has_its_path_arguments_scope_checked() {
-    for p in host::ALL {
+    for p in crate::hosts::ALL {
         let cfg = GovConfig::for_host(p);
         let ok = |tool: &str, args: Value| decide(&cfg, Some("BILL"), tool, args);
         assert_eq!(ok("mcp__other__tool", json!({"query": "x"})), Decision::Allow);
@@ -195,7 +196,7 @@ fn claude_code_monitor_is_a_shell_and_its_new_tools_are_gated() {
 
 #[test]
 fn the_options_widen_the_gate_and_never_narrow_it_to_a_writing_tool() {
-    for p in host::ALL {
+    for p in crate::hosts::ALL {
         // `mutatingTools` no longer narrows: an unknown tool and the host's shell stay gated
         let (cfg, logs) = GovConfig::from_options_on(Some(&json!({"mutatingTools": ["write"]})), p);
         assert!(logs.is_empty(), "{logs:?}");

@@ -395,7 +395,7 @@ active_intents:
 ";
 
     fn mutating() -> Vec<String> {
-        crate::host::default_profile().mutating()
+        crate::hosts::default_profile().mutating()
     }
 
     fn run(tool: &str, args: Value, active: Option<&str>) -> Decision {
@@ -405,7 +405,7 @@ active_intents:
             .map(|i| Scope::compile(&i.owned_scope));
         let m = mutating();
         let st = GateState {
-            host: crate::host::default_profile(),
+            host: crate::hosts::default_profile(),
             gated: &|t| m.iter().any(|x| x == t),
             intents: &f,
             active,
@@ -564,7 +564,7 @@ active_intents:
         let scope = Some(Scope::compile(&["**"]));
         let m = mutating();
         let st = GateState {
-            host: crate::host::default_profile(),
+            host: crate::hosts::default_profile(),
             gated: &|t| m.iter().any(|x| x == t),
             intents: &f,
             active: Some("ALL"),
@@ -598,7 +598,7 @@ active_intents:
         let f = intents::parse("f", YAML);
         let only_write = vec!["write".to_string(), "mcp_fs_write".to_string()];
         let st = GateState {
-            host: crate::host::default_profile(),
+            host: crate::hosts::default_profile(),
             gated: &|t| only_write.iter().any(|x| x == t),
             intents: &f,
             active: None,

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use super::*;
 use crate::governance::intents;
 use crate::governance::scope::resolve;
-use crate::host::profiles::{CLAUDE_CODE, OPENCLAW, OPENCODE, VSCODE};
+use crate::hosts::{claude::PROFILE as CLAUDE_CODE, openclaw::PROFILE as OPENCLAW, opencode::PROFILE as OPENCODE, engine::PROFILE as VSCODE};
 
 /// BILL owns src/billing/** (also the default-deny tests').
 pub(in crate::governance) const YAML: &str = "\

@@ -65,7 +65,7 @@ fn openclaw_tool_names_and_arguments_are_gated_and_recorded() {
     );
     let mut t = T::new(fs);
     t.gov
-        .set_config(GovConfig::for_host(&crate::host::profiles::OPENCLAW));
+        .set_config(GovConfig::for_host(&crate::hosts::openclaw::PROFILE));
     // no intent yet: exec and write are blocked alike
     let m = t
         .before("s", "exec", json!({"command": "ls"}))

@@ -412,7 +412,7 @@ fn apply_patch_records_every_file_and_hunk() {
 #[cfg(feature = "policy")]
 #[test]
 fn clines_read_files_reads_count_for_stale_writes_in_every_form() {
-    use crate::host::profiles_cline::CLINE;
+    use crate::hosts::cline::PROFILE as CLINE;
     for reads in [
         json!({"files": [{"path": "src/b.ts"}, {"path": "src/a.ts", "start_line": 1}]}),
         json!({"paths": ["src/b.ts", "src/a.ts"]}),

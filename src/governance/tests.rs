@@ -252,7 +252,7 @@ fn bench_gate_decision() {
         .map(|i| Scope::compile(&i.owned_scope).unwrap())
         .collect();
     let compile = t0.elapsed() / 50;
-    let mutating: Vec<String> = crate::host::default_profile().mutating();
+    let mutating: Vec<String> = crate::hosts::default_profile().mutating();
     let paths = [
         "pkg25/mod7/deep/x/file.tsx",
         "pkg25/other/file.ts",
@@ -266,7 +266,7 @@ fn bench_gate_decision() {
         let path = paths[round % paths.len()];
         let args = json!({"filePath": path, "content": "x"});
         let st = GateState {
-            host: crate::host::default_profile(),
+            host: crate::hosts::default_profile(),
             gated: &|t| mutating.iter().any(|x| x == t),
             intents: &file,
             active: Some("INT-25"),

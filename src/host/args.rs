@@ -268,11 +268,11 @@ pub fn read_path<'a>(tool: &Tool, args: &'a Value) -> Option<&'a str> {
 /// Every file a read tool's call of `host` reads (Cline's `read_files` reads a list), else
 /// [`read_path`]'s one.
 pub fn read_paths<'a>(host: &Profile, tool: &Tool, args: &'a Value) -> Vec<&'a str> {
-    #[cfg(feature = "policy")]
-    if host.id == super::profiles_cline::CLINE.id && tool.name == "read_files" {
-        return super::profiles_cline::read_files(args);
+    if let Some((name, read)) = host.multi_read {
+        if tool.name == name {
+            return read(args);
+        }
     }
-    let _ = host;
     read_path(tool, args).into_iter().collect()
 }
 
@@ -404,10 +404,8 @@ pub fn command_lines<'a>(
     tool: &str,
     args: &'a Value,
 ) -> Option<Vec<std::borrow::Cow<'a, str>>> {
-    #[cfg(feature = "policy")]
-    if super::profiles_cline::is_list_shell(host, tool) {
-        return super::profiles_cline::commands(args)
-            .map(|v| v.into_iter().map(std::borrow::Cow::Owned).collect());
+    if let Some(list) = host.command_list.filter(|_| host.entry(tool).role == super::Role::Shell) {
+        return list(args).map(|v| v.into_iter().map(std::borrow::Cow::Owned).collect());
     }
     command(host, tool, args).map(|s| vec![std::borrow::Cow::Borrowed(s)])
 }

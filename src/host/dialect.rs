@@ -6,9 +6,9 @@
 //! block (each checked against the real CLI, whose suite in `tests/e2e-<host>/` pins it): the
 //! event names, the payload's call id, where added context reaches the model, and the shape
 //! of the answer each host honours. The core decides once (`engine/policy/hook`); a dialect —
-//! this table, beside the host profiles — names the host's events and how its answers are
-//! written ([`super::answer`], one typed answer per dialect). The tools and their argument
-//! keys are the host's [`super::Profile`].
+//! in the host's file under `crate::hosts`, beside its profile — names the host's events and
+//! how its answers are written (one typed answer per host). The tools and their argument keys
+//! are the host's [`super::Profile`].
 
 /// What a host's event is to the core.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,18 +28,18 @@ pub enum Event {
     PostCompact,
 }
 
-/// The answer's shape ([`super::answer`]): one per host, so an answer one host ignores or
-/// rejects cannot be written for it.
+/// How `hookwise init --<host>` writes the MCP server entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shape {
-    Claude,
-    Codex,
-    Gemini,
-    Copilot,
-    Qwen,
-    Kimi,
-    Vibe,
-    OpenHands,
+pub enum McpFile {
+    /// A JSON file with the servers under `mcpServers` (`type`: the transport's name there, or
+    /// none).
+    Json { server_type: Option<&'static str> },
+    /// Codex's `config.toml`: a `[mcp_servers.<name>]` table.
+    Toml,
+    /// Mistral Vibe's `config.toml`: a `[[mcp_servers]]` table named by `name`.
+    VibeToml,
+    /// The host reads no project MCP file (OpenHands: the user's only): none is written.
+    None,
 }
 
 /// The form of the file holding a host's hooks (what `hookwise init --<host>` merges into).
@@ -60,28 +60,14 @@ pub enum HooksForm {
     VibeToml,
 }
 
-/// How `hookwise init --<host>` writes the MCP server entry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum McpFile {
-    /// A JSON file with the servers under `mcpServers` (`type`: the transport's name there, or
-    /// none).
-    Json { server_type: Option<&'static str> },
-    /// Codex's `config.toml`: a `[mcp_servers.<name>]` table.
-    Toml,
-    /// Mistral Vibe's `config.toml`: a `[[mcp_servers]]` table named by `name`.
-    VibeToml,
-    /// The host reads no project MCP file (OpenHands: the user's only): none is written.
-    None,
-}
-
 /// Where and how a host reads its hooks and MCP servers (what `hookwise init --<host>` writes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Setup {
     /// The `init` flag and the name the user knows the agent by.
     pub flag: &'static str,
-    /// The file holding the hooks (under `"hooks"`, in Claude's nested shape, unless `form`
-    /// says otherwise).
+    /// The project file holding the hooks (under `"hooks"`, in Claude's nested shape).
     pub hooks_file: &'static str,
+    /// The form of that file (Claude's nested JSON unless said otherwise).
     pub form: HooksForm,
     /// The matcher of tool events' entries (every tool).
     pub tool_matcher: &'static str,
@@ -98,11 +84,15 @@ pub struct Setup {
 }
 
 /// One host's dialect.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct Dialect {
     /// The host's profile id.
     pub host: &'static str,
-    pub shape: Shape,
+    /// The answer written in exactly the shape the host honours (its own `Serialize` types,
+    /// in its hosts file): `event` is the host's own name for the event, `kind` what it is to
+    /// the core. One per host, so an answer one host ignores or rejects cannot be written for
+    /// it.
+    pub render: fn(event: &str, kind: Event, answer: super::answer::Answer) -> String,
     /// The host's event names (as configured and as sent in `hook_event_name`) and what each
     /// is to the core; `init` writes them in this order.
     pub events: &'static [(&'static str, Event)],
@@ -128,13 +118,9 @@ pub struct Dialect {
     /// session's first tool result that can carry context.
     pub start_with_result: bool,
     /// Where the model that made a call is found when the payload does not name it
-    /// ([`super::model_log`]).
-    pub model_log: ModelLog,
-    /// A folder in the project, or a program on PATH, that says the agent is used here
-    /// (`hookwise init` with no host sets up each one it finds).
-    pub marker: &'static str,
-    pub program: &'static str,
-    /// `None`: set up by `hookwise init --claude` (`hook/setup.rs`).
+    /// ([`super::model_log`]; `None`: the payload names it, or nothing does).
+    pub model_log: Option<ModelLog>,
+    /// `None`: set up by `hookwise init --claude` (`crate::engine::policy::hook::setup`).
     pub setup: Option<Setup>,
 }
 
@@ -157,204 +143,3 @@ impl Dialect {
 }
 
 use super::model_log::ModelLog;
-use Event::*;
-
-/// Claude Code 2.1.330 (`claude-code-host.md`): every event answered in `hookSpecificOutput`,
-/// PreCompact in plain text (the summary request's added instructions).
-pub static CLAUDE_CODE: Dialect = Dialect {
-    host: "claude-code",
-    shape: Shape::Claude,
-    events: &[
-        ("PreToolUse", PreTool),
-        ("PostToolUse", PostTool),
-        ("UserPromptSubmit", Prompt),
-        ("PreCompact", PreCompact),
-        ("SessionStart", SessionStart),
-    ],
-    call_id: &["tool_use_id"],
-    pre_context: true,
-    compact_start: true,
-    mcp_prefix: "mcp__hookwise__",
-    project_dir_var: "CLAUDE_PROJECT_DIR",
-    cwd_key: "cwd",
-    start_with_result: false,
-    model_log: ModelLog::ClaudeTranscript,
-    marker: ".claude",
-    program: "claude",
-    setup: None,
-};
-
-/// Codex CLI 0.171.0: answers are checked against its output schemas
-/// (`codex-rs/hooks/schema/generated/*.command.output.schema.json`, all
-/// `additionalProperties: false`): an unknown key drops the whole answer. PreCompact and
-/// PostCompact answers carry nothing the model reads. Context: SessionStart,
-/// UserPromptSubmit and PostToolUse (a developer message each).
-pub static CODEX: Dialect = Dialect {
-    host: "codex",
-    shape: Shape::Codex,
-    events: &[
-        ("PreToolUse", PreTool),
-        ("PostToolUse", PostTool),
-        ("UserPromptSubmit", Prompt),
-        ("SessionStart", SessionStart),
-        ("PreCompact", PreCompact),
-        ("PostCompact", PostCompact),
-    ],
-    call_id: &["tool_use_id"],
-    pre_context: false,
-    compact_start: false,
-    mcp_prefix: "mcp__hookwise__",
-    project_dir_var: "",
-    cwd_key: "cwd",
-    start_with_result: false,
-    model_log: ModelLog::None,
-    marker: ".codex",
-    program: "codex",
-    setup: Some(Setup {
-        flag: "codex",
-        form: HooksForm::Claude,
-        hooks_file: ".codex/hooks.json",
-        tool_matcher: ".*",
-        timeout: 30,
-        named: false,
-        mcp_file: ".codex/config.toml",
-        mcp: McpFile::Toml,
-        trust: "Codex loads a project's .codex/ folder (hooks and MCP servers) only in a trusted project: add [projects.\"<this folder>\"] trust_level = \"trusted\" to ~/.codex/config.toml (Codex asks on the first interactive start in the folder), and approve the project's hooks when Codex asks (codex exec skips untrusted hooks).",
-    }),
-};
-
-/// Gemini CLI 0.61.0 (`bundle/docs/hooks/reference.md`): a block is a top-level `decision:
-/// "deny"` with `reason`; context in `hookSpecificOutput.additionalContext` (the host
-/// HTML-escapes it); no call id. Its PreCompress runs before every model request, fired
-/// asynchronously, and can change nothing ("advisory"): hookwise does not hook it.
-pub static GEMINI: Dialect = Dialect {
-    host: "gemini",
-    shape: Shape::Gemini,
-    events: &[
-        ("BeforeTool", PreTool),
-        ("AfterTool", PostTool),
-        ("BeforeAgent", Prompt),
-        ("SessionStart", SessionStart),
-    ],
-    call_id: &[],
-    pre_context: false,
-    compact_start: false,
-    mcp_prefix: "mcp_hookwise_",
-    project_dir_var: "GEMINI_PROJECT_DIR",
-    cwd_key: "cwd",
-    start_with_result: false,
-    model_log: ModelLog::GeminiTranscript,
-    marker: ".gemini",
-    program: "gemini",
-    setup: Some(Setup {
-        flag: "gemini",
-        form: HooksForm::Claude,
-        hooks_file: ".gemini/settings.json",
-        tool_matcher: ".*",
-        // milliseconds
-        timeout: 30_000,
-        named: true,
-        mcp_file: ".gemini/settings.json",
-        mcp: McpFile::Json { server_type: None },
-        trust: "Gemini CLI loads a project's hooks and MCP servers only in a trusted folder: answer its trust prompt on the first start here (or run with GEMINI_CLI_TRUST_WORKSPACE=true); it asks again whenever a hook's command changes.",
-    }),
-};
-
-/// GitHub Copilot CLI 1.0.102 with hooks in Claude's nested shape (`.github/hooks/*.json`):
-/// context counts only at the answer's top level (`additionalContext`); a block is
-/// `permissionDecision: "deny"` in `hookSpecificOutput`.
-pub static COPILOT: Dialect = Dialect {
-    host: "copilot",
-    shape: Shape::Copilot,
-    events: &[
-        ("PreToolUse", PreTool),
-        ("PostToolUse", PostTool),
-        ("UserPromptSubmit", Prompt),
-        ("SessionStart", SessionStart),
-        ("PreCompact", PreCompact),
-    ],
-    call_id: &["tool_use_id", "tool_call_id"],
-    pre_context: false,
-    compact_start: false,
-    mcp_prefix: "hookwise-",
-    project_dir_var: "",
-    cwd_key: "cwd",
-    start_with_result: false,
-    model_log: ModelLog::CopilotEvents,
-    marker: ".github/hooks",
-    program: "copilot",
-    setup: Some(Setup {
-        flag: "copilot",
-        form: HooksForm::Claude,
-        hooks_file: ".github/hooks/hookwise.json",
-        tool_matcher: "*",
-        timeout: 30,
-        named: false,
-        // read by 1.0.102 beside `.mcp.json` (its cli-main.js)
-        mcp_file: ".github/mcp.json",
-        mcp: McpFile::Json {
-            server_type: Some("local"),
-        },
-        trust: "Copilot CLI loads a folder's hooks and MCP servers only once the folder is trusted: confirm the trust prompt on the first start here (headless runs: COPILOT_ALLOW_ALL=true trusts the folder too).",
-    }),
-};
-
-/// Qwen Code 0.24.4 (`bundled/qc-helper/docs/features/hooks.md`): Claude's shape, but a
-/// PreToolUse `updatedInput` is not applied (its `firePreToolUseHook` returns no input), so
-/// its answers carry none; PostCompact's answer is ignored.
-pub static QWEN: Dialect = Dialect {
-    host: "qwen",
-    shape: Shape::Qwen,
-    events: &[
-        ("PreToolUse", PreTool),
-        ("PostToolUse", PostTool),
-        ("UserPromptSubmit", Prompt),
-        ("SessionStart", SessionStart),
-        ("PreCompact", PreCompact),
-    ],
-    call_id: &["tool_use_id", "tool_call_id"],
-    pre_context: false,
-    compact_start: true,
-    mcp_prefix: "mcp__hookwise__",
-    project_dir_var: "QWEN_PROJECT_DIR",
-    cwd_key: "cwd",
-    start_with_result: false,
-    model_log: ModelLog::None,
-    marker: ".qwen",
-    program: "qwen",
-    setup: Some(Setup {
-        flag: "qwen",
-        form: HooksForm::Claude,
-        hooks_file: ".qwen/settings.json",
-        tool_matcher: ".*",
-        timeout: 30,
-        named: true,
-        mcp_file: ".qwen/settings.json",
-        mcp: McpFile::Json { server_type: None },
-        trust: "Qwen Code loads a project's hooks and MCP servers only in a trusted folder: trust this folder when Qwen Code asks (or turn folder trust off in ~/.qwen/settings.json: security.folderTrust.enabled = false).",
-    }),
-};
-
-/// Every dialect.
-pub static ALL: &[&Dialect] = &[
-    &CLAUDE_CODE,
-    &CODEX,
-    &GEMINI,
-    &COPILOT,
-    &QWEN,
-    &super::kimi::DIALECT,
-    &super::vibe::DIALECT,
-    &super::openhands::DIALECT,
-];
-
-/// The dialect of a host (`None`: the host has no command hooks).
-pub fn of(host: &str) -> Option<&'static Dialect> {
-    ALL.iter().copied().find(|d| d.host == host)
-}
-
-/// The dialect `hookwise init --<flag>` sets up.
-pub fn by_flag(flag: &str) -> Option<&'static Dialect> {
-    ALL.iter()
-        .copied()
-        .find(|d| d.setup.is_some_and(|s| s.flag == flag))
-}

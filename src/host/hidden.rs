@@ -199,7 +199,8 @@ fn exact_apply_patch(line: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::host::{choose, Role};
+    use crate::host::Role;
+    use crate::hosts::choose;
 
     fn p(id: &str) -> &'static Profile {
         choose(Some(id)).0

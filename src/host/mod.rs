@@ -1,10 +1,13 @@
-//! Host profiles: what each host's tools are and which argument keys they really read.
+//! The host kit: the words every host is described in — a [`Profile`] (its tools and the
+//! argument keys they really read, [`table`]), a command-hook host's [`dialect`] and
+//! [`answer`] — and reading a call's arguments as the host's tool reads them ([`args`]). The
+//! hosts themselves, one file each, and their registry are [`crate::hosts`].
 //!
 //! hookwise sits in the tool-call path of several hosts, and their tools differ: OpenCode's
 //! `write` reads `filePath`, OpenClaw's reads `path`, Claude Code's `Write` reads `file_path`.
 //! The core never guesses across hosts: the host names itself in the `init` call (`host`), and
 //! the gate, the trace, pre-action enforcement and context placement read that host's
-//! [`Profile`] ([`profiles`]). A new host is a profile here plus a thin JS adapter.
+//! [`Profile`].
 //!
 //! - A tool the profile does not name has role [`Role::Other`]. Under intent governance it is
 //!   gated like a write (**default deny**): only what the profile knows changes nothing by
@@ -33,28 +36,8 @@ mod gated;
 /// What a call really is: hidden shells and patches (issue 38; policy build).
 #[cfg(feature = "policy")]
 pub mod hidden;
-/// Kilo CLI, an OpenCode fork (its own section: `profile_kilo.rs`).
-pub mod profile_kilo;
-pub mod profiles;
-/// The command-hook hosts (Codex, Gemini CLI, Copilot CLI, Qwen Code): served by the policy
-/// core only (their hooks are `hook.event` calls), so the lean wasm does not carry them.
-#[cfg(feature = "policy")]
-pub mod profiles_cli;
-/// Kimi Code, Mistral Vibe, OpenHands: command-hook hosts, each one file (its tools, dialect
-/// and answers; policy core only, like the other command-hook hosts).
-#[cfg(feature = "policy")]
-pub mod kimi;
-#[cfg(feature = "policy")]
-pub mod openhands;
-#[cfg(feature = "policy")]
-pub mod vibe;
-/// pi's tools (an in-process extension host, like OpenCode: served by the lean core too).
-pub mod profiles_pi;
-/// Cline CLI's in-process plugin host (policy build: its adapter starts the policy core).
-#[cfg(feature = "policy")]
-pub mod profiles_cline;
-
-use crate::protocol::Log;
+/// The words a tool table is written in.
+pub mod table;
 
 /// What a tool does, as far as hookwise is concerned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,31 +68,8 @@ pub enum Context {
     ShellComment,
     /// A delimited markdown block before the prompt in `keys.prompt` (a model reads it).
     PromptBlock,
-    /// With the tool's result (see [`Profile::result`]); the arguments are never changed.
+    /// With the tool's result; the arguments are never changed.
     WithResult,
-}
-
-/// How a block reaches the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Block {
-    /// The hook throws; the error message is the tool result (OpenCode 1.x and 2.x).
-    Thrown,
-    /// The hook answers `{block: true, blockReason}` (OpenClaw) or `{block: true, reason}` (pi);
-    /// the reason is the tool message.
-    Reason,
-    /// `permissionDecision: "deny"` with a reason (Claude Code's hook protocol).
-    Deny,
-    /// The engine API answers `{blocked, reason}`; the extension shows the reason.
-    Answer,
-}
-
-/// Where context that goes "with the result" lands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ResultChannel {
-    /// Appended to the tool's output.
-    Output,
-    /// A separate context field beside the call (Claude Code's `additionalContext`).
-    ContextField,
 }
 
 /// The argument keys a tool's role reads. Several keys for one purpose only where one tool
@@ -168,7 +128,7 @@ pub const UNKNOWN: Tool = Tool {
 };
 
 /// One host.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct Profile {
     /// What the host sends in `init` (`host`).
     pub id: &'static str,
@@ -176,13 +136,37 @@ pub struct Profile {
     /// Tool tables; the first table naming a tool wins (the `vscode` profile puts its merged
     /// entries for shared names before the tables it combines).
     pub tools: &'static [&'static [Tool]],
-    pub block: Block,
-    pub result: ResultChannel,
     /// The host rewrites some paths before it writes them (OpenClaw: a leading `~` or `@`, a
     /// `file:` URL, a trailing `</arg_value>`, a `.docodex`-style extension): a path in such a
     /// form is refused ([`args::rewritten`]), as the file it names cannot be checked.
     pub rewrites_paths: bool,
+    /// The host's shell tools take a list of commands (Cline's `run_commands`): the command
+    /// lines a call runs, each to be read on its own (`None` from it: no form the host runs).
+    /// `None`: one command line under the tool's command key.
+    pub command_list: Option<fn(&serde_json::Value) -> Option<Vec<String>>>,
+    /// A read tool whose input names several files (Cline's `read_files`), and the files a
+    /// call of it reads.
+    pub multi_read: Option<(&'static str, fn(&serde_json::Value) -> Vec<&str>)>,
 }
+
+/// The rest of a profile when only its id, title and tools are given (`..PLAIN`).
+pub const PLAIN: Profile = Profile {
+    id: "",
+    title: "",
+    tools: &[],
+    rewrites_paths: false,
+    command_list: None,
+    multi_read: None,
+};
+
+/// Profiles are one per host: equal when they are the same host.
+impl PartialEq for Profile {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+    }
+}
+
+impl Eq for Profile {}
 
 impl Profile {
     /// The tool's entry, if this host has it.
@@ -242,87 +226,5 @@ impl Profile {
     }
 }
 
-/// The host when `init` names none: the engine API's.
-pub const DEFAULT: &str = "vscode";
-
-/// Every profile.
-#[cfg(not(feature = "policy"))]
-pub static ALL: &[&Profile] = &[
-    &profiles::OPENCODE,
-    &profiles::OPENCODE2,
-    &profiles::OPENCLAW,
-    &profiles::CLAUDE_CODE,
-    &profiles::VSCODE,
-    &profiles_pi::PI,
-    &profile_kilo::KILO,
-];
-
-/// Every profile (the policy core adds the command-hook hosts).
-#[cfg(feature = "policy")]
-pub static ALL: &[&Profile] = &[
-    &profiles::OPENCODE,
-    &profiles::OPENCODE2,
-    &profiles::OPENCLAW,
-    &profiles::CLAUDE_CODE,
-    &profiles::VSCODE,
-    &profiles_pi::PI,
-    &profiles_cli::CODEX,
-    &profiles_cli::GEMINI,
-    &profiles_cli::COPILOT,
-    &profiles_cli::QWEN,
-    &kimi::PROFILE,
-    &vibe::PROFILE,
-    &openhands::PROFILE,
-    &profiles_cline::CLINE,
-    &profile_kilo::KILO,
-];
-
-pub fn by_id(id: &str) -> Option<&'static Profile> {
-    ALL.iter().copied().find(|p| p.id == id)
-}
-
-/// The engine API's profile.
-pub fn default_profile() -> &'static Profile {
-    &profiles::VSCODE
-}
-
-/// The profile `init` asked for: none → the default; an unknown id → the default and a warning.
-pub fn choose(id: Option<&str>) -> (&'static Profile, Option<Log>) {
-    match id.map(str::trim).filter(|s| !s.is_empty()) {
-        None => (default_profile(), None),
-        Some(id) => match by_id(id) {
-            Some(p) => (p, None),
-            None => {
-                let known: Vec<&str> = ALL.iter().map(|p| p.id).collect();
-                let shown: String = id.chars().take(64).collect();
-                (
-                    default_profile(),
-                    Some(Log::warn(format!(
-                        "hookwise: unknown host {shown:?} (known: {}); using the {DEFAULT} profile",
-                        known.join(", ")
-                    ))),
-                )
-            }
-        },
-    }
-}
-
 #[cfg(test)]
-#[path = "tests.rs"]
 mod tests;
-
-#[cfg(all(test, feature = "policy"))]
-#[path = "engine_tests.rs"]
-mod engine_tests;
-
-#[cfg(all(test, feature = "policy"))]
-#[path = "cline_tests.rs"]
-mod cline_tests;
-
-#[cfg(test)]
-#[path = "opencode2_tests.rs"]
-mod opencode2_tests;
-
-#[cfg(test)]
-#[path = "pi_tests.rs"]
-mod pi_tests;

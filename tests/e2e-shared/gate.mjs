@@ -4,22 +4,21 @@
 // that names what is missing. Returns the suite's `skip` option.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { createRequire } from "node:module";
 
-const HOSTS = {
-  opencode: { needed: "OpenCode binary is available", missing: "OpenCode binary missing" },
-  claude: { needed: "Claude Code is available", missing: "Claude Code missing" },
-  openclaw: { needed: "OpenClaw install is available", missing: "OpenClaw install missing" },
-  codex: { needed: "Codex is available", missing: "Codex missing" },
-  gemini: { needed: "Gemini CLI is available", missing: "Gemini CLI missing" },
-  copilot: { needed: "Copilot CLI is available", missing: "Copilot CLI missing" },
-  qwen: { needed: "Qwen Code is available", missing: "Qwen Code missing" },
-  pi: { needed: "pi is available", missing: "pi missing" },
-  kilo: { needed: "Kilo CLI is available", missing: "Kilo CLI missing" },
+const require = createRequire(import.meta.url);
+
+/** Every host of the registry (js/hosts.json, generated from src/hosts/), by its id or `init` flag. */
+const HOSTS = require("../../js/hosts.json").hosts;
+const named = (host) => {
+  const h = HOSTS.find((x) => x.id === host || x.init === host);
+  if (!h) throw new Error(`no host ${JSON.stringify(host)} in js/hosts.json`);
+  return { needed: `${h.title} is available`, missing: `${h.title} missing` };
 };
 
-/** `gate`: the host lib's gate; `label`: the suite's name in the skip line; `host`: a key of HOSTS. */
+/** `gate`: the host lib's gate; `label`: the suite's name in the skip line; `host`: its id or `init` flag. */
 export function suiteGate(gate, label, host) {
-  const { needed, missing } = HOSTS[host] ?? { needed: `${host} is available`, missing: `${host} missing` };
+  const { needed, missing } = named(host);
   if (gate.skip) console.log(`# ${label} ${gate.skip}`);
   if (gate.error) test(`${needed} (required when CI is set)`, () => assert.fail(gate.error));
   return gate.skip || (gate.error ? missing : false);

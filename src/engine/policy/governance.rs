@@ -163,7 +163,7 @@ impl Wiring {
         now_ms: f64,
         random: String,
         failed: bool,
-        model_log: Option<(String, crate::host::model_log::ModelLog)>,
+        model_log: Option<crate::governance::ops::SessionLog>,
     ) -> gov::AfterOutput {
         if !self.on {
             return gov::AfterOutput::default();

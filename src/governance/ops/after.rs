@@ -2,6 +2,23 @@
 
 use super::*;
 
+/// A log the host writes as the session goes, and how to find the model of its latest model
+/// turn in the log's end (what a host whose hooks name no model hands governance: governance
+/// knows no host's log).
+#[cfg(feature = "policy")]
+#[derive(Debug, Clone)]
+pub struct SessionLog {
+    /// Its absolute path.
+    pub path: String,
+    /// The model of the latest model turn in the log's end (a first line cut short is
+    /// skipped), if any.
+    pub model: fn(&str) -> Option<String>,
+}
+
+/// The most of a session log's end read (its latest turns).
+#[cfg(feature = "policy")]
+pub const LOG_TAIL_BYTES: u64 = 256 * 1024;
+
 /// `tool.after` input: the call again, plus what the host knows now.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -21,11 +38,11 @@ pub struct AfterInput {
     pub head: Option<String>,
     /// `provider/model`, when known (else the one the session last reported).
     pub model_id: Option<String>,
-    /// The host's log of the session's model turns ([`crate::host::model_log::path`]), read
-    /// only when a record is written and `model_id` is unknown.
+    /// The host's log of the session's model turns, handed in by the host layer: read only
+    /// when a record is written and `model_id` is unknown.
     #[cfg(feature = "policy")]
     #[serde(skip)]
-    pub model_log: Option<(String, crate::host::model_log::ModelLog)>,
+    pub model_log: Option<SessionLog>,
     /// The tool failed: nothing is recorded.
     pub failed: bool,
 }
@@ -121,27 +138,23 @@ pub async fn tool_after(io: &Io, gov: &Governance, input: &AfterInput) -> AfterO
 }
 
 /// The model of the latest model turn in a host's session log. A host may write its log a
-/// little behind the calls it reports (Copilot CLI's events.jsonl: a postToolUse hook 110 ms
-/// after the model's turn was seen not to find it yet), so a log without a model turn is read
-/// again, twice, 100 ms apart; no log at all, nothing to wait for.
+/// little behind the calls it reports (one was seen to run a post-tool hook 110 ms after the
+/// model's turn and not have it in its log yet), so a log without a model turn is read again,
+/// twice, 100 ms apart; no log at all, nothing to wait for.
 #[cfg(feature = "policy")]
-async fn logged_model(
-    io: &Io,
-    path: &str,
-    log: crate::host::model_log::ModelLog,
-) -> Option<String> {
+async fn logged_model(io: &Io, log: &SessionLog) -> Option<String> {
     for attempt in 0..3 {
         if attempt > 0 {
             let _ = io.request(Request::Sleep { ms: 100 }).await;
         }
         let v = io
             .request(Request::ReadTail {
-                path: path.to_string(),
-                max_bytes: crate::host::model_log::TAIL_BYTES,
+                path: log.path.clone(),
+                max_bytes: LOG_TAIL_BYTES,
             })
             .await;
         let text = serde_json::from_value::<ReadResult>(v).ok()?.text?;
-        if let Some(m) = crate::host::model_log::model(log, &text) {
+        if let Some(m) = (log.model)(&text) {
             return Some(m);
         }
     }
@@ -384,8 +397,8 @@ async fn append_trace(
     let mut model = input.model_id.clone().filter(|m| !m.is_empty());
     #[cfg(feature = "policy")]
     if model.is_none() {
-        if let Some((path, log)) = &input.model_log {
-            model = logged_model(io, path, *log).await;
+        if let Some(log) = &input.model_log {
+            model = logged_model(io, log).await;
         }
     }
     let model = model.or_else(|| gov.model(&input.session_id));

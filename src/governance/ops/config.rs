@@ -33,7 +33,7 @@ pub struct GovConfig {
 
 impl Default for GovConfig {
     fn default() -> Self {
-        GovConfig::for_host(host::default_profile())
+        GovConfig::for_host(crate::hosts::default_profile())
     }
 }
 
@@ -55,7 +55,7 @@ impl GovConfig {
     /// `{enabled, mutatingTools, readOnlyTools, readTools, staleWrites}`. Bad values warn and
     /// keep the default.
     pub fn from_options(v: Option<&Value>) -> (GovConfig, Vec<Log>) {
-        GovConfig::from_options_on(v, host::default_profile())
+        GovConfig::from_options_on(v, crate::hosts::default_profile())
     }
 
     /// [`GovConfig::from_options`] with `host`'s defaults.

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::tests::cli_host;
 use super::*;
-use crate::host::answer::tests::codex_valid;
+use crate::hosts::tests::answers::codex_valid;
 use crate::testing::drive::drive_with;
 use crate::testing::TestHost;
 
@@ -529,7 +529,7 @@ fn copilot_and_qwen_gate_their_own_file_tools_and_keys() {
 fn hostile_payloads_never_panic_in_any_dialect() {
     for host in ["codex", "gemini", "copilot", "qwen"] {
         let (mut e, mut fs) = governed(host);
-        let d = crate::host::dialect::of(host).unwrap();
+        let d = crate::hosts::dialect_of(host).unwrap();
         for (name, _) in d.events {
             for input in [
                 json!(null),

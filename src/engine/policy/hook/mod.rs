@@ -50,7 +50,7 @@ use serde_json::{json, Value};
 
 use crate::engine::{Call, Engine, ToolAfterCall, ToolBeforeCall};
 use crate::host::answer::{render, Answer};
-use crate::host::dialect::{self, Dialect, Event};
+use crate::host::dialect::{Dialect, Event};
 use crate::protocol::{Log, Mutation, PathKey};
 use crate::runtime::Step;
 use crate::session::SessionInfo;
@@ -82,7 +82,7 @@ pub struct Hook {
     #[serde(default)]
     pub unreadable: Option<String>,
     /// The environment variables the host's model log needs (`envKeys` of
-    /// `js/dialects.json`: [`crate::host::model_log::env_keys`]), as the hook process has them.
+    /// `js/dialects.json`: [`crate::host::model_log::ModelLog::env_keys`]), as the hook process has them.
     #[serde(default)]
     pub env: Value,
 }
@@ -121,7 +121,7 @@ pub fn start(engine: &mut Engine, hook: Hook) -> Step {
             _ => None,
         },
     });
-    let d: &'static Dialect = dialect::of(host).unwrap_or(&dialect::CLAUDE_CODE);
+    let d: &'static Dialect = crate::hosts::dialect_of(host).unwrap_or(&crate::hosts::claude::DIALECT);
     let Some(&(name, kind)) = d.events.iter().find(|e| e.0 == hook.event) else {
         let log = Log::debug(format!(
             "hook.event: no answer for the `{}` event of {host}",
@@ -136,8 +136,10 @@ pub fn start(engine: &mut Engine, hook: Hook) -> Step {
     match kind {
         Event::PreTool => pre_tool_use(engine, d, name, &p, session_id, hook.unreadable.as_deref()),
         Event::PostTool => {
-            let log = crate::host::model_log::path(d.model_log, &hook.input, &hook.env)
-                .map(|path| (path, d.model_log));
+            let log = d.model_log.and_then(|m| {
+                (m.path)(&hook.input, &hook.env)
+                    .map(|path| crate::governance::ops::SessionLog { path, model: m.model })
+            });
             post_tool_use(engine, d, name, &p, session_id, hook.random, log)
         }
         Event::Prompt if matches!(hook.input.get("prompt"), Some(Value::String(s)) if s.is_empty()) => {
@@ -451,7 +453,7 @@ fn post_tool_use(
     p: &Payload<'_>,
     session_id: String,
     random: String,
-    model_log: Option<(String, crate::host::model_log::ModelLog)>,
+    model_log: Option<crate::governance::ops::SessionLog>,
 ) -> Step {
     let tool = p.str("tool_name");
     match d.own_tool(&tool) {

@@ -125,7 +125,7 @@ fn kimi_denies_in_hook_specific_output_and_says_nothing_otherwise() {
 
 #[test]
 fn kimis_entries_are_quiet_where_no_hookwise_is_found_and_never_deny_for_it() {
-    let d = crate::host::dialect::by_flag("kimi").expect("kimi");
+    let d = crate::hosts::by_flag("kimi").expect("kimi");
     let s = d.setup.expect("setup");
     let hooks = setup_cli::toml_hooks(d, &s, false, true);
     assert_eq!(hooks.len(), 3);
@@ -143,7 +143,7 @@ fn kimis_entries_are_quiet_where_no_hookwise_is_found_and_never_deny_for_it() {
     assert_eq!(a["userHome"]["var"], "KIMI_CODE_HOME");
     assert_eq!(a["mcpFile"], ".kimi-code/mcp.json");
     // every answer with nothing to say is empty output
-    let t = crate::host::answer::js_table();
+    let t = crate::hosts::tables::dialects();
     for (_, v) in t["kimi"]["empty"].as_object().unwrap() {
         assert_eq!(v, "");
     }
@@ -217,7 +217,7 @@ fn vibe_gives_the_sessions_start_context_with_its_first_result_once() {
     let again = post(&mut e, &mut fs);
     assert!(!text(&again).contains("INT-1: Login form"), "once: {again}");
     // the entries: TOML tables, the gate's strict
-    let d = crate::host::dialect::by_flag("vibe").expect("vibe");
+    let d = crate::hosts::by_flag("vibe").expect("vibe");
     let s = d.setup.expect("setup");
     let hooks = setup_cli::toml_hooks(d, &s, false, true);
     let pre = hooks[0]["text"].as_str().unwrap();

@@ -105,7 +105,7 @@ impl Command<'_> {
 pub fn settings_hooks(fail_closed: bool, command: Option<Command>, server: &str) -> Value {
     let deny = fail_closed.then(|| {
         crate::host::answer::deny(
-            &crate::host::dialect::CLAUDE_CODE,
+            &crate::hosts::claude::DIALECT,
             super::setup_cli::NOT_FOUND,
         )
     });

@@ -170,7 +170,7 @@ fn server_argv(host: &str, global: bool) -> (String, Vec<String>) {
         "hookwise".to_string()
     } else {
         args.push("-e".into());
-        let var = dialect::of(host).map_or("", |d| d.project_dir_var);
+        let var = crate::hosts::dialect_of(host).map_or("", |d| d.project_dir_var);
         args.push(launcher(var, "", 1));
         "node".to_string()
     };
@@ -279,11 +279,13 @@ pub fn answer(input: &Value) -> Value {
     let global = input.get("global").and_then(Value::as_bool) == Some(true);
     let fail_closed = input.get("failClosed").and_then(Value::as_bool) == Some(true);
     let Some(flag) = input.get("host").and_then(Value::as_str) else {
-        let hosts: Vec<Value> = dialect::ALL
-            .iter()
+        let hosts: Vec<Value> = crate::hosts::dialects()
             .map(|d| {
                 let flag = d.setup.map_or("claude", |s| s.flag);
-                json!({"host": d.host, "flag": flag, "marker": d.marker, "program": d.program,
+                let f = crate::hosts::facts(d.host);
+                let marker = f.and_then(|f| f.markers.first().copied()).unwrap_or("");
+                let program = f.map_or("", |f| f.program);
+                json!({"host": d.host, "flag": flag, "marker": marker, "program": program,
                        "hooksFile": d.setup.map_or(".claude/settings.json", |s| s.hooks_file),
                        "hooksForm": d.setup.map_or("json", |s| form_name(s.form)),
                        "userHome": d.setup.and_then(|s| user_home(s.form)),
@@ -297,7 +299,7 @@ pub fn answer(input: &Value) -> Value {
             .collect();
         return json!({"hosts": hosts, "logs": []});
     };
-    let Some(d) = dialect::by_flag(flag) else {
+    let Some(d) = crate::hosts::by_flag(flag) else {
         return json!({"error": format!("no command-hook host {:?}", flag.chars().take(32).collect::<String>()), "logs": []});
     };
     let s = d.setup.expect("a host init sets up");

@@ -6,7 +6,7 @@
 //! replaceAll}` (`apply_patch {patchText}` in its place for `gpt-` models, as in OpenCode),
 //! `read {filePath, offset, limit}`, `task {description, prompt, subagent_type, …}`, `glob`,
 //! `grep`, `webfetch`, `todowrite`, `skill` — OpenCode 1.x's names and keys, so that table is
-//! shared ([`super::profiles::OPENCODE_SHARED`]) — and Kilo's own: `background_process {action,
+//! shared ([`super::opencode::OPENCODE_SHARED`]) — and Kilo's own: `background_process {action,
 //! command, workdir, …}` (starts `command` as a long-running process), `board_post`,
 //! `board_read`, `schedule_wakeup`, `cancel_wakeup`, `kilo_local_recall`. More tool ids are
 //! defined in the binary (`bin/kilo`) and offered by settings or modes: `notebook_edit {path,
@@ -32,10 +32,12 @@
 //! The lean core needs only where context goes (the shared table and Kilo's `bash`); the policy
 //! core adds Kilo's own tools for the gate, enforcement and the trace.
 
+use super::opencode::OPENCODE_SHARED;
+use super::{Cli, Facts, Kind};
 #[cfg(feature = "policy")]
-use super::profiles::{edit, file_only, read, reader};
-use super::profiles::{shell, OPENCODE_SHARED, W};
-use super::{Block, Profile, ResultChannel, Tool};
+use crate::host::table::{edit, file_only, read, reader};
+use crate::host::table::{shell, W};
+use crate::host::{Profile, Tool, PLAIN};
 
 /// Kilo's `bash`: OpenCode 1.x's keys, its context with the result (before the shared table,
 /// whose first entry of a name wins).
@@ -53,23 +55,41 @@ const KILO_TOOLS: &[Tool] = &[
     reader("semantic_search"),
 ];
 
-pub static KILO: Profile = Profile {
+pub static PROFILE: Profile = Profile {
     id: "kilo",
     title: "Kilo CLI",
     #[cfg(feature = "policy")]
     tools: &[KILO_SHELL, KILO_TOOLS, OPENCODE_SHARED],
     #[cfg(not(feature = "policy"))]
     tools: &[KILO_SHELL, OPENCODE_SHARED],
-    block: Block::Thrown,
-    result: ResultChannel::Output,
-    rewrites_paths: false,
+    ..PLAIN
+};
+
+pub const FACTS: Facts = Facts {
+    kind: Kind::Plugin,
+    init: "kilo",
+    config_files: &[".kilo/plugin/hookwise.js"],
+    markers: &[".kilo", ".kilocode", "kilo.json", "kilo.jsonc"],
+    program: "kilo",
+    // 7.7.7: the newest whose Linux binary (@kilocode/cli-linux-x64) the registry serves (7.8.1's
+    // is missing); the entry point is that Bun-compiled binary (docs/kilo.md)
+    cli: Some(Cli {
+        package: "@kilocode/cli",
+        version: "7.7.7",
+        install_flags: "",
+        entry: "@kilocode/cli-linux-x64/bin/kilo",
+        native: true,
+    }),
+    setup: "scripts/setup-clis.sh kilo",
+    e2e: "tests/e2e-kilo",
 };
 
 #[cfg(test)]
 mod tests {
-    use super::super::profiles::OPENCODE;
-    use super::super::{Context, Role};
+    use super::super::opencode::PROFILE as OPENCODE;
+    use super::PROFILE as KILO;
     use super::*;
+    use crate::host::{Context, Role};
 
     #[test]
     fn kilo_shares_opencode_1x_tools_and_keys_and_not_the_ones_it_lacks() {
@@ -95,7 +115,6 @@ mod tests {
             assert!(OPENCODE.tool(t).is_some(), "{t}");
             assert_eq!(KILO.role(t), Role::Other, "{t} is not Kilo's: gated");
         }
-        assert_eq!((KILO.block, KILO.result), (OPENCODE.block, OPENCODE.result));
     }
 
     #[cfg(feature = "policy")]

@@ -14,10 +14,11 @@
 //! block is `{block: true, reason}`: the reason is the tool result the model reads. The write
 //! and edit tools resolve a path with `expandPath` (`tools/path-utils.js`: a leading `@`
 //! dropped, `~` the home folder, Unicode spaces made plain): such paths are refused
-//! ([`super::args::rewritten`]).
+//! ([`crate::host::args::rewritten`]).
 
-use super::profiles::{edit, read, reader, shell, write, TEXT_EDITS, W};
-use super::{Block, Profile, ResultChannel, Tool};
+use super::{Cli, Facts, Kind};
+use crate::host::table::{edit, read, reader, shell, write, TEXT_EDITS, W};
+use crate::host::{Profile, Tool, PLAIN};
 
 const PI_TOOLS: &[Tool] = &[
     shell("bash", W),
@@ -31,11 +32,27 @@ const PI_TOOLS: &[Tool] = &[
     reader("ls"),
 ];
 
-pub static PI: Profile = Profile {
+pub static PROFILE: Profile = Profile {
     id: "pi",
     title: "pi",
     tools: &[PI_TOOLS],
-    block: Block::Reason,
-    result: ResultChannel::Output,
     rewrites_paths: true,
+    ..PLAIN
+};
+
+pub const FACTS: Facts = Facts {
+    kind: Kind::Plugin,
+    init: "pi",
+    config_files: &[".pi/settings.json"],
+    markers: &[".pi"],
+    program: "pi",
+    cli: Some(Cli {
+        package: "@mariozechner/pi-coding-agent",
+        version: "0.73.1",
+        install_flags: "--ignore-scripts",
+        entry: "@mariozechner/pi-coding-agent/dist/cli.js",
+        native: false,
+    }),
+    setup: "scripts/setup-clis.sh pi",
+    e2e: "tests/e2e-pi",
 };

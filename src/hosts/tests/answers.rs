@@ -3,8 +3,8 @@
 
 use serde_json::{json, Value};
 
-use super::*;
-use crate::host::dialect::{self, Dialect, Event};
+use crate::host::answer::*;
+use crate::host::dialect::{Dialect, Event};
 
 /// Every answer the core can give, with awkward texts (quotes, tags, an empty one).
 fn answers() -> Vec<Answer> {
@@ -115,7 +115,7 @@ pub(crate) fn codex_valid(event: &str, text: &str) -> Result<(), String> {
 
 #[test]
 fn every_codex_answer_is_valid_against_its_event_schema() {
-    let d = &dialect::CODEX;
+    let d = &crate::hosts::codex::DIALECT;
     let mut n = 0;
     for (name, kind) in d.events {
         for a in answers() {
@@ -151,7 +151,7 @@ fn every_codex_answer_is_valid_against_its_event_schema() {
 
 #[test]
 fn a_codex_deny_blocks_and_a_rewrite_runs_with_an_allow() {
-    let d = &dialect::CODEX;
+    let d = &crate::hosts::codex::DIALECT;
     let deny: Value = serde_json::from_str(&deny(d, "R")).unwrap();
     assert_eq!(
         deny,
@@ -194,7 +194,7 @@ fn parsed(d: &Dialect, name: &str, kind: Event, a: Answer) -> Value {
 
 #[test]
 fn gemini_blocks_at_the_top_level_and_reads_context_in_hook_specific_output() {
-    let d = &dialect::GEMINI;
+    let d = &crate::hosts::gemini::DIALECT;
     let deny = parsed(
         d,
         "BeforeTool",
@@ -234,7 +234,7 @@ fn gemini_blocks_at_the_top_level_and_reads_context_in_hook_specific_output() {
 
 #[test]
 fn copilot_reads_context_only_at_the_top_level() {
-    let d = &dialect::COPILOT;
+    let d = &crate::hosts::copilot::DIALECT;
     for (name, kind) in [
         ("PostToolUse", Event::PostTool),
         ("UserPromptSubmit", Event::Prompt),
@@ -267,7 +267,7 @@ fn copilot_reads_context_only_at_the_top_level() {
 
 #[test]
 fn qwen_never_writes_a_rewrite_it_would_not_apply() {
-    let d = &dialect::QWEN;
+    let d = &crate::hosts::qwen::DIALECT;
     for (name, kind) in d.events {
         for a in answers() {
             let t = render(d, name, *kind, a);
@@ -299,7 +299,7 @@ fn qwen_never_writes_a_rewrite_it_would_not_apply() {
 
 #[test]
 fn claude_code_answers_as_before() {
-    let d = &dialect::CLAUDE_CODE;
+    let d = &crate::hosts::claude::DIALECT;
     assert_eq!(
         parsed(
             d,
@@ -348,36 +348,11 @@ fn claude_code_answers_as_before() {
 
 #[test]
 fn every_dialect_can_deny_and_each_deny_names_the_reason() {
-    for d in dialect::ALL {
+    for d in crate::hosts::dialects() {
         let t = deny(d, "the reason");
         assert!(t.contains("the reason"), "{}: {t}", d.host);
         assert!(d.name_of(Event::PreTool).is_some(), "{}", d.host);
         // every dialect's host has a profile
-        assert!(crate::host::by_id(d.host).is_some(), "{}", d.host);
-    }
-}
-
-/// `js/dialects.json` is this table (run with `HOOKWISE_BLESS=1` to write it after a change).
-#[test]
-fn the_js_glue_has_the_dialects_table_the_core_has() {
-    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/js/dialects.json");
-    let want = js_table();
-    let text = format!("{}\n", serde_json::to_string_pretty(&want).unwrap());
-    if std::env::var("HOOKWISE_BLESS").is_ok_and(|v| v == "1") {
-        std::fs::write(file, &text).unwrap();
-    }
-    let have: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap_or_default())
-        .unwrap_or(Value::Null);
-    assert_eq!(
-        have, want,
-        "js/dialects.json is stale: HOOKWISE_BLESS=1 cargo test --all-features dialects_table"
-    );
-    // a reason put in as the glue does stays one JSON string
-    for d in dialect::ALL {
-        let tpl = want[d.host]["deny"].as_str().unwrap();
-        let reason = "a \"quoted\" {reason}\n<tag>";
-        let esc = serde_json::to_string(reason).unwrap();
-        let filled = tpl.replacen("{reason}", &esc[1..esc.len() - 1], 1);
-        assert_eq!(filled, deny(d, reason), "{}", d.host);
+        assert!(crate::hosts::by_id(d.host).is_some(), "{}", d.host);
     }
 }

@@ -25,11 +25,11 @@
 
 use serde::Serialize;
 
-use super::answer::Answer;
-use super::dialect::{Dialect, Event, HooksForm, McpFile, Setup, Shape};
-use super::model_log::ModelLog;
-use super::profiles::{edit, read, reader, replace, shell, write, W};
-use super::{Block, Profile, ResultChannel, Tool};
+use super::{Cli, Facts, Kind};
+use crate::host::answer::Answer;
+use crate::host::dialect::{Dialect, Event, HooksForm, McpFile, Setup};
+use crate::host::table::{edit, read, reader, replace, shell, write, W};
+use crate::host::{Profile, Tool, PLAIN};
 
 // `dist/main.mjs` 2.1.0, the tools as offered to the model (their zod schemas): `Bash {command,
 // cwd, timeout, description, run_in_background}`, `Write {path, content, mode}`, `Edit {path,
@@ -68,14 +68,13 @@ pub static PROFILE: Profile = Profile {
     id: "kimi",
     title: "Kimi Code",
     tools: &[TOOLS],
-    block: Block::Deny,
-    result: ResultChannel::ContextField,
     rewrites_paths: false,
+    ..PLAIN
 };
 
 pub static DIALECT: Dialect = Dialect {
-    host: "kimi",
-    shape: Shape::Kimi,
+    host: PROFILE.id,
+    render,
     // no SessionStart: its output reaches no model, and the session's start context goes with
     // the first prompt
     events: &[
@@ -90,9 +89,7 @@ pub static DIALECT: Dialect = Dialect {
     project_dir_var: "",
     cwd_key: "cwd",
     start_with_result: false,
-    model_log: ModelLog::None,
-    marker: ".kimi-code",
-    program: "kimi",
+    model_log: None,
     setup: Some(Setup {
         flag: "kimi",
         hooks_file: "config.toml",
@@ -126,7 +123,7 @@ struct Hso {
 }
 
 /// Kimi Code's answer: a deny, or the prompt's context; anything else is empty output.
-pub fn render(kind: Event, a: Answer) -> String {
+fn render(_event: &str, kind: Event, a: Answer) -> String {
     let out = match (kind, a) {
         (Event::PreTool, Answer::Deny { reason }) => Out {
             hso: Some(Hso {
@@ -143,3 +140,23 @@ pub fn render(kind: Event, a: Answer) -> String {
     };
     serde_json::to_string(&out).unwrap_or_default()
 }
+
+pub const FACTS: Facts = Facts {
+    kind: Kind::CommandHook,
+    init: "kimi",
+    // the user's ~/.kimi-code/config.toml (its hooks) and the project's MCP file
+    config_files: &["~/.kimi-code/config.toml", ".kimi-code/mcp.json"],
+    markers: &[".kimi-code"],
+    program: "kimi",
+    // its install script only renames a legacy global `kimi` shim: skipped; runs on Node >= 22.19
+    // (scripts/setup-clis.sh installs node22 beside it)
+    cli: Some(Cli {
+        package: "@moonshot-ai/kimi-code",
+        version: "2.1.0",
+        install_flags: "--ignore-scripts",
+        entry: "@moonshot-ai/kimi-code/dist/main.mjs",
+        native: false,
+    }),
+    setup: "scripts/setup-clis.sh node22 kimi",
+    e2e: "tests/e2e-kimi",
+};

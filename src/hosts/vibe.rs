@@ -26,11 +26,11 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::answer::Answer;
-use super::dialect::{Dialect, Event, HooksForm, McpFile, Setup, Shape};
-use super::model_log::ModelLog;
-use super::profiles::{edit, read, reader, replace, shell, write, W};
-use super::{Block, Profile, ResultChannel, Tool};
+use super::{Cli, Facts, Kind};
+use crate::host::answer::Answer;
+use crate::host::dialect::{Dialect, Event, HooksForm, McpFile, Setup};
+use crate::host::table::{edit, read, reader, replace, shell, write, W};
+use crate::host::{Profile, Tool, PLAIN};
 
 // The tools as hooks name them (`vibe/app_server/_unified_permissions.py`: the runtime's
 // builtins `file_system.read_file {path}`, `file_system.write_file {path, content}`,
@@ -88,14 +88,13 @@ pub static PROFILE: Profile = Profile {
     id: "vibe",
     title: "Mistral Vibe",
     tools: &[TOOLS],
-    block: Block::Deny,
-    result: ResultChannel::Output,
     rewrites_paths: false,
+    ..PLAIN
 };
 
 pub static DIALECT: Dialect = Dialect {
-    host: "vibe",
-    shape: Shape::Vibe,
+    host: PROFILE.id,
+    render,
     events: &[("pre_tool", Event::PreTool), ("post_tool", Event::PostTool)],
     call_id: &["tool_call_id"],
     pre_context: false,
@@ -106,9 +105,7 @@ pub static DIALECT: Dialect = Dialect {
     project_dir_var: "",
     cwd_key: "cwd",
     start_with_result: true,
-    model_log: ModelLog::None,
-    marker: ".vibe",
-    program: "vibe",
+    model_log: None,
     setup: Some(Setup {
         flag: "vibe",
         hooks_file: ".vibe/hooks.toml",
@@ -142,7 +139,7 @@ struct Hso {
 
 /// Mistral Vibe's answer: a deny, a rewritten input, or context for a result; nothing to say
 /// is empty output (Vibe's pass-through).
-pub fn render(kind: Event, a: Answer) -> String {
+fn render(_event: &str, kind: Event, a: Answer) -> String {
     let out = match (kind, a) {
         (Event::PreTool, Answer::Deny { reason }) => Out {
             decision: Some("deny"),
@@ -177,3 +174,22 @@ pub fn render(kind: Event, a: Answer) -> String {
     };
     serde_json::to_string(&out).unwrap_or_default()
 }
+
+pub const FACTS: Facts = Facts {
+    kind: Kind::CommandHook,
+    init: "vibe",
+    config_files: &[".vibe/hooks.toml", ".vibe/config.toml"],
+    markers: &[".vibe"],
+    program: "vibe",
+    // a PyPI package: scripts/setup-clis.sh installs it into a venv (`pypi:`; Python >= 3.12),
+    // its wheel with its requirements and certifi unpinned (its pin is not on PyPI)
+    cli: Some(Cli {
+        package: "pypi:mistral-vibe",
+        version: "3.0.3",
+        install_flags: "",
+        entry: "venv/bin/vibe",
+        native: true,
+    }),
+    setup: "scripts/setup-clis.sh vibe",
+    e2e: "tests/e2e-vibe",
+};

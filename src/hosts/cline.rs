@@ -17,8 +17,9 @@
 //! teammates (each runs tools of its own through the same hooks), `skills` runs a configured
 //! skill: none of them is listed, so under governance they need an intent (default deny).
 
-use super::profiles::{edit, file_only, patch, read, reader, subagent, tool, W};
-use super::{Block, Keys, Profile, ResultChannel, Role, Tool, NONE};
+use super::{Cli, Facts, Kind};
+use crate::host::table::{edit, file_only, patch, read, reader, subagent, tool, W};
+use crate::host::{Keys, Profile, Role, Tool, NONE, PLAIN};
 
 const CLINE_TOOLS: &[Tool] = &[
     // `commands`: a list (see [`commands`]); context goes with the result
@@ -43,15 +44,15 @@ const CLINE_TOOLS: &[Tool] = &[
     reader("submit_and_exit"),
 ];
 
-pub static CLINE: Profile = Profile {
+pub static PROFILE: Profile = Profile {
     id: "cline",
     title: "Cline CLI",
     tools: &[CLINE_TOOLS],
-    // `beforeTool` answers `{skip: true, reason}`: the reason is the tool's error the model reads
-    block: Block::Reason,
-    // `afterTool` answers `{appendContext}`: a `<hook_context>` message after the tool result
-    result: ResultChannel::ContextField,
-    rewrites_paths: false,
+    // `run_commands` takes a list of commands, each run on its own
+    command_list: Some(commands),
+    // `read_files` reads a list of files
+    multi_read: Some(("read_files", read_files)),
+    ..PLAIN
 };
 
 /// The command lines a call of Cline's `run_commands` runs, each to be read on its own (Cline
@@ -221,7 +222,19 @@ pub fn read_files(args: &serde_json::Value) -> Vec<&str> {
     out
 }
 
-/// The tool of `host` whose command key holds Cline's list forms.
-pub fn is_list_shell(host: &Profile, tool: &str) -> bool {
-    host.id == CLINE.id && host.entry(tool).role == Role::Shell
-}
+pub const FACTS: Facts = Facts {
+    kind: Kind::Plugin,
+    init: "cline",
+    config_files: &[".cline/plugins/hookwise.js"],
+    markers: &[".cline"],
+    program: "cline",
+    cli: Some(Cli {
+        package: "cline",
+        version: "3.0.65",
+        install_flags: "--ignore-scripts",
+        entry: "cline/bin/cline",
+        native: false,
+    }),
+    setup: "scripts/setup-clis.sh cline",
+    e2e: "tests/e2e-cline",
+};

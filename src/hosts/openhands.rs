@@ -21,11 +21,11 @@
 
 use serde::Serialize;
 
-use super::answer::Answer;
-use super::dialect::{Dialect, Event, HooksForm, McpFile, Setup, Shape};
-use super::model_log::ModelLog;
-use super::profiles::{edit, file_only, reader, shell, W};
-use super::{Block, Profile, ResultChannel, Tool};
+use super::{Cli, Facts, Kind};
+use crate::host::answer::Answer;
+use crate::host::dialect::{Dialect, Event, HooksForm, McpFile, Setup};
+use crate::host::table::{edit, file_only, reader, shell, W};
+use crate::host::{Profile, Tool, PLAIN};
 
 // openhands-sdk 1.21.0 (`openhands/tools/…`), as offered to the model: `terminal {command,
 // is_input, timeout, reset, security_risk}`, `file_editor {command: view|create|str_replace|
@@ -44,14 +44,13 @@ pub static PROFILE: Profile = Profile {
     id: "openhands",
     title: "OpenHands",
     tools: &[TOOLS],
-    block: Block::Deny,
-    result: ResultChannel::ContextField,
     rewrites_paths: false,
+    ..PLAIN
 };
 
 pub static DIALECT: Dialect = Dialect {
-    host: "openhands",
-    shape: Shape::OpenHands,
+    host: PROFILE.id,
+    render,
     // SessionStart's output reaches no model: the session's start context goes with the first
     // prompt; no compaction event exists
     events: &[
@@ -67,9 +66,7 @@ pub static DIALECT: Dialect = Dialect {
     project_dir_var: "OPENHANDS_PROJECT_DIR",
     cwd_key: "working_dir",
     start_with_result: false,
-    model_log: ModelLog::None,
-    marker: ".openhands",
-    program: "openhands",
+    model_log: None,
     setup: Some(Setup {
         flag: "openhands",
         hooks_file: ".openhands/hooks.json",
@@ -94,7 +91,7 @@ struct Out {
 }
 
 /// OpenHands' answer: a deny, or the prompt's context.
-pub fn render(kind: Event, a: Answer) -> String {
+fn render(_event: &str, kind: Event, a: Answer) -> String {
     let mut out = Out {
         decision: None,
         reason: None,
@@ -112,3 +109,21 @@ pub fn render(kind: Event, a: Answer) -> String {
     }
     serde_json::to_string(&out).unwrap_or_else(|_| "{}".into())
 }
+
+pub const FACTS: Facts = Facts {
+    kind: Kind::CommandHook,
+    init: "openhands",
+    config_files: &[".openhands/hooks.json"],
+    markers: &[".openhands"],
+    program: "openhands",
+    // a PyPI package: scripts/setup-clis.sh installs it into a venv (`pypi:`; Python >= 3.12)
+    cli: Some(Cli {
+        package: "pypi:openhands",
+        version: "1.16.0",
+        install_flags: "",
+        entry: "venv/bin/openhands",
+        native: true,
+    }),
+    setup: "scripts/setup-clis.sh openhands",
+    e2e: "tests/e2e-openhands",
+};

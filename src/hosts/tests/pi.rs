@@ -2,8 +2,9 @@
 //! the trace and enforcement reading them through the engine as a model in pi would call them
 //! (policy build).
 
-use super::profiles_pi::PI;
 use super::*;
+use crate::hosts::pi::PROFILE as PI;
+use crate::hosts::{by_id, choose};
 
 fn sorted(mut v: Vec<String>) -> Vec<String> {
     v.sort();
@@ -37,10 +38,6 @@ fn pi_is_its_own_profile_with_its_tools_and_keys() {
     for t in PI.all() {
         assert_eq!(t.context, Context::WithResult, "{}", t.name);
     }
-    assert_eq!(
-        (PI.block, PI.result),
-        (Block::Reason, ResultChannel::Output)
-    );
     assert!(PI.rewrites_paths);
 }
 
@@ -65,7 +62,7 @@ mod engine {
     use serde_json::{json, Value};
 
     use crate::engine::Engine;
-    use crate::host::engine_tests::{blocked, blocked_with, drive, passes, FORCE_SOP, INTENTS};
+    use crate::hosts::tests::engine::{blocked, blocked_with, drive, passes, FORCE_SOP, INTENTS};
     use crate::testing::TestHost;
 
     fn init(fs: &mut TestHost) -> (Engine, Value) {
@@ -221,9 +218,7 @@ mod engine {
                 "random": "00112233445566778899aabbccddeeff", "failed": false}),
         );
         assert!(a.get("error").is_none(), "{a}");
-        let log = fs
-            .trace("/w")
-            .expect("a record");
+        let log = fs.trace("/w").expect("a record");
         let rec: Value = serde_json::from_str(log.lines().next().unwrap()).unwrap();
         assert_eq!(rec["files"][0]["path"], "src/billing/b.ts", "{rec}");
         assert_eq!(

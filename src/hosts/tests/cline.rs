@@ -2,11 +2,11 @@
 //! hidden in a later list item or across items, the governance folder named in any item, and
 //! the tools it offers that the profile does not know.
 
-use super::profiles_cline::{commands, CLINE};
-use super::Role;
 use crate::enforce::config::Settings;
 use crate::enforce::extract::{extract_on, Risk, Situation};
 use crate::governance::ops::guard::shell_names_governance;
+use crate::host::Role;
+use crate::hosts::cline::{commands, PROFILE as CLINE};
 use serde_json::{json, Value};
 
 fn lines(v: Value) -> Vec<String> {
@@ -140,7 +140,7 @@ fn only_what_changes_nothing_runs_without_an_intent() {
 
 #[test]
 fn read_files_paths_in_every_form() {
-    use super::profiles_cline::read_files;
+    use crate::hosts::cline::read_files;
     assert_eq!(
         read_files(&json!({"files": [{"path": "a"}, "b"]})),
         vec!["a", "b"]

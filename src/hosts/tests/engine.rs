@@ -151,7 +151,16 @@ fn claude_code_names_are_gated_with_their_keys() {
     let (mut e, mut fs, r) = governed(Some(json!("claude-code")));
     assert_eq!(
         watched(&r),
-        ["Bash", "Edit", "Monitor", "MultiEdit", "NotebookEdit", "PowerShell", "Read", "Write"]
+        [
+            "Bash",
+            "Edit",
+            "Monitor",
+            "MultiEdit",
+            "NotebookEdit",
+            "PowerShell",
+            "Read",
+            "Write"
+        ]
     );
     blocked_with(
         &mut e,
@@ -250,14 +259,17 @@ fn enforcement_reads_the_command_from_the_hosts_shell_tool() {
         // another host's shell tool name, unknown here, whose arguments carry a command: read
         // as this host's shell (issue 38: a tool whose arguments carry a command is a shell)
         let other = if tool == "Bash" { "bash" } else { "Bash" };
-        if crate::host::choose(Some(host)).0.tool(other).is_none() {
+        if crate::hosts::choose(Some(host)).0.tool(other).is_none() {
             let r = drive(
                 &mut e,
                 &mut fs,
                 json!({"hook": "tool.before", "tool": other, "sessionId": "s", "callId": "e", "dryRun": true,
                     "args": {"command": "git push --force origin main"}}),
             );
-            assert_eq!(r["enforcement"]["detected"]["program"], "git", "{host}: {r}");
+            assert_eq!(
+                r["enforcement"]["detected"]["program"], "git",
+                "{host}: {r}"
+            );
         }
     }
 }
