@@ -33,7 +33,7 @@ use crate::host::table::{edit, read, reader, replace, shell, write, W};
 use crate::host::{Profile, Tool, PLAIN};
 
 // The tools as hooks name them (`vibe/app_server/_unified_permissions.py`: the runtime's
-// builtins `file_system.read_file {path}`, `file_system.write_file {path, content}`,
+// builtins `file_system.read_file {path}`, `file_system.write_file {file_path, content}` (the model writes `path`),
 // `file_system.edit {file_path, old_string, new_string, replace_all}`, `file_system.bash
 // {command, timeout}`, `process.start {command}`), and under their bare names as Vibe's
 // documentation and its classic tools give them. `process.output` / `list` / `stop` only
@@ -44,8 +44,10 @@ const TOOLS: &[Tool] = &[
     shell("file_system.bash", W),
     shell("bash", W),
     shell("process.start", W),
-    write("file_system.write_file", &["path"]),
-    write("write_file", &["path"]),
+    // the model's `write_file {path}` reaches the hooks as `file_system.write_file` with
+    // `file_path` (seen in the real CLI); either key is read, the other must agree
+    write("file_system.write_file", &["file_path", "path"]),
+    write("write_file", &["file_path", "path"]),
     edit(
         "file_system.edit",
         replace(
