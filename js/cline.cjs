@@ -1,7 +1,7 @@
 "use strict";
 // The Cline CLI plugin (`.cline/plugins/hookwise.js`, written by `hookwise init --cline`, loads
 // `createPlugin()` from here): maps Cline's plugin hooks onto one Hookwise (host profile
-// `cline`, src/host/profiles_cline.rs). Cline 3.x runs a project's plugins in a sandbox
+// `cline`, src/hosts/cline.rs). Cline 3.x runs a project's plugins in a sandbox
 // process and gives each hook 3 s and the plugin's load (setup included) 4 s; a hook answers
 // in JSON. What each hook does (docs/cline.md):
 // - setup: starts the core in the project (`workspaceInfo.rootPath`) and registers the core's

@@ -4,7 +4,7 @@
 // start this once per tool call, so it is CommonJS and loads only Node's builtins until it must
 // answer cold: an ES module costs Node's ESM loader (and `import fs` every lazy part of `fs`),
 // a stream on stdin or stdout the stream machinery, each a few ms of a ~30 ms process. The
-// launcher `hookwise init` writes (src/engine/policy/hook/setup_cli.rs) runs `main` directly;
+// launcher `hookwise init` writes (src/command_hook/setup_cli.rs) runs `main` directly;
 // `hookwise hook` through dist/cli.mjs calls `answer`. Transport only: the project's warm
 // server (js/warm-client.cjs) or this process (js/claude.cjs) decides.
 

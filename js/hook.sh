@@ -1,6 +1,6 @@
 # hookwise's command hook: `sh <node_modules/hookwise/dist/hook.sh> <host> <Event>`, the host's
 # payload on stdin, the answer on stdout. What `hookwise init` writes for each command-hook
-# host finds this file and runs it (src/engine/policy/hook/setup_cli.rs, docs/warm-hooks.md).
+# host finds this file and runs it (src/command_hook/setup_cli.rs, docs/warm-hooks.md).
 #
 # The native client for this platform (the optional dependency @hookwise/cli-<platform>-<arch>,
 # beside this package or inside it) answers from the project's warm server and hands everything

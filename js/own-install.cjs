@@ -2,7 +2,7 @@
 // Where the plugin files `hookwise init` writes for Cline and Kilo find the project's own
 // hookwise (issue 38): `node_modules/hookwise/<rel>` in the project folder, in the folders
 // above it up to the project's top (its `.git`), or in the main checkout of its git worktree —
-// the rule of the command hooks' launcher (src/engine/policy/hook/setup_cli.rs), never Node's
+// the rule of the command hooks' launcher (src/command_hook/setup_cli.rs), never Node's
 // or Bun's resolution, which walks up to `/`. A folder another user can write (owned by neither
 // this user nor root, writable by others, or by a group not this user's own) is never looked
 // in, nor any folder above it: a `node_modules/hookwise` planted in a shared parent folder

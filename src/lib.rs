@@ -4,6 +4,10 @@
 //! either requests to carry out (spawn, stat, read, append, sleep) or the hook's result.
 
 pub mod bounded;
+/// The command-hook translator: a host's hook events, in its dialect, over the engine (policy
+/// build).
+#[cfg(feature = "policy")]
+pub mod command_hook;
 pub mod config;
 pub mod context;
 pub mod decimal;

@@ -174,7 +174,7 @@ impl Ops {
     /// an operation but builds it on one shared [`Io`]; `end_capture` starts them as one
     /// operation that runs them one after another and hands their results, in order, to
     /// `then`. A host adapter answering one host event with several of the engine's hook calls
-    /// uses it (`src/engine/policy/hook`). Captures do not nest.
+    /// uses it (`src/command_hook`). Captures do not nest.
     pub fn begin_capture(&mut self) {
         let io = Io::new(self.ids.clone());
         self.captured = Some((io, Vec::new()));

@@ -70,7 +70,12 @@ impl Engine {
     #[wasm_bindgen(constructor)]
     pub fn new() -> Engine {
         install_panic_hook();
-        Engine { inner: Core::new() }
+        // the policy build answers host events with the command-hook translator
+        #[cfg(feature = "policy")]
+        let inner = crate::command_hook::engine();
+        #[cfg(not(feature = "policy"))]
+        let inner = Core::new();
+        Engine { inner }
     }
 
     /// Start a hook call (UTF-8 JSON bytes: the host encodes natively, no per-character

@@ -115,7 +115,7 @@ pub enum Call {
     TraceBlame(policy::TraceBlameCall),
     /// A command-hook host's event with its payload's fields (Claude Code, Codex, Gemini CLI,
     /// Copilot CLI, Qwen Code: the host `init` named), answered in that host's dialect
-    /// (`engine/policy/hook`, `host/dialect.rs`). `claude.hook` is its earlier name. Policy
+    /// (`command_hook`, the host's dialect in `hosts/`). `claude.hook` is its earlier name. Policy
     /// build (the lean one answers `{needs: "policy"}`: the lean wasm stays within its size
     /// budget).
     #[serde(rename = "hook.event", alias = "claude.hook")]

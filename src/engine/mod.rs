@@ -65,9 +65,12 @@ pub use call::{
 };
 pub use init::{option_forces, wanted, INTENTS_FILE};
 pub use policy::{
-    GovScaffoldCall, IntentContextCall, IntentSelectCall, TraceBlameCall, TraceHeadCall,
-    TraceVerifyCall,
+    GovScaffoldCall, HookEvent, IntentContextCall, IntentSelectCall, TraceBlameCall,
+    TraceHeadCall, TraceVerifyCall,
 };
+/// What a host adapter above the engine needs (policy build).
+#[cfg(feature = "policy")]
+pub use policy::{telemetry::HookTel, HookAdapter};
 
 // What the engine's tests (`tests.rs`: `use super::*`) read besides the engine itself.
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //! The protocols are close but not the same, and the differences decide whether a block is a
 //! block (each checked against the real CLI, whose suite in `tests/e2e-<host>/` pins it): the
 //! event names, the payload's call id, where added context reaches the model, and the shape
-//! of the answer each host honours. The core decides once (`engine/policy/hook`); a dialect —
+//! of the answer each host honours. The core decides once (`crate::command_hook`); a dialect —
 //! in the host's file under `crate::hosts`, beside its profile — names the host's events and
 //! how its answers are written (one typed answer per host). The tools and their argument keys
 //! are the host's [`super::Profile`].
@@ -120,7 +120,7 @@ pub struct Dialect {
     /// Where the model that made a call is found when the payload does not name it
     /// ([`super::model_log`]; `None`: the payload names it, or nothing does).
     pub model_log: Option<ModelLog>,
-    /// `None`: set up by `hookwise init --claude` (`crate::engine::policy::hook::setup`).
+    /// `None`: set up by `hookwise init --claude` (`crate::command_hook::setup`).
     pub setup: Option<Setup>,
 }
 

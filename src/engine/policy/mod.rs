@@ -7,6 +7,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{to_value, FailClosed, Shared, ToolAfterCall, ToolBeforeCall, ToolResult};
@@ -121,6 +122,8 @@ pub(super) struct Relay {
     /// A `hook.event` being started while export is on: its answer's telemetry is finished
     /// in [`super::Engine::start_seq`] ([`telemetry::HookTel`]).
     pub(super) hook_tel: Option<telemetry::HookTel>,
+    /// What answers host events (`hook.event`), if anything does.
+    pub(super) hook_adapter: Option<HookAdapter>,
 }
 
 impl Relay {
@@ -131,6 +134,7 @@ impl Relay {
             woken: Vec::new(),
             mcp_logs: Vec::new(),
             hook_tel: None,
+            hook_adapter: None,
         }
     }
 
@@ -804,16 +808,81 @@ pub(super) async fn tool_after(
     to_value(r)
 }
 
-/// The command-hook hosts' events (Claude Code, Codex, Gemini CLI, Copilot CLI, Qwen Code):
-/// one host adapter over the engine's own hooks, answering in each host's dialect.
-pub(crate) mod hook;
+/// One host hook event (`hook.event`), answered by the engine's host adapter
+/// ([`HookAdapter`]: the command-hook translator, `crate::command_hook`).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HookEvent {
+    /// The host's event name (`PreToolUse`, `BeforeTool`, …), or `setup` (Claude Code's hook
+    /// tools and settings entries, `command_hook::setup`), or `setup.host` (a command-hook host's project
+    /// entries, `command_hook::setup_cli`).
+    pub event: String,
+    /// The payload's fields: as Claude Code templates them for an `mcp_tool` hook (every value
+    /// a string; `tool_input` as JSON text) or the whole payload of a `command` hook.
+    #[serde(default)]
+    pub input: Value,
+    /// 16 random bytes as 32 hex characters (an Agent Trace record's uuid).
+    #[serde(default)]
+    pub random: String,
+    /// The host's clock, ms since the epoch.
+    #[serde(default)]
+    pub now_ms: f64,
+    /// Why the host could not read the hook's input (a command hook's stdin: not JSON, empty,
+    /// too large): PreToolUse blocks under governance or enforcement (`command_hook::place`).
+    #[serde(default)]
+    pub unreadable: Option<String>,
+    /// The environment variables the host's model log needs (`envKeys` of
+    /// `js/dialects.json`: [`crate::host::model_log::ModelLog::env_keys`]), as the hook process has them.
+    #[serde(default)]
+    pub env: Value,
+}
 
-/// `hook.event`'s payload ([`hook`]).
-pub use hook::Hook as HookEvent;
+/// What answers a host's hook events: set by the layer that builds the engine
+/// ([`super::Engine::with_hook_adapter`]); the engine knows no host's wire format.
+pub type HookAdapter = fn(&mut super::Engine, HookEvent) -> Step;
 
-/// `hook.event`: a host's hook event, answered in the host's dialect.
+/// `hook.event`: a host's hook event, answered by the engine's host adapter.
 pub(super) fn hook_event(engine: &mut super::Engine, hook: HookEvent) -> Step {
-    hook::start(engine, hook)
+    match engine.relay.hook_adapter {
+        Some(adapter) => adapter(engine, hook),
+        None => {
+            let log = Log::warn("hook.event: this engine answers no host events (no host adapter)");
+            engine.start_seq(Vec::new(), move |_| json!({"text": "{}", "logs": [log]}))
+        }
+    }
+}
+
+impl super::Engine {
+    /// This engine answers host events (`hook.event`) with `adapter`.
+    pub fn with_hook_adapter(mut self, adapter: HookAdapter) -> Self {
+        self.relay.hook_adapter = Some(adapter);
+        self
+    }
+
+    /// The host `init` named.
+    pub(crate) fn host(&self) -> &'static crate::host::Profile {
+        self.shared.borrow().host
+    }
+
+    /// OpenTelemetry export's settings.
+    pub(crate) fn otel(&self) -> telemetry::Settings {
+        self.shared.borrow().policy.otel.clone()
+    }
+
+    /// The next answer started is a host event's: its telemetry is finished with it.
+    pub(crate) fn tag_hook(&mut self, tel: Option<telemetry::HookTel>) {
+        self.relay.hook_tel = tel;
+    }
+
+    /// Governance's root, and whether what cannot be read is blocked (governance or
+    /// enforcement on), as the engine has them now.
+    pub(crate) fn hook_policy(&self) -> (Option<String>, bool) {
+        let s = self.shared.borrow();
+        (
+            s.policy.governed_root(),
+            s.policy.gov.on || s.policy.enforcing(),
+        )
+    }
 }
 
 impl super::Engine {

@@ -315,7 +315,7 @@ fn gemini_denies_at_the_top_level_and_gates_its_file_tools_by_file_path() {
 }
 
 fn knowledge(host: &str) -> Engine {
-    let mut e = Engine::new();
+    let mut e = crate::command_hook::engine();
     let init =
         json!({"hook": "init", "env": {"PATH": "/bin"}, "cwd": "/w", "mcp": false, "host": host});
     let r = drive_with(&mut e, &init.to_string(), cli_host);

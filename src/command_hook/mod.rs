@@ -1,4 +1,5 @@
-//! The command-hook hosts' events, answered in each host's dialect: Claude Code (its
+//! The command-hook translator: host code above the engine. The command-hook hosts' events,
+//! answered in each host's dialect: Claude Code (its
 //! `mcp_tool` hooks through `hookwise mcp`, or `command` hooks), Codex, Gemini CLI, GitHub
 //! Copilot CLI and Qwen Code (`command` hooks: `hookwise hook --host <host> <Event>`).
 //!
@@ -40,15 +41,15 @@
 //! Governance state, the context kept for a result and what a compaction kept live in the
 //! engine: one engine must serve a session's events (Claude Code's `hookwise mcp`, a warm
 //! process); a process per event decides each event alone. Policy build only (the lean core
-//! answers `{needs: "policy"}`).
+//! answers `{needs: "policy"}`). The engine knows nothing of it: whoever builds an engine that
+//! answers host events hands it [`start`] ([`engine`]).
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
 
-use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::engine::{Call, Engine, ToolAfterCall, ToolBeforeCall};
+use crate::engine::{Call, Engine, HookEvent, ToolAfterCall, ToolBeforeCall};
 use crate::host::answer::{render, Answer};
 use crate::host::dialect::{Dialect, Event};
 use crate::protocol::{Log, Mutation, PathKey};
@@ -59,36 +60,13 @@ mod place;
 pub mod setup;
 pub mod setup_cli;
 
-/// One hook event (`hook.event`).
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Hook {
-    /// The host's event name (`PreToolUse`, `BeforeTool`, …), or `setup` (Claude Code's hook
-    /// tools and settings entries, [`setup`]), or `setup.host` (a command-hook host's project
-    /// entries, [`setup_cli`]).
-    pub event: String,
-    /// The payload's fields: as Claude Code templates them for an `mcp_tool` hook (every value
-    /// a string; `tool_input` as JSON text) or the whole payload of a `command` hook.
-    #[serde(default)]
-    pub input: Value,
-    /// 16 random bytes as 32 hex characters (an Agent Trace record's uuid).
-    #[serde(default)]
-    pub random: String,
-    /// The host's clock, ms since the epoch.
-    #[serde(default)]
-    pub now_ms: f64,
-    /// Why the host could not read the hook's input (a command hook's stdin: not JSON, empty,
-    /// too large): PreToolUse blocks under governance or enforcement ([`place`]).
-    #[serde(default)]
-    pub unreadable: Option<String>,
-    /// The environment variables the host's model log needs (`envKeys` of
-    /// `js/dialects.json`: [`crate::host::model_log::ModelLog::env_keys`]), as the hook process has them.
-    #[serde(default)]
-    pub env: Value,
+/// An engine that answers host events with this translator.
+pub fn engine() -> Engine {
+    Engine::new().with_hook_adapter(start)
 }
 
 /// Start answering `hook` (the engine's `hook.event` arm).
-pub fn start(engine: &mut Engine, hook: Hook) -> Step {
+pub fn start(engine: &mut Engine, hook: HookEvent) -> Step {
     match hook.event.as_str() {
         "setup" => {
             let v = setup::answer(&hook.input);
@@ -100,17 +78,17 @@ pub fn start(engine: &mut Engine, hook: Hook) -> Step {
         }
         "telemetry" => {
             // `hookwise doctor`: whether OpenTelemetry export is on, and why
-            let o = engine.shared.borrow().policy.otel.clone();
+            let o = engine.otel();
             let v = json!({"on": o.on, "content": o.content, "why": o.why});
             return engine.start_seq(Vec::new(), move |_| v);
         }
         _ => {}
     }
-    let host = engine.shared.borrow().host.id;
+    let host = engine.host().id;
     // OpenTelemetry export on: the answer's telemetry is finished where it is built
     // (`Engine::start_seq`, the one way every event below is answered)
-    let otel = engine.shared.borrow().policy.otel.clone();
-    engine.relay.hook_tel = otel.on.then(|| super::telemetry::HookTel {
+    let otel = engine.otel();
+    engine.tag_hook(otel.on.then(|| crate::engine::HookTel {
         host,
         event: hook.event.clone(),
         result: match hook.input.get("tool_response") {
@@ -120,7 +98,7 @@ pub fn start(engine: &mut Engine, hook: Hook) -> Step {
             }),
             _ => None,
         },
-    });
+    }));
     let d: &'static Dialect = crate::hosts::dialect_of(host).unwrap_or(&crate::hosts::claude::DIALECT);
     let Some(&(name, kind)) = d.events.iter().find(|e| e.0 == hook.event) else {
         let log = Log::debug(format!(
@@ -278,11 +256,8 @@ fn join(parts: Vec<String>) -> Option<String> {
 
 /// Governance's root and whether what cannot be read is blocked, as the engine has them now.
 fn policy_of(engine: &Engine) -> place::Policy {
-    let s = engine.shared.borrow();
-    place::Policy {
-        root: s.policy.governed_root(),
-        strict: s.policy.gov.on || s.policy.enforcing(),
-    }
+    let (root, strict) = engine.hook_policy();
+    place::Policy { root, strict }
 }
 
 /// A PreToolUse answered with the host's deny without asking the engine's hooks.
@@ -471,7 +446,7 @@ fn post_tool_use(
                         .map(str::to_string)
                 })
                 .unwrap_or_default();
-            let select = Call::IntentSelect(crate::engine::policy::IntentSelectCall {
+            let select = Call::IntentSelect(crate::engine::IntentSelectCall {
                 session_id,
                 intent_id,
             });
@@ -730,13 +705,13 @@ fn take_kept(session_id: &str) -> Option<String> {
 }
 
 #[cfg(test)]
-#[path = "tests.rs"]
 pub(crate) mod tests;
 
 #[cfg(test)]
-#[path = "dialect_tests.rs"]
 mod dialect_tests;
 
 #[cfg(test)]
-#[path = "next_hosts_tests.rs"]
+mod place_tests;
+
+#[cfg(test)]
 mod next_hosts_tests;

@@ -48,7 +48,7 @@ pub(crate) fn cli_host(req: &Request) -> Reply {
 }
 
 fn knowledge_engine() -> Engine {
-    let mut e = Engine::new();
+    let mut e = crate::command_hook::engine();
     let init = json!({"hook": "init", "env": {"PATH": "/bin"}, "cwd": "/w", "mcp": false,
                       "host": "claude-code"});
     let r = drive_with(&mut e, &init.to_string(), cli_host);
@@ -242,7 +242,7 @@ fn compaction_guides_the_summary_and_what_was_kept_comes_back_after_it() {
 
 #[test]
 fn setup_lists_the_hook_tools_and_the_settings_entries() {
-    let mut e = Engine::new();
+    let mut e = crate::command_hook::engine();
     let r = hook(&mut e, "setup", json!({"failClosed": true}));
     let names: Vec<&str> = r["tools"]
         .as_array()
@@ -397,7 +397,7 @@ active_intents:
         };
         fs.file("/w/.orchestration/active_intents.yaml", INTENTS);
         with_launcher(&mut fs);
-        let mut e = Engine::new();
+        let mut e = crate::command_hook::engine();
         let r = drive(
             &mut e,
             &mut fs,
@@ -444,7 +444,7 @@ active_intents:
             ..Default::default()
         };
         fs.file("/w/.orchestration/active_intents.yaml", INTENTS);
-        let mut e = Engine::new();
+        let mut e = crate::command_hook::engine();
         drive(
             &mut e,
             &mut fs,
@@ -646,7 +646,7 @@ fn the_failsafes_pre_tool_use_tool_is_the_setups() {
 #[test]
 fn the_portable_entries_run_the_hook_script_that_finds_the_project_s_hookwise() {
     use super::setup_cli::{launcher, HOOK_SCRIPT, NOT_FOUND};
-    let mut e = Engine::new();
+    let mut e = crate::command_hook::engine();
     for flag in ["codex", "gemini", "copilot", "qwen"] {
         for fail_closed in [false, true] {
             let r = hook(

@@ -76,6 +76,3 @@ pub(super) fn hook_tool_block(tool: &str) -> Option<String> {
 }
 
 
-#[cfg(test)]
-#[path = "place_tests.rs"]
-mod tests;

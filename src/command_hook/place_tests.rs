@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use crate::engine::policy::hook::tests::governance::{drive, INTENTS};
+use crate::command_hook::tests::governance::{drive, INTENTS};
 use crate::engine::Engine;
 use crate::testing::TestHost;
 
@@ -25,13 +25,13 @@ fn project() -> TestHost {
 
 /// An engine as `hookwise hook` starts it: in `start`, finding the project from there.
 fn started_in(fs: &mut TestHost, start: &str) -> (Engine, Value) {
-    let mut e = Engine::new();
-    crate::engine::policy::hook::tests::governance::with_launcher(fs);
+    let mut e = crate::command_hook::engine();
+    crate::command_hook::tests::governance::with_launcher(fs);
     let r = drive(
         &mut e,
         fs,
         json!({"hook": "init", "env": {}, "cwd": start, "worktree": start, "directory": start,
-               "host": "claude-code", "findRoot": true, "sandbox": crate::engine::policy::hook::tests::governance::LAUNCHER.clone()}),
+               "host": "claude-code", "findRoot": true, "sandbox": crate::command_hook::tests::governance::LAUNCHER.clone()}),
     );
     (e, r)
 }
