@@ -140,7 +140,8 @@ function createClaude(o = {}) {
       };
       let failure = null;
       const r = await hw.run(call, (e) => (failure = e));
-      if (r && typeof r.text === "string") return { ok: true, text: r.text, result: r };
+      // a block by exit code (the dialect's `denyExit`): the code and stderr the core gave
+      if (r && typeof r.text === "string") return { ok: true, text: r.text, result: r, ...(r.exit ? { exit: r.exit, err: `${r.stderr || ""}\n` } : {}) };
       if (event === DIALECTS[host].preToolEvent) {
         // governance or enforcement blocks what it cannot check (the core's words, from its
         // plan), in the host's deny
@@ -175,6 +176,8 @@ function createClaude(o = {}) {
 
 /** Claude Code's PreToolUse deny, with the reason the model reads. */
 function denied(host, reason) {
+  const d = DIALECTS[host] || DIALECTS["claude-code"];
+  if (d.denyExit) return { ok: true, blocked: reason, text: "", exit: d.denyExit, err: `${reason}\n` };
   return { ok: true, blocked: reason, text: denyAnswer(host, reason) };
 }
 
@@ -248,7 +251,7 @@ function readTranscript(file) {
  * `createClaude`); the payload's `cwd` only says where relative paths start.
  * A warm process hands its payloads to `createClaude(...).hook` instead.
  */
-async function runHook({ host, event, raw, cwd, env = process.env, log, runPrograms } = {}) {
+async function runHook({ host, event, raw, cwd, env = process.env, log, runPrograms, exportTelemetry = true } = {}) {
   // what could not be read is said, not dropped: the core blocks it where policy is on
   const text = typeof raw === "string" ? raw : (raw && raw.text) || "";
   let unreadable = raw && raw.over ? "over 64 MiB" : text.trim() === "" ? "empty" : null;
@@ -261,8 +264,10 @@ async function runHook({ host, event, raw, cwd, env = process.env, log, runProgr
     }
   }
   const h = DIALECTS[host] ? host : "claude-code";
-  // a cold hook's OpenTelemetry events wait in the spool for the next warm server (js/otel.cjs)
-  const hooks = createClaude({ host: h, cwd, env, log, runPrograms, telemetry: (ev, t) => require("./otel.cjs").spoolSink(env)(ev, t) });
+  // a cold hook's OpenTelemetry events wait in the spool for the next warm server (js/otel.cjs);
+  // doctor's own round trip exports nothing (it is not the agent's hook)
+  const telemetry = exportTelemetry ? (ev, t) => require("./otel.cjs").spoolSink(env)(ev, t) : () => {};
+  const hooks = createClaude({ host: h, cwd, env, log, runPrograms, telemetry });
   try {
     return await hooks.hook(event, payload, unreadable);
   } finally {

@@ -30,7 +30,7 @@ commands:
                                 and sets up every coding agent it finds (below)
   init --claude [--command]     set hookwise up for Claude Code: hooks in .claude/settings.json and
                                 the server in .mcp.json (merged into what is there)
-  init --codex | --gemini | --copilot | --qwen
+  init --codex | --gemini | --copilot | --qwen | --factory | --letta | --auggie
                                 set hookwise up for that agent: its hooks and MCP server in its
                                 project files (merged into what is there)
   init --pi                     set hookwise up for pi: its extension as a pi package in .pi/settings.json
@@ -124,7 +124,7 @@ gemini (BeforeTool, AfterTool, BeforeAgent, SessionStart), copilot and qwen (Cla
 events). init --<host> writes these entries.`,
   init: `usage: hookwise init [--governance] [--opencode 1|2] [--global] [--cwd DIR] [--json]
        hookwise init --claude [--command] [--global] [--cwd DIR] [--json]
-       hookwise init --codex | --gemini | --copilot | --qwen [--global] [--cwd DIR] [--json]
+       hookwise init --codex | --gemini | --copilot | --qwen | --factory | --letta | --auggie [--global] [--cwd DIR] [--json]
        hookwise init --pi [--global] [--cwd DIR] [--json]
        hookwise init --cline [--global] [--cwd DIR] [--json]
        hookwise init --kilo [--global] [--cwd DIR] [--json]
@@ -152,9 +152,12 @@ event) and no server; opencode.json is left alone.
 answers) and the hookwise MCP server in its project files: .codex/hooks.json and
 .codex/config.toml; .gemini/settings.json; .github/hooks/hookwise.json and .github/mcp.json;
 .qwen/settings.json. The trust step the agent needs before it loads them is printed: you take
-it. Without any agent flag, init sets up every agent it finds in the project (.claude, .codex,
-.gemini, .github/hooks, .qwen, .pi, .cline, .kilo) or on PATH (claude, codex, gemini, copilot,
-qwen, pi, cline, kilo).
+it. --factory: .factory/settings.json and .factory/mcp.json; --letta: .letta/settings.json (no
+MCP server: Letta Code has no project MCP file); --auggie: .augment/settings.json (hooks and
+server; Auggie runs hooks only where the Augment account enables them). Without any agent flag,
+init sets up every agent it finds in the project (.claude, .codex, .gemini, .github/hooks, .qwen,
+.factory, .letta, .augment, .pi, .cline, .kilo) or on PATH (claude, codex, gemini, copilot, qwen,
+droid, letta, auggie, pi, cline, kilo).
 
 --kilo: Kilo CLI loads the plugin files in .kilo/plugin/: init writes .kilo/plugin/hookwise.js,
 which loads the project's hookwise (--global: this hookwise). Kept when it exists, and not
@@ -551,7 +554,7 @@ async function agentsSetUp(cwd) {
     const t0 = performance.now();
     let error = "";
     try {
-      const r = await runHook({ host: a.host, event: a.promptEvent, raw: { text: payload, over: false }, cwd, runPrograms: false, log: () => {} });
+      const r = await runHook({ host: a.host, event: a.promptEvent, raw: { text: payload, over: false }, cwd, runPrograms: false, log: () => {}, exportTelemetry: false });
       if (!r.ok) error = String(r.text || "no answer");
       else JSON.parse(r.text || "{}");
     } catch (e) {

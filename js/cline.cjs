@@ -15,9 +15,9 @@
 
 // a glue file that cannot load leaves a stand-in that still fails closed (js/failsafe.cjs)
 const { Hookwise } = require("./failsafe.cjs").loadHookwise(() => require("./hookwise.cjs"));
-const { coldStart } = require("./failsafe.cjs");
-// `guarded(ms, work, onTimeout, onError)`: the OpenClaw adapter's hook guard, shared
-const { guarded } = require("./openclaw.cjs");
+// the plugin adapters' shared jobs: the hook guard, the block while undecided, the calls
+// awaiting their after-hook, once per session, model-tool registration
+const { guarded, undecided, Pending, Once, registerTools, allTools } = require("./plugin-kit.cjs");
 
 /** Our budget per hook, under Cline's 3 s sandbox hook timeout. */
 const GUARD_MS = 2500;
@@ -28,19 +28,6 @@ const GUARD_MS = 2500;
  * the background, and the hooks wait for it.
  */
 const SETUP_MS = 500;
-
-/** Every model tool the core may offer: src/tools/specs.json (the build copies it to dist/). */
-function allTools() {
-  for (const f of ["./tool-specs.json", "../src/tools/specs.json"]) {
-    try {
-      const list = require(f);
-      if (Array.isArray(list)) return list;
-    } catch {
-      /* the next place */
-    }
-  }
-  return [];
-}
 
 /** The session a hook or tool context belongs to: Cline's conversation, else its agent. */
 function sessionOf(c) {
@@ -58,17 +45,6 @@ function modelOf(snapshot) {
   return undefined;
 }
 
-/** The text of a Cline tool result's output (a string, or JSON of anything else). */
-function outputText(result) {
-  const o = result && result.output;
-  if (typeof o === "string") return o;
-  try {
-    return JSON.stringify(o) ?? "";
-  } catch {
-    return "";
-  }
-}
-
 /**
  * The plugin object Cline loads (`export default`).
  * @param {object} [o]
@@ -82,10 +58,11 @@ function createPlugin(o = {}) {
   let hw = null;
   let cwd = process.cwd();
   let logger = null;
-  /** callId → the pending after-hook of a call the core follows up */
-  const pending = new Map();
+  /** callId → the pending after-hook of a call the core follows up (Cline calls afterTool for
+   * every call, skipped ones too; a bound all the same) */
+  const pending = new Pending(1024);
   /** sessions whose start context was given */
-  const started = new Set();
+  const started = new Once();
   /** session → the model the core was last told of */
   const models = new Map();
 
@@ -109,20 +86,13 @@ function createPlugin(o = {}) {
 
   /** A call the core could not decide in time or at all: blocked if governance or enforcement is on. */
   function closed(tool, e) {
-    let b = null;
+    let h = null;
     try {
-      const h = instance();
-      if (h.started) {
-        const r = h.failClosed(tool, e);
-        b = r && r.block;
-      } else {
-        // no plan yet: the project's files say whether governance or enforcement is configured
-        const cold = coldStart({ cwd, options, host: "cline", error: e });
-        b = cold && cold.block(tool);
-      }
-    } catch (err) {
-      log("error", `fail-closed check: ${err && err.message}`);
+      h = instance();
+    } catch {
+      /* no instance: the project's files decide */
     }
+    const b = undecided({ hw: h, tool, error: e, cwd, options, host: "cline", log });
     log(b ? "warn" : "error", `beforeTool ${tool}: ${(e && e.message) || e}: ${b ? "blocked (governance or enforcement is on)" : "the call proceeds unchecked"}`);
     return b ? { skip: true, reason: b } : undefined;
   }
@@ -138,21 +108,16 @@ function createPlugin(o = {}) {
       // core's own list, tool-specs.json), which it answers once it runs
       const list = ready ? h.tools : allTools();
       if (!ready) log("warn", `the core was not ready within ${SETUP_MS} ms: every hookwise tool is offered, the core answers them once it runs`);
-      for (const t of list) {
-        try {
-          api.registerTool({
-            name: t.name,
-            description: String(t.description ?? ""),
-            inputSchema: t.inputSchema,
-            async execute(input, tctx) {
-              const r = await h.callTool(t.name, input, sessionOf(tctx));
-              return r.isError ? `Error: ${r.text}` : r.text;
-            },
-          });
-        } catch (e) {
-          log("warn", `${t.name} not registered (${e && e.message})`);
-        }
-      }
+      const tool = (t) => ({
+        name: t.name,
+        description: String(t.description ?? ""),
+        inputSchema: t.inputSchema,
+        async execute(input, tctx) {
+          const r = await h.callTool(t.name, input, sessionOf(tctx));
+          return r.isError ? `Error: ${r.text}` : r.text;
+        },
+      });
+      registerTools(list, tool, (x) => api.registerTool(x), log);
     } catch (e) {
       log("error", `setup: ${e && e.message}`);
     }
@@ -165,7 +130,7 @@ function createPlugin(o = {}) {
       guardMs,
       async () => {
         const h = instance();
-        started.add(sessionId);
+        started.first(sessionId);
         const created = await h.sessionCreated({ id: sessionId, parentID: (c && c.snapshot && c.snapshot.parentAgentId) || null });
         const system = [];
         await h.systemTransform(sessionId, system, modelOf(c && c.snapshot));
@@ -203,14 +168,11 @@ function createPlugin(o = {}) {
         const args = c.input === undefined ? {} : c.input;
         const r = await h.toolBefore({ tool, sessionId, callId, args, resultOnly: true });
         if (r && typeof r.block === "string" && r.block) return { skip: true, reason: r.block };
-        if (r && r.followUp && callId) {
-          // Cline calls afterTool for every call, skipped ones too; a bound all the same
-          if (pending.size >= 1024) pending.delete(pending.keys().next().value);
-          pending.set(callId, { tool, sessionId, args });
-        }
         // the core changed the arguments (a governed shell under the confining launcher): Cline
         // runs the input a hook returns
-        if (r && Array.isArray(r.mutations) && r.mutations.length) return { input: args };
+        const input = r && r.edits ? h.edited(args, r) : args;
+        if (r && r.followUp && callId) pending.add(callId, { tool, sessionId, args: input });
+        if (input !== args) return { input };
         return undefined;
       },
       () => closed(tool, new Error(`took over ${guardMs} ms`)),
@@ -220,17 +182,14 @@ function createPlugin(o = {}) {
 
   async function afterTool(c) {
     const callId = c && c.toolCall && c.toolCall.toolCallId;
-    const p = callId && pending.get(callId);
+    const p = pending.take(callId);
     if (!p) return undefined;
-    pending.delete(callId);
     return guarded(
       guardMs,
       async () => {
-        const box = { output: outputText(c.result) };
-        const before = box.output;
         const failed = !!(c.result && c.result.isError);
-        await instance().toolAfter({ tool: p.tool, sessionId: p.sessionId, callId, output: box, args: p.args, failed });
-        const text = typeof box.output === "string" && box.output.startsWith(before) ? box.output.slice(before.length).replace(/^\n+/, "") : "";
+        const r = await instance().toolAfter({ tool: p.tool, sessionId: p.sessionId, callId, args: p.args, failed });
+        const text = (r && typeof r.withResult === "string" && r.withResult) || "";
         return text ? { appendContext: text } : undefined;
       },
       () => {

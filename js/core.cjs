@@ -302,11 +302,16 @@ class Core {
   }
 }
 
-/** Apply the core's mutations to `target` in place (OpenCode ignores a reassigned object). */
-function applyMutations(target, mutations) {
-  if (!mutations || !target) return 0;
+/**
+ * Apply the core's argument edits (`edits` of a `tool.before` result) to `target` in place:
+ * each names one string by its path; `set` replaces it, else `strip` removes an earlier block,
+ * then `prepend` goes before it. For the hosts that run the object they handed over (OpenCode
+ * ignores a reassigned `output.args`); the others take `edited`'s copy. Returns how many applied.
+ */
+function applyEdits(target, edits) {
+  if (!Array.isArray(edits) || !target) return 0;
   let applied = 0;
-  for (const m of mutations) {
+  for (const m of edits) {
     let obj = target;
     const keys = m.path;
     for (let i = 0; i < keys.length - 1 && obj != null; i++) obj = obj[keys[i]];
@@ -314,10 +319,18 @@ function applyMutations(target, mutations) {
     if (obj == null || typeof obj[last] !== "string") continue;
     // `set` first: a governed shell's command put under the confining launcher (the core's)
     const text = typeof m.set === "string" ? m.set : m.strip ? stripSpans(obj[last], m.strip[0], m.strip[1]) : obj[last];
-    obj[last] = (m.prepend || "") + text + (m.append || "");
+    obj[last] = (m.prepend || "") + text;
     applied++;
   }
   return applied;
+}
+
+/** The arguments to run a tool with: `args` itself when the core changed nothing, else an edited copy. */
+function edited(args, edits) {
+  if (!Array.isArray(edits) || !edits.length || !args || typeof args !== "object") return args;
+  const copy = structuredClone(args);
+  applyEdits(copy, edits);
+  return copy;
 }
 
 /**
@@ -456,4 +469,4 @@ function envObject(env = process.env) {
   return out;
 }
 
-module.exports = { Core, HookwiseError, loadWasm, compileSoon, compiledSoon, applyMutations, excerpts, checkArgs, DEFAULT_LIMITS, envObject, takeBytes };
+module.exports = { Core, HookwiseError, loadWasm, compileSoon, compiledSoon, applyEdits, edited, excerpts, checkArgs, DEFAULT_LIMITS, envObject, takeBytes };

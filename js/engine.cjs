@@ -55,6 +55,8 @@ class Engine {
       const { copy, bad } = copyArgs(this._hw, args, tool);
       args = copy;
       r = await this._hw.toolBefore({ tool: tool ?? "", sessionId: str(sessionId), callId: id, args: copy, dryRun: !!dryRun, unreadable: bad });
+      // our own copy: the core's edits go into it
+      if (r && r.edits && typeof r.block !== "string") this._hw.applyEdits(copy, r);
     } catch (e) {
       r = this._hw.failClosed(tool ?? "", e);
     }
@@ -64,7 +66,7 @@ class Engine {
   _augmented(r, copy, input, id) {
     const args = guarded(() => input.args);
     const blocked = !!(r && typeof r.block === "string");
-    const changed = !blocked && !!(r && r.mutations && r.mutations.length);
+    const changed = !blocked && !!(r && Array.isArray(r.edits) && r.edits.length);
     return {
       args: changed ? copy : args,
       context: (r && r.context) || null,
@@ -114,7 +116,7 @@ class Engine {
         if (this._pending.size > 1024) this._pending.delete(this._pending.keys().next().value);
       } else {
         // the host places the text itself: drop what waits for this call's result
-        await this._hw.toolAfter({ tool, sessionId: sessionId || "", callId, output: { output: "" } }).catch(() => null);
+        await this._hw.toolAfter({ tool, sessionId: sessionId || "", callId }).catch(() => null);
       }
     }
     const out = { blocked: !!(r && typeof r.block === "string"), callId };
@@ -152,12 +154,12 @@ class Engine {
     if (!pending) return { recorded: false };
     this._pending.delete(id);
     const bad = failed === true || !!(result && typeof result === "object" && (result.error || result.success === false));
-    const box = { output: "" };
     const args = params && typeof params === "object" ? params : {};
-    const r = await this._hw.toolAfter({ tool, sessionId: sessionId || "", callId: id, output: box, args, failed: bad });
+    const r = await this._hw.toolAfter({ tool, sessionId: sessionId || "", callId: id, args, failed: bad });
     const out = { recorded: !!(r && typeof r.recorded === "string") };
     if (out.recorded) out.id = r.recorded;
-    if (box.output.trim()) out.notice = box.output.trim();
+    const notice = r && typeof r.withResult === "string" ? r.withResult.trim() : "";
+    if (notice) out.notice = notice;
     return out;
   }
 
@@ -267,14 +269,15 @@ class Engine {
    */
   async completeToolCall(input) {
     const output = guarded(() => input.output);
-    const box = { output: typeof output === "string" ? output : (output === undefined || output === null ? "" : str(output)) };
+    let text = typeof output === "string" ? output : output === undefined || output === null ? "" : str(output);
     try {
       const { tool, callId, sessionId, args } = input || {};
-      await this._hw.toolAfter({ tool: toolName(tool) ?? "", sessionId: str(sessionId), callId: str(callId), output: box, args });
+      const r = await this._hw.toolAfter({ tool: toolName(tool) ?? "", sessionId: str(sessionId), callId: str(callId), args });
+      if (r && typeof r.withResult === "string" && r.withResult) text += `\n\n${r.withResult}`;
     } catch (e) {
       this._hw.log("error", `hookwise completeToolCall: ${e && e.message}`);
     }
-    return { output: box.output };
+    return { output: text };
   }
 
   /**

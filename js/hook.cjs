@@ -41,7 +41,7 @@ async function answer({ event, host = "claude-code", cwd, raw, warmTried = null 
       w = { answer: null, why: `the warm client did not load: ${(e && e.message) || e}` };
     }
     const note = process.env.HOOKWISE_DEBUG ? `hookwise debug: ${w.answer ? "answered warm" : `cold (${w.why})`}\n` : "";
-    if (w.answer) return { code: 0, out: w.answer.text, err: note };
+    if (w.answer) return { code: w.answer.exit || 0, out: w.answer.text, err: note + (w.answer.err || "") };
     if (note) process.stderr.write(note);
   }
   let runHook;
@@ -52,7 +52,8 @@ async function answer({ event, host = "claude-code", cwd, raw, warmTried = null 
   }
   const r = await runHook({ host, event, raw, cwd, log: (level, message) => level === "error" && process.stderr.write(`hookwise ${level}: ${message}\n`) });
   // not ok: non-blocking, the agent goes on without hookwise
-  return r.ok ? { code: 0, out: r.text, err: "" } : { code: 1, out: "", err: `hookwise: ${r.text}\n` };
+  // `exit`, `err`: a host that blocks by exit code (its dialect's `denyExit`)
+  return r.ok ? { code: r.exit || 0, out: r.text, err: r.err || "" } : { code: 1, out: "", err: `hookwise: ${r.text}\n` };
 }
 
 /** The host's deny answer (its dialect's shape, pinned from the core) with `reason`. */
@@ -84,7 +85,12 @@ function unanswered({ event, host, project, raw, error }) {
     } catch (e) {
       reason = `hookwise could not start (${(e && e.message) || e})`;
     }
-    if (reason) return { code: 0, out: denyAnswer(host, reason), err: `hookwise: could not start: ${(error && error.message) || error}\n` };
+    if (reason) {
+      const note = `hookwise: could not start: ${(error && error.message) || error}\n`;
+      const d = DIALECTS[host] || DIALECTS["claude-code"];
+      if (d.denyExit) return { code: d.denyExit, out: "", err: `${reason}\n${note}` };
+      return { code: 0, out: denyAnswer(host, reason), err: note };
+    }
   }
   return { code: 1, out: "", err: `hookwise: could not start: ${(error && error.message) || error}\n` };
 }

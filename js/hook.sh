@@ -7,9 +7,10 @@
 # else to Node itself; without it, or when it cannot run at all (another platform's binary, a
 # damaged file: any exit but 0 or 1), Node answers: `node dist/hook.cjs`, exactly as without
 # the native client. Neither decides anything here.
-# HOOKWISE_NATIVE=0: Node only.
+# HOOKWISE_NATIVE=0: Node only. (Windows: Claude Code runs hooks through Git Bash, where the
+# binary is hookwise-native.exe and talks to the server over a named pipe.)
 dist=${0%/*}
-[ "$HOOKWISE_NATIVE" = 0 ] || for b in "$dist"/../node_modules/@hookwise/cli-*/bin/hookwise-native "$dist"/../../@hookwise/cli-*/bin/hookwise-native; do
+[ "$HOOKWISE_NATIVE" = 0 ] || for b in "$dist"/../node_modules/@hookwise/cli-*/bin/hookwise-native "$dist"/../../@hookwise/cli-*/bin/hookwise-native "$dist"/../../@hookwise/cli-win32-*/bin/hookwise-native.exe "$dist"/../node_modules/@hookwise/cli-win32-*/bin/hookwise-native.exe; do
   if [ -f "$b" ] && [ -x "$b" ]; then
     "$b" hook --dist "$dist" --host "$1" "$2"
     r=$?

@@ -6,7 +6,7 @@
 // node:crypto (~3 ms to load) when governance first records a change, not at start-up
 const randomBytes = (n) => require("node:crypto").randomBytes(n);
 const { sandboxLauncher } = require("./sandbox-launcher.cjs");
-const { Core, applyMutations, excerpts, checkArgs, DEFAULT_LIMITS, envObject, compiledSoon } = require("./core.cjs");
+const { Core, applyEdits, edited, excerpts, checkArgs, DEFAULT_LIMITS, envObject, compiledSoon } = require("./core.cjs");
 const { createHost } = require("./host.cjs");
 const { createMcpHost } = require("./mcp.cjs");
 const { coldStart } = require("./failsafe.cjs");
@@ -70,7 +70,10 @@ class Hookwise {
             mcp: this.mcpCapable,
             host: this.o.host, // which host's tool names and argument keys (core default: "vscode")
             ...(this.o.findRoot ? { findRoot: true } : {}), // started in a folder of the project: the core finds it
-            sandbox: sandboxLauncher(), // the confined shell's launcher (issue 38): found beside this install only
+            // the confined shell's launcher (issue 38): found beside this install only — or beside
+            // the install the host names (OpenClaw runs a copy of the plugin's files without its
+            // dependencies: `api.rootDir` is where the user installed it)
+            sandbox: sandboxLauncher(this.o.installDir ? require("node:path").join(this.o.installDir, "dist") : undefined),
             ...(this.o.runPrograms === false ? { runPrograms: false } : {}), // a reading command: maenifold reported, never run
           };
           this.initCall = init;
@@ -207,8 +210,9 @@ class Hookwise {
   }
 
   /**
-   * `tool.execute.before`: applies the core's changes to `args` in place. A result with
-   * `block` means the call must not run: the caller throws `block` (this never throws).
+   * `tool.execute.before`: the core's answer, in neutral terms — `block` (the call must not
+   * run: the caller blocks with it; this never throws), `edits` (the arguments to run instead:
+   * `core.cjs`'s `applyEdits` / `edited`), `followUp` (call `toolAfter`). `args` is not changed.
    * `dryRun`: enforcement decides against the real cooldowns but records nothing.
    * `resultOnly`: the host's model never sees changed arguments (OpenClaw), so nothing is
    * placed in them and the text waits for `toolAfter`.
@@ -244,7 +248,6 @@ class Hookwise {
     const r = await this.run(call, (e) => (failure = e));
     if (!r) return whole ? this.failClosed(tool, failure) : null;
     if (typeof r.block === "string") return r;
-    applyMutations(args, r.mutations);
     if (r.followUp && callId) {
       if (this.followUps.size >= MAX_FOLLOW_UPS) this.followUps.delete(this.followUps.values().next().value);
       this.followUps.add(callId);
@@ -253,11 +256,12 @@ class Hookwise {
   }
 
   /**
-   * `tool.execute.after`: applies the core's changes to `output` ({output: string, …}) in
-   * place. `args`: the tool's arguments (governance records the change from them); `failed`:
-   * the tool did not succeed (nothing is recorded).
+   * `tool.execute.after`: the core's answer — `withResult`, the text for the model with the
+   * tool's result (after it), and `recorded`, governance's record id. `args`: the tool's
+   * arguments (governance records the change from them); `failed`: the tool did not succeed
+   * (nothing is recorded).
    */
-  async toolAfter({ tool, sessionId, callId, output, args, failed }) {
+  async toolAfter({ tool, sessionId, callId, args, failed }) {
     if (!callId || !this.followUps.has(callId)) return null;
     this.followUps.delete(callId);
     const call = { hook: "tool.after", tool, sessionId, callId };
@@ -268,9 +272,20 @@ class Hookwise {
       call.random = randomBytes(16).toString("hex");
       call.failed = !!failed;
     }
-    const r = await this.run(call);
-    if (r) applyMutations(output, r.mutations);
-    return r;
+    return this.run(call);
+  }
+
+  /**
+   * A `tool.before` result's argument edits applied to `target` in place: for the hosts that
+   * run the object they handed over (OpenCode 1.x). Returns how many applied.
+   */
+  applyEdits(target, r) {
+    return applyEdits(target, r && r.edits);
+  }
+
+  /** The arguments to run the tool with after `tool.before`'s result `r`: `args`, or an edited copy. */
+  edited(args, r) {
+    return edited(args, r && r.edits);
   }
 
   /** The core's bounds on arguments (from its plan). */

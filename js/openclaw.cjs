@@ -15,6 +15,8 @@
 
 // a glue file that cannot load leaves a stand-in that still fails closed (js/failsafe.cjs)
 const { Hookwise } = require("./failsafe.cjs").loadHookwise(() => require("./hookwise.cjs"));
+// the plugin adapters' shared hook guard
+const { guarded } = require("./plugin-kit.cjs");
 
 const ID = "hookwise";
 /** Our own budget per hook, well under OpenClaw's 15 s fail-closed timeout. */
@@ -29,34 +31,6 @@ const MAX_PENDING = 1024;
  * for that workspace is not offered. Their descriptions and JSON Schemas come from the plan.
  */
 const MODEL_TOOLS = ["select_active_intent", "knowledge_search", "knowledge_context", "knowledge_read", "knowledge_remember"];
-
-/** Resolve `work()` or, after `ms`, `onTimeout()`; `work` rejecting resolves `onError(e)`. */
-function guarded(ms, work, onTimeout, onError) {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(onTimeout()), ms); // cleared when work settles
-    Promise.resolve()
-      .then(work)
-      .then(
-        (v) => {
-          clearTimeout(timer);
-          resolve(v);
-        },
-        (e) => {
-          clearTimeout(timer);
-          resolve(onError(e));
-        },
-      );
-  });
-}
-
-/** The text of an OpenClaw tool result (`{content: [{type: "text", text}, …]}`). */
-function resultText(result) {
-  if (!result || !Array.isArray(result.content)) return typeof result === "string" ? result : "";
-  return result.content
-    .filter((b) => b && b.type === "text" && typeof b.text === "string")
-    .map((b) => b.text)
-    .join("\n");
-}
 
 /** The session an OpenClaw hook or tool context belongs to: its session id, else its key. The
  * same for every hook and the tool, so an intent selected by the tool gates that session's calls. */
@@ -104,6 +78,9 @@ function createPlugin(deps = {}) {
       }
     };
     const options = (api && api.pluginConfig) || {};
+    // where the user installed the plugin (OpenClaw loads a copy of its files without their
+    // dependencies): the confined shell's launcher is found beside it
+    const installDir = api && typeof api.rootDir === "string" && require("node:path").isAbsolute(api.rootDir) ? api.rootDir : "";
 
     // The project is the agent's workspace, where OpenClaw runs its tools.
     const workspaceOf = (agentId) => {
@@ -125,7 +102,7 @@ function createPlugin(deps = {}) {
       const key = `${root}\0${optionsKey}`;
       let hw = instances.get(key);
       if (!hw) {
-        hw = make({ options, cwd: root, directory: root, log, host: "openclaw" });
+        hw = make({ options, cwd: root, directory: root, log, host: "openclaw", ...(installDir ? { installDir } : {}) });
         instances.set(key, hw);
         Promise.resolve(hw.init()).catch(() => {});
       }
@@ -228,7 +205,7 @@ function createPlugin(deps = {}) {
           }
           // the core changed the arguments (a governed shell under the confining launcher):
           // OpenClaw runs the `params` a hook returns
-          if (r && Array.isArray(r.mutations) && r.mutations.length) return { params };
+          if (r && Array.isArray(r.edits) && r.edits.length) return { params: hw.edited(params, r) };
           return undefined;
         },
         // With governance or enforcement on, what hookwise could not decide is blocked (the
@@ -246,11 +223,10 @@ function createPlugin(deps = {}) {
       return guarded(
         guardMs,
         async () => {
-          const box = { output: "" };
           // the arguments the tool ran with and whether it failed: governance's record
           const args = event.args && typeof event.args === "object" ? event.args : undefined;
-          await p.hw.toolAfter({ tool: p.tool, sessionId: p.sessionId, callId, output: box, args, failed: !!event.isError });
-          const text = typeof box.output === "string" ? box.output.replace(/^\n+/, "") : "";
+          const r = await p.hw.toolAfter({ tool: p.tool, sessionId: p.sessionId, callId, args, failed: !!event.isError });
+          const text = (r && typeof r.withResult === "string" && r.withResult) || "";
           const result = event.result;
           if (!text || !result || !Array.isArray(result.content)) return undefined;
           if (text.length > MAX_TEXT || result.content.length >= MAX_BLOCKS) {
@@ -284,7 +260,7 @@ function createPlugin(deps = {}) {
         const failed = !!event.error || !!(event.result && event.result.isError);
         await guarded(
           guardMs,
-          () => hw.toolAfter({ tool, sessionId, callId, output: { output: resultText(event.result), error: event.error }, args, failed }),
+          () => hw.toolAfter({ tool, sessionId, callId, args, failed }),
           () => undefined,
           (e) => log("error", `after_tool_call ${tool}: ${e && e.message}`),
         );
@@ -357,4 +333,4 @@ function createPlugin(deps = {}) {
 const STATE = Symbol.for("hookwise.openclaw.state");
 globalThis[STATE] = globalThis[STATE] || newState();
 
-module.exports = { plugin: createPlugin({ shared: globalThis[STATE] }), createPlugin, resultText, guarded, GUARD_MS, SELECT_TOOL: MODEL_TOOLS[0], MODEL_TOOLS };
+module.exports = { plugin: createPlugin({ shared: globalThis[STATE] }), createPlugin, guarded, GUARD_MS, SELECT_TOOL: MODEL_TOOLS[0], MODEL_TOOLS };

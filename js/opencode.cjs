@@ -111,11 +111,15 @@ async function server(input, options) {
       await guard("tool.execute.before", async () => {
         const r = await hw.toolBefore({ tool: inp.tool, sessionId: inp.sessionID, callId: inp.callID, args: out.args });
         if (r && typeof r.block === "string" && r.block) block = r.block;
+        // OpenCode 1.x runs the object it handed over (a reassigned `out.args` is ignored)
+        else if (r && r.edits) hw.applyEdits(out.args, r);
       })();
       if (block !== null) throw new Error(block);
     },
     "tool.execute.after": guard("tool.execute.after", async (inp, out) => {
-      await hw.toolAfter({ tool: inp.tool, sessionId: inp.sessionID, callId: inp.callID, output: out, args: inp.args });
+      const r = await hw.toolAfter({ tool: inp.tool, sessionId: inp.sessionID, callId: inp.callID, args: inp.args });
+      // in place: OpenCode 1.x reads `out.output` after its hooks
+      if (r && r.withResult && out && typeof out.output === "string") out.output += `\n\n${r.withResult}`;
     }),
     // The plugin instance goes away: its maenifold MCP process goes with it.
     dispose: guard("dispose", async () => {

@@ -31,13 +31,10 @@
 // a glue file that cannot load leaves a stand-in that still fails closed (js/failsafe.cjs)
 const { Hookwise } = require("./failsafe.cjs").loadHookwise(() => require("./hookwise.cjs"));
 
-const MAX_SESSIONS = 4096;
+// the plugin adapters' shared jobs: once per session (a bounded set)
+const { Once } = require("./plugin-kit.cjs");
 
-/** Remember `key` in a bounded set (oldest forgotten first). */
-function remember(set, key) {
-  if (set.size >= MAX_SESSIONS) set.delete(set.values().next().value);
-  set.add(key);
-}
+const MAX_SESSIONS = 4096;
 
 /** A message of a 2.x request as `{role, text}` (its text parts joined). */
 function messageText(m) {
@@ -139,6 +136,8 @@ async function setup(ctx) {
     await guard("tool.execute.before", async (ev) => {
       const r = await hw.toolBefore({ tool: ev.tool, sessionId: ev.sessionID, callId: callIdOf(ev), args: ev.input });
       if (r && typeof r.block === "string" && r.block) block = r.block;
+      // a governed shell under the confining launcher: 2.x runs the event's input
+      else if (r && r.edits) hw.applyEdits(ev.input, r);
     })(event);
     if (block !== null) throw new Error(block);
   });
@@ -148,16 +147,15 @@ async function setup(ctx) {
     "execute.after",
     guard("tool.execute.after", async (ev) => {
       const failed = ev.status === "error" || !!(ev.result && ev.result.type === "error");
-      const shim = { output: "" };
-      await hw.toolAfter({ tool: ev.tool, sessionId: ev.sessionID, callId: callIdOf(ev), output: shim, args: ev.input, failed });
-      const text = shim.output.replace(/^\s+/, "");
+      const r = await hw.toolAfter({ tool: ev.tool, sessionId: ev.sessionID, callId: callIdOf(ev), args: ev.input, failed });
+      const text = (r && typeof r.withResult === "string" && r.withResult.replace(/^\s+/, "")) || "";
       if (text && !failed) addToResult(ev, text);
     }),
   );
 
   // Session-start context (once per top-level session, looked up on its first request) and,
   // with governance on, the intent context: into the system prompt of every primary request.
-  const started = new Set();
+  const started = new Once(MAX_SESSIONS);
   const promptChannel = new Map(); // session → text, when the core hands it out as a prompt
   await register(
     "session",
@@ -166,8 +164,7 @@ async function setup(ctx) {
       if (ev.kind !== undefined && ev.kind !== "primary") return;
       const sid = typeof ev.sessionID === "string" ? ev.sessionID : "";
       if (!Array.isArray(ev.system)) return;
-      if (sid && !started.has(sid)) {
-        remember(started, sid);
+      if (sid && started.first(sid)) {
         const r = await hw.sessionCreated({ id: sid, parentID: await parentOf(ctx, sid) });
         // 2.x has no noReply user turn for a plugin: the text goes into the system prompt
         if (r && r.prompt && typeof r.prompt.text === "string") {

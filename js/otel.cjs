@@ -20,11 +20,13 @@ const fs = require("node:fs");
 const path = require("node:path");
 
 const MAX_QUEUE = 2048;
-const MAX_BATCH = 512;
+const MAX_BATCH = 128; // one request's items: the most a hook that arrives meanwhile waits for (its encoding)
 const DEFAULT_DELAY_MS = 1000;
 const MAX_TIMEOUT_MS = 10000;
-/** Metrics go at most this often (and at the end of the window in which they changed). */
-const METRICS_MS = 5000;
+/** The most a metrics export waits for more changes (OTEL_METRIC_EXPORT_INTERVAL may say less).
+ * A warm server can end without warning (killed, the machine put to sleep): metrics that changed
+ * go with the next batch (OTEL_BSP_SCHEDULE_DELAY) unless the user asks for a longer interval. */
+const MAX_METRICS_MS = 60000;
 const SPOOL_MAX = 1024 * 1024;
 const DROPPED_MAX = 64 * 1024;
 const HISTOGRAM_BOUNDS = [0, 1, 2, 5, 10, 25, 50, 75, 100, 250, 500, 750, 1000, 2500, 5000, 10000];
@@ -82,12 +84,15 @@ function config(env = process.env) {
   if (!resource["service.name"]) resource["service.name"] = "hookwise";
   const delay = Number(env.OTEL_BSP_SCHEDULE_DELAY);
   const queue = Number(env.OTEL_BSP_MAX_QUEUE_SIZE);
+  const interval = Number(env.OTEL_METRIC_EXPORT_INTERVAL);
+  const delayMs = delay > 0 ? Math.min(delay, 60000) : DEFAULT_DELAY_MS;
   return {
     traces: signal("TRACES", "/v1/traces"),
     metrics: signal("METRICS", "/v1/metrics"),
     logs: signal("LOGS", "/v1/logs"),
     resource,
-    delayMs: delay > 0 ? Math.min(delay, 60000) : DEFAULT_DELAY_MS,
+    delayMs,
+    metricsMs: interval > 0 ? Math.min(Math.max(interval, delayMs), MAX_METRICS_MS) : delayMs,
     maxQueue: queue > 0 ? Math.min(queue, 65536) : MAX_QUEUE,
   };
 }
@@ -118,20 +123,40 @@ class Pb {
   constructor() {
     this.parts = [];
     this.len = 0;
+    this.cur = []; // small bytes (tags, lengths, varints) not yet in a part
+  }
+  byte(b) {
+    this.cur.push(b);
+    this.len++;
+  }
+  flushCur() {
+    if (this.cur.length) {
+      this.parts.push(Buffer.from(this.cur));
+      this.cur = [];
+    }
   }
   raw(b) {
+    this.flushCur();
     this.parts.push(b);
     this.len += b.length;
   }
   varint(n) {
-    const out = [];
+    // (numbers in Number arithmetic: BigInt only past 2^53 or below 0, which OTLP's lengths,
+    // tags and counts never are)
+    if (typeof n === "number" && n >= 0 && n <= Number.MAX_SAFE_INTEGER) {
+      while (n > 127) {
+        this.byte((n % 128) | 128);
+        n = Math.floor(n / 128);
+      }
+      this.byte(n);
+      return;
+    }
     let v = BigInt.asUintN(64, BigInt(n));
     while (v > 127n) {
-      out.push(Number(v & 127n) | 128);
+      this.byte(Number(v & 127n) | 128);
       v >>= 7n;
     }
-    out.push(Number(v));
-    this.raw(Buffer.from(out));
+    this.byte(Number(v));
   }
   tag(field, wire) {
     this.varint((field << 3) | wire);
@@ -146,9 +171,12 @@ class Pb {
     this.bytes(field, Buffer.from(String(s), "utf8"));
   }
   msg(field, pb) {
+    pb.flushCur();
     this.tag(field, 2);
     this.varint(pb.len);
-    for (const p of pb.parts) this.raw(p);
+    this.flushCur();
+    for (const p of pb.parts) this.parts.push(p);
+    this.len += pb.len;
   }
   uint(field, n) {
     if (!n) return;
@@ -160,13 +188,13 @@ class Pb {
     this.varint(b ? 1 : 0);
   }
   fixed64(field, n) {
-    const b = Buffer.alloc(8);
+    const b = Buffer.allocUnsafe(8);
     b.writeBigUInt64LE(BigInt.asUintN(64, BigInt(n)));
     this.tag(field, 1);
     this.raw(b);
   }
   double(field, x) {
-    const b = Buffer.alloc(8);
+    const b = Buffer.allocUnsafe(8);
     b.writeDoubleLE(x);
     this.tag(field, 1);
     this.raw(b);
@@ -182,6 +210,7 @@ class Pb {
     this.bytes(field, b);
   }
   buffer() {
+    this.flushCur();
     return Buffer.concat(this.parts, this.len);
   }
 }
@@ -202,13 +231,32 @@ function pbAny(v) {
   return a;
 }
 
-function pbAttrs(pb, field, attrs) {
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === null || v === undefined) continue;
+// An attribute's KeyValue message, encoded once: most attributes repeat from call to call (the
+// host, the version, the decision, the rule), and encoding is the exporter's main cost.
+const kvCache = new Map();
+function pbKeyValue(k, v) {
+  const key = typeof v !== "object" ? `${k}\0${typeof v}\0${v}` : Array.isArray(v) ? `${k}\0array\0${JSON.stringify(v)}` : null;
+  let b = key === null ? undefined : kvCache.get(key);
+  if (b === undefined) {
     const kv = new Pb();
     kv.string(1, k);
     kv.msg(2, pbAny(v));
-    pb.msg(field, kv);
+    b = kv.buffer();
+    if (key !== null) {
+      if (kvCache.size >= 4096) kvCache.clear();
+      kvCache.set(key, b);
+    }
+  }
+  return b;
+}
+
+function pbAttrs(pb, field, attrs) {
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined) continue;
+    const b = pbKeyValue(k, v);
+    pb.tag(field, 2);
+    pb.varint(b.length);
+    pb.raw(b);
   }
 }
 
@@ -439,8 +487,50 @@ const ENCODERS = {
 
 // ---------------------------------------------------------------- HTTP
 
-/** POST `body`; resolves `{ok, status?, error?, ms}` — never rejects, never longer than `timeoutMs`. */
-function post(target, body) {
+const yieldNow = () => new Promise((r) => setImmediate(r));
+
+/**
+ * A name lookup for the exporter's requests: one lookup in flight per name at a time, its
+ * answer kept 60 s (a failure 5 s). `dns.lookup` is getaddrinfo on libuv's thread pool, which
+ * the hooks' file reads share: a resolver that hangs must hold one thread, not all four.
+ */
+function cachedLookup() {
+  const cache = new Map();
+  return (hostname, options, cb) => {
+    if (typeof options === "function") [cb, options] = [options, {}];
+    const all = !!(options && options.all);
+    const give = (e, addrs) => {
+      if (e) return cb(e);
+      const want = options && options.family ? addrs.filter((a) => a.family === options.family) : addrs;
+      const list = want.length ? want : addrs;
+      if (all) cb(null, list);
+      else cb(null, list[0].address, list[0].family);
+    };
+    const ip = require("node:net").isIP(hostname);
+    if (ip) return give(null, [{ address: hostname, family: ip }]);
+    let c = cache.get(hostname);
+    if (c && !c.waiting && Date.now() - c.at > (c.err ? 5000 : 60000)) c = null;
+    if (!c) {
+      cache.set(hostname, (c = { at: Date.now(), waiting: [] }));
+      const entry = c;
+      require("node:dns").lookup(hostname, { all: true }, (e, addrs) => {
+        entry.at = Date.now();
+        entry.err = e || (addrs && addrs.length ? null : Object.assign(new Error(`no address for ${hostname}`), { code: "ENOTFOUND" }));
+        entry.addrs = addrs;
+        const w = entry.waiting;
+        entry.waiting = null;
+        for (const f of w) f();
+      });
+    }
+    if (c.waiting) c.waiting.push(() => give(c.err, c.addrs));
+    else give(c.err, c.addrs);
+  };
+}
+
+/** POST `body`; resolves `{ok, status?, error?, ms}` — never rejects, never longer than `timeoutMs`.
+ * `transport`: the exporter's kept-alive agents and name lookup (a connection and a lookup per
+ * batch would be work, and a thread, each time). */
+function post(target, body, transport = null) {
   const t0 = Date.now();
   return new Promise((resolve) => {
     let done = false;
@@ -458,10 +548,16 @@ function post(target, body) {
     try {
       const url = new URL(target.url);
       const mod = url.protocol === "https:" ? require("node:https") : require("node:http");
+      let agent;
+      if (transport) {
+        // kept-alive sockets are unref'd while idle: they hold no process open
+        agent = transport.agents[url.protocol] || (transport.agents[url.protocol] = new mod.Agent({ keepAlive: true, maxSockets: 3 }));
+      }
       req = mod.request(
         url,
         {
           method: "POST",
+          ...(agent ? { agent, lookup: transport.lookup } : {}),
           headers: {
             ...target.headers,
             "content-type": target.protocol === "http/json" ? "application/json" : "application/x-protobuf",
@@ -502,6 +598,11 @@ function createExporter(o = {}) {
   const cfg = config(env);
   const statusDir = o.statusDir === undefined ? runtimeDirOf(env) : o.statusDir;
   const startMs = Date.now();
+  // Cumulative metrics need one series per process that counts: two warm servers (two projects,
+  // or a server and its successor) are told apart by the instance id the SDKs give each process.
+  const resource = { ...cfg.resource };
+  if (!resource["service.instance.id"]) resource["service.instance.id"] = (crypto || (crypto = require("node:crypto"))).randomUUID();
+  const transport = { agents: {}, lookup: cachedLookup() };
   const spans = [];
   const logs = [];
   const counters = new Map(); // name -> Map(attrKey -> {attrs, value})
@@ -510,6 +611,7 @@ function createExporter(o = {}) {
   let inFlight = 0;
   let timer = null;
   let closed = false;
+  let closing = false;
 
   let metricsDirty = false;
   const count = (name, attrs, by = 1, dirty = true) => {
@@ -564,8 +666,10 @@ function createExporter(o = {}) {
   }
 
   /** The pending events as spans, logs and metric points (in a flush, off the hook's path). */
-  function digest() {
+  async function digest() {
+    let k = 0;
     for (const [events, start, dur] of pending.splice(0)) {
+      if (++k % 32 === 0) await yieldNow();
       for (const e of Array.isArray(events) ? events : [events]) {
         if (!e || typeof e !== "object") continue;
         if (e.latency && typeof e.latency.name === "string") observe(e.latency.name, e.latency.attrs, dur);
@@ -577,7 +681,7 @@ function createExporter(o = {}) {
   }
 
   function schedule() {
-    if (timer || closed) return;
+    if (timer || closed || closing) return;
     timer = setTimeout(() => {
       timer = null;
       flush().catch(() => {});
@@ -595,8 +699,7 @@ function createExporter(o = {}) {
     }
     const changed = !stats.last || stats.last.ok !== r.ok || stats.last.error !== (r.error || null);
     stats.last = { at: new Date().toISOString(), signal, url: cfg[signal] && cfg[signal].url, ok: r.ok, status: r.status || null, error: r.error || null, ms: r.ms, items: n };
-    // the status file (doctor's) when the outcome changed, else once a second at most: a write
-    // is synchronous, and a hook arriving meanwhile waits for it
+    // the status file (doctor's) when the outcome changed, else once a second at most
     const now = Date.now();
     if (changed || now - statusAt >= 1000) {
       statusAt = now;
@@ -605,31 +708,53 @@ function createExporter(o = {}) {
   }
   let statusAt = 0;
 
+  // written asynchronously (never a synchronous write on the event loop a hook waits on), one
+  // write at a time; a change meanwhile is written after it
+  let statusWrite = null;
+  let statusAgain = false;
   function writeStatus() {
-    if (!statusDir) return;
-    try {
-      const file = fileOf(statusDir, cfg, "status.json");
-      const tmp = `${file}.${process.pid}`;
-      fs.writeFileSync(tmp, JSON.stringify({ pid: process.pid, ...stats, endpoints: { traces: cfg.traces && cfg.traces.url, metrics: cfg.metrics && cfg.metrics.url, logs: cfg.logs && cfg.logs.url } }) + "\n", { mode: 0o600 });
-      fs.renameSync(tmp, file);
-    } catch {
-      /* the status is for doctor only */
+    if (!statusDir) return Promise.resolve();
+    if (statusWrite) {
+      statusAgain = true;
+      return statusWrite;
     }
+    const file = fileOf(statusDir, cfg, "status.json");
+    const tmp = `${file}.${process.pid}`;
+    const text = JSON.stringify({ pid: process.pid, ...stats, endpoints: { traces: cfg.traces && cfg.traces.url, metrics: cfg.metrics && cfg.metrics.url, logs: cfg.logs && cfg.logs.url } }) + "\n";
+    statusWrite = fs.promises
+      .writeFile(tmp, text, { mode: 0o600 })
+      .then(() => fs.promises.rename(tmp, file))
+      .catch(() => {
+        /* the status is for doctor only */
+      })
+      .then(() => {
+        statusWrite = null;
+        if (statusAgain) {
+          statusAgain = false;
+          return writeStatus();
+        }
+      });
+    return statusWrite;
   }
 
+  let encoding = Promise.resolve();
   async function send(signal, items) {
     const target = cfg[signal];
     if (!target || !items) return;
+    // one batch encoded at a time, each in a turn of the event loop of its own: a hook that
+    // arrived meanwhile is answered in between (requests already sent go on in parallel)
+    const turn = encoding.then(yieldNow).then(() => Buffer.from(ENCODERS[signal][target.protocol](resource, items)));
+    encoding = turn.catch(() => {});
     let body;
     try {
-      body = Buffer.from(ENCODERS[signal][target.protocol](cfg.resource, items));
+      body = await turn;
     } catch (e) {
       note(signal, { ok: false, error: `encode: ${e && e.message}`, ms: 0 }, 0);
       return;
     }
     inFlight++;
     try {
-      const r = await post(target, body);
+      const r = await post(target, body, transport);
       const n = Array.isArray(items) ? items.length : 0;
       note(signal, r, n);
       if (!r.ok && n) drop(n, "export failed");
@@ -646,13 +771,13 @@ function createExporter(o = {}) {
     if (flushing) return flushing;
     flushing = (async () => {
       try {
-        drainSpool();
-        digest();
+        await drainSpool();
+        await digest();
         const jobs = [];
         while (spans.length) jobs.push(send("traces", spans.splice(0, MAX_BATCH)));
         while (logs.length) jobs.push(send("logs", logs.splice(0, MAX_BATCH)));
         const now = Date.now();
-        const every = Math.max(cfg.delayMs, METRICS_MS);
+        const every = cfg.metricsMs;
         if (metricsDirty && (metrics || now - lastMetrics >= every)) {
           lastMetrics = now;
           metricsDirty = false;
@@ -664,12 +789,12 @@ function createExporter(o = {}) {
         flushing = null;
       }
       if (pending.length || spans.length || logs.length) schedule();
-      else if (metricsDirty && !closed && !metricsTimer) {
+      else if (metricsDirty && !closed && !closing && !metricsTimer) {
         // what changed since the last metrics export goes at the end of its window
         metricsTimer = setTimeout(() => {
           metricsTimer = null;
           flush().catch(() => {});
-        }, Math.max(0, lastMetrics + Math.max(cfg.delayMs, METRICS_MS) - Date.now()));
+        }, Math.max(0, lastMetrics + cfg.metricsMs - Date.now()));
         if (metricsTimer.unref) metricsTimer.unref();
       }
     })();
@@ -683,24 +808,28 @@ function createExporter(o = {}) {
     return { startMs, nowMs, metrics };
   }
 
-  function drainSpool() {
+  // The cold hooks' spool, taken whole and read asynchronously (up to 1 MB: never a
+  // synchronous read on the event loop a hook waits on), its lines parsed in slices.
+  async function drainSpool() {
     if (!statusDir) return;
+    const fsp = fs.promises;
     const spool = fileOf(statusDir, cfg, "spool.jsonl");
     const taken = `${spool}.${process.pid}`;
-    try {
-      fs.renameSync(spool, taken);
-    } catch {
-      return dropCount();
-    }
     let text = "";
     try {
-      text = fs.readFileSync(taken, "utf8");
+      await fsp.rename(spool, taken);
+      try {
+        text = await fsp.readFile(taken, "utf8");
+      } finally {
+        await fsp.rm(taken, { force: true }).catch(() => {});
+      }
     } catch {
-      /* gone */
+      /* none (or gone) */
     }
-    fs.rmSync(taken, { force: true });
-    for (const line of text.split("\n")) {
+    let k = 0;
+    for (const line of text ? text.split("\n") : []) {
       if (!line) continue;
+      if (++k % 32 === 0) await yieldNow();
       try {
         const r = JSON.parse(line);
         if (r && Array.isArray(r.events)) add(r.events, r.t || {});
@@ -708,15 +837,12 @@ function createExporter(o = {}) {
         drop(1, "spool unreadable");
       }
     }
-    dropCount();
-  }
-  function dropCount() {
     const f = fileOf(statusDir, cfg, "spool.dropped");
-    const taken = `${f}.${process.pid}`;
+    const fd = `${f}.${process.pid}`;
     try {
-      fs.renameSync(f, taken);
-      const n = fs.statSync(taken).size;
-      fs.rmSync(taken, { force: true });
+      await fsp.rename(f, fd);
+      const n = (await fsp.stat(fd)).size;
+      await fsp.rm(fd, { force: true }).catch(() => {});
       drop(n, "spool full");
     } catch {
       /* none dropped */
@@ -725,14 +851,34 @@ function createExporter(o = {}) {
 
   /** Flush everything within `ms` (the rest is dropped with the process). */
   async function shutdown(ms = 2000) {
+    closing = true;
+    if (spoolWatch) clearInterval(spoolWatch);
     if (timer) clearTimeout(timer);
     if (metricsTimer) clearTimeout(metricsTimer);
     timer = metricsTimer = null;
     let t;
-    await Promise.race([flush({ metrics: true }), new Promise((r) => (t = setTimeout(r, ms)))]);
+    // a flush under way may have left the metrics for later: the last one sends them
+    const last = async () => {
+      if (flushing) await flushing;
+      await flush({ metrics: true });
+    };
+    await Promise.race([last(), new Promise((r) => (t = setTimeout(r, ms)))]);
     clearTimeout(t);
     closed = true;
-    if (stats.attempts) writeStatus();
+    if (stats.attempts) await Promise.race([writeStatus(), new Promise((r) => setTimeout(r, 500).unref())]);
+  }
+
+  // A cold hook can spool while no call reaches this exporter (told `busy` while the server
+  // starts, the session's last hook): the spool is looked at once a second (one asynchronous
+  // stat), so what it holds goes without waiting for the next warm hook.
+  let spoolWatch = null;
+  if (statusDir && o.watchSpool !== false) {
+    const spool = fileOf(statusDir, cfg, "spool.jsonl");
+    spoolWatch = setInterval(() => {
+      if (closed || closing || timer || flushing) return;
+      fs.promises.stat(spool).then(() => schedule(), () => {});
+    }, Math.max(1000, cfg.delayMs));
+    if (spoolWatch.unref) spoolWatch.unref();
   }
 
   return { add, flush, shutdown, stats, config: cfg, get inFlight() { return inFlight; } };
@@ -809,12 +955,35 @@ function spoolSink(env = process.env) {
 function doctorReport(env = process.env, core = null) {
   const cfg = config(env);
   let status = null;
+  // what cold hooks (answered in their own process) left for the next warm server
+  const spool = { calls: 0, dropped: 0 };
   const dir = runtimeDirOf(env);
   if (dir) {
     try {
       status = JSON.parse(fs.readFileSync(fileOf(dir, cfg, "status.json"), "utf8"));
     } catch {
       /* no attempt yet */
+    }
+    try {
+      const text = fs.readFileSync(fileOf(dir, cfg, "spool.jsonl"), "utf8");
+      for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) spool.calls++;
+    } catch {
+      /* none waiting */
+    }
+    try {
+      spool.dropped = fs.statSync(fileOf(dir, cfg, "spool.dropped")).size;
+    } catch {
+      /* none dropped */
+    }
+  }
+  // whether the warm server that wrote the status still runs (it sends what cold hooks spool)
+  let alive = false;
+  if (status && Number.isInteger(status.pid) && status.pid > 0) {
+    try {
+      process.kill(status.pid, 0);
+      alive = true;
+    } catch (e) {
+      alive = !!(e && e.code === "EPERM");
     }
   }
   const on = !!(core && core.on);
@@ -828,11 +997,14 @@ function doctorReport(env = process.env, core = null) {
     ...(where.length ? [`  to: ${where.join("; ")}; service.name ${cfg.resource["service.name"]}`] : []),
     ...notes.map((n) => `  note: ${n}`),
     last
-      ? `  last export: ${last.at} ${last.signal} → ${last.ok ? `ok (HTTP ${last.status}, ${last.ms} ms)` : `FAILED (${last.error || `HTTP ${last.status}`}, ${last.ms} ms)`}; sent ${status.sent}, dropped ${status.dropped}, failed attempts ${status.failed}`
+      ? `  last export: ${last.at} ${last.signal} → ${last.ok ? `ok (HTTP ${last.status}, ${last.ms} ms)` : `FAILED (${last.error || `HTTP ${last.status}`}, ${last.ms} ms)`}; sent ${status.sent}, dropped ${status.dropped}, failed attempts ${status.failed}; by process ${status.pid} (${alive ? "running" : "ended"})`
       : "  last export: none yet",
+    ...(spool.calls || spool.dropped
+      ? [`  spooled: ${spool.calls} batch(es) of events from hooks answered cold wait for the next warm server to send them${spool.dropped ? `; ${spool.dropped} event(s) dropped (spool full)` : ""}`]
+      : []),
   ];
   const endpoints = Object.fromEntries(["traces", "metrics", "logs"].map((s) => [s, cfg[s] ? { url: shown(cfg[s].url), protocol: cfg[s].protocol, timeoutMs: cfg[s].timeoutMs } : null]));
-  return { json: { on, why: core && core.why, content: !!(core && core.content), endpoints, resource: cfg.resource, status: status && { ...status, endpoints: undefined, last: last && { ...last, url: last.url && shown(last.url) } } }, lines };
+  return { json: { on, why: core && core.why, content: !!(core && core.content), endpoints, resource: cfg.resource, status: status && { ...status, running: alive, endpoints: undefined, last: last && { ...last, url: last.url && shown(last.url) } }, spool }, lines };
 }
 
-module.exports = { config, createExporter, processSink, lazySink, spoolSink, doctorReport, protoTraces, protoLogs, protoMetrics, jsonTraces, jsonLogs, jsonMetrics, traceId, spanId, HISTOGRAM_BOUNDS };
+module.exports = { cachedLookup, config, createExporter, processSink, lazySink, spoolSink, doctorReport, protoTraces, protoLogs, protoMetrics, jsonTraces, jsonLogs, jsonMetrics, traceId, spanId, HISTOGRAM_BOUNDS };

@@ -156,7 +156,7 @@ async function extension(pi, deps = {}) {
       if (r && typeof r.block === "string" && r.block) return { block: true, reason: r.block };
       // the core changed the arguments (a governed shell under the confining launcher): pi runs
       // its own object, changed in place
-      if (r && Array.isArray(r.mutations) && r.mutations.length) require("./core.cjs").applyMutations(event.input, r.mutations);
+      if (r && r.edits) hw.applyEdits(event.input, r);
       return undefined;
     } catch (e) {
       // With governance or enforcement on, what hookwise could not decide is blocked (the
@@ -178,10 +178,9 @@ async function extension(pi, deps = {}) {
     try {
       const callId = event && typeof event.toolCallId === "string" ? event.toolCallId : "";
       if (!callId) return undefined;
-      const box = { output: "" };
       const args = event.input && typeof event.input === "object" ? event.input : undefined;
-      await hw.toolAfter({ tool: event.toolName, sessionId: sessionOf(ctx), callId, output: box, args, failed: !!event.isError });
-      const text = typeof box.output === "string" ? box.output.replace(/^\n+/, "") : "";
+      const r = await hw.toolAfter({ tool: event.toolName, sessionId: sessionOf(ctx), callId, args, failed: !!event.isError });
+      const text = (r && typeof r.withResult === "string" && r.withResult) || "";
       if (!text || !Array.isArray(event.content)) return undefined;
       return { content: [...event.content, { type: "text", text }] };
     } catch (e) {

@@ -11,6 +11,14 @@
 // installed hookwise and the environment the core reads, and each request carries the per-user
 // secret kept in that folder (mode 0600). The server checks both.
 //
+// Windows: a named pipe, `\\.\pipe\hookwise-<sha256(secret, key)>` — a name only a holder of the
+// secret can work out — and the per-user folder is `%LOCALAPPDATA%\hookwise` (the profile's
+// ACL: this user, SYSTEM, administrators). Pipe names are one namespace for every user of the
+// machine, so before it sends anything the client makes the server prove it knows the secret
+// (`hello`: an HMAC of a fresh nonce and the pipe's name); a pipe another user created under
+// that name fails the proof and the hook decides cold. The server refuses a request without the
+// secret, as on POSIX. docs/warm-hooks.md#windows.
+//
 // Only node: built-ins are loaded here: this runs in every hook process, before anything else.
 
 const fs = require("node:fs");
@@ -31,6 +39,7 @@ const DEFAULT_TIMEOUT_MS = 5000;
 const ENV_KEYS = /^(HOOKWISE_|MAENIFOLD_|OTEL_)|^(PATH|HOME|COPILOT_HOME|TMPDIR|XDG_CACHE_HOME|XDG_RUNTIME_DIR)$/;
 
 const uid = () => (typeof process.getuid === "function" ? process.getuid() : -1);
+const WIN = process.platform === "win32";
 
 /**
  * The per-user folder of warm servers: `$XDG_RUNTIME_DIR/hookwise` when that is the user's own,
@@ -38,7 +47,7 @@ const uid = () => (typeof process.getuid === "function" ? process.getuid() : -1)
  * looser permissions or as a symlink — another user could then reach or replace the sockets.
  */
 function runtimeDir(env = process.env) {
-  if (process.platform === "win32") return null;
+  if (WIN) return winRuntimeDir(env);
   const me = uid();
   const candidates = [];
   if (env.XDG_RUNTIME_DIR && path.isAbsolute(env.XDG_RUNTIME_DIR)) candidates.push(path.join(env.XDG_RUNTIME_DIR, "hookwise"));
@@ -59,15 +68,38 @@ function runtimeDir(env = process.env) {
   return null;
 }
 
+/**
+ * Windows: `%LOCALAPPDATA%\hookwise`, a folder (not a link or junction) in the user's profile,
+ * whose ACL the profile gives it (Node cannot read an ACL: the profile's is the guarantee).
+ */
+function winRuntimeDir(env) {
+  const base = env.LOCALAPPDATA;
+  if (!base || !path.win32.isAbsolute(base) || !/^[A-Za-z]:\\/.test(base)) return null;
+  const dir = path.win32.join(base, "hookwise");
+  try {
+    fs.mkdirSync(dir);
+  } catch (e) {
+    if (!e || e.code !== "EEXIST") return null;
+  }
+  try {
+    const st = fs.lstatSync(dir);
+    return st.isDirectory() && !st.isSymbolicLink() ? dir : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The per-user secret (created once, 0600, in `dir`); null when it cannot be read safely. */
 function secret(dir) {
   const file = path.join(dir, "secret");
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+      // Windows: no O_NOFOLLOW; the entry itself must be a plain file (not a link)
+      if (WIN && !fs.lstatSync(file).isFile()) return null;
+      const fd = fs.openSync(file, fs.constants.O_RDONLY | (WIN ? 0 : fs.constants.O_NOFOLLOW));
       try {
         const st = fs.fstatSync(fd);
-        if (!st.isFile() || st.uid !== uid() || (st.mode & 0o077) !== 0) return null;
+        if (!st.isFile() || (!WIN && (st.uid !== uid() || (st.mode & 0o077) !== 0))) return null;
         const s = fs.readFileSync(fd, "utf8").trim();
         return /^[0-9a-f]{64}$/.test(s) ? s : null;
       } finally {
@@ -139,9 +171,30 @@ function serverFor(project, host) {
   return host === "claude-code" ? project : `${project}\0${host}`;
 }
 
-function serverPaths(dir, project, env) {
+/**
+ * The socket (Windows: the named pipe), lock and key of the server for `project`. `secretKey`:
+ * the per-user secret, which names a Windows pipe (a name another user cannot work out).
+ */
+function serverPaths(dir, project, env, secretKey) {
   const key = serverKey(project, env);
-  return { key, socket: path.join(dir, `${key}.sock`), lock: path.join(dir, `${key}.lock`) };
+  const lock = path.join(dir, `${key}.lock`);
+  if (WIN) {
+    const pipe = pipeName(key, secretKey);
+    return { key, pipe, socket: `\\\\.\\pipe\\${pipe}`, lock };
+  }
+  return { key, socket: path.join(dir, `${key}.sock`), lock };
+}
+
+/** A Windows pipe's name: `hookwise-` and 128 bits of SHA-256 of the secret and the key
+ * (crates/hookwise-native/src/key.rs `pipe_name`). */
+function pipeName(key, secretKey) {
+  return "hookwise-" + crypto().createHash("sha256").update(`hookwise-pipe\0${secretKey}\0${key}`).digest("hex").slice(0, 32);
+}
+
+/** The server's answer to a client's `hello`: HMAC-SHA256, keyed by the secret, of the pipe's
+ * (socket's) name and the client's nonce (key.rs `server_proof`). */
+function serverProof(secretKey, name, nonce) {
+  return crypto().createHmac("sha256", secretKey).update(`hookwise-warm-server\0${name}\0${nonce}`).digest("hex");
 }
 
 /** The pid in a lock file if that process is alive and is a warm server, else 0. */
@@ -229,7 +282,15 @@ async function askWarm(o) {
   let r = await ask(o);
   // a server that is starting (its lock held, its socket not yet there): wait for its socket
   // once, and ask it (it lets the request wait for its engine)
-  if (r.starting && (await socketWithin(r.starting, Math.min(2000, o.timeoutMs || DEFAULT_TIMEOUT_MS)))) r = await ask({ ...o, start: false });
+  const within = Math.min(2000, o.timeoutMs || DEFAULT_TIMEOUT_MS);
+  if (r.starting && WIN) {
+    // a pipe cannot be looked at without connecting to it: ask again until it is there
+    const until = Date.now() + within;
+    while (r.why === "ENOENT" && Date.now() < until) {
+      await new Promise((res) => setTimeout(res, 50));
+      r = await ask({ ...o, start: false });
+    }
+  } else if (r.starting && (await socketWithin(r.starting, within))) r = await ask({ ...o, start: false });
   return o.explain ? { answer: r.answer, why: r.why } : r.answer;
 }
 
@@ -241,7 +302,7 @@ function ask({ event, raw, project, host = "claude-code", env = process.env, tim
   const key = secret(dir);
   if (!key) return Promise.resolve(none("no secret"));
   // one server a project and host: each host's hooks are answered in its own dialect
-  const paths = serverPaths(dir, serverFor(project, host), env);
+  const paths = serverPaths(dir, serverFor(project, host), env, key);
   const limit = Number(env.HOOKWISE_WARM_TIMEOUT_MS) > 0 ? Number(env.HOOKWISE_WARM_TIMEOUT_MS) : timeoutMs || DEFAULT_TIMEOUT_MS;
   // a tag that matches the answer to this request (the secret, not the id, is what authenticates)
   const id = `${process.pid.toString(36)}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
@@ -275,8 +336,13 @@ function ask({ event, raw, project, host = "claude-code", env = process.env, tim
       }
       finish(none(code));
     });
+    const request = () => sock.write(JSON.stringify({ v: PROTOCOL, id, secret: key, project, host, event: String(event), payload: raw, ...(keep ? { keep: true } : {}) }) + "\n");
+    // Windows: the pipe's name is one every user may create; the server proves it knows the
+    // secret before anything (the secret, the payload) is sent to it
+    let nonce = WIN ? crypto().randomBytes(16).toString("hex") : null;
     sock.on("connect", () => {
-      sock.write(JSON.stringify({ v: PROTOCOL, id, secret: key, project, host, event: String(event), payload: raw, ...(keep ? { keep: true } : {}) }) + "\n");
+      if (nonce) sock.write(JSON.stringify({ v: PROTOCOL, hello: nonce }) + "\n");
+      else request();
     });
     sock.setEncoding("utf8");
     sock.on("data", (chunk) => {
@@ -292,14 +358,24 @@ function ask({ event, raw, project, host = "claude-code", env = process.env, tim
       } catch {
         return finish(none("garbage"));
       }
+      if (nonce) {
+        const want = Buffer.from(serverProof(key, paths.pipe, nonce));
+        const got = Buffer.from(m && typeof m.proof === "string" ? m.proof : "");
+        if (got.length !== want.length || !crypto().timingSafeEqual(got, want)) return finish(none("not our server"));
+        nonce = null;
+        buf = buf.slice(nl + 1);
+        return request();
+      }
       // Only a well-formed answer to this request counts; anything else is decided cold.
       if (!m || typeof m !== "object" || m.id !== id) return finish(none("garbage"));
       if (m.busy) return finish(none("busy"));
       if (m.ok !== true || typeof m.text !== "string") return finish(none(typeof m.error === "string" ? m.error : "garbage"));
-      finish({ answer: { ok: true, text: m.text }, why: "warm" });
+      // a block by exit code (Letta Code): the code and stderr as the server gave them
+      const exit = Number.isInteger(m.exit) && m.exit > 0 && m.exit < 256 ? { exit: m.exit, err: typeof m.err === "string" ? m.err : "" } : {};
+      finish({ answer: { ok: true, text: m.text, ...exit }, why: "warm" });
     });
     sock.on("end", () => finish(none("closed")));
   });
 }
 
-module.exports = { serverFor, askWarm, runtimeDir, secret, serverKey, serverPaths, lockHolder, startServer, PROTOCOL, DEFAULT_TIMEOUT_MS, MAX_NOTE };
+module.exports = { serverFor, askWarm, runtimeDir, secret, serverKey, serverPaths, serverProof, pipeName, lockHolder, startServer, PROTOCOL, DEFAULT_TIMEOUT_MS, MAX_NOTE };

@@ -19,7 +19,11 @@ const fs = require("node:fs");
 const net = require("node:net");
 const path = require("node:path");
 const crypto = require("node:crypto");
-const { runtimeDir, secret, serverPaths, serverFor, lockHolder, PROTOCOL, MAX_NOTE } = require("./warm-client.cjs");
+const { runtimeDir, secret, serverPaths, serverFor, serverProof, lockHolder, PROTOCOL, MAX_NOTE } = require("./warm-client.cjs");
+
+/** Windows: a named pipe (js/warm-client.cjs), which has no inode to check and no file to
+ * remove; it is gone when its server is. */
+const WIN = process.platform === "win32";
 
 const DEFAULT_IDLE_MS = 20 * 60 * 1000;
 /** How long a request waits for an engine being made before the hook is told to decide cold
@@ -83,7 +87,9 @@ async function run(project, o = {}) {
   const key = secret(dir);
   if (!key) return { why: "no secret" };
   const keyBuf = Buffer.from(key);
-  const paths = serverPaths(dir, serverFor(project, host), env);
+  const paths = serverPaths(dir, serverFor(project, host), env, key);
+  // the name a client's `hello` is answered for (the pipe's; a socket's file name)
+  const helloName = paths.pipe || path.basename(paths.socket);
   if (!takeLock(paths.lock)) return { why: "another server holds the lock" };
   const lockIno = inode(paths.lock);
   const projectIno = inode(project);
@@ -193,29 +199,42 @@ async function run(project, o = {}) {
     const r = await engine.claude.hook(m.event, payload, unreadable);
     // no answer from the core: the hook decides cold (it fails the same way, or better)
     if (!r || r.ok !== true || typeof r.text !== "string") return { id: m.id, error: (r && r.text) || "no answer" };
-    return { id: m.id, ok: true, text: r.text };
+    return { id: m.id, ok: true, text: r.text, ...(r.exit ? { exit: r.exit, err: r.err } : {}) };
   }
 
   const server = net.createServer((sock) => {
     let buf = "";
+    let hellos = 0;
     sock.setEncoding("utf8");
     sock.on("error", () => {});
     sock.on("data", (chunk) => {
       if (buf === null) return;
       buf += chunk;
-      const nl = buf.indexOf("\n");
-      if (nl === -1) {
-        if (buf.length > MAX_LINE) sock.destroy();
-        return;
-      }
-      const line = buf.slice(0, nl);
-      buf = null;
+      let nl = buf.indexOf("\n");
       let m = null;
-      try {
-        m = JSON.parse(line);
-      } catch {
-        /* answered as a bad request */
+      for (;;) {
+        if (nl === -1) {
+          if (buf.length > MAX_LINE) sock.destroy();
+          return;
+        }
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        m = null;
+        try {
+          m = JSON.parse(line);
+        } catch {
+          /* answered as a bad request */
+        }
+        // a client's `hello` (Windows: it checks this is its user's server before it sends the
+        // secret): the proof that this server knows the secret, once a connection
+        if (m && typeof m === "object" && m.v === PROTOCOL && typeof m.hello === "string" && /^[0-9a-f]{32}$/.test(m.hello) && hellos++ === 0) {
+          sock.write(JSON.stringify({ proof: serverProof(key, helloName, m.hello) }) + "\n");
+          nl = buf.indexOf("\n");
+          continue;
+        }
+        break;
       }
+      buf = null;
       inFlight++;
       touch();
       answer(m)
@@ -229,10 +248,12 @@ async function run(project, o = {}) {
   });
 
   // The socket: one that exists under our lock is stale (its server is gone): replaced.
-  try {
-    fs.unlinkSync(paths.socket);
-  } catch {
-    /* none */
+  if (!WIN) {
+    try {
+      fs.unlinkSync(paths.socket);
+    } catch {
+      /* none */
+    }
   }
   const listening = await new Promise((resolve) => {
     server.once("error", (e) => resolve(e));
@@ -246,12 +267,15 @@ async function run(project, o = {}) {
     }
     return { why: `cannot listen: ${listening.code || listening.message}` };
   }
-  try {
-    fs.chmodSync(paths.socket, 0o600);
-  } catch {
-    /* the folder's 0700 still keeps others out */
+  if (!WIN) {
+    try {
+      fs.chmodSync(paths.socket, 0o600);
+    } catch {
+      /* the folder's 0700 still keeps others out */
+    }
   }
-  const socketIno = inode(paths.socket);
+  // (a pipe is not looked at: stat would connect to it)
+  const socketIno = WIN ? null : inode(paths.socket);
   engine = makeEngine();
   engine.done.then(() => replay(engine)).catch(() => {});
   touch();
@@ -260,7 +284,7 @@ async function run(project, o = {}) {
   const stopped = new Promise((r) => (resolveStopped = r));
   const check = setInterval(() => {
     if (inode(project) !== projectIno) stop("the project folder is gone");
-    else if (inode(paths.socket) !== socketIno) stop("the socket is no longer ours");
+    else if (!WIN && inode(paths.socket) !== socketIno) stop("the socket is no longer ours");
     else if (inode(paths.lock) !== lockIno) stop("the lock is no longer ours");
   }, CHECK_MS);
 
@@ -272,7 +296,7 @@ async function run(project, o = {}) {
       clearTimeout(idleTimer);
       server.close();
       // only what is still ours is removed: a successor's socket and lock stay
-      if (inode(paths.socket) === socketIno) fs.rmSync(paths.socket, { force: true });
+      if (!WIN && inode(paths.socket) === socketIno) fs.rmSync(paths.socket, { force: true });
       if (inode(paths.lock) === lockIno) fs.rmSync(paths.lock, { force: true });
       try {
         await Promise.race([Promise.all([engine && engine.claude.dispose(), otel.shutdown(1500)]), new Promise((r) => setTimeout(r, 2000).unref())]);

@@ -9,7 +9,8 @@
 //
 // Linux: musl, statically linked (one binary for every glibc and musl distribution, no
 // dependency on the system's libc version), linked with rust-lld from the Rust toolchain: no
-// cross toolchain needed. macOS: cargo-zigbuild. HOOKWISE_NATIVE_TARGETS: `host` (default: this
+// cross toolchain needed. macOS: cargo-zigbuild. Windows: x86_64-pc-windows-gnu linked by
+// MinGW-w64's gcc (Debian's `mingw-w64`; only system DLLs at run time). HOOKWISE_NATIVE_TARGETS: `host` (default: this
 // machine's), `linux` (x64 and arm64), `all`, or a comma-separated list of names below.
 // HOOKWISE_NATIVE=0: none.
 import { execFileSync } from "node:child_process";
@@ -25,6 +26,10 @@ export const PLATFORMS = {
   // release (HOOKWISE_NATIVE_TARGETS=all), not in every CI run
   "darwin-x64": { target: "x86_64-apple-darwin", os: "darwin", cpu: "x64", zig: true },
   "darwin-arm64": { target: "aarch64-apple-darwin", os: "darwin", cpu: "arm64", zig: true },
+  // Windows: the warm hook client over a named pipe (docs/warm-hooks.md#windows); the confined
+  // shell refuses there (no kernel confinement hookwise can use). A PE32+ console program that
+  // needs only Windows' own DLLs; run here under Wine (tests/windows, opt-in)
+  "win32-x64": { target: "x86_64-pc-windows-gnu", os: "win32", cpu: "x64", linker: "x86_64-w64-mingw32-gcc", exe: ".exe", needs: "x86_64-w64-mingw32-gcc (apt-get install mingw-w64)" },
 };
 
 const envVar = (target) => `CARGO_TARGET_${target.toUpperCase().replace(/-/g, "_")}_LINKER`;
@@ -64,6 +69,14 @@ export function buildNative(root, pkgJson, version) {
         continue;
       }
     }
+    if (p.needs) {
+      try {
+        execFileSync(p.linker, ["--version"], { stdio: "ignore" });
+      } catch {
+        lines.push(`native ${name}: NOT built (needs ${p.needs})`);
+        continue;
+      }
+    }
     if (p.zig) {
       try {
         execFileSync("cargo-zigbuild", ["--version"], { stdio: "ignore" });
@@ -81,8 +94,8 @@ export function buildNative(root, pkgJson, version) {
     });
     const dir = path.join(out, `cli-${name}`);
     fs.mkdirSync(path.join(dir, "bin"), { recursive: true });
-    const bin = path.join(dir, "bin", "hookwise-native");
-    fs.copyFileSync(path.join(root, "target", p.target, "release", "hookwise-native"), bin);
+    const bin = path.join(dir, "bin", `hookwise-native${p.exe || ""}`);
+    fs.copyFileSync(path.join(root, "target", p.target, "release", `hookwise-native${p.exe || ""}`), bin);
     fs.chmodSync(bin, 0o755);
     const manifest = {
       name: `@hookwise/cli-${name}`,
@@ -95,7 +108,7 @@ export function buildNative(root, pkgJson, version) {
       preferUnplugged: true,
     };
     fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify(manifest, null, 2) + "\n");
-    fs.writeFileSync(path.join(dir, "README.md"), `# ${manifest.name}\n\n${manifest.description}. Linux builds are static (musl). Not meant to be installed on its own: install \`hookwise\`.\n`);
+    fs.writeFileSync(path.join(dir, "README.md"), `# ${manifest.name}\n\n${manifest.description}. Linux builds are static (musl); the Windows one needs only Windows' own DLLs. Not meant to be installed on its own: install \`hookwise\`.\n`);
     fs.copyFileSync(path.join(root, "LICENSE"), path.join(dir, "LICENSE"));
     lines.push(`native ${name}: ${fs.statSync(bin).size} bytes (${p.target})`);
     if (name === host) {

@@ -16,7 +16,10 @@
 // scripts/eval-knowledge-public.json, fetched (never committed) under DIR as <owner>+<name>/ (each
 // at the listed commit); they are read by the family's own rules (Logseq: title:: and decoded
 // file names, alias::; Dendron: dot-hierarchy file names, label-first links, the vaults of
-// dendron.yml). --held measures their held-out questions (only those).
+// dendron.yml). By default the tuning questions (all but held2); --held the first held-out set
+// only (seen once in aggregate, tuning data since); --held2 the second held-out set only,
+// measured once at the end. Nothing is fetched: each vault is read from the folder DIR/<owner>+<name>/
+// (a copy of the listed commit, kept outside the repository); --vault NAME narrows to one vault.
 // --base DIR: a built package (its dist/ folder's parent, e.g. another checkout's pkg/) measured
 // in the same run, printed beside this build's figures ("before").
 import fs from "node:fs";
@@ -36,6 +39,9 @@ if (flag("--base")) builds.unshift(["before", path.resolve(flag("--base"))]);
 const questions = JSON.parse(fs.readFileSync(path.join(root, "scripts/eval-knowledge.json"), "utf8"));
 const publicDir = flag("--public");
 const held = args.includes("--held");
+const held2 = args.includes("--held2");
+const only = flag("--vault");
+const pick = (q) => (held2 ? !!q.held2 : held ? !!q.held : !q.held2);
 
 // ---- the vault, read by this script's own rules ------------------------------------------
 const norm = (s) =>
@@ -228,11 +234,13 @@ async function measure(pkgDir, set) {
 let sets;
 if (publicDir) {
   const list = JSON.parse(fs.readFileSync(path.join(root, "scripts/eval-knowledge-public.json"), "utf8")).vaults;
-  sets = Object.entries(list).map(([name, v]) => {
-    const dir = path.join(path.resolve(publicDir), v.repo.replace("/", "+"), v.root);
-    if (!fs.existsSync(dir)) throw new Error(`${name}: ${dir} is missing (fetch ${v.repo} at ${v.commit})`);
-    return probes(name, dir, v.family, v.questions.filter((q) => !!q.held === held));
-  });
+  sets = Object.entries(list)
+    .filter(([name]) => !only || name === only)
+    .map(([name, v]) => {
+      const dir = path.join(path.resolve(publicDir), v.repo.replace("/", "+"), v.root);
+      if (!fs.existsSync(dir)) throw new Error(`${name}: ${dir} is missing (a copy of ${v.repo} at ${v.commit})`);
+      return probes(name, dir, v.family, v.questions.filter(pick));
+    });
 } else {
   sets = [probes("vault", path.join(root, "examples/vault")), probes("garden", path.join(root, "examples/garden"))];
 }
@@ -253,7 +261,7 @@ if (json) {
     ["search MRR", (r) => (r.search.of ? r.search.mrr.toFixed(2) : "–")],
   ];
   for (const set of sets) {
-    console.log(`\n${set.name} (${set.family || "obsidian/foam"}, ${set.notes} notes, ${publicDir ? set.dir : `examples/${path.basename(set.dir)}`}${held ? ", held-out questions only" : ""})`);
+    console.log(`\n${set.name} (${set.family || "obsidian/foam"}, ${set.notes} notes, ${publicDir ? set.dir : `examples/${path.basename(set.dir)}`}${held2 ? ", second held-out set only" : held ? ", first held-out set only" : ""})`);
     console.log(`| | ${builds.map(([l]) => l).join(" | ")} |\n|---|${builds.map(() => "---").join("|")}|`);
     for (const [label, f] of rows) console.log(`| ${label} | ${builds.map(([l]) => f(results[l][set.name])).join(" | ")} |`);
     const last = results[builds[builds.length - 1][0]][set.name];

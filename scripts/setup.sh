@@ -119,7 +119,8 @@ if [ $demo = 1 ]; then
     cargo build --quiet --release --target wasm32-unknown-unknown
     wait "$bindgen_pid" || { echo "setup: installing wasm-bindgen-cli failed" >&2; exit 1; }
   fi
-  HOOKWISE_BUILD=lean npm run build --silent
+  # nor the native hook client (hooks are not part of the demo): no musl target, no second crate
+  HOOKWISE_BUILD=lean HOOKWISE_NATIVE="${HOOKWISE_NATIVE:-0}" npm run build --silent
 else
   npm run build --silent
 fi

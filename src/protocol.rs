@@ -522,24 +522,25 @@ fn one_line(s: String) -> String {
         .collect()
 }
 
-/// A change to a string inside the hook's output object, named by its path of keys / indexes.
-/// The host applies it in place (OpenCode ignores a reassigned `output.args`).
+/// A change to one string argument of a tool call, named by its path of keys / indexes: what
+/// the core asks the host to run instead (a knowledge block or advice before a shell command
+/// or a sub-agent's prompt, a governed shell's command under the confining launcher). Neutral:
+/// each host applies it its own way (in place, a changed copy, a rewrite answer).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Mutation {
+pub struct ArgEdit {
     pub path: Vec<PathKey>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub prepend: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub append: Option<String>,
-    /// Before prepending: remove every span from the first string to the second (inclusive)
-    /// and up to two newlines after it — an earlier block, so a field never carries two.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub strip: Option<(String, String)>,
     /// First of all: the string becomes this (a governed shell's command put under the
-    /// confining launcher, `governance::confine`); the prepend and append apply to it.
+    /// confining launcher, `governance::confine`); the prepend applies to it.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub set: Option<String>,
+    /// Else: remove every span from the first string to the second (inclusive) and up to two
+    /// newlines after it — an earlier block, so a field never carries two.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub strip: Option<(String, String)>,
+    /// Then: this text goes before the string.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prepend: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -16,7 +16,9 @@
 //!   GitHub (`ghp_ gho_ ghu_ ghs_ ghr_ github_pat_`), Anthropic (`sk-ant-`), OpenAI (`sk-…`,
 //!   `sk-proj-…`), Slack (`xox[abposr]-`, `xapp-`, `hooks.slack.com/services/…`), Stripe
 //!   (`sk_live_ rk_live_ sk_test_ rk_test_`), Google API keys (`AIza` + 35), JWTs (`eyJ…` in
-//!   three dot-separated base64url parts), bearer tokens (`Bearer <token>`);
+//!   three dot-separated base64url parts), bearer tokens (`Bearer <token>`), and any other
+//!   vendor's: a short prefix (`xyz_`, `abc-`) then 30 or more characters that look random
+//!   (`redact_vendor.rs`: hashes, ids and identifiers are kept);
 //! - the value (only) of an assignment to a sensitive key, in env, URL, YAML, JSON, HTTP header
 //!   or CLI flag form (`DB_PASSWORD=…`, `?token=…`, `client_secret: …`, `"apiKey": "…"`,
 //!   `--token …`): keys ending in password, passwd, passphrase, secret, token, apikey, api_key,
@@ -265,6 +267,20 @@ pub(crate) fn steps() -> u64 {
     STEPS.with(|s| s.get())
 }
 
+#[cfg(test)]
+thread_local! {
+    /// The vendor rule switched off (the speed bench measures the redactor with and without it).
+    pub(crate) static VENDOR_OFF: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+#[inline(always)]
+fn vendor_on() -> bool {
+    #[cfg(test)]
+    return !VENDOR_OFF.with(|v| v.get());
+    #[cfg(not(test))]
+    true
+}
+
 // ---- byte helpers ----
 
 /// A word byte: ASCII letter, digit, `_` or `-`. Word detectors fire only where a word starts
@@ -467,7 +483,8 @@ fn word(b: &[u8], i: usize, j: usize, tail: &mut Option<Option<usize>>) -> Optio
     if w.starts_with(b"-p") {
         return structure::p_flag(b, i, j);
     }
-    structure::telegram(b, i, j)
+    // last: a vendor prefix and a random body that no rule above names (`xyz_…`)
+    structure::telegram(b, i, j).or_else(|| vendor::token(b, i, j).filter(|_| vendor_on()))
 }
 
 /// The token prefixes (a token's kind is decided only where one of these stands).
@@ -621,6 +638,8 @@ mod rules;
 mod structure;
 #[path = "redact_table.rs"]
 mod table;
+#[path = "redact_vendor.rs"]
+mod vendor;
 
 /// Tokens of the shape of every gitleaks rule the redactor carries (for the fuzz crate).
 #[cfg(any(test, feature = "testing"))]

@@ -115,7 +115,7 @@ fn a_tool_call_round_trip() {
         )
         .unwrap(),
     );
-    let m = &done["done"]["result"]["mutations"][0];
+    let m = &done["done"]["result"]["edits"][0];
     assert_eq!(m["path"], json!(["command"]));
     assert!(m["prepend"]
         .as_str()
@@ -255,7 +255,7 @@ fn a_tool_call_over_the_warm_mcp_session() {
     let woken = parse(&e.mcp_feed(session, format!("{answer}\n").as_bytes(), 8.0));
     let done = &woken[0]["done"];
     assert_eq!(done["op"], op);
-    let m = &done["result"]["mutations"][0];
+    let m = &done["result"]["edits"][0];
     assert!(
         m["prepend"]
             .as_str()

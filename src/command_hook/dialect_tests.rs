@@ -658,3 +658,39 @@ fn a_governed_shell_is_rewritten_under_the_launcher_or_refused() {
     assert_eq!(r["decision"], "deny", "{r}");
     assert!(text(&r).contains("confined by the kernel") && text(&r).contains("qwen cannot change"), "{r}");
 }
+
+/// Issue 38: Gemini CLI and Copilot CLI name no call id and hand their post-tool hook the
+/// REWRITTEN input; the call is keyed by what the model asked for, so the note about the
+/// confinement reaches the model with the result, and the guard's after-check runs.
+#[test]
+fn a_confined_shell_without_a_call_id_meets_its_post_tool_hook() {
+    for (host, pre, post, name, key) in [
+        ("gemini", "BeforeTool", "AfterTool", "run_shell_command", "/hookSpecificOutput/tool_input"),
+        ("copilot", "PreToolUse", "PostToolUse", "bash", "/hookSpecificOutput/updatedInput"),
+    ] {
+        let (mut e, mut fs) = governed(host);
+        select(&mut e, &mut fs);
+        let input = json!({"command": "echo 'hi' > src/auth/x", "description": "d"});
+        let r = event(&mut e, &mut fs, pre, tool(pre, name, input.clone(), None));
+        let v = parsed(&r);
+        let mut rewritten = input.clone();
+        let new = v.pointer(key).unwrap_or_else(|| panic!("{host}: {v}"));
+        rewritten["command"] = new["command"].clone();
+        assert_ne!(rewritten, input, "{host}: {v}");
+        let mut done = tool(post, name, rewritten, None);
+        done["tool_response"] = json!({"llmContent": "ok"});
+        let r = event(&mut e, &mut fs, post, done);
+        assert!(
+            text(&r).contains("runs confined by the kernel (landlock abi 7)"),
+            "{host}: the note is not with the result: {r}"
+        );
+    }
+    // a command that merely looks wrapped is keyed by what it says it runs; one that does not
+    // parse back is keyed by itself
+    assert_eq!(
+        crate::governance::confine::unwrap("'/x' sandbox '--project' '/w' -- \"${BASH:-/bin/sh}\" -c 'echo '\\''a'\\'''"),
+        Some("echo 'a'".into())
+    );
+    assert_eq!(crate::governance::confine::unwrap("'/x' sandbox -- \"${BASH:-/bin/sh}\" -c 'a'b'"), None);
+    assert_eq!(crate::governance::confine::unwrap("echo hi"), None);
+}

@@ -52,7 +52,7 @@ use serde_json::{json, Value};
 use crate::engine::{Call, Engine, HookEvent, ToolAfterCall, ToolBeforeCall};
 use crate::host::answer::{render, Answer};
 use crate::host::dialect::{Dialect, Event};
-use crate::protocol::{Log, Mutation, PathKey};
+use crate::protocol::{ArgEdit, Log, PathKey};
 use crate::runtime::Step;
 use crate::session::SessionInfo;
 
@@ -109,18 +109,20 @@ pub fn start(engine: &mut Engine, hook: HookEvent) -> Step {
             answer("{}".into(), None, vec![json!(log)])
         });
     };
-    let p = Payload(&hook.input);
+    // the host's own payload keys, read as Claude's
+    let input = d.normalize(&hook.input);
+    let p = Payload(input.as_ref().unwrap_or(&hook.input));
     let session_id = p.str("session_id");
     match kind {
         Event::PreTool => pre_tool_use(engine, d, name, &p, session_id, hook.unreadable.as_deref()),
         Event::PostTool => {
             let log = d.model_log.and_then(|m| {
-                (m.path)(&hook.input, &hook.env)
+                (m.path)(p.0, &hook.env)
                     .map(|path| crate::governance::ops::SessionLog { path, model: m.model })
             });
             post_tool_use(engine, d, name, &p, session_id, hook.random, log)
         }
-        Event::Prompt if matches!(hook.input.get("prompt"), Some(Value::String(s)) if s.is_empty()) => {
+        Event::Prompt if matches!(p.0.get("prompt"), Some(Value::String(s)) if s.is_empty()) => {
             nothing(engine, d, name, kind)
         }
         Event::Prompt => prompt(engine, d, name, kind, &p, session_id),
@@ -172,9 +174,19 @@ impl Payload<'_> {
         {
             return id;
         }
+        // keyed by what the model asked for: a host that runs the confined shell hands its
+        // post-tool hook the rewritten input (Gemini CLI, Copilot CLI), read back as it was
+        let unwrapped = |v: &Value| {
+            crate::governance::confine::unwrapped_input(v)
+                .unwrap_or_else(|| v.clone())
+                .to_string()
+        };
         let input = match self.0.get("tool_input") {
-            Some(Value::String(s)) => s.clone(),
-            Some(v) => v.to_string(),
+            Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
+                Ok(v @ Value::Object(_)) => unwrapped(&v),
+                _ => s.clone(),
+            },
+            Some(v) => unwrapped(v),
             None => String::new(),
         };
         // FNV-1a over the session, the tool and its input
@@ -237,16 +249,12 @@ fn logs_of(results: &[Value]) -> Vec<Value> {
         .collect()
 }
 
-/// The texts a `tool.after` result appends to the tool's output.
-fn appended(r: &Value) -> Vec<String> {
-    r.get("mutations")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|m| m.get("append").and_then(Value::as_str))
+/// The text a `tool.after` result gives the model with the tool's result.
+fn with_result(r: &Value) -> Option<String> {
+    r.get("withResult")
+        .and_then(Value::as_str)
         .map(|t| t.trim().to_string())
         .filter(|t| !t.is_empty())
-        .collect()
 }
 
 fn join(parts: Vec<String>) -> Option<String> {
@@ -264,11 +272,21 @@ fn policy_of(engine: &Engine) -> place::Policy {
 fn refuse(engine: &mut Engine, d: &'static Dialect, name: &'static str, reason: String) -> Step {
     engine.start_seq(Vec::new(), move |_| {
         let log = json!(Log::warn(reason.clone()));
-        let a = Answer::Deny {
-            reason: reason.clone(),
-        };
-        answer(render(d, name, Event::PreTool, a), Some("deny"), vec![log])
+        denied(d, name, reason.clone(), vec![log])
     })
+}
+
+/// A PreToolUse deny with `reason`, as the host honours it: its deny answer, or (Letta Code)
+/// exit code 2 with the reason on stderr (`exit`, `stderr`: what the hook process does).
+fn denied(d: &Dialect, name: &str, reason: String, logs: Vec<Value>) -> Value {
+    if d.deny_exit {
+        let mut r = answer(String::new(), Some("deny"), logs);
+        r["exit"] = json!(2);
+        r["stderr"] = json!(reason);
+        return r;
+    }
+    let a = Answer::Deny { reason };
+    answer(render(d, name, Event::PreTool, a), Some("deny"), logs)
 }
 
 fn pre_tool_use(
@@ -322,19 +340,16 @@ fn pre_tool_use(
 fn pre_answer(d: &Dialect, name: &str, args: Option<Value>, before: &Value) -> Value {
     let logs = logs_of(std::slice::from_ref(before));
     if let Some(reason) = before.get("block").and_then(Value::as_str) {
-        let a = Answer::Deny {
-            reason: reason.to_string(),
-        };
-        return answer(render(d, name, Event::PreTool, a), Some("deny"), logs);
+        return denied(d, name, reason.to_string(), logs);
     }
-    let mutations: Vec<Mutation> = before
-        .get("mutations")
+    let edits: Vec<ArgEdit> = before
+        .get("edits")
         .cloned()
         .and_then(|m| serde_json::from_value(m).ok())
         .unwrap_or_default();
     let mut updated = None;
-    if let (Some(mut input), false) = (args, mutations.is_empty()) {
-        if apply(&mut input, &mutations) > 0 {
+    if let (Some(mut input), false) = (args, edits.is_empty()) {
+        if apply(&mut input, &edits) > 0 {
             updated = Some(input);
         }
     }
@@ -373,11 +388,11 @@ fn pre_answer(d: &Dialect, name: &str, args: Option<Value>, before: &Value) -> V
     answer(render(d, name, Event::PreTool, a), decision, logs)
 }
 
-/// Apply the core's mutations to a copy of the arguments (as the JS glue's `applyMutations`):
-/// strip earlier blocks, prepend, append. Returns how many applied.
-fn apply(target: &mut Value, mutations: &[Mutation]) -> usize {
+/// Apply the core's argument edits to a copy of the arguments (as the JS glue's `applyEdits`):
+/// set or strip earlier blocks, prepend. Returns how many applied.
+fn apply(target: &mut Value, edits: &[ArgEdit]) -> usize {
     let mut n = 0;
-    for m in mutations {
+    for m in edits {
         let slot = m.path.iter().try_fold(&mut *target, |at, k| match (k, at) {
             (PathKey::Key(k), Value::Object(o)) => o.get_mut(k),
             (PathKey::Index(i), Value::Array(a)) => a.get_mut(*i),
@@ -391,11 +406,7 @@ fn apply(target: &mut Value, mutations: &[Mutation]) -> usize {
             (None, Some((open, close))) => strip_spans(s, open, close),
             (None, None) => s.clone(),
         };
-        *s = format!(
-            "{}{text}{}",
-            m.prepend.as_deref().unwrap_or(""),
-            m.append.as_deref().unwrap_or("")
-        );
+        *s = format!("{}{text}", m.prepend.as_deref().unwrap_or(""));
         n += 1;
     }
     n
@@ -528,9 +539,9 @@ fn post_tool_use(
             parts.extend(take_kept(&session_id));
         }
         if !d.pre_context {
-            parts.extend(appended(&r[0]));
+            parts.extend(with_result(&r[0]));
         }
-        parts.extend(appended(last));
+        parts.extend(with_result(last));
         let mut v = answer(say(d, name, Event::PostTool, join(parts)), None, logs);
         if let Some(id) = last.get("recorded") {
             // the Agent Trace record's id: for the log and the tests
@@ -715,3 +726,6 @@ mod place_tests;
 
 #[cfg(test)]
 mod next_hosts_tests;
+
+#[cfg(test)]
+mod next_hosts_b_tests;

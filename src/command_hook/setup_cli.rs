@@ -15,8 +15,8 @@
 //! others, or by a group not this user's own) ends the search: a `node_modules/hookwise`
 //! planted in a shared parent folder is never run (issue 38). Where none is found, the entry
 //! says so on stderr, and the gate event's hook of a project that governs or enforces answers
-//! with the host's deny carrying [`NOT_FOUND`] (fail closed). The MCP server entry runs
-//! `node -e <launcher> mcp` ([`launcher`]: the same search in Node). A clone plus `npm install`
+//! with the host's deny carrying [`NOT_FOUND`] (fail closed). The MCP server entry is `sh -c`
+//! with the same search ([`mcp_entry`]), running the project's `dist/cli.mjs mcp` with `node`. A clone plus `npm install`
 //! works as it is; `--global` (`command: "hookwise"`) runs the `hookwise` on PATH instead, the
 //! user's explicit choice.
 
@@ -28,51 +28,8 @@ use crate::host::dialect::{self, Dialect, HooksForm, McpFile, Setup};
 pub const SERVER: &str = "hookwise";
 
 /// The model-facing sentence when the project's hookwise is not found where the host started
-/// the hook (a deny's reason), and what the launcher writes on stderr then. No `'`: the
-/// launcher is single-quoted for the shell.
+/// the hook (a deny's reason). No `'`: the entry single-quotes it for the shell.
 pub const NOT_FOUND: &str = "hookwise blocked this call: hookwise is not installed where this session runs (no node_modules/hookwise in its folder, in the folders above it up to the top of the project, or in the main checkout of its git worktree; a folder another user can write is not looked in), and this project configures intent governance or pre-action enforcement. Tell the user to run npm install in the project (or hookwise init --global to use the hookwise on PATH); do not try to work around the block.";
-
-/// The launcher's Node code: finds the project's `node_modules/hookwise/dist/cli.mjs` from
-/// `process.env[VAR]` (where the host sets its project-folder variable) or the folder the
-/// process runs in, up to the first `.git` (a folder: the project's top; a file: a linked
-/// worktree, whose main checkout is looked at too), and runs it with the arguments given after
-/// the code — a `hook` through `dist/hook.cjs` beside it where there is one (CommonJS, builtins
-/// only: a command hook runs once per tool call, and an ES module's loader is a tenth of
-/// Node's start). Not found: `NOT_FOUND` on stderr, `OUT` on stdout (a deny or nothing), exit
-/// `CODE`. Only Node's builtins; `V`, `S`, `O`, `X` are filled in by [`launcher`].
-const LAUNCHER: &str = concat!(
-    r#"const f=require("fs"),p=require("path"),c="node_modules/hookwise/dist/cli.mjs";"#,
-    r#"let d=V||process.cwd(),m=null;"#,
-    // issue 38: a folder another user can write (not this user's or root's, or writable by
-    // others, or by a group not this user's own) is never looked in, nor any folder above it
-    r#"const w=process.getuid?process.getuid():-1,q=process.getgid?process.getgid():-1,o=x=>{try{const s=f.statSync(x);return w<0||(s.uid===w||s.uid===0)&&!(s.mode&2)&&!(s.mode&16&&s.gid!==q)}catch{return false}};"#,
-    r#"for(let i=0;i<64&&!m&&o(d);i++){if(f.existsSync(p.join(d,c))){m=p.join(d,c);break}"#,
-    r#"let g=null;try{g=f.readFileSync(p.join(d,".git"),"utf8")}catch{}"#,
-    r#"if(g!==null||f.existsSync(p.join(d,".git"))){const r=/^gitdir:\s*(.+)$/m.exec(g||"");"#,
-    r#"if(r)try{const x=p.resolve(d,r[1].trim()),y=p.dirname(p.resolve(x,f.readFileSync(p.join(x,"commondir"),"utf8").trim()));"#,
-    r#"if(o(y)&&f.existsSync(p.join(y,c)))m=p.join(y,c)}catch{}break}"#,
-    r#"const u=p.dirname(d);if(u===d)break;d=u}"#,
-    r#"if(m){const h=p.join(p.dirname(m),"hook.cjs");"#,
-    r#"if(process.argv[1]==="hook"&&f.existsSync(h)){process.argv.splice(1,0,h);require(h).main(process.argv.slice(3))}"#,
-    r#"else{process.argv.splice(1,0,m);import(require("url").pathToFileURL(m))}}"#,
-    r#"else{process.stderr.write(S+"\n");process.stdout.write(O);process.exitCode=X}"#,
-);
-
-/// The launcher's code for the host whose project-folder variable is `var` (`""`: none), with
-/// what it answers when hookwise is not found: `out` on stdout, exit `code`.
-pub fn launcher(var: &str, out: &str, code: u8) -> String {
-    let lit = |s: &str| serde_json::to_string(s).unwrap_or_default();
-    let v = if var.is_empty() {
-        "\"\"".to_string()
-    } else {
-        format!("process.env.{var}")
-    };
-    LAUNCHER
-        .replacen("V||", &format!("{v}||"), 1)
-        .replacen("write(S+", &format!("write({}+", lit(NOT_FOUND)), 1)
-        .replacen("write(O)", &format!("write({})", lit(out)), 1)
-        .replacen("exitCode=X", &format!("exitCode={code}"), 1)
-}
 
 /// The hook script in the installed package that every hook entry runs (js/hook.sh): the
 /// native client for this platform when it is installed, else Node.
@@ -101,34 +58,82 @@ pub fn hook_entry(var: &str, host: &str, event: &str, deny: Option<&str>) -> Str
 /// every project (Kimi Code): where no hookwise is found it says nothing and answers nothing
 /// (exit 0, no output), as if hookwise were not there.
 fn entry(var: &str, host: &str, event: &str, deny: Option<&str>, quiet: bool) -> String {
-    let start = if var.is_empty() {
-        "$PWD".to_string()
+    let run = format!("exec /bin/sh \"$d/$h\" {host} {event}");
+    let mut s = if quiet {
+        walk(var, HOOK_SCRIPT, &run, ":")
     } else {
-        format!("${{{var}:-$PWD}}")
+        find_and_run(var, HOOK_SCRIPT, &run)
     };
-    let mut s = format!(
-        concat!(
-            "h={script}; d={start}; ",
-            "while [ -n \"$d\" ] && [ -O \"$d\" ] && [ ! -k \"$d\" ] && [ ! -e \"$d/$h\" ] && [ ! -e \"$d/.git\" ]; do d=${{d%/*}}; done; ",
-            "[ -f \"$d/.git\" ] && [ ! -e \"$d/$h\" ] && read -r g < \"$d/.git\" && g=${{g#gitdir: }} && {{ [ -z \"${{g%%/*}}\" ] || g=$d/$g; }} && d=${{g%/.git/worktrees/*}}; ",
-            "[ -O \"$d\" ] && [ ! -k \"$d\" ] && [ -O \"$d/$h\" ] && exec /bin/sh \"$d/$h\" {host} {event}; ",
-            "{missing}"
-        ),
-        script = HOOK_SCRIPT,
-        start = start,
-        host = host,
-        event = event,
-        missing = if quiet {
-            ":".to_string()
-        } else {
-            format!("echo '{NOT_INSTALLED}' >&2")
-        },
-    );
     if let Some(deny) = deny.filter(|_| !quiet) {
         debug_assert!(!deny.contains('\''));
         s.push_str(&format!("; printf '%s\\n' '{deny}'"));
     }
     s
+}
+
+/// The walk every portable entry makes (see [`hook_entry`]): `h` is `file` (relative to a
+/// project folder), `d` the folder found, and `run` (which names `"$d/$h"`) runs only where
+/// `$d/$h` is this user's file in a folder of this user's; else [`NOT_INSTALLED`] on stderr.
+fn find_and_run(var: &str, file: &str, run: &str) -> String {
+    walk(var, file, run, &format!("echo '{NOT_INSTALLED}' >&2"))
+}
+
+/// [`find_and_run`] with `missing` (shell) run where nothing is found.
+fn walk(var: &str, file: &str, run: &str, missing: &str) -> String {
+    let start = if var.is_empty() {
+        "$PWD".to_string()
+    } else {
+        format!("${{{var}:-$PWD}}")
+    };
+    format!(
+        concat!(
+            "h={file}; d={start}; ",
+            "while [ -n \"$d\" ] && [ -O \"$d\" ] && [ ! -k \"$d\" ] && [ ! -e \"$d/$h\" ] && [ ! -e \"$d/.git\" ]; do d=${{d%/*}}; done; ",
+            "[ -f \"$d/.git\" ] && [ ! -e \"$d/$h\" ] && read -r g < \"$d/.git\" && g=${{g#gitdir: }} && {{ [ -z \"${{g%%/*}}\" ] || g=$d/$g; }} && d=${{g%/.git/worktrees/*}}; ",
+            "[ -O \"$d\" ] && [ ! -k \"$d\" ] && [ -O \"$d/$h\" ] && {run}; ",
+            "{missing}"
+        ),
+        file = file,
+        start = start,
+        run = run,
+        missing = missing,
+    )
+}
+
+/// The installed CLI every MCP server entry runs ([`mcp_entry`]).
+pub const CLI_SCRIPT: &str = "node_modules/hookwise/dist/cli.mjs";
+
+/// An MCP server entry's `sh -c` script for `host` (project-folder variable `var`): the same
+/// walk as [`hook_entry`] to the project's [`CLI_SCRIPT`], run by `node` as `mcp` for the host;
+/// not found, [`NOT_INSTALLED`] on stderr and exit 1 (the host reports the server as failed).
+/// Like the hook entry, no machine path and a line a person can read.
+pub fn mcp_entry(var: &str, host: &str) -> String {
+    let tail = if host == "claude-code" {
+        String::new()
+    } else {
+        format!(" --host {host}")
+    };
+    let mut s = find_and_run(var, CLI_SCRIPT, &format!("exec node \"$d/$h\" mcp{tail}"));
+    s.push_str("; exit 1");
+    s
+}
+
+/// [`hook_entry`] for a host that blocks only on exit code 2 (Letta Code): the hook runs the
+/// Node client (`HOOKWISE_NATIVE=0`: the native client answers with exit 0 or 1 only), and where
+/// hookwise is not found the gate's `reason` goes to stderr with exit 2.
+pub fn hook_entry_exit(var: &str, host: &str, event: &str, reason: Option<&str>) -> String {
+    let s = hook_entry(var, host, event, None).replacen(
+        "&& exec /bin/sh",
+        "&& HOOKWISE_NATIVE=0 exec /bin/sh",
+        1,
+    );
+    match reason {
+        Some(r) => {
+            debug_assert!(!r.contains('\''));
+            format!("{s}; echo '{r}' >&2; exit 2")
+        }
+        None => s,
+    }
 }
 
 /// How a hook of the host (project-folder variable `var`) runs hookwise for `event`: `global`,
@@ -165,21 +170,16 @@ fn command_for(
 /// The MCP server entry's command and arguments (not found: exit 1, the host reports the
 /// server as failed).
 fn server_argv(host: &str, global: bool) -> (String, Vec<String>) {
-    let mut args: Vec<String> = Vec::new();
-    let command = if global {
-        "hookwise".to_string()
-    } else {
-        args.push("-e".into());
+    if !global {
         let var = crate::hosts::dialect_of(host).map_or("", |d| d.project_dir_var);
-        args.push(launcher(var, "", 1));
-        "node".to_string()
-    };
-    args.push("mcp".into());
+        return ("sh".to_string(), vec!["-c".into(), mcp_entry(var, host)]);
+    }
+    let mut args: Vec<String> = vec!["mcp".into()];
     if host != "claude-code" {
         args.push("--host".into());
         args.push(host.into());
     }
-    (command, args)
+    ("hookwise".to_string(), args)
 }
 
 /// The `.mcp.json` entry of Claude Code's server (`hookwise init --claude`).
@@ -191,7 +191,13 @@ pub fn claude_server(global: bool) -> Value {
 /// The hook entries of a host (`{Event: [entry]}`, Claude's nested shape). `fail_closed`: the
 /// project governs or enforces, so the gate event's hook denies when hookwise is not found.
 pub fn hooks(d: &Dialect, s: &Setup, global: bool, fail_closed: bool) -> Value {
-    let deny = fail_closed.then(|| crate::host::answer::deny(d, NOT_FOUND));
+    let deny = fail_closed.then(|| {
+        if d.deny_exit {
+            NOT_FOUND.to_string()
+        } else {
+            crate::host::answer::deny(d, NOT_FOUND)
+        }
+    });
     let mut out = Map::new();
     for (name, kind) in d.events {
         let gate = if *kind == dialect::Event::PreTool {
@@ -199,7 +205,11 @@ pub fn hooks(d: &Dialect, s: &Setup, global: bool, fail_closed: bool) -> Value {
         } else {
             None
         };
-        let command = hook_command(d.project_dir_var, d.host, name, global, gate);
+        let command = if d.deny_exit && !global {
+            hook_entry_exit(d.project_dir_var, d.host, name, gate)
+        } else {
+            hook_command(d.project_dir_var, d.host, name, global, gate)
+        };
         let mut h = json!({
             "type": "command",
             "command": command,
@@ -289,12 +299,10 @@ pub fn answer(input: &Value) -> Value {
                        "hooksFile": d.setup.map_or(".claude/settings.json", |s| s.hooks_file),
                        "hooksForm": d.setup.map_or("json", |s| form_name(s.form)),
                        "userHome": d.setup.and_then(|s| user_home(s.form)),
-                       // what `doctor` says beside the entry where the host loads it in its own way
-                       "doctor": d.setup
-                           .filter(|s| s.form != HooksForm::Claude || s.mcp == McpFile::None)
-                           .map(|s| s.trust),
-                       "promptEvent": d.name_of(dialect::Event::Prompt)
-                           .or_else(|| d.name_of(dialect::Event::PostTool))})
+                       // the event doctor answers once (a prompt's; else a tool's result)
+                       "promptEvent": d.name_of(dialect::Event::Prompt).or(d.name_of(dialect::Event::PostTool)),
+                       // what `doctor` adds to the host's line (""): what it cannot check
+                       "doctor": d.setup.map_or("", |s| s.doctor)})
             })
             .collect();
         return json!({"hosts": hosts, "logs": []});
@@ -309,8 +317,10 @@ pub fn answer(input: &Value) -> Value {
         McpFile::Json { server_type } => {
             if let Some(t) = server_type {
                 server["type"] = json!(t);
-                // Copilot CLI: every tool of the server
-                server["tools"] = json!(["*"]);
+                if t == "local" {
+                    // Copilot CLI: every tool of the server
+                    server["tools"] = json!(["*"]);
+                }
             }
             json!({"format": "json", "key": "mcpServers", "entry": server})
         }

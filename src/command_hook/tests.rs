@@ -122,7 +122,8 @@ fn the_subagent_prompt_gets_the_block_through_updated_input() {
         let input = json!({"prompt": "Review [[auth]]", "description": "review", "subagent_type": "general-purpose"});
         let r = hook(&mut e, "PreToolUse", tool_event(tool, input, "t2"));
         let h = &parsed(&r)["hookSpecificOutput"];
-        assert_eq!(h["permissionDecision"], "allow", "{h}");
+        // the user's permission decision stays Claude Code's (issue 38)
+        assert!(h.get("permissionDecision").is_none(), "{h}");
         let prompt = h["updatedInput"]["prompt"].as_str().unwrap();
         assert!(
             prompt.contains("RS256") && prompt.ends_with("Review [[auth]]"),
@@ -334,19 +335,19 @@ fn setup_lists_the_hook_tools_and_the_settings_entries() {
 }
 
 #[test]
-fn mutations_apply_as_the_js_glue_applies_them() {
+fn edits_apply_as_the_js_glue_applies_them() {
     let mut v = json!({"prompt": "<a>old</a>\n\nask", "n": [{"x": "y"}]});
-    let m: Vec<Mutation> = serde_json::from_value(json!([
+    let m: Vec<ArgEdit> = serde_json::from_value(json!([
         {"path": ["prompt"], "prepend": "<a>new</a>\n\n", "strip": ["<a>", "</a>"]},
-        {"path": ["n", 0, "x"], "append": "!"},
-        {"path": ["missing", "deeper"], "append": "!"},
-        {"path": ["n"], "append": "!"}
+        {"path": ["n", 0, "x"], "set": "z", "prepend": "!"},
+        {"path": ["missing", "deeper"], "prepend": "!"},
+        {"path": ["n"], "prepend": "!"}
     ]))
     .unwrap();
     assert_eq!(apply(&mut v, &m), 2);
     assert_eq!(
         v,
-        json!({"prompt": "<a>new</a>\n\nask", "n": [{"x": "y!"}]})
+        json!({"prompt": "<a>new</a>\n\nask", "n": [{"x": "!z"}]})
     );
     assert_eq!(
         strip_spans("a<o>1</o>\n\n\nb<o>2", "<o>", "</o>"),
@@ -645,7 +646,7 @@ fn the_failsafes_pre_tool_use_tool_is_the_setups() {
 
 #[test]
 fn the_portable_entries_run_the_hook_script_that_finds_the_project_s_hookwise() {
-    use super::setup_cli::{launcher, HOOK_SCRIPT, NOT_FOUND};
+    use super::setup_cli::{CLI_SCRIPT, HOOK_SCRIPT, NOT_FOUND};
     let mut e = crate::command_hook::engine();
     for flag in ["codex", "gemini", "copilot", "qwen"] {
         for fail_closed in [false, true] {
@@ -681,19 +682,21 @@ fn the_portable_entries_run_the_hook_script_that_finds_the_project_s_hookwise() 
                     c.len()
                 );
             }
+            // the MCP server: the same walk, to the project's cli.mjs, run by node
+            assert_eq!(r["mcp"]["entry"]["command"], "sh");
             let args = r["mcp"]["entry"]["args"].as_array().unwrap();
-            assert_eq!(args[0], "-e");
-            assert!(args[1].as_str().unwrap().contains("process.exitCode=1"));
-            assert_eq!(args[2], "mcp");
+            assert_eq!(args.len(), 2);
+            assert_eq!(args[0], "-c");
+            let m = args[1].as_str().unwrap();
+            assert!(m.starts_with(&format!("h={CLI_SCRIPT}; d=")), "{m}");
+            assert!(
+                m.contains(&format!("exec node \"$d/$h\" mcp --host {host};")),
+                "{m}"
+            );
+            assert!(m.ends_with("; exit 1") && m.len() < 560, "{} {m}", m.len());
         }
     }
     assert!(!NOT_FOUND.contains('\''));
-    let l = launcher("GEMINI_PROJECT_DIR", "{}", 0);
-    assert!(
-        l.contains("let d=process.env.GEMINI_PROJECT_DIR||process.cwd()"),
-        "{l}"
-    );
-    assert!(launcher("", "", 1).contains("let d=\"\"||process.cwd()"));
     let g = hook(&mut e, "setup.host", json!({"host": "gemini"}));
     let bt = g["hooks"]["BeforeTool"][0]["hooks"][0]["command"]
         .as_str()

@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use super::policy;
 use crate::placement::Excerpt;
-use crate::protocol::{Log, Mutation};
+use crate::protocol::{ArgEdit, Log};
 use crate::session::SessionInfo;
 
 /// A hook call from the host: an object whose `hook` names the variant, read by
@@ -398,9 +398,14 @@ pub const EXCERPT_WINDOW: usize = 2 * crate::wikilink::MAX_LINK_CHARS + 8;
 #[derive(Debug, Clone, Serialize, Default, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolResult {
-    /// Changes to apply in place: to `output.args` before, to `output` after.
+    /// `tool.before`: the arguments to run the tool with instead, as changes to string
+    /// arguments (each host applies them its own way).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub mutations: Vec<Mutation>,
+    pub edits: Vec<ArgEdit>,
+    /// `tool.after`: the text for the model with the tool's result (after it, a blank line
+    /// between; the blocks queued for the call and governance's notices, in order).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub with_result: Option<String>,
     /// The host must call `tool.after` for this call id.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub follow_up: bool,
@@ -428,4 +433,15 @@ pub struct ToolResult {
     #[cfg(feature = "policy")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub telemetry: Option<Value>,
+}
+
+impl ToolResult {
+    /// `tool.after`: add `text` to what the model reads with the tool's result, after what
+    /// is there (a blank line between).
+    pub fn add_with_result(&mut self, text: &str) {
+        self.with_result = Some(match self.with_result.take() {
+            Some(t) => format!("{t}\n\n{text}"),
+            None => text.to_string(),
+        });
+    }
 }

@@ -148,3 +148,114 @@ fn qwens_deferred_monitor_is_a_shell_under_governance() {
         assert!(r["block"].as_str().is_some(), "{tool} {args}: {r}");
     }
 }
+
+/// Issue 38: under governance a shell runs only confined by the kernel (the governance paths
+/// read-only to it), so a command that merely names one is not blocked by reading: it runs,
+/// under the launcher. An enforcement-only project, where no kernel confines the shell, still
+/// reads for them.
+#[test]
+fn a_confined_shell_may_name_the_governance_paths_to_read_them() {
+    let mut fs = TestHost::default();
+    fs.file("/w/.orchestration/active_intents.yaml", INTENTS);
+    fs.file("/w/.hookwise/hookwise.json", "{}");
+    fs.file("/w/.hookwise/sops/rm.md", RM_SOP);
+    fs.procs = Some(Box::new(|argv: &[String]| {
+        if argv.get(1).map(String::as_str) == Some("sandbox") {
+            crate::testing::procs::Proc::out("landlock abi 7\n")
+        } else {
+            crate::testing::procs::Proc::Fails(format!("spawn {} ENOENT", argv[0]))
+        }
+    }));
+    let mut e = Engine::new();
+    let launcher = json!({"binary": "/i/node_modules/@hookwise/cli-linux-x64/bin/hookwise-native", "platform": "linux", "install": ["/i/node_modules/hookwise"]});
+    let r = drive(
+        &mut e,
+        &mut fs,
+        json!({"hook": "init", "host": "opencode", "env": {}, "cwd": "/w", "worktree": "/w", "directory": "/w", "options": {}, "sandbox": launcher}),
+    );
+    assert!(r.get("plan").is_some(), "{r}");
+    let r = drive(&mut e, &mut fs, json!({"hook": "intent.select", "sessionId": "s", "intentId": "INT-1"}));
+    assert_eq!(r["ok"], true, "{r}");
+    for cmd in ["cat .hookwise/hookwise.json", "ls sops .hookwise/sops", "cat .claude/settings.json", "grep -r x node_modules/hookwise"] {
+        let r = drive(&mut e, &mut fs, call("bash", json!({"command": cmd})));
+        assert!(r.get("block").is_none(), "{cmd}: {r}");
+        assert!(r.to_string().contains("hookwise-native' sandbox"), "{cmd}: not confined: {r}");
+    }
+    // the intents file stays the guard's (its before-check reads for it by name)
+    let r = drive(&mut e, &mut fs, call("bash", json!({"command": "printf x > .orchestration/active_intents.yaml"})));
+    assert!(r["block"].as_str().is_some(), "{r}");
+    // enforcement-only: no kernel confines the shell, so reading still holds
+    let mut fs = TestHost::default();
+    fs.file("/w/.hookwise/hookwise.json", "{\"enforcement\": {\"level\": \"strict\"}}");
+    fs.file("/w/.hookwise/sops/rm.md", RM_SOP);
+    let mut e = start(&mut fs);
+    let r = drive(&mut e, &mut fs, call("bash", json!({"command": "cat .hookwise/hookwise.json"})));
+    assert!(r["block"].as_str().is_some(), "{r}");
+}
+
+/// Issue 38: in an enforcement-only project a shell runs confined by the kernel too — the
+/// governance paths read-only, the rest of the project writable — so a command that writes the
+/// configuration or deletes a SOP by a spelling no reader sees meets the kernel; the SOPs
+/// still judge the command; a host that cannot rewrite refuses with the reason; the user's
+/// emergency bypass turns it off with enforcement.
+#[test]
+fn an_enforcement_only_projects_shell_runs_confined() {
+    let launch = |fs: &mut TestHost, host: &str, options: Value| {
+        fs.procs = Some(Box::new(|argv: &[String]| {
+            if argv.get(1).map(String::as_str) == Some("sandbox") {
+                crate::testing::procs::Proc::out("landlock abi 7\n")
+            } else {
+                crate::testing::procs::Proc::Fails(format!("spawn {} ENOENT", argv[0]))
+            }
+        }));
+        let mut e = Engine::new();
+        let r = drive(
+            &mut e,
+            fs,
+            json!({"hook": "init", "host": host, "env": {}, "cwd": "/w", "worktree": "/w", "directory": "/w", "options": options,
+                   "sandbox": {"binary": "/i/node_modules/@hookwise/cli-linux-x64/bin/hookwise-native", "platform": "linux"}}),
+        );
+        assert!(r.get("plan").is_some(), "{r}");
+        e
+    };
+    let files = |fs: &mut TestHost| {
+        fs.file("/w/.hookwise/hookwise.json", "{\"enforcement\": {\"level\": \"strict\"}}");
+        fs.file("/w/.hookwise/sops/rm.md", RM_SOP);
+        fs.file("/w/src/a.ts", "a");
+    };
+    let mut fs = TestHost::default();
+    files(&mut fs);
+    let mut e = launch(&mut fs, "opencode", json!({}));
+    let hidden = "printf '{\"enforcement\":{\"bypass\":true}}' > $(printf '\\x2e\\x68\\x6f\\x6f\\x6b\\x77\\x69\\x73\\x65')/hookwise.json";
+    for cmd in [hidden, "echo x > src/a.ts", "cat .hookwise/hookwise.json"] {
+        let r = drive(&mut e, &mut fs, call("bash", json!({"command": cmd})));
+        assert!(r.get("block").is_none(), "{cmd}: {r}");
+        let set = r["edits"][0]["set"].as_str().unwrap_or_else(|| panic!("{cmd}: {r}"));
+        assert!(set.contains("'--project' '/w' '--write' '/w'") && set.contains("'--deny' '/w/.hookwise'"), "{set}");
+    }
+    // the SOP still judges the command
+    let r = drive(&mut e, &mut fs, call("bash", json!({"command": "rm -rf build"})));
+    assert!(r["block"].as_str().unwrap().contains("RM-MARKER"), "{r}");
+    // the model is told, once, with the result
+    let mut fs2 = TestHost::default();
+    files(&mut fs2);
+    let mut e2 = launch(&mut fs2, "opencode", json!({}));
+    let r = drive(&mut e2, &mut fs2, call("bash", json!({"command": "ls"})));
+    assert_eq!(r["followUp"], true, "{r}");
+    let a = drive(&mut e2, &mut fs2, json!({"hook": "tool.after", "tool": "bash", "sessionId": "s", "callId": "c-bash", "args": {"command": "ls"}}));
+    assert!(a.to_string().contains("hookwise's governance paths"), "{a}");
+    // a host that cannot rewrite (Qwen Code): refused, with why and what to do
+    let mut fs = TestHost::default();
+    files(&mut fs);
+    let mut e = launch(&mut fs, "qwen", json!({}));
+    let r = drive(&mut e, &mut fs, call("run_shell_command", json!({"command": "ls"})));
+    let b = r["block"].as_str().unwrap_or_else(|| panic!("{r}"));
+    assert!(b.contains("under pre-action enforcement") && b.contains("qwen cannot change") && b.contains("file tools"), "{b}");
+    // the user's emergency bypass: nothing enforced, nothing confined
+    let mut fs = TestHost::default();
+    files(&mut fs);
+    fs.file("/w/.hookwise/hookwise.json", "{\"enforcement\": {\"level\": \"strict\", \"bypass\": true}}");
+    let mut e = launch(&mut fs, "opencode", json!({}));
+    let r = drive(&mut e, &mut fs, call("bash", json!({"command": "ls"})));
+    assert!(r.get("block").is_none() && r.get("edits").is_none(), "{r}");
+}

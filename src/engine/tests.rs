@@ -68,7 +68,7 @@ fn answer(argv: &[String]) -> Option<String> {
 fn bash_gets_comment_lines_and_runs_the_same_command() {
     let mut h = Host::new(&answer);
     let r = h.drive(&json!({"hook": "tool.before", "tool": "bash", "callId": "c1", "args": {"command": "echo '[[auth]]'"}}).to_string());
-    let m = &r["mutations"][0];
+    let m = &r["edits"][0];
     assert_eq!(m["path"], json!(["command"]));
     let pre = m["prepend"].as_str().unwrap();
     assert!(pre.lines().all(|l| l.starts_with('#')), "{pre}");
@@ -86,14 +86,10 @@ fn bash_gets_comment_lines_and_runs_the_same_command() {
 fn write_content_is_never_altered_and_context_comes_with_the_result() {
     let mut h = Host::new(&answer);
     let r = h.drive(&json!({"hook": "tool.before", "tool": "write", "callId": "w1", "args": {"filePath": "a.md", "content": "see [[auth]]"}}).to_string());
-    assert!(r.get("mutations").is_none());
+    assert!(r.get("edits").is_none());
     assert_eq!(r["followUp"], true);
     let a = h.drive(&json!({"hook": "tool.after", "tool": "write", "callId": "w1"}).to_string());
-    assert_eq!(a["mutations"][0]["path"], json!(["output"]));
-    assert!(a["mutations"][0]["append"]
-        .as_str()
-        .unwrap()
-        .contains(context::OPEN));
+    assert!(a["withResult"].as_str().unwrap().contains(context::OPEN));
     // delivered once
     let again =
         h.drive(&json!({"hook": "tool.after", "tool": "write", "callId": "w1"}).to_string());
@@ -106,13 +102,13 @@ fn result_only_hosts_get_the_markdown_block_with_the_result_and_unchanged_argume
     // lines would never be read, so `resultOnly` sends everything with the result.
     let mut h = Host::new(&answer);
     let r = h.drive(&json!({"hook": "tool.before", "tool": "exec", "callId": "e1", "resultOnly": true, "args": {"command": "echo '[[auth]]'"}}).to_string());
-    assert!(r.get("mutations").is_none(), "{r}");
+    assert!(r.get("edits").is_none(), "{r}");
     assert_eq!(r["followUp"], true);
     assert_eq!(r["concepts"], json!(["auth"]));
     let a = h.drive(&json!({"hook": "tool.after", "tool": "exec", "callId": "e1"}).to_string());
-    let text = a["mutations"][0]["append"].as_str().unwrap();
+    let text = a["withResult"].as_str().unwrap();
     assert!(
-        text.starts_with("\n\n") && text.contains(context::OPEN) && text.contains("## [[auth]]"),
+        text.starts_with(context::OPEN) && text.contains("## [[auth]]"),
         "{text}"
     );
     assert!(
@@ -121,7 +117,7 @@ fn result_only_hosts_get_the_markdown_block_with_the_result_and_unchanged_argume
     );
     // without the flag the same call is placed as before
     let b = h.drive(&json!({"hook": "tool.before", "tool": "exec", "callId": "e2", "args": {"command": "echo '[[auth]]'"}}).to_string());
-    assert_eq!(b["mutations"][0]["path"], json!(["command"]));
+    assert_eq!(b["edits"][0]["path"], json!(["command"]));
 }
 
 #[test]
@@ -130,35 +126,34 @@ fn kilo_bash_context_comes_with_the_result_and_the_command_is_unchanged() {
     // profile, not the adapter, says that the shell's context goes with the result there.
     let mut h = Host::of(&answer, Some("kilo"));
     let r = h.drive(&json!({"hook": "tool.before", "tool": "bash", "callId": "k1", "args": {"command": "echo '[[auth]]'", "description": "d"}}).to_string());
-    assert!(r.get("mutations").is_none(), "{r}");
+    assert!(r.get("edits").is_none(), "{r}");
     assert_eq!(
         (&r["followUp"], &r["concepts"]),
         (&json!(true), &json!(["auth"]))
     );
     let a = h.drive(&json!({"hook": "tool.after", "tool": "bash", "callId": "k1"}).to_string());
-    assert_eq!(a["mutations"][0]["path"], json!(["output"]));
-    let text = a["mutations"][0]["append"].as_str().unwrap();
+    let text = a["withResult"].as_str().unwrap();
     assert!(
         text.contains(context::OPEN) && text.contains("## [[auth]]"),
         "{text}"
     );
     // the task prompt, which Kilo's subagent reads from the changed arguments, keeps its block
     let t = h.drive(&json!({"hook": "tool.before", "tool": "task", "callId": "k2", "args": {"prompt": "fix [[auth]]", "description": "d"}}).to_string());
-    assert_eq!(t["mutations"][0]["path"], json!(["prompt"]));
+    assert_eq!(t["edits"][0]["path"], json!(["prompt"]));
     // and in OpenCode 1.x, which replays the changed call, the comment lines stay
     let mut o = Host::of(&answer, Some("opencode"));
     let b = o.drive(&json!({"hook": "tool.before", "tool": "bash", "callId": "o1", "args": {"command": "echo '[[auth]]'"}}).to_string());
-    assert_eq!(b["mutations"][0]["path"], json!(["command"]));
+    assert_eq!(b["edits"][0]["path"], json!(["command"]));
 }
 
 #[test]
 fn task_prompt_gets_the_markdown_block() {
     let mut h = Host::new(&answer);
     let r = h.drive(&json!({"hook": "tool.before", "tool": "task", "callId": "t", "args": {"prompt": "fix [[auth]]", "description": "d"}}).to_string());
-    let pre = r["mutations"][0]["prepend"].as_str().unwrap();
+    let pre = r["edits"][0]["prepend"].as_str().unwrap();
     assert!(pre.starts_with(context::OPEN));
     assert!(pre.contains("## [[auth]]"));
-    assert_eq!(r["mutations"][0]["path"], json!(["prompt"]));
+    assert_eq!(r["edits"][0]["path"], json!(["prompt"]));
 }
 
 #[test]
@@ -171,7 +166,7 @@ fn knowledge_alone_reads_what_it_can_of_hostile_arguments() {
     );
     let r = h.drive(&call);
     assert!(r.get("block").is_none(), "{r}");
-    assert!(r["mutations"][0]["prepend"]
+    assert!(r["edits"][0]["prepend"]
         .as_str()
         .unwrap()
         .contains("## [[auth]]"));
@@ -185,7 +180,7 @@ fn slow_and_failed_concepts_are_dropped_the_rest_used() {
     let mut h = Host::new(&answer);
     let r = h.drive(&json!({"hook": "tool.before", "tool": "task", "callId": "t", "args": {"prompt": "[[slow]] [[broken]] [[auth]] [[unknown]]"}}).to_string());
     assert_eq!(r["concepts"], json!(["slow", "broken", "auth", "unknown"]));
-    let pre = r["mutations"][0]["prepend"].as_str().unwrap();
+    let pre = r["edits"][0]["prepend"].as_str().unwrap();
     assert!(pre.contains("## [[auth]]"));
     assert!(!pre.contains("[[unknown]]"), "no knowledge: no section");
     let logs = r["logs"][0]["message"].as_str().unwrap();

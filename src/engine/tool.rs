@@ -16,7 +16,7 @@ use crate::knowledge::{ContextQuery, Source};
 use crate::maenifold::BuildContext;
 use crate::mcp::cache::CacheKey;
 use crate::placement::{self, ArgsView, Placement};
-use crate::protocol::{Log, Mutation, PathKey};
+use crate::protocol::{ArgEdit, Log, PathKey};
 use crate::runtime::{join_all, Io};
 
 /// `tool.before`: governance's gate and enforcement first (their block skips the lookups),
@@ -205,22 +205,15 @@ async fn knowledge(
                 Style::Markdown => "\n\n",
             };
             let (open, close) = context::delimiters(style);
-            result.mutations.push(Mutation {
+            result.edits.push(ArgEdit {
                 path: vec![PathKey::Key(field)],
                 prepend: Some(format!("{block}{sep}")),
-                append: None,
                 strip: Some((open, close)),
                 set: None,
             });
         }
         Placement::WithResult => {
-            let mut s = shared.borrow_mut();
-            s.after.retain(|(id, _)| id != call_id);
-            if s.after.len() >= MAX_PENDING_AFTER {
-                s.after.pop_front();
-            }
-            s.after.push_back((call_id.to_string(), block.clone()));
-            result.follow_up = true;
+            queue_for_result(shared, &mut result, call_id, block.clone(), Queue::Replace);
         }
     }
     result.context = Some(block);
@@ -243,6 +236,47 @@ pub(super) fn place(
     }
 }
 
+/// Where a text joins what waits for a call's result.
+#[cfg_attr(not(feature = "policy"), allow(dead_code))]
+pub(super) enum Queue {
+    /// Instead of anything queued for the call (the knowledge block: a call id seen again).
+    Replace,
+    /// Before what is queued, a blank line between (enforcement's advice).
+    Front,
+    /// After what is queued, a blank line between (the confined shell's note).
+    Back,
+}
+
+/// The one queue of text for a call's result: `text` joins it as `at` says (oldest call out
+/// first past `MAX_PENDING_AFTER`), and the host is asked for `tool.after`.
+pub(super) fn queue_for_result(
+    shared: &Rc<RefCell<Shared>>,
+    r: &mut ToolResult,
+    call_id: &str,
+    text: String,
+    at: Queue,
+) {
+    let mut s = shared.borrow_mut();
+    if matches!(at, Queue::Replace) {
+        s.after.retain(|(id, _)| id != call_id);
+    }
+    match s.after.iter_mut().find(|(id, _)| id == call_id) {
+        Some(e) => {
+            e.1 = match at {
+                Queue::Front => format!("{text}\n\n{}", e.1),
+                _ => format!("{}\n\n{text}", e.1),
+            }
+        }
+        None => {
+            if s.after.len() >= MAX_PENDING_AFTER {
+                s.after.pop_front();
+            }
+            s.after.push_back((call_id.to_string(), text));
+        }
+    }
+    r.follow_up = true;
+}
+
 /// `tool.after`: deliver context that could not go into the arguments with the tool's result
 /// (taken from the queue: a second `tool.after` for the call finds nothing).
 fn deliver(shared: &Rc<RefCell<Shared>>, call_id: &str) -> ToolResult {
@@ -252,13 +286,7 @@ fn deliver(shared: &Rc<RefCell<Shared>>, call_id: &str) -> ToolResult {
     };
     let (_, block) = s.after.remove(pos).expect("position is valid");
     ToolResult {
-        mutations: vec![Mutation {
-            path: vec!["output".into()],
-            prepend: None,
-            append: Some(format!("\n\n{block}")),
-            strip: None,
-            set: None,
-        }],
+        with_result: Some(block),
         ..Default::default()
     }
 }

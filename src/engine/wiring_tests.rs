@@ -32,6 +32,14 @@ impl Fs {
     fn new(files: &[(&str, &str)]) -> Fs {
         let mut host = TestHost::default();
         host.dir("/p");
+        // the confined shell's launcher answers (issue 38: enforcement-only shells run confined)
+        host.procs = Some(Box::new(|argv: &[String]| {
+            if argv.get(1).map(String::as_str) == Some("sandbox") {
+                crate::testing::procs::Proc::out("landlock abi 7\n")
+            } else {
+                crate::testing::procs::Proc::Fails(format!("spawn {} ENOENT", argv[0]))
+            }
+        }));
         for (p, t) in files {
             host.file(&format!("/p/{p}"), t);
         }
@@ -49,7 +57,7 @@ impl Fs {
         // outside a git repository OpenCode's worktree is `/`: the directory is the project
         self.drive(
             json!({"hook": "init", "options": options, "env": {"PATH": "/nowhere"},
-            "cwd": "/", "worktree": "/", "directory": "/p"}),
+            "cwd": "/", "worktree": "/", "directory": "/p", "sandbox": {"binary": "/i/node_modules/@hookwise/cli-linux-x64/bin/hookwise-native", "platform": "linux"}}),
         )
     }
 }
@@ -103,7 +111,7 @@ fn policy_blocks_then_acknowledges_and_read_only_is_untouched() {
         "{b}"
     );
     assert_eq!(b["enforcement"]["decision"], "block");
-    assert!(b.get("mutations").is_none());
+    assert!(b.get("edits").is_none());
     let again = h.drive(bash("git push --force origin main"));
     assert!(again.get("block").is_none(), "{again}");
     assert_eq!(again["enforcement"]["decision"], "acknowledged");
@@ -133,20 +141,17 @@ fn policy_advice_goes_into_comment_lines_or_with_the_result() {
     let mut h = Fs::new(&[(".opencode/sops/nginx.md", sop)]);
     h.init(json!({}));
     let r = h.drive(bash("mkdir -p nginx-conf"));
-    let pre = r["mutations"][0]["prepend"].as_str().unwrap();
+    let pre = r["edits"][0]["prepend"].as_str().unwrap();
     assert!(pre.contains("ADVICE-MARKER"));
     assert!(pre.lines().all(|l| l.starts_with('#')), "{pre}");
     let w = h.drive(
         json!({"hook": "tool.before", "tool": "write", "callId": "w",
         "args": {"filePath": "nginx.conf", "content": "server {} # nginx"}}),
     );
-    assert!(w.get("mutations").is_none(), "{w}");
+    assert!(w.get("edits").is_none(), "{w}");
     assert_eq!(w["followUp"], true);
     let a = h.drive(json!({"hook": "tool.after", "tool": "write", "callId": "w"}));
-    assert!(a["mutations"][0]["append"]
-        .as_str()
-        .unwrap()
-        .contains("ADVICE-MARKER"));
+    assert!(a["withResult"].as_str().unwrap().contains("ADVICE-MARKER"));
 }
 
 #[cfg(feature = "policy")]
@@ -159,15 +164,19 @@ fn result_only_advice_for_a_shell_command_comes_with_the_result() {
         json!({"hook": "tool.before", "tool": "exec", "callId": "x", "resultOnly": true,
         "args": {"command": "mkdir -p nginx-conf"}}),
     );
-    assert!(r.get("mutations").is_none(), "{r}");
+    // the command's one change: it runs confined (issue 38); the advice is not put into it
+    let m = r["edits"].as_array().unwrap();
+    assert!(m.len() == 1 && m[0].get("prepend").is_none() && m[0]["set"].as_str().unwrap().ends_with("-c 'mkdir -p nginx-conf'"), "{r}");
     assert_eq!(r["followUp"], true);
     assert!(r["advice"].as_str().unwrap().contains("ADVICE-MARKER"));
     let a = h.drive(json!({"hook": "tool.after", "tool": "exec", "callId": "x"}));
-    let text = a["mutations"][0]["append"].as_str().unwrap();
+    let text = a["withResult"].as_str().unwrap();
     assert!(
         text.contains("ADVICE-MARKER") && !text.contains("\n# "),
         "{text}"
     );
+    // and what the confinement allows goes with the result too
+    assert!(text.contains("runs confined by the kernel"), "{text}");
     // a block is a block whatever the host can show
     let force = "---\nid: f\ncategory: process\nmatch:\n  patterns: ['git\\s+push\\s.*--force']\n---\n## Preflight\nAsk first.\n";
     let mut h = Fs::new(&[(".opencode/sops/f.md", force)]);

@@ -41,7 +41,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::host::{Profile, Role};
-use crate::protocol::{Mutation, PathKey, Request};
+use crate::protocol::{ArgEdit, PathKey, Request};
 use crate::runtime::Io;
 
 /// Project paths no confined shell may write, whatever the scope: governance, hookwise's
@@ -155,6 +155,21 @@ pub struct ShellCall {
     pub intent: Option<String>,
     /// Its `owned_scope` patterns as written.
     pub scope: Vec<String>,
+    /// An enforcement-only project (no intent governance): the whole project but the
+    /// governance paths is writable (`scope` is `**`).
+    pub enforcement_only: bool,
+}
+
+impl ShellCall {
+    /// A shell call in an enforcement-only project: every project file but the governance
+    /// paths is writable (the kernel keeps hookwise's configuration, SOPs and install).
+    pub fn enforcement() -> ShellCall {
+        ShellCall {
+            intent: None,
+            scope: vec!["**".into()],
+            enforcement_only: true,
+        }
+    }
 }
 
 /// The answer for a governed shell call.
@@ -163,7 +178,7 @@ pub enum Confined {
     /// Rewrite the command: these mutations, and the note for the model (once per session and
     /// scope; `None` when it was said already).
     Run {
-        mutations: Vec<Mutation>,
+        mutations: Vec<ArgEdit>,
         note: Option<String>,
     },
     /// The call must not run: the message the model reads.
@@ -291,10 +306,64 @@ pub fn wrap(binary: &str, args: &[String], command: &str) -> String {
     s
 }
 
+/// What [`wrap`] put between the launcher's arguments and the quoted command.
+const WRAP_TAIL: &str = " -- \"${BASH:-/bin/sh}\" -c '";
+
+/// The command a [`wrap`]ped command line runs, or `None` when `s` is not one. Hosts that
+/// name no call id (Gemini CLI, Copilot CLI) hand their post-tool hook the rewritten input:
+/// the call is keyed by what the model asked for, so the two events still meet.
+pub fn unwrap(s: &str) -> Option<String> {
+    if !s.starts_with('\'') {
+        return None;
+    }
+    let at = s.find("' sandbox ")?;
+    let tail = s[at..].find(WRAP_TAIL)? + at + WRAP_TAIL.len();
+    let quoted = s.get(tail..)?.strip_suffix('\'')?;
+    // the inverse of `quote`: `'\''` stands for one quote; no other quote may be there
+    let inner = quoted.replace("'\\''", "\u{0}");
+    if inner.contains('\'') || quoted.contains('\u{0}') {
+        return None;
+    }
+    Some(inner.replace('\u{0}', "'"))
+}
+
+/// `input` with every wrapped command line (a string, or a string in a list, at the top level)
+/// given back as the command it runs.
+pub fn unwrapped_input(input: &Value) -> Option<Value> {
+    let Value::Object(map) = input else {
+        return None;
+    };
+    let mut changed = false;
+    let mut out = map.clone();
+    for v in out.values_mut() {
+        match v {
+            Value::String(s) => {
+                if let Some(c) = unwrap(s) {
+                    *s = c;
+                    changed = true;
+                }
+            }
+            Value::Array(items) => {
+                for i in items.iter_mut() {
+                    if let Value::String(s) = i {
+                        if let Some(c) = unwrap(s) {
+                            *s = c;
+                            changed = true;
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    changed.then_some(Value::Object(out))
+}
+
 /// The note for the model: what the confinement allows.
 pub fn note(worktree: &str, call: &ShellCall, kernel: &str) -> String {
     let rs = roots(&call.scope);
     let writes = match (&call.intent, rs.is_empty()) {
+        _ if call.enforcement_only => "every existing top-level file and folder of the project but hookwise's governance paths (no new top-level entry)".to_string(),
         (None, _) => {
             "no project file (no intent is selected: select one to change files)".to_string()
         }
@@ -355,9 +424,18 @@ async fn check(io: &Io, setup: &Setup, binary: &str) -> Result<String, String> {
     Err(crate::redact::redact_string(why))
 }
 
-fn refusal(tool: &str, why: &str, todo: &str) -> Confined {
+fn refusal(call: &ShellCall, tool: &str, why: &str, todo: &str) -> Confined {
+    let (under, todo) = if call.enforcement_only {
+        // an enforcement-only project: the file tools stay, and the scope is no intent's
+        (
+            "pre-action enforcement (so that no command can change hookwise's configuration or SOPs)",
+            todo.replace(" inside the intent's owned_scope", ""),
+        )
+    } else {
+        ("intent governance", todo.to_string())
+    };
     Confined::Refuse(format!(
-        "hookwise blocked `{tool}`: under intent governance a shell runs only confined by the kernel, and {why}. Nothing was run. {todo}"
+        "hookwise blocked `{tool}`: under {under} a shell runs only confined by the kernel, and {why}. Nothing was run. {todo}"
     ))
 }
 
@@ -384,6 +462,7 @@ pub async fn confine(
     }
     if !can_rewrite(host) {
         return refusal(
+            call,
             tool,
             &format!("{} cannot change a shell call's command from a hook (its PreToolUse `updatedInput` is not applied), so hookwise cannot put the command in a sandbox", host.id),
             FILE_TOOLS,
@@ -391,6 +470,7 @@ pub async fn confine(
     }
     if fixed_args {
         return refusal(
+            call,
             tool,
             "this host runs the command as it was given (the engine API's `executePreHook` hands back no arguments), so hookwise cannot put it in a sandbox",
             "The host should call `augmentToolCall` and run the arguments it returns; meanwhile use the file tools (write, edit, patch) for changes inside the intent's owned_scope.",
@@ -399,6 +479,7 @@ pub async fn confine(
     let l = &setup.launcher;
     if !matches!(l.platform.as_str(), "linux" | "darwin") {
         return refusal(
+            call,
             tool,
             &format!("this platform ({}) has no kernel confinement hookwise can use (Linux Landlock, macOS Seatbelt)", if l.platform.is_empty() { "unknown" } else { &l.platform }),
             FILE_TOOLS,
@@ -406,6 +487,7 @@ pub async fn confine(
     }
     let Some(binary) = l.binary.as_deref().filter(|b| b.starts_with('/')) else {
         return refusal(
+            call,
             tool,
             "hookwise's native binary for this platform is not installed (the package `@hookwise/cli-<platform>-<arch>` beside hookwise)",
             "Reinstall hookwise with its optional dependencies (`npm install hookwise`), or use the file tools (write, edit, patch) for changes inside the intent's owned_scope.",
@@ -415,6 +497,7 @@ pub async fn confine(
         Ok(k) => k,
         Err(why) => {
             return refusal(
+                call,
                 tool,
                 &format!("its launcher cannot confine here ({why})"),
                 "On Linux, Landlock must be on (kernel 5.13 or later, `lsm=…,landlock`); reinstall hookwise if its native binary is damaged. Meanwhile use the file tools (write, edit, patch) for changes inside the intent's owned_scope.",
@@ -426,6 +509,7 @@ pub async fn confine(
         Some(k) if !k.is_empty() => k,
         _ => {
             return refusal(
+                call,
                 tool,
                 "its command is not one command line hookwise can put the launcher around",
                 "Give the command as one string.",
@@ -435,19 +519,29 @@ pub async fn confine(
     let largs = launcher_args(setup, worktree, &call.scope);
     let mutations = keys
         .into_iter()
-        .map(|(path, cmd)| Mutation {
+        .map(|(path, cmd)| ArgEdit {
             path,
             prepend: None,
-            append: None,
             strip: None,
             set: Some(wrap(binary, &largs, &cmd)),
         })
         .collect();
-    let key = format!("{session}\u{1f}{:?}\u{1f}{:?}", call.intent, call.scope);
-    let first = setup.told.borrow_mut().insert(key);
+    let first = setup.told.borrow_mut().insert(told_key(session, call));
     Confined::Run {
         mutations,
         note: first.then(|| note(worktree, call, &kernel)),
+    }
+}
+
+fn told_key(session: &str, call: &ShellCall) -> String {
+    format!("{session}\u{1f}{:?}\u{1f}{:?}", call.intent, call.scope)
+}
+
+impl Setup {
+    /// The note of `call` was not delivered (the call was blocked after all): tell it with the
+    /// next confined call of the session.
+    pub fn untell(&self, session: &str, call: &ShellCall) {
+        self.told.borrow_mut().remove(&told_key(session, call));
     }
 }
 

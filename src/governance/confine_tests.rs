@@ -34,6 +34,11 @@ fn the_command_is_quoted_whole() {
         w,
         "'/opt/hw/bin/hookwise-native' sandbox '--write' '/p/it'\\''s' -- \"${BASH:-/bin/sh}\" -c 'echo '\\''a'\\'' && rm -rf x; `id` $(id)'"
     );
+    // read back: the call is keyed by what the model asked for (Gemini CLI, Copilot CLI)
+    assert_eq!(unwrap(&w).as_deref(), Some("echo 'a' && rm -rf x; `id` $(id)"));
+    for c in ["", "'", "''", "a'\\''b", "x -- \"${BASH:-/bin/sh}\" -c 'y'"] {
+        assert_eq!(unwrap(&wrap("/b", &s(&["--tmpdir"]), c)).as_deref(), Some(c), "{c}");
+    }
 }
 
 #[test]

@@ -111,7 +111,7 @@ fn a_change_the_reader_could_not_see_locks_governance_until_a_person_resets_it()
             |fs| fs.file(INTENTS, &YAML.replace("[src/**, ", "[\"**\", ")),
         )
         .unwrap();
-    let notice = format!("{:?}", out.mutations);
+    let notice = format!("{:?}", out.notices);
     assert!(
         notice.contains("changed .orchestration/active_intents.yaml") && notice.contains("locked"),
         "{notice}"
@@ -219,7 +219,7 @@ fn a_shell_call_that_leaves_the_folder_alone_changes_nothing() {
             fs.file("/w/src/b.ts", "y")
         })
         .unwrap();
-    assert!(out.mutations.is_empty());
+    assert!(out.notices.is_empty());
     assert!(t.fs.read(&format!("/w/{LOCK_FILE}")).is_none());
     assert!(t
         .before(

@@ -33,7 +33,7 @@
 //! | operation | hook | input | output |
 //! |---|---|---|---|
 //! | [`ops::tool_before`] | `tool.execute.before` / `executePreHook` | `{tool, sessionId, callId, args, worktree, directory?}` | `{block?: string, followUp?: true, logs?}` |
-//! | [`ops::tool_after`] | `tool.execute.after` / `executePostHook` | `{tool, sessionId, callId, args, worktree, directory?, nowMs, random, head?, modelId?, failed?}` | `{recorded?: true, id?, mutations?, logs?}` |
+//! | [`ops::tool_after`] | `tool.execute.after` / `executePostHook` | `{tool, sessionId, callId, args, worktree, directory?, nowMs, random, head?, modelId?, failed?}` | `{recorded?: true, id?, notices?, logs?}` |
 //! | [`ops::select_intent`] | custom tool `select_active_intent` | `{sessionId, intentId, worktree}` | `{ok, intentId?, text, logs?}` |
 //! | [`ops::system_context`] | `experimental.chat.system.transform` | `{sessionId, worktree, modelId?}` | `{system: [string], logs?}` |
 //! | [`ops::init_scaffold`] | `hookwise init` / engine call | `{worktree}` | `{created, path, message}` |
@@ -55,8 +55,8 @@
 //!   input); `nowMs` = `Date.now()`; `random` = 16 random bytes as 32 hex characters
 //!   (`crypto.randomBytes(16).toString("hex")`; without them the id is derived from the call);
 //!   `head` = the git commit when the host knows it (else it is read from `.git`); `failed`:
-//!   the tool failed, record nothing. `mutations` (path `["output"]`, `append`) carries a
-//!   one-time notice about problems in the intents file for the tool result. A failed append
+//!   the tool failed, record nothing. `notices` carries a one-time notice about problems in
+//!   the intents file for the tool result (the engine hands it on as `withResult`). A failed append
 //!   is a `warn` log, never an error. Shell tools leave no record (their changes are not
 //!   known file by file).
 //! - `select_intent.text` is the tool result for the model in both cases (`ok: false`: unknown

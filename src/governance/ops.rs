@@ -8,7 +8,7 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::protocol::{Log, Mutation, PathKey, ReadResult, Request, StatResult};
+use crate::protocol::{ArgEdit, Log, ReadResult, Request, StatResult};
 use crate::runtime::{join_all, Io};
 
 use super::classify::{classify, MutationClass};

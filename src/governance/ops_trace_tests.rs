@@ -97,22 +97,18 @@ fn the_intents_file_is_reread_and_its_problems_reach_the_model() {
     );
     t.fs.file("/w/new/a.ts", "a\n");
     let a = t.after("s", "write", json!({"filePath": "new/a.ts"}));
-    let notice = a.mutations[0].append.as_deref().unwrap();
+    let notice = a.notices[0].as_str();
     assert!(
         notice.contains(
             ".orchestration/active_intents.yaml:21: error: intent BAD: unknown status 'WHATEVER'"
         ),
         "{notice}"
     );
-    assert_eq!(
-        a.mutations[0].path,
-        vec![crate::protocol::PathKey::Key("output".into())]
-    );
     // told once; the system prompt keeps listing it
     t.before("s", "write", json!({"filePath": "new/a.ts"}));
     assert!(t
         .after("s", "write", json!({"filePath": "new/a.ts"}))
-        .mutations
+        .notices
         .is_empty());
     assert!(t.system("s").system[0].contains("unknown status 'WHATEVER'"));
     // blocks carry the problems

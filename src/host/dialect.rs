@@ -38,7 +38,8 @@ pub enum McpFile {
     Toml,
     /// Mistral Vibe's `config.toml`: a `[[mcp_servers]]` table named by `name`.
     VibeToml,
-    /// The host reads no project MCP file (OpenHands: the user's only): none is written.
+    /// The host reads no project MCP file (OpenHands: the user's only; Letta Code: an
+    /// agent's own): none is written.
     None,
 }
 
@@ -81,6 +82,8 @@ pub struct Setup {
     /// The one step the user takes so the host loads the project's hooks and servers (never
     /// taken for them).
     pub trust: &'static str,
+    /// What `hookwise doctor` adds to the host's line (`""`: nothing): what it cannot check.
+    pub doctor: &'static str,
 }
 
 /// One host's dialect.
@@ -99,12 +102,17 @@ pub struct Dialect {
     /// The payload keys of the tool call's id (the first non-empty string wins); without one,
     /// the id is derived from the tool's name and input (Gemini CLI sends none).
     pub call_id: &'static [&'static str],
+    /// The payload's keys under the host's own names: `(Claude's key, the host's key)` — read
+    /// as Claude's where Claude's is absent (a list: its first string).
+    pub fields: &'static [(&'static str, &'static str)],
     /// Context in the PreToolUse answer reaches the model (Claude Code only); elsewhere the
     /// context for a call goes with its PostToolUse answer.
     pub pre_context: bool,
     /// What a compaction kept reaches the model from a SessionStart with `source: "compact"`
     /// (Claude Code, Qwen Code); elsewhere it goes with the next answer that carries context.
     pub compact_start: bool,
+    /// A block is exit code 2 with the reason on stderr (Letta Code: a JSON deny is ignored).
+    pub deny_exit: bool,
     /// How the host names hookwise's own MCP tools in hook payloads: the prefix before the
     /// tool's name (server `hookwise`).
     pub mcp_prefix: &'static str,
@@ -133,6 +141,27 @@ impl Dialect {
     /// The host's name for a core event (the first listed).
     pub fn name_of(&self, event: Event) -> Option<&'static str> {
         self.events.iter().find(|e| e.1 == event).map(|e| e.0)
+    }
+
+    /// The payload with the host's own keys read as Claude's ([`Dialect::fields`]); `None`:
+    /// nothing to read otherwise.
+    pub fn normalize(&self, input: &serde_json::Value) -> Option<serde_json::Value> {
+        let obj = input.as_object()?;
+        let mut out = None;
+        for (ours, theirs) in self.fields {
+            if obj.get(*ours).is_some_and(|v| !v.is_null()) {
+                continue;
+            }
+            let v = match obj.get(*theirs) {
+                Some(serde_json::Value::Array(a)) => a.iter().find(|x| x.is_string()).cloned(),
+                Some(v) if !v.is_null() => Some(v.clone()),
+                _ => None,
+            };
+            if let Some(v) = v {
+                out.get_or_insert_with(|| input.clone())[*ours] = v;
+            }
+        }
+        out
     }
 
     /// hookwise's own MCP tool behind the host's tool name, if it is one.

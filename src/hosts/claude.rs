@@ -51,6 +51,10 @@ pub static PROFILE: Profile = Profile {
 /// Its hook protocol (policy build: the lean core answers no `hook.event`).
 #[cfg(feature = "policy")]
 pub use hooks::DIALECT;
+/// Claude Code's answers: the shape the hosts that copy its protocol honour too (Factory droid,
+/// Letta Code, Auggie).
+#[cfg(feature = "policy")]
+pub(crate) use hooks::render;
 
 #[cfg(feature = "policy")]
 mod hooks {
@@ -73,8 +77,10 @@ mod hooks {
             ("SessionStart", SessionStart),
         ],
         call_id: &["tool_use_id"],
+        fields: &[],
         pre_context: true,
         compact_start: true,
+        deny_exit: false,
         mcp_prefix: "mcp__hookwise__",
         project_dir_var: "CLAUDE_PROJECT_DIR",
         cwd_key: "cwd",
@@ -105,7 +111,7 @@ mod hooks {
     }
 
     /// The answer as Claude Code reads it (JSON; PreCompact's plain text).
-    fn render(event: &str, kind: Event, a: Answer) -> String {
+    pub(crate) fn render(event: &str, kind: Event, a: Answer) -> String {
         claude(event, kind, a)
     }
 
@@ -160,8 +166,9 @@ mod hooks {
             Answer::Allow { context, rewrite } => {
                 let context = some(context);
                 (context.is_some() || rewrite.is_some()).then(|| ClaudeHso {
-                    // the rewritten input runs only with an allow
-                    permission_decision: rewrite.is_some().then_some("allow"),
+                    // no decision: Claude Code 2.1.330 runs the rewritten input and still asks its
+                    // own permission rules (and the user) about it; an "allow" would skip them
+                    permission_decision: None,
                     updated_input: rewrite,
                     additional_context: context,
                     ..ClaudeHso::new(event)

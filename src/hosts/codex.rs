@@ -71,8 +71,10 @@ pub static DIALECT: Dialect = Dialect {
         ("PostCompact", PostCompact),
     ],
     call_id: &["tool_use_id"],
+    fields: &[],
     pre_context: false,
     compact_start: false,
+    deny_exit: false,
     mcp_prefix: "mcp__hookwise__",
     project_dir_var: "",
     cwd_key: "cwd",
@@ -88,6 +90,7 @@ pub static DIALECT: Dialect = Dialect {
         mcp_file: ".codex/config.toml",
         mcp: McpFile::Toml,
         trust: "Codex loads a project's .codex/ folder (hooks and MCP servers) only in a trusted project: add [projects.\"<this folder>\"] trust_level = \"trusted\" to ~/.codex/config.toml (Codex asks on the first interactive start in the folder), and approve the project's hooks when Codex asks (codex exec skips untrusted hooks).",
+        doctor: "",
     }),
 };
 

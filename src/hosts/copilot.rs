@@ -77,8 +77,10 @@ pub static DIALECT: Dialect = Dialect {
         ("PreCompact", PreCompact),
     ],
     call_id: &["tool_use_id", "tool_call_id"],
+    fields: &[],
     pre_context: false,
     compact_start: false,
+    deny_exit: false,
     mcp_prefix: "hookwise-",
     project_dir_var: "",
     cwd_key: "cwd",
@@ -101,6 +103,7 @@ pub static DIALECT: Dialect = Dialect {
             server_type: Some("local"),
         },
         trust: "Copilot CLI loads a folder's hooks and MCP servers only once the folder is trusted: confirm the trust prompt on the first start here (headless runs: COPILOT_ALLOW_ALL=true trusts the folder too).",
+        doctor: "",
     }),
 };
 

@@ -68,8 +68,10 @@ pub static DIALECT: Dialect = Dialect {
         ("SessionStart", SessionStart),
     ],
     call_id: &[],
+    fields: &[],
     pre_context: false,
     compact_start: false,
+    deny_exit: false,
     mcp_prefix: "mcp_hookwise_",
     project_dir_var: "GEMINI_PROJECT_DIR",
     cwd_key: "cwd",
@@ -90,6 +92,7 @@ pub static DIALECT: Dialect = Dialect {
         mcp_file: ".gemini/settings.json",
         mcp: McpFile::Json { server_type: None },
         trust: "Gemini CLI loads a project's hooks and MCP servers only in a trusted folder: answer its trust prompt on the first start here (or run with GEMINI_CLI_TRUST_WORKSPACE=true); it asks again whenever a hook's command changes.",
+        doctor: "",
     }),
 };
 

@@ -72,6 +72,9 @@ pub static PROFILE: Profile = Profile {
     ..PLAIN
 };
 
+/// The one step the user takes ([`Setup::trust`]), also what `doctor` adds to the line.
+const TRUST: &str = "Kimi Code reads hooks only from your own ~/.kimi-code/config.toml ($KIMI_CODE_HOME), so hookwise's hooks run in every project you open with Kimi Code and do nothing where no hookwise is installed; it loads the project's MCP server (.kimi-code/mcp.json, in the folder Kimi Code starts in) only once you trust the folder when Kimi Code asks.";
+
 pub static DIALECT: Dialect = Dialect {
     host: PROFILE.id,
     render,
@@ -83,8 +86,10 @@ pub static DIALECT: Dialect = Dialect {
         ("UserPromptSubmit", Event::Prompt),
     ],
     call_id: &["tool_call_id"],
+    fields: &[],
     pre_context: false,
     compact_start: false,
+    deny_exit: false,
     mcp_prefix: "mcp__hookwise__",
     project_dir_var: "",
     cwd_key: "cwd",
@@ -102,7 +107,9 @@ pub static DIALECT: Dialect = Dialect {
         named: false,
         mcp_file: ".kimi-code/mcp.json",
         mcp: McpFile::Json { server_type: None },
-        trust: "Kimi Code reads hooks only from your own ~/.kimi-code/config.toml ($KIMI_CODE_HOME), so hookwise's hooks run in every project you open with Kimi Code and do nothing where no hookwise is installed; it loads the project's MCP server (.kimi-code/mcp.json, in the folder Kimi Code starts in) only once you trust the folder when Kimi Code asks.",
+        trust: TRUST,
+        // doctor cannot check the step the user takes (the host loads the entry its own way)
+        doctor: TRUST,
     }),
 };
 

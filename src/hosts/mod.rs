@@ -125,6 +125,9 @@ registry! {
     #[cfg(feature = "policy")] openhands: DIALECT,
     #[cfg(feature = "policy")] cline,
     kilo,
+    #[cfg(feature = "policy")] factory: DIALECT,
+    #[cfg(feature = "policy")] letta: DIALECT,
+    #[cfg(feature = "policy")] auggie: DIALECT,
 }
 
 /// The host when `init` names none: the engine API's.

@@ -70,8 +70,10 @@ pub static DIALECT: Dialect = Dialect {
         ("PreCompact", PreCompact),
     ],
     call_id: &["tool_use_id", "tool_call_id"],
+    fields: &[],
     pre_context: false,
     compact_start: true,
+    deny_exit: false,
     mcp_prefix: "mcp__hookwise__",
     project_dir_var: "QWEN_PROJECT_DIR",
     cwd_key: "cwd",
@@ -87,6 +89,7 @@ pub static DIALECT: Dialect = Dialect {
         mcp_file: ".qwen/settings.json",
         mcp: McpFile::Json { server_type: None },
         trust: "Qwen Code loads a project's hooks and MCP servers only in a trusted folder: trust this folder when Qwen Code asks (or turn folder trust off in ~/.qwen/settings.json: security.folderTrust.enabled = false).",
+        doctor: "",
     }),
 };
 

@@ -47,6 +47,22 @@ pub fn hosts() -> Value {
     })
 }
 
+/// The events whose payload a warm server that was not ready replays (`keep` of
+/// [`dialects`]): the session's start and prompts; where the host runs neither headless
+/// (Letta Code, Auggie), its PreToolUse, whose knowledge context the call's PostToolUse answers
+/// with; and where the session's start context goes with the first tool result
+/// ([`crate::host::dialect::Dialect::start_with_result`]: Mistral Vibe), its PreToolUse too,
+/// whose context the server that answers the result keeps.
+fn keep(d: &crate::host::dialect::Dialect) -> Vec<&'static str> {
+    let start = |k: &Event| matches!(k, Event::SessionStart | Event::Prompt);
+    let has_start = d.events.iter().any(|e| start(&e.1));
+    d.events
+        .iter()
+        .filter(|e| start(&e.1) || (e.1 == Event::PreTool && (d.start_with_result || !has_start)))
+        .map(|e| e.0)
+        .collect()
+}
+
 /// `js/dialects.json`, for the JS glue when the core cannot answer: per command-hook host, its
 /// PreToolUse event's name, its deny with the placeholder `{reason}` (inside a JSON string:
 /// the glue puts the reason in JSON-escaped), the answer with nothing to say per event, and
@@ -76,14 +92,10 @@ pub fn dialects() -> Value {
                 "deny": deny(d, "{reason}"),
                 "empty": empty,
                 "projectDirVar": d.project_dir_var,
+                // a block is this exit code with the reason on stderr (`deny` unused)
+                "denyExit": if d.deny_exit { 2 } else { 0 },
                 "envKeys": d.model_log.map_or(&[][..], |m| m.env_keys),
-                // a host whose first hook is a tool's (no prompt hook: Mistral Vibe) keeps that
-                // call's context for its result in the server that answers the result
-                "keep": d.events.iter()
-                    .filter(|e| matches!(e.1, Event::SessionStart | Event::Prompt)
-                        || (d.start_with_result && e.1 == Event::PreTool))
-                    .map(|e| e.0)
-                    .collect::<Vec<_>>(),
+                "keep": keep(d),
             }),
         );
     }

@@ -94,13 +94,18 @@ pub static PROFILE: Profile = Profile {
     ..PLAIN
 };
 
+/// The one step the user takes ([`Setup::trust`]), also what `doctor` adds to the line.
+const TRUST: &str = "Mistral Vibe loads a project's .vibe/hooks.toml and .vibe/config.toml only in a trusted folder: trust this folder when Vibe asks (vibe -p never asks: add it to ~/.vibe/trusted_folders.toml, or run vibe --trust). Until then hookwise does not run in Vibe here.";
+
 pub static DIALECT: Dialect = Dialect {
     host: PROFILE.id,
     render,
     events: &[("pre_tool", Event::PreTool), ("post_tool", Event::PostTool)],
     call_id: &["tool_call_id"],
+    fields: &[],
     pre_context: false,
     compact_start: false,
+    deny_exit: false,
     // MCP tools are reached through `run_typescript` (`tools.mcp_hookwise.<tool>(…)`), each
     // call hooked as `mcp_hookwise.<tool>` (`run_typescript` itself is not hooked)
     mcp_prefix: "mcp_hookwise.",
@@ -117,7 +122,9 @@ pub static DIALECT: Dialect = Dialect {
         named: true,
         mcp_file: ".vibe/config.toml",
         mcp: McpFile::VibeToml,
-        trust: "Mistral Vibe loads a project's .vibe/hooks.toml and .vibe/config.toml only in a trusted folder: trust this folder when Vibe asks (vibe -p never asks: add it to ~/.vibe/trusted_folders.toml, or run vibe --trust). Until then hookwise does not run in Vibe here.",
+        trust: TRUST,
+        // doctor cannot check the step the user takes (the host loads the entry its own way)
+        doctor: TRUST,
     }),
 };
 

@@ -94,7 +94,7 @@ fn an_engine_answers_from_the_mcp_peer() {
     let op = d.start_call(&before("c1", "auth"));
     let r = d.run_until_done(op);
     let cold = d.host.now - t0;
-    let pre = r["mutations"][0]["prepend"].as_str().unwrap_or_default();
+    let pre = r["edits"][0]["prepend"].as_str().unwrap_or_default();
     assert!(pre.contains("[[jwt]]"), "{r}");
     assert!(cold >= 1800.0, "the server's start-up: {cold} ms");
     // warm: the same process answers at once

@@ -568,12 +568,22 @@ impl Vault {
         let id = self.alloc_id();
         let ids: Vec<ConceptId> = concepts.iter().map(|c| c.0).collect();
         self.graph.add_file(id, &ids);
-        // Aliases are names of the note, and its description says what it is about: they
-        // weigh as its title does.
-        if note.aliases.is_empty() && note.desc.is_empty() {
+        // Aliases are names of the note, its description says what it is about, and its
+        // folders (and a file name other than its title: Dendron's hierarchy) say where it
+        // belongs: they weigh as its title does.
+        let stem = stem_of(path);
+        let folders = &path[..path.len() - stem.len() - path.ends_with(".md") as usize * 3];
+        let stem = if stem.eq_ignore_ascii_case(&note.title) { "" } else { stem };
+        if note.aliases.is_empty() && note.desc.is_empty() && folders.is_empty() && stem.is_empty() && note.headings.is_empty() {
             self.index.add(id, &note.title, &text[note.body_start..]);
         } else {
-            let names = format!("{} {} {}", note.title, note.aliases.join(" "), note.desc);
+            let names = format!(
+                "{} {} {} {folders} {stem} {}",
+                note.title,
+                note.aliases.join(" "),
+                note.desc,
+                note.headings
+            );
             self.index.add(id, &names, &text[note.body_start..]);
         }
         let uri = memory_uri(path);
@@ -722,3 +732,7 @@ mod resolve_tests;
 #[cfg(test)]
 #[path = "family_tests.rs"]
 mod family_tests;
+
+#[cfg(test)]
+#[path = "eval_tests.rs"]
+mod eval_tests;

@@ -68,7 +68,7 @@ describe("pre-action enforcement in the real Claude Code", { skip: suiteSkip }, 
   test("an advisory match runs, the advice reaches the model as context", () => {
     const { req, result } = r.afterTool("toolu_advised");
     assert.equal(result.isError, false, r.describe());
-    assert.ok(fs.existsSync(path.join(sb.dir, "nginx-conf")), "the command did what it says");
+    assert.ok(fs.existsSync(path.join(sb.dir, "conf/nginx-conf")), "the command did what it says");
     assert.equal(req.toolUses().find((u) => u.id === "toolu_advised").input.command, ADVISED, "the command is untouched");
     const ctx = contextAfter(req, "toolu_advised", "PreToolUse:Bash").join("\n");
     assert.ok(ctx.includes(ADVICE_MARKER), `the advice in a system message after the result:\n${r.describe()}`);
@@ -76,7 +76,7 @@ describe("pre-action enforcement in the real Claude Code", { skip: suiteSkip }, 
 
   test("a read-only command gets nothing added", () => {
     const { req, result } = r.afterTool("toolu_ro");
-    assert.match(result.content, /nginx-conf/, "ls ran in the project");
+    assert.match(result.content, /\bconf\b/, "ls ran in the project");
     assert.deepEqual(contextAfter(req, "toolu_ro", "PreToolUse:Bash"), [], "no context after the ls result");
     assert.equal(req.toolUses().find((u) => u.id === "toolu_ro").input.command, READ_ONLY);
   });

@@ -22,6 +22,7 @@ import os from "node:os";
 import path from "node:path";
 import { openclawGate, startGateway, validateConfig, repoRoot } from "./lib/openclaw.mjs";
 import { packHookwise } from "../e2e/lib/pack.mjs";
+import { installNative } from "../e2e-shared/native.mjs";
 import { validate } from "../js/agent-trace-schema.mjs";
 import { suiteGate } from "../e2e-shared/gate.mjs";
 import { requestWithResult } from "../e2e-shared/runs.mjs";
@@ -29,12 +30,15 @@ import { traceText, traceExists, traceFiles, traceRecords as traceRecordsOf } fr
 
 const suiteSkip = suiteGate(openclawGate(), "e2e-openclaw", "openclaw");
 
-const FORCE = "git push --force --dry-run /nonexistent/hookwise-e2e.git HEAD; touch forced-ran";
+// (the marker in a folder that exists: an enforcement-only project's shell runs confined by the
+// kernel and cannot make a new top-level entry, issue 38)
+const FORCE = "git push --force --dry-run /nonexistent/hookwise-e2e.git HEAD; touch out/forced-ran";
 const FORCE_MARKER = "OC-E2E-FORCE-MARKER";
 const KWL = "echo '[[jwt]] tokens' && echo OC-OUTPUT-MARKER";
 const OPEN = "<!-- Knowledge Graph Context (hookwise) -->";
 
 const FILES = {
+  "out/.keep": "",
   ".opencode/sops/force-push.md": `---
 id: force-push
 category: process
@@ -54,6 +58,9 @@ match:
 function pluginFolder() {
   const { packDir, packed } = packHookwise("hookwise-e2e-openclaw-pack-");
   execFileSync("tar", ["xzf", path.join(packDir, packed[0].filename), "-C", packDir]);
+  // the confined shell's launcher where an install puts it (an enforcement-only project's exec
+  // runs confined too, issue 38)
+  installNative(path.join(packDir, "package", "node_modules"));
   return { packDir, dir: path.join(packDir, "package") };
 }
 
@@ -84,7 +91,7 @@ describe("hookwise in the real OpenClaw gateway", { skip: suiteSkip }, () => {
       script: (req) => {
         ws ??= gw?.workspace;
         const n = req.toolResults().length;
-        if (n > 0 && ws) seenAt[n] = { forcedRan: fs.existsSync(path.join(ws, "forced-ran")) };
+        if (n > 0 && ws) seenAt[n] = { forcedRan: fs.existsSync(path.join(ws, "out/forced-ran")) };
         switch (n) {
           case 0:
             return { tool: "exec", id: "hwforce1", args: { command: FORCE } };

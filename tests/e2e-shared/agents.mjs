@@ -175,7 +175,8 @@ export const HOSTS = {
     // Vibe 3's model calls MCP tools from the TypeScript it runs (each call hooked as mcp_hookwise.<tool>)
     mcp: (tool, args) => [{ tool: "run_typescript", args: { code: `async function main() { return await tools.mcp_hookwise.${tool}(${JSON.stringify(args)}); }` } }],
   },
-  // OpenHands (tests/e2e-openhands): the model from LLM_* with --override-with-envs (LiteLLM, chat
+  // OpenHands (no suite yet: not verified in the real CLI, docs/hosts/openhands.md): the model
+  // from LLM_* with --override-with-envs (LiteLLM, chat
   // completions); MCP servers only in the user's ~/.openhands/mcp.json: the user adds hookwise's
   // there (docs/hosts/openhands.md), its tools keep their own names.
   openhands: {
@@ -193,6 +194,59 @@ export const HOSTS = {
       exists
         ? { tool: "file_editor", args: { command: "str_replace", path: sb.abs(rel), old_str: old, new_str: content, security_risk: "LOW" } }
         : { tool: "file_editor", args: { command: "create", path: sb.abs(rel), file_text: content, security_risk: "LOW" } },
+    mcp: (tool, args) => [{ tool, args }],
+  },
+  // Factory droid: a BYOK model in the user's ~/.factory/settings.json (no Factory login), run
+  // as `droid exec` with its permission prompts off (the user's choice for a headless run).
+  factory: {
+    label: "Factory droid",
+    // droid's own name of the BYOK model (`custom:<displayName>-<index>`): what its log and the
+    // record name
+    defaultModel: "custom:Mock-0",
+    user(sb, model, o) {
+      writeJson(path.join(sb.home, ".factory", "settings.json"), {
+        customModels: [{ model: "mock-1", displayName: "Mock", baseUrl: model.baseURL, apiKey: "x", provider: "generic-chat-completion-api", maxOutputTokens: 4096 }],
+      });
+      return {};
+    },
+    argv: (bin, prompt) => [bin, ["exec", "-m", "custom:Mock-0", "--skip-permissions-unsafe", "-o", "json", prompt]],
+    shell: (command) => ({ tool: "Execute", args: { command, summary: "run it" } }),
+    write: (rel, content, { exists = false, old = "" } = {}, sb) =>
+      exists ? { tool: "Edit", args: { file_path: sb.abs(rel), old_str: old, new_str: content } } : { tool: "Create", args: { file_path: sb.abs(rel), content } },
+    mcp: (tool, args) => [{ tool: `hookwise___${tool}`, args }],
+  },
+  // Letta Code on its local backend (no Letta server): `letta connect` stores the provider in the
+  // user's ~/.letta, then `letta -p` on a new agent; Node 22 (the node22 row of setup-clis.sh).
+  letta: {
+    label: "Letta Code",
+    defaultModel: "mock-1",
+    user(sb, model, o) {
+      const env = { ...sb.env, PATH: process.env.PATH, LETTA_DISABLE_TELEMETRY: "1", DISABLE_AUTOUPDATER: "1" };
+      execFileSync(cliBin("node22"), [cliBin("letta"), "connect", "openai-compatible", "--base-url", model.baseURL, "--api-key", "x", "--backend", "local"], { cwd: sb.dir, env, timeout: 60_000, stdio: "ignore" });
+      return { LETTA_DISABLE_TELEMETRY: "1", DISABLE_AUTOUPDATER: "1" };
+    },
+    argv: (bin, prompt, o) => [cliBin("node22"), [bin, "-p", prompt, "--backend", "local", "-m", `openai-compatible/${o.modelName}`, "--new-agent", "--yolo", "--output-format", "json"]],
+    shell: (command) => ({ tool: "Bash", args: { command, description: "run it" } }),
+    write: (rel, content, { exists = false, old = "" } = {}, sb) =>
+      exists ? { tool: "Edit", args: { file_path: sb.abs(rel), old_string: old, new_string: content } } : { tool: "Write", args: { file_path: sb.abs(rel), content } },
+    // no project MCP configuration in Letta Code: hookwise's tools are not offered
+    mcp: () => [],
+  },
+  // Auggie against the scripted model playing an Augment tenant (AUGMENT_SESSION_AUTH names it;
+  // its get-models turns the enable_hooks flag on, as an account with hooks enabled has it).
+  auggie: {
+    label: "Auggie",
+    defaultModel: "mock-1",
+    user(sb, model) {
+      return { AUGMENT_SESSION_AUTH: JSON.stringify({ accessToken: "x", tenantURL: `${model.url}/`, scopes: ["email"] }) };
+    },
+    argv: (bin, prompt, o) => [process.execPath, [bin, "-p", prompt, "--output-format", "json", "-w", o.cwd]],
+    modelOpts: { quietRoutes: true },
+    shell: (command) => ({ tool: "launch-process", args: { command, wait: true, max_wait_seconds: 30, cwd: "." } }),
+    write: (rel, content, { exists = false, old = "" } = {}) =>
+      exists
+        ? { tool: "str-replace-editor", args: { command: "str_replace", path: rel, str_replace_entries: [{ old_str: old, new_str: content }] } }
+        : { tool: "save-file", args: { path: rel, file_content: content } },
     mcp: (tool, args) => [{ tool, args }],
   },
   // pi (tests/e2e-pi): an in-process extension host, not a command-hook one; the same recipe
@@ -298,7 +352,7 @@ export async function runAgent(sb, { prompt, script = [], modelOpts = {}, modelN
   const recipe = sb.recipe;
   const gate = cliGate(sb.host);
   if (!gate.bin) throw new Error(gate.skip ?? gate.error);
-  const model = await startModel(script, modelOpts);
+  const model = await startModel(script, { ...recipe.modelOpts, ...modelOpts });
   const o = { ...more, cwd: cwd ?? sb.dir, modelName: modelName ?? recipe.defaultModel };
   let childEnv, cmd, args;
   try {

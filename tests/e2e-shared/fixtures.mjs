@@ -41,7 +41,9 @@ export const INTENTS = `${INTENTS_ONE}  - id: INT-2
 export const LOGIN = "export function login(user: string) {\n  return fetch('/login', { method: 'POST', body: user });\n}\n";
 
 export const FORCE = "git push --force --dry-run /nonexistent/hookwise-e2e.git HEAD";
-export const ADVISED = "mkdir -p nginx-conf";
+// in a folder the project has: an enforcement-only project's shell runs confined by the kernel and
+// makes no new top-level entry (issue 38)
+export const ADVISED = "mkdir -p conf/nginx-conf";
 export const READ_ONLY = "ls -la";
 export const FORCE_MARKER = "E2E-FORCE-MARKER";
 export const ADVICE_MARKER = "E2E-ADVICE-MARKER";
@@ -54,6 +56,7 @@ export const ADVICE_MARKER = "E2E-ADVICE-MARKER";
 export function enforceSops(dir, tools) {
   const match = tools ? `  tools: ${tools}\n` : "";
   return {
+    "conf/.keep": "",
     [`${dir}/force-push.md`]: `---
 id: force-push
 category: process

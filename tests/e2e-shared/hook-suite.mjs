@@ -67,7 +67,9 @@ export function assertLoginRecord({ r, sb }) {
  * `o.startContext`: "result" where the session's start context comes with the first tool result
  * (Mistral Vibe: no prompt hook). `o.todo.record`,
  * `o.todo.compaction`: known gaps of issue 30, named (node:test runs and reports them; they do
- * not fail the run).
+ * not fail the run). `o.mcp === false`: the host reads no project MCP server (no intent can be
+ * selected); `o.sessionStart === false`: no start hook runs headless (each asserted as it is);
+ * `o.native === false`: the host's entries run the Node client (it blocks by exit code).
  */
 
 export function hookSuite(host, o = {}) {
@@ -154,26 +156,32 @@ export function hookSuite(host, o = {}) {
       assertGateBeforeIntent(assert, ctx.gov.r, ctx.gov.sb, results(ctx.gov.r));
     });
 
-    test("(b) select_active_intent works through MCP and returns the intent", () => {
+    test(`(b) select_active_intent ${o.mcp === false ? "is not offered: the host reads no project MCP server" : "works through MCP and returns the intent"}`, () => {
       const { r } = ctx.gov;
+      if (o.mcp === false) {
+        assert.ok(!r.model.mainRequests()[0].tools.some((t) => /select_active_intent/.test(t)), r.describe());
+        assert.equal(ctx.gov.sb.exists("src/auth/login.ts"), false, "without an intent the write in scope is blocked too");
+        return;
+      }
       const selected = results(r).find((t) => /INT-1/.test(t) && /src\/auth\/\*\*/.test(t));
       assert.ok(selected, `the intent's scope came back through MCP\n${r.describe()}`);
     });
 
-    test("(b) a write inside the scope runs and leaves one Agent Trace record, valid, naming the host and the model", { todo: o.todo?.record }, () => {
+    test("(b) a write inside the scope runs and leaves one Agent Trace record, valid, naming the host and the model", { todo: o.todo?.record, skip: o.mcp === false && "no intent can be selected in this host" }, () => {
       const { conv, meta } = assertLoginRecord(ctx.gov);
       assert.equal(conv.contributor.model_id, h.writeModel ?? h.defaultModel, `the model the host ran: ${JSON.stringify(conv.contributor)}`);
       assert.match(JSON.stringify(meta), new RegExp(host === "copilot" ? "copilot" : host, "i"), `the record names the host: ${JSON.stringify(meta)}`);
     });
 
-    test("(b) a write outside the scope is blocked, naming the file and the scope; the file is unchanged", () => {
+    test("(b) a write outside the scope is blocked, naming the file and the scope; the file is unchanged", { skip: o.mcp === false && "no intent can be selected in this host" }, () => {
       assertOutsideBlocked(assert, ctx.gov.r, ctx.gov.sb, results(ctx.gov.r));
     });
 
-    test(`(d) ${o.startContext === "result" ? "the first result of a tool that ran (the host has no prompt hook)" : "the first model request"} carries the session-start context`, { todo: o.todoStart }, () => {
+    test(`(d) ${o.startContext === "result" ? "the first result of a tool that ran (the host has no prompt hook) carries the session-start context" : o.sessionStart === false ? "the first model request carries no session-start context: the host does not run a start hook headless" : "the first model request carries the session-start context"}`, { todo: o.todoStart }, () => {
       const { r } = ctx.gov;
       if (o.startContext === "result") return assert.ok(r.model.mainRequests().some((q) => q.findText("INT-1: Login form")), `the active intents with a result\n${r.describe()}`);
       const first = r.model.mainRequests()[0];
+      if (o.sessionStart === false) return void assert.ok(!first.findText("INT-1: Login form"), r.describe());
       assert.ok(first.findText("INT-1: Login form"), `the active intents, before the model's first answer\n${r.describe()}`);
     });
 
@@ -218,7 +226,7 @@ export function hookSuite(host, o = {}) {
       // the native client (HOOKWISE_E2E_NATIVE): which hooks it answered warm, which it handed to Node
       const trace = Object.entries(ctx).map(([n, x]) => [n, x.sb.nativeTrace()]);
       console.log(`# ${h.label} native client ${ctx.know.sb.native}: ${trace.map(([n, t]) => `${n} ${t.warm} warm / ${t.node} to node`).join(", ")}`);
-      if (ctx.know.sb.native === "installed") assert.ok(trace.some(([, t]) => t.warm > 0), `the native client answered some hook warm: ${JSON.stringify(trace)}`);
+      if (ctx.know.sb.native === "installed" && o.native !== false) assert.ok(trace.some(([, t]) => t.warm > 0), `the native client answered some hook warm: ${JSON.stringify(trace)}`);
       if (ctx.know.sb.native !== "installed") assert.ok(trace.every(([, t]) => t.warm === 0), "no native answer without a working binary");
     });
 

@@ -5,6 +5,7 @@
 //   POST …/messages                                  Anthropic Messages (SSE, or JSON when stream:false)
 //   POST …/models/<m>:streamGenerateContent?alt=sse  Gemini (also :generateContent, :countTokens)
 //   GET  …/models                                    a model list (mock-1)
+//   POST …/chat-stream, …/get-models                 Augment's tenant API (Auggie; NDJSON)
 //
 //   const model = await startModel([
 //     { tool: "run_shell_command", args: { command: "ls" } },   // 1st main request: one tool call
@@ -200,12 +201,55 @@ const gemini = {
   },
 };
 
+// Augment's tenant API (Auggie, which has no provider setting: its whole "model" is the tenant):
+// POST …/chat-stream, body {message, nodes, chat_history: [{request_message, response_text,
+// request_nodes, response_nodes}], tool_definitions: [{name, input_schema_json}], rules,
+// user_guidelines}; a tool result is a request node {type: 1, tool_result_node: {tool_use_id,
+// content}}, a call a response node {type: 5, tool_use: {tool_use_id, tool_name, input_json}}.
+// The answer is NDJSON chunks {text, nodes, stop_reason} (3: tools requested, 1: end of turn).
+// POST …/get-models answers the tenant's feature flags (`enable_hooks`: Auggie runs hooks only
+// with it); the tenant's other calls (settings, remote tools) are answered 404 and ignored.
+const augment = {
+  read(b) {
+    const messages = [];
+    const results = [];
+    const calls = [];
+    const request = (nodes) => {
+      for (const n of nodes ?? []) {
+        if (n?.tool_result_node) {
+          const t = n.tool_result_node;
+          results.push({ id: t.tool_use_id, content: contentText(t.content), isError: t.is_error === true });
+          messages.push({ role: "tool", text: contentText(t.content) });
+        } else if (n?.text_node) messages.push({ role: "user", text: contentText(n.text_node.content) });
+      }
+    };
+    for (const h of b.chat_history ?? []) {
+      if (h.request_message) messages.push({ role: "user", text: h.request_message });
+      request(h.request_nodes);
+      if (h.response_text) messages.push({ role: "assistant", text: h.response_text });
+      for (const n of h.response_nodes ?? []) if (n?.tool_use) calls.push({ id: n.tool_use.tool_use_id, name: n.tool_use.tool_name, args: parseArgs(n.tool_use.input_json) });
+    }
+    if (b.message) messages.push({ role: "user", text: b.message });
+    request(b.nodes);
+    const rules = (b.rules ?? []).map((r) => contentText(r?.content)).join("\n");
+    return { model: b.model, tools: (b.tool_definitions ?? []).map((t) => t.name), system: [b.user_guidelines ?? "", b.workspace_guidelines ?? "", rules].join("\n"), messages, results, calls };
+  },
+  send(res, r) {
+    const calls = callsOf(r);
+    res.writeHead(200, { "content-type": "application/json" });
+    if (calls.length) res.write(JSON.stringify({ text: "", nodes: calls.map((c, i) => ({ id: i + 1, type: 5, content: "", tool_use: { tool_use_id: c.id, tool_name: c.name, input_json: c.rawArgs ?? JSON.stringify(c.args) } })) }) + "\n");
+    else res.write(JSON.stringify({ text: r.text ?? "", nodes: [{ id: 0, type: 0, content: r.text ?? "" }] }) + "\n");
+    res.end(JSON.stringify({ text: "", nodes: [], stop_reason: calls.length ? 3 : 1 }) + "\n");
+  },
+};
+
 /** The wire a POST path speaks, or null. */
 function wireOf(pathname) {
   if (/\/chat\/completions$/.test(pathname)) return ["chat", chat];
   if (/\/responses$/.test(pathname)) return ["responses", responses];
   if (/\/messages$/.test(pathname)) return ["anthropic", anthropic];
   if (/\/models\/[^/]+:(stream)?[gG]enerateContent$/.test(pathname)) return ["gemini", gemini];
+  if (/\/chat-stream$/.test(pathname)) return ["augment", augment];
   return null;
 }
 
@@ -276,6 +320,10 @@ export async function startModel(script = [], opts = {}) {
         if (/:countTokens$/.test(pathname) || /\/count_tokens$/.test(pathname)) {
           res.writeHead(200, { "content-type": "application/json" });
           return res.end(JSON.stringify({ totalTokens: 100, input_tokens: 100 }));
+        }
+        if (pathname.endsWith("/get-models")) {
+          res.writeHead(200, { "content-type": "application/json" });
+          return res.end(JSON.stringify({ default_model: "mock-1", models: [{ name: "mock-1", suggested_prefix_char_count: 0, suggested_suffix_char_count: 0 }], languages: [], feature_flags: opts.augmentFlags ?? { enable_hooks: true } }));
         }
         const wire = wireOf(pathname);
         if (!wire) {

@@ -28,8 +28,11 @@ export function sandboxProcesses(root) {
   return out;
 }
 
-/** The launcher `hookwise init` writes (`node -e <code that finds node_modules/hookwise/dist/cli.mjs> …`). */
-const isLauncher = (p) => p.cmdline[1] === "-e" && (p.cmdline[2] ?? "").includes('"node_modules/hookwise/dist/cli.mjs"');
+/** The entry `hookwise init` writes for the MCP server (`sh -c 'h=node_modules/hookwise/dist/cli.mjs; …'`,
+ * before it execs node), or hookwise 0.1's `node -e <launcher>`. */
+const isLauncher = (p) =>
+  (p.cmdline[1] === "-c" && (p.cmdline[2] ?? "").startsWith("h=node_modules/hookwise/dist/cli.mjs;")) ||
+  (p.cmdline[1] === "-e" && (p.cmdline[2] ?? "").includes('"node_modules/hookwise/dist/cli.mjs"'));
 
 /** Is this process a hookwise MCP server (`[node] …/hookwise mcp`, `node …/hookwise/dist/cli.mjs mcp`, or the launcher's `mcp`)? */
 export const isHookwiseMcp = (p) => (isLauncher(p) || p.cmdline.some((a) => /(?:^|\/)hookwise$|\/hookwise\/dist\/cli\.mjs$/.test(a))) && p.cmdline.includes("mcp");

@@ -20,6 +20,7 @@ import path from "node:path";
 import { e2eGate, runOpencode, assertRunOk, repoRoot } from "./lib/opencode.mjs";
 import { suiteGate } from "../e2e-shared/gate.mjs";
 import { enforceSops, enforceScript, FORCE, ADVISED, READ_ONLY, FORCE_MARKER, ADVICE_MARKER } from "../e2e-shared/fixtures.mjs";
+import { unconfined } from "../js/helpers.mjs";
 import { requestWithResult } from "../e2e-shared/runs.mjs";
 import { pathWithoutMaenifold } from "../e2e-shared/env.mjs";
 
@@ -84,7 +85,8 @@ describe("pre-action enforcement in the real OpenCode", { skip: suiteSkip }, () 
     assert.equal(use?.status, "completed", run.describe());
     const again = nextAfter(run, "call_force2");
     assert.ok(!again.result.includes(FORCE_MARKER), "not blocked again");
-    assert.equal(again.call.args.command, FORCE, "the command ran as the model wrote it");
+    // (OpenCode 1.x's history shows the rewritten call: the command inside the launcher, issue 38)
+    assert.equal(unconfined(again.call.args.command), FORCE, "the command ran as the model wrote it");
     // it really ran: git answered (no repository / no such remote), not hookwise
     assert.ok(!/hookwise paused/.test(again.result), again.result);
   });
@@ -92,10 +94,12 @@ describe("pre-action enforcement in the real OpenCode", { skip: suiteSkip }, () 
   test("an advisory match runs, with the advice visible to the model as comment lines", () => {
     const use = run.toolUses().find((u) => u.callID === "call_advised");
     assert.equal(use?.status, "completed", run.describe());
-    assert.ok(fs.existsSync(path.join(run.dir, "nginx-conf")), "the command did what it says");
+    assert.ok(fs.existsSync(path.join(run.dir, "conf/nginx-conf")), "the command did what it says");
     const got = nextAfter(run, "call_advised");
     const cmd = got.call.args.command;
-    assert.ok(cmd.endsWith("\n" + ADVISED), `the command comes last, untouched:\n${cmd}`);
+    // the command comes last, untouched inside the launcher (an enforcement-only shell runs
+    // confined by the kernel, issue 38)
+    assert.equal(unconfined(cmd.split("\n").at(-1)), ADVISED, `the command comes last, untouched:\n${cmd}`);
     assert.ok(cmd.includes(ADVICE_MARKER), `the advice is in the call the model sees:\n${cmd}`);
     for (const line of cmd.split("\n").slice(0, -1)) assert.match(line, /^#( |$)/, "every added line is a comment");
   });
@@ -104,8 +108,8 @@ describe("pre-action enforcement in the real OpenCode", { skip: suiteSkip }, () 
     const use = run.toolUses().find((u) => u.callID === "call_ro");
     assert.equal(use?.status, "completed");
     const got = nextAfter(run, "call_ro");
-    assert.equal(got.call.args.command, READ_ONLY);
-    assert.match(got.result, /nginx-conf/, "ls ran in the project");
+    assert.equal(unconfined(got.call.args.command), READ_ONLY);
+    assert.match(got.result, /\bconf\b/, "ls ran in the project");
   });
 
   test("the decisions were recorded, hash-chained", () => {

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { unconfined } from "./helpers.mjs";
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
@@ -15,7 +16,7 @@ const { initCline, pluginText, REL } = require("../../js/cline-init.cjs");
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), "hookwise-cline-"));
 
-/** A stand-in Hookwise: `before` answers toolBefore, `after` appends to the output. */
+/** A stand-in Hookwise: `before` answers toolBefore, `after` is the text for the result. */
 function fake({ before = async () => null, after = "", tools = [], initMs = 0, governed = false } = {}) {
   const calls = [];
   const hw = {
@@ -33,8 +34,7 @@ function fake({ before = async () => null, after = "", tools = [], initMs = 0, g
     },
     async toolAfter(a) {
       calls.push(["after", a]);
-      if (after) a.output.output += `\n\n${after}`;
-      return {};
+      return after ? { withResult: after } : {};
     },
     async sessionCreated(s) {
       calls.push(["session", s]);
@@ -218,8 +218,12 @@ test("the real core reads every form of run_commands and every command of the li
     const r = await p.hooks.beforeTool(toolCtx("run_commands", input, `atk${n++}`));
     assert.ok(r && r.skip && /FORCE-MARKER/.test(r.reason), `${JSON.stringify(input)} → ${JSON.stringify(r)}`);
   }
-  assert.equal(await p.hooks.beforeTool(toolCtx("run_commands", { commands: ["ls", "echo ok"] }, "fine")), undefined);
+  // allowed: each command line runs confined by the kernel (issue 38), unchanged inside
+  const fine = await p.hooks.beforeTool(toolCtx("run_commands", { commands: ["ls", "echo ok"] }, "fine"));
+  assert.deepEqual(fine.input.commands.map(unconfined), ["ls", "echo ok"]);
+  assert.ok(!fine.skip && fine.input.commands.every((c) => /hookwise-native' sandbox/.test(c)), JSON.stringify(fine));
   // fed to cat, the same here-document is data, as Cline joins it
-  assert.equal(await p.hooks.beforeTool(toolCtx("run_commands", { commands: ["cat <<EOF", "git push --force j", "EOF"] }, "data")), undefined);
+  const data = await p.hooks.beforeTool(toolCtx("run_commands", { commands: ["cat <<EOF", "git push --force j", "EOF"] }, "data"));
+  assert.ok(!data?.skip, JSON.stringify(data));
   fs.rmSync(dir, { recursive: true, force: true });
 });

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
-import { dist, fakeEnv, recordingClient, loadPlugin, tmpdir, forceSop } from "./helpers.mjs";
+import { dist, fakeEnv, recordingClient, loadPlugin, tmpdir, forceSop, unconfined } from "./helpers.mjs";
 
 const require = createRequire(import.meta.url);
 const { Hookwise } = require(path.join(dist, "hookwise.cjs"));
@@ -86,7 +86,8 @@ test("a strict SOP blocks the first git push --force with its text; the retry ru
   assert.match(first.error.message, /retry/i);
   const retry = await bash(hooks, "git push --force origin main");
   assert.equal(retry.ran, true, "the same call retried is the acknowledgment");
-  assert.equal(retry.command, "git push --force origin main", "and runs unchanged");
+  assert.equal(unconfined(retry.command), "git push --force origin main", "and runs unchanged (confined by the kernel, issue 38)");
+  assert.match(retry.command, /hookwise-native' sandbox/);
   const m = metricsLines(dir);
   assert.deepEqual(m.map((l) => l.decision), ["block", "acknowledged"]);
   assert.ok(m[1].prev.length === 64 && m[1].prev !== m[0].prev, "hash-chained lines");
@@ -123,7 +124,7 @@ test("advisory: the call runs; bash gets the advice as comment lines, other tool
   assert.equal(r.ran, true);
   assert.match(r.command, /NGINX-MARKER/);
   const lines = r.command.split("\n");
-  assert.equal(lines.at(-1), "sudo systemctl reload nginx", "the command itself is unchanged");
+  assert.equal(unconfined(lines.at(-1)), "sudo systemctl reload nginx", "the command itself is unchanged (confined, issue 38)");
   assert.ok(lines.slice(0, -1).every((l) => l.startsWith("#")), "every added line is a comment");
 
   // a tool whose arguments are never altered: the advice comes with its result
@@ -151,9 +152,13 @@ test("a read-only command is untouched and costs no engine I/O", async () => {
     seen.push(req.kind);
     return run(req);
   };
+  // the launcher's check, once per engine (a read-only-looking command runs confined too: what
+  // reads as read-only is a reading, issue 38)
+  await hw.toolBefore({ tool: "bash", sessionId: "s", callId: "r0", args: { command: "ls" } });
+  seen.length = 0;
   const args = { command: "git log --oneline | head -5 # nginx force" };
   const r = await hw.toolBefore({ tool: "bash", sessionId: "s", callId: "r1", args });
-  assert.equal(args.command, "git log --oneline | head -5 # nginx force");
+  assert.equal(unconfined(args.command), "git log --oneline | head -5 # nginx force");
   assert.equal(r.enforcement.decision, "readOnly");
   assert.deepEqual(seen, [], "no request at all");
   const before = metricsLines(dir).length;
@@ -224,8 +229,12 @@ test("engine API: executePreHook blocks, then passes; metrics summarise and veri
   const a = await engine.executePreHook(call);
   assert.equal(a.blocked, true);
   assert.match(a.reason, /FORCE-PUSH-MARKER/);
+  // the retry passes the SOP; the shell then runs only confined (issue 38), which needs its
+  // arguments changed: executePreHook hands none back, so it refuses, naming augmentToolCall
   const b = await engine.executePreHook(call);
-  assert.equal(b.blocked, false);
+  assert.equal(b.blocked, true);
+  assert.doesNotMatch(b.reason, /FORCE-PUSH-MARKER/);
+  assert.match(b.reason, /confined by the kernel[\s\S]*augmentToolCall/);
   const c = await engine.executePreHook({ toolName: "edit", params: { filePath: "nginx.conf", oldString: "a", newString: "b # nginx" } });
   assert.equal(c.blocked, false);
   assert.match(c.contextInjection, /NGINX-MARKER/);

@@ -3,9 +3,21 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { installNative } from "../e2e-shared/native.mjs";
 
 export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const dist = path.join(repo, "pkg/dist");
+// the confined shell's launcher where the built package finds it (pkg/node_modules, a nested
+// install): every governed or enforced shell runs confined (issue 38)
+if (fs.existsSync(dist)) installNative(path.join(repo, "pkg/node_modules"));
+/** The command a confined shell line runs (issue 38: `'<hookwise-native>' sandbox … -- "${BASH:-/bin/sh}" -c '<command>'`),
+ * or the line itself when it is not one. */
+export function unconfined(line) {
+  const tail = ` -- "\${BASH:-/bin/sh}" -c '`;
+  const i = typeof line === "string" && line.startsWith("'") ? line.indexOf(tail) : -1;
+  if (i < 0 || !line.endsWith("'")) return line;
+  return line.slice(i + tail.length, -1).replaceAll("'\\''", "'");
+}
 export const fakeMaenifold = path.join(repo, "tests/fake-maenifold/maenifold");
 export const fakeRoot = path.join(repo, "tests/fake-maenifold/fixtures/root");
 export const isBun = typeof globalThis.Bun !== "undefined";

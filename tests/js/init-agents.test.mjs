@@ -44,11 +44,13 @@ function launched(command, args) {
   return command;
 }
 
-/** A portable MCP entry's args: `-e <launcher> <args…>`. */
+/** A portable MCP entry: `sh -c <the same walk to dist/cli.mjs, run as mcp [--host H]>`. */
 function launchedArgv(args, rest) {
-  assert.equal(args[0], "-e");
-  assert.ok(args[1].includes('"node_modules/hookwise/dist/cli.mjs"'));
-  assert.deepEqual(args.slice(2), rest);
+  assert.equal(args.length, 2);
+  assert.equal(args[0], "-c");
+  assert.ok(args[1].startsWith("h=node_modules/hookwise/dist/cli.mjs; d="), args[1]);
+  assert.ok(args[1].includes(`exec node "$d/$h" ${rest.join(" ")};`), args[1]);
+  assert.ok(args[1].endsWith("; exit 1"), args[1]);
   return args[1];
 }
 
@@ -74,7 +76,7 @@ test("init --codex merges hooks and the MCP table into .codex, never overwriting
   for (const e of ["PostToolUse", "UserPromptSubmit", "SessionStart", "PreCompact", "PostCompact"]) assert.ok(hooks[e], e);
   const toml = read(project, ".codex/config.toml");
   assert.ok(toml.startsWith('model = "gpt-5.5"\n\n[mcp_servers.other]\ncommand = "x"\n'), toml);
-  assert.match(toml, /\[mcp_servers\.hookwise\]\ncommand = "node"\nargs = \["-e", ".*node_modules\/hookwise\/dist\/cli\.mjs.*", "mcp", "--host", "codex"\]/);
+  assert.match(toml, /\[mcp_servers\.hookwise\]\ncommand = "sh"\nargs = \["-c", "h=node_modules\/hookwise\/dist\/cli\.mjs; .* mcp --host codex; .*"\]/);
   noMachinePath(project, read(project, ".codex/hooks.json") + toml);
   assert.match(r.json.trust, /trust_level = "trusted"/, "the trust step is printed, not taken");
   assert.ok(!fs.existsSync(path.join(r.json.cwd, ".codex", "trust")));
@@ -94,8 +96,8 @@ test("init --gemini and --qwen use the agent's project-folder variable; --global
   const g = readJson(project, ".gemini/settings.json");
   assert.deepEqual(g.ui, { theme: "x" });
   assert.ok(g.mcpServers.other);
-  assert.equal(g.mcpServers.hookwise.command, "node");
-  assert.match(launchedArgv(g.mcpServers.hookwise.args, ["mcp", "--host", "gemini"]), /process\.env\.GEMINI_PROJECT_DIR\|\|process\.cwd\(\)/);
+  assert.equal(g.mcpServers.hookwise.command, "sh");
+  assert.match(launchedArgv(g.mcpServers.hookwise.args, ["mcp", "--host", "gemini"]), /d=\$\{GEMINI_PROJECT_DIR:-\$PWD\};/);
   assert.deepEqual(Object.keys(g.hooks).sort(), ["AfterTool", "BeforeAgent", "BeforeTool", "SessionStart"]);
   const bt = g.hooks.BeforeTool[0].hooks[0];
   assert.match(launched(bt.command, "hook --host gemini BeforeTool"), /d=\$\{GEMINI_PROJECT_DIR:-\$PWD\};/);
@@ -121,7 +123,7 @@ test("init --copilot writes its own hooks file in Claude's shape and .github/mcp
   launched(h.PreToolUse[0].hooks[0].command, "hook --host copilot PreToolUse");
   const m = readJson(project, ".github/mcp.json").mcpServers.hookwise;
   launchedArgv(m.args, ["mcp", "--host", "copilot"]);
-  assert.deepEqual({ ...m, args: [] }, { command: "node", args: [], type: "local", tools: ["*"] });
+  assert.deepEqual({ ...m, args: [] }, { command: "sh", args: [], type: "local", tools: ["*"] });
   assert.match(r.json.trust, /COPILOT_ALLOW_ALL/);
 });
 
@@ -165,7 +167,7 @@ test("the portable entries find the project's hookwise from a sub-folder and fro
   const toml = read(project, ".codex/config.toml");
   const argv = JSON.parse("[" + /\nargs = \[(.*)\]/.exec(toml)[1] + "]");
   const init = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
-  const m = spawnSync(NODE, argv, { cwd: path.join(outside, "sub"), input: init + "\n", env: noCliEnv(), encoding: "utf8", timeout: 60_000 });
+  const m = spawnSync("sh", argv, { cwd: path.join(outside, "sub"), input: init + "\n", env: noCliEnv({ PATH: `${path.dirname(NODE)}:/usr/bin:/bin` }), encoding: "utf8", timeout: 60_000 });
   assert.match(m.stdout, /"serverInfo"/, m.stderr);
   // not installed (the clone without npm install): the gate denies with the reason; others fail open
   fs.rmSync(path.join(project, "node_modules"), { recursive: true });
@@ -177,7 +179,7 @@ test("the portable entries find the project's hookwise from a sub-folder and fro
   const open = run(project, prompt, "UserPromptSubmit", { prompt: "hi" });
   assert.equal(open.status, 0);
   assert.equal(open.stdout, "", "context fails open");
-  const mnf = spawnSync(NODE, argv, { cwd: project, input: init + "\n", env: noCliEnv(), encoding: "utf8", timeout: 60_000 });
+  const mnf = spawnSync("sh", argv, { cwd: project, input: init + "\n", env: noCliEnv({ PATH: `${path.dirname(NODE)}:/usr/bin:/bin` }), encoding: "utf8", timeout: 60_000 });
   assert.equal(mnf.status, 1);
   assert.match(mnf.stderr, /hookwise is not installed/);
 });

@@ -108,7 +108,7 @@ test("the server speaks MCP, serves the hook tools with a warm vault and exits c
   assert.deepEqual(JSON.parse(text(none)), {});
   const sub = await s.hook("hook_pre_tool_use", toolInput("Agent", { prompt: "Look at [[auth]]", description: "d", subagent_type: "general-purpose" }, "t3"));
   const su = JSON.parse(text(sub)).hookSpecificOutput;
-  assert.equal(su.permissionDecision, "allow");
+  assert.equal(su.permissionDecision, undefined, "Claude Code's own permission rules decide (issue 38)");
   assert.match(su.updatedInput.prompt, /RS256[\s\S]*Look at \[\[auth\]\]$/);
   const first = await s.hook("hook_user_prompt_submit", { hook_event_name: "UserPromptSubmit", session_id: "s1", cwd: project, transcript_path: "", model: "" });
   assert.equal(JSON.parse(text(first)).hookSpecificOutput?.hookEventName ?? "UserPromptSubmit", "UserPromptSubmit");
@@ -208,10 +208,10 @@ test("init --claude merges hooks and the server into the project's files, never 
   const mcp = JSON.parse(fs.readFileSync(path.join(project, ".mcp.json"), "utf8"));
   assert.ok(mcp.mcpServers.other, "the other server kept");
   // portable: the project's own hookwise, no path of this machine
-  assert.equal(mcp.mcpServers.hookwise.command, "node");
-  const [e, launcher, ...rest] = mcp.mcpServers.hookwise.args;
-  assert.deepEqual([e, rest], ["-e", ["mcp"]]);
-  assert.ok(launcher.includes('"node_modules/hookwise/dist/cli.mjs"'), launcher);
+  assert.equal(mcp.mcpServers.hookwise.command, "sh");
+  const [c, script, ...rest] = mcp.mcpServers.hookwise.args;
+  assert.deepEqual([c, rest], ["-c", []]);
+  assert.ok(script.startsWith("h=node_modules/hookwise/dist/cli.mjs; d=${CLAUDE_PROJECT_DIR:-$PWD};") && script.includes('exec node "$d/$h" mcp;'), script);
   assert.ok(!JSON.stringify(mcp).includes(project) && !JSON.stringify(settings).includes(project), "no absolute path of this machine");
   assert.ok(out.changes.some((c) => c.action === "added"));
   // again: nothing changes

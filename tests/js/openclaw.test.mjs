@@ -18,7 +18,7 @@ installNative(new URL("../../pkg/node_modules", import.meta.url).pathname);
 
 const require = createRequire(import.meta.url);
 const { Hookwise } = require(path.join(dist, "hookwise.cjs"));
-const { createPlugin, resultText, GUARD_MS, SELECT_TOOL, MODEL_TOOLS } = require(path.join(dist, "openclaw.cjs"));
+const { createPlugin, GUARD_MS, SELECT_TOOL, MODEL_TOOLS } = require(path.join(dist, "openclaw.cjs"));
 
 const OPEN = "<!-- Knowledge Graph Context (hookwise) -->";
 const FORCE_SOP = `---
@@ -267,7 +267,7 @@ test("plugin config (plugins.entries.hookwise.config) reaches the core as its op
   assert.deepEqual(seen.map((o) => o.options.tokenBudget), [500, 900]);
 });
 
-test("after_tool_call is observe-only: the core's after-call with the result text, never a throw", async () => {
+test("after_tool_call is observe-only: the core's after-call, never a throw", async () => {
   const calls = [];
   const fake = { init: async () => {}, toolBefore: async () => null, toolAfter: async (c) => (calls.push(c), null) };
   const { hooks } = start({ env: quietEnv(), deps: { createHookwise: () => fake } });
@@ -276,8 +276,7 @@ test("after_tool_call is observe-only: the core's after-call with the result tex
   assert.equal(r, undefined);
   assert.equal(calls.length, 1);
   assert.equal(calls[0].callId, "w");
-  assert.equal(calls[0].output.output, "Successfully wrote 1 bytes to a");
-  assert.equal(resultText({ content: [{ type: "text", text: "a" }, { type: "image", data: "x" }, { type: "text", text: "b" }] }), "a\nb");
+  assert.deepEqual(calls[0].args, { path: "a", content: "b" });
 });
 
 test("a logger that throws does not break a hook", async () => {

@@ -307,6 +307,19 @@ test("two projects at once: one server each, each answering for its own project 
     s.on("end", () => resolve(JSON.parse(buf)));
   });
   assert.equal(bad.error, "bad secret");
+  // the `hello` a Windows client sends first (docs/warm-hooks.md#windows): the proof is the
+  // HMAC of the nonce and the socket's name, once a connection; then the request is answered
+  const nonce = "00112233445566778899aabbccddeeff";
+  const hello = await new Promise((resolve) => {
+    const s = net.createConnection(paths(env, b).socket, () => s.write(JSON.stringify({ v: 1, hello: nonce }) + "\n" + JSON.stringify({ v: 1, hello: nonce }) + "\n"));
+    let buf = "";
+    s.setEncoding("utf8");
+    s.on("data", (d) => (buf += d));
+    s.on("end", () => resolve(buf.trim().split("\n").map((l) => JSON.parse(l))));
+  });
+  assert.equal(hello[0].proof, warmClient.serverProof(secret, path.basename(paths(env, b).socket), nonce));
+  assert.equal(hello.length, 2);
+  assert.equal(hello[1].error, "bad request", "a second hello is not answered with a proof");
   await stopServer(env, a);
   await stopServer(env, b);
 });

@@ -32,6 +32,7 @@ import { validate } from "../js/agent-trace-schema.mjs";
 import { decodeDefinition, resolveEntry, decodePlugins, LOAD_ERROR, LoadError } from "./lib/host.mjs";
 import { INTENTS_ONE } from "../e2e-shared/fixtures.mjs";
 import { pathWithoutMaenifold } from "../e2e-shared/env.mjs";
+import { installNative } from "../e2e-shared/native.mjs";
 
 const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -89,6 +90,9 @@ before(async () => {
     env: { ...childEnv, npm_config_update_notifier: "false" },
     timeout: 120_000,
   });
+  // the confined shell's launcher where an install puts it: an enforcement-only project's shell
+  // runs confined too (issue 38)
+  installNative(path.join(installDir, "node_modules"));
 });
 
 after(() => {

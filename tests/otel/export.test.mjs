@@ -143,3 +143,66 @@ test("a failed attempt drops its batch (counted) and is what doctor reads", asyn
   assert.match(otel.doctorReport({}, { on: false, why: "off (set HOOKWISE_OTEL=1 or the option telemetry.otlp)" }).lines[0], /export: off — off \(set/);
   fs.rmSync(dir, { recursive: true, force: true });
 });
+
+test("metrics that changed go with the next batch: a warm server killed 2 s after its last hook has sent them (issue 41)", async () => {
+  // (the e2e harness, like a user's `kill -9` or a closed laptop, ends the warm server 2 s after
+  // the agent exits, with no chance to flush: metrics held for a 5 s window were lost)
+  const got = [];
+  const srv = http.createServer((req, res) => {
+    const parts = [];
+    req.on("data", (c) => parts.push(c));
+    req.on("end", () => {
+      if (req.url === "/v1/metrics") {
+        const m = JSON.parse(Buffer.concat(parts)).resourceMetrics[0];
+        const sum = m.scopeMetrics[0].metrics.find((x) => x.name === "hookwise.decisions").sum;
+        got.push({ instance: m.resource.attributes.find((a) => a.key === "service.instance.id")?.value.stringValue, values: sum.dataPoints.map((d) => Number(d.asInt)), temporality: sum.aggregationTemporality });
+      }
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+  const url = `http://127.0.0.1:${srv.address().port}`;
+  const { spawn } = await import("node:child_process");
+  const child = spawn(process.execPath, ["-e", `
+    const ex = require(${JSON.stringify(require.resolve("../../js/otel.cjs"))}).createExporter({ statusDir: null });
+    const ev = (i) => ({ signal: "span", name: "execute_tool Write", trace: "s", span: "c" + i, attrs: {}, count: [{ name: "hookwise.decisions", attrs: {} }] });
+    setInterval(() => {}, 1000); // a server: alive until killed
+    ex.add(ev(0), {});
+    setTimeout(() => ex.add(ev(1), {}), 400);
+    setTimeout(() => ex.add(ev(2), {}), 700);
+  `], { env: { PATH: process.env.PATH, OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json", OTEL_BSP_SCHEDULE_DELAY: "200" }, stdio: "ignore" });
+  await new Promise((r) => setTimeout(r, 2700));
+  child.kill("SIGKILL");
+  await new Promise((r) => child.once("exit", r));
+  srv.close();
+  assert.ok(got.length >= 1, "metrics were sent");
+  assert.equal(Math.max(...got.flatMap((g) => g.values)), 3, `all three decisions counted before the kill: ${JSON.stringify(got)}`);
+  assert.ok(got.every((g) => g.temporality === 2 && /^[0-9a-f-]{36}$/.test(g.instance || "")), `cumulative, one series per process: ${JSON.stringify(got)}`);
+});
+
+test("a name is looked up once at a time and kept: a hanging resolver holds one thread of libuv's pool, not the pool the hooks' file reads share", async () => {
+  const dns = require("node:dns");
+  const real = dns.lookup;
+  let calls = 0;
+  let answer;
+  dns.lookup = (host, opts, cb) => {
+    calls++;
+    answer = () => cb(null, [{ address: "127.0.0.1", family: 4 }]);
+  };
+  try {
+    const lookup = otel.cachedLookup();
+    const got = [];
+    for (let i = 0; i < 5; i++) lookup("collector.example", { all: false }, (e, a, f) => got.push([e, a, f]));
+    assert.equal(calls, 1, "one lookup in flight for five requests");
+    assert.equal(got.length, 0);
+    answer();
+    assert.deepEqual(got, Array(5).fill([null, "127.0.0.1", 4]));
+    lookup("collector.example", { all: true }, (e, a) => got.push(a));
+    assert.equal(calls, 1, "the answer is kept");
+    assert.deepEqual(got.at(-1), [{ address: "127.0.0.1", family: 4 }]);
+    lookup("127.0.0.1", {}, () => {});
+    assert.equal(calls, 1, "an address is not looked up");
+  } finally {
+    dns.lookup = real;
+  }
+});

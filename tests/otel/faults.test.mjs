@@ -1,10 +1,12 @@
 // OpenTelemetry export never in the way (issue 41): the packed hookwise, installed and set up by
-// `hookwise init --codex`, answers Codex's PreToolUse command hook (`hookwise hook --host codex
-// PreToolUse`, the process Codex starts, through the warm server) for a governed project, with the
-// export off, on to a healthy receiver, and on to a backend that is down (nothing listens), slow
-// (answers after 10 s), refusing (HTTP 500) or answering garbage (not HTTP). The same calls get the
-// same answers every time; the hook latencies are printed side by side (figures, not timed
-// assertions: the machine is shared); `hookwise doctor` says what the last attempt got.
+// `hookwise init --codex`, answers Codex's PreToolUse command hook — the very command line init
+// wrote to .codex/hooks.json, run by `sh -c` as Codex runs it (the native client, answered by the
+// project's warm server) — for a governed project, with the export off, on to a healthy receiver,
+// and on to a backend that is down (nothing listens), slow (answers after 10 s), refusing (HTTP
+// 500) or answering garbage (not HTTP). The same calls get the same answers every time; the hook
+// latencies are printed side by side, p50 and p95 of every call and of the calls answered warm,
+// with how many went cold (figures, not timed assertions: the machine is shared); `hookwise
+// doctor` says what the last attempt got, for a warm server and for a cold hook's spool.
 //
 // The misbehaving receivers are this file's (a fault is not a backend's normal behaviour); the
 // real backends are tests/otel/otel.test.mjs's.
@@ -17,22 +19,46 @@ import { promisify } from "node:util";
 import http from "node:http";
 import net from "node:net";
 import path from "node:path";
+import fs from "node:fs";
 import { agentProject } from "../e2e-shared/agents.mjs";
 import { INTENTS } from "../e2e-shared/fixtures.mjs";
 import { freePort } from "./lib/backends.mjs";
 
 const execFileAsync = promisify(execFile);
-const N = Number(process.env.HOOKWISE_OTEL_FAULT_CALLS) || 12;
+const N = Number(process.env.HOOKWISE_OTEL_FAULT_CALLS) || 24;
+const WARMUP = 4;
 
-/** One run of the command hook: `{ms, code, out}`. */
-function hook(sb, env, payload) {
+/** The PreToolUse command line `init --codex` wrote (what Codex runs). */
+function codexCommand(sb) {
+  const cfg = JSON.parse(fs.readFileSync(path.join(sb.dir, ".codex/hooks.json"), "utf8"));
+  const find = (v, inPre) => {
+    if (Array.isArray(v)) for (const x of v) {
+      const r = find(x, inPre);
+      if (r) return r;
+    }
+    else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) {
+      if (inPre && k === "command" && typeof x === "string") return x;
+      const r = find(x, inPre || k === "PreToolUse");
+      if (r) return r;
+    }
+    return null;
+  };
+  const cmd = find(cfg, false);
+  assert.ok(cmd, `no PreToolUse command in .codex/hooks.json: ${JSON.stringify(cfg)}`);
+  return cmd;
+}
+
+/** One run of the command hook as Codex runs it: `{ms, code, out, warm}` (`warm`: the native
+ * client's debug line says the warm server answered). */
+function hook(sb, cmd, env, payload) {
   return new Promise((resolve) => {
     const t0 = performance.now();
-    const p = spawn(path.join(sb.dir, "node_modules/.bin/hookwise"), ["hook", "--host", "codex", "PreToolUse"], { cwd: sb.dir, env });
+    const p = spawn("sh", ["-c", cmd], { cwd: sb.dir, env: { ...env, HOOKWISE_DEBUG: "1" } });
     let out = "";
+    let err = "";
     p.stdout.on("data", (c) => (out += c));
-    p.stderr.on("data", () => {});
-    p.on("close", (code) => resolve({ ms: performance.now() - t0, code, out }));
+    p.stderr.on("data", (c) => (err += c));
+    p.on("close", (code) => resolve({ ms: performance.now() - t0, code, out, warm: /answered warm/.test(err) }));
     p.stdin.end(JSON.stringify(payload));
   });
 }
@@ -84,26 +110,39 @@ describe("OpenTelemetry export never changes a decision nor holds a hook", () =>
       { tool_name: "Bash", tool_input: { command: "ls -la" } },
     ];
     const envs = Object.fromEntries(Object.entries(ctx.modes).map(([mode, url]) => [mode, { ...sb.env, ...(url ? { HOOKWISE_OTEL: "1", OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_BSP_SCHEDULE_DELAY: "100" } : {}) }]));
-    const ms = Object.fromEntries(Object.keys(ctx.modes).map((m) => [m, []]));
-    const answers = Object.fromEntries(Object.keys(ctx.modes).map((m) => [m, []]));
-    // round by round, every mode once a round (the machine's noise falls on all alike); the first
-    // round starts each environment's warm server (answered cold), the second warms it
-    for (let i = 0; i < N + 2; i++) {
-      for (const mode of Object.keys(ctx.modes)) {
+    const cmd = codexCommand(sb);
+    const modes = Object.keys(ctx.modes);
+    const ms = Object.fromEntries(modes.map((m) => [m, []]));
+    const warmMs = Object.fromEntries(modes.map((m) => [m, []]));
+    const answers = Object.fromEntries(modes.map((m) => [m, []]));
+    // round by round, every mode once a round, the order turned each round (the machine's noise
+    // falls on all alike); the first rounds start each environment's warm server (answered
+    // cold) and let it come up, the rest are measured
+    for (let i = 0; i < N + WARMUP; i++) {
+      for (let k = 0; k < modes.length; k++) {
+        const mode = modes[(k + i) % modes.length];
         const c = calls[i % calls.length];
         const payload = { session_id: `s-${mode}`, hook_event_name: "PreToolUse", cwd: sb.dir, tool_use_id: `call-${mode}-${i}`, ...c };
-        const r = await hook(sb, envs[mode], payload);
+        const r = await hook(sb, cmd, envs[mode], payload);
         assert.equal(r.code, 0, `${mode}: exit ${r.code}: ${r.out}`);
         answers[mode].push(r.out.trim());
-        if (i >= 2) ms[mode].push(r.ms);
+        if (i >= WARMUP) {
+          ms[mode].push(r.ms);
+          if (r.warm) warmMs[mode].push(r.ms);
+        }
       }
     }
-    const rows = Object.entries(ms).map(([mode, xs]) => ({ mode, p50: q(xs, 0.5), p90: q(xs, 0.9), max: Math.max(...xs) }));
     // identical answers in every mode (the session names differ only in the payload)
-    for (const mode of Object.keys(ctx.modes)) assert.deepEqual(answers[mode], answers.off, `${mode} answered differently`);
+    for (const mode of modes) assert.deepEqual(answers[mode], answers.off, `${mode} answered differently`);
     assert.match(answers.off[0], /deny/, "the write before an intent is denied");
-    console.log(`# command hook (Codex PreToolUse, warm server), ${N} calls each: p50 / p90 / max ms`);
-    for (const r of rows) console.log(`#   export ${r.mode.padEnd(9)} ${r.p50.toFixed(1).padStart(7)} ${r.p90.toFixed(1).padStart(7)} ${r.max.toFixed(1).padStart(7)}`);
+    const f = (x) => (x === undefined ? "-" : x.toFixed(1)).padStart(7);
+    console.log(`# Codex PreToolUse command hook (init's line, native client, warm server), ${N} calls each after ${WARMUP} rounds of warm-up, ms:`);
+    console.log(`#   ${"export".padEnd(16)}    p50     p95     max | warm: n   p50     p95`);
+    for (const mode of modes) {
+      const xs = ms[mode];
+      const w = warmMs[mode];
+      console.log(`#   ${mode.padEnd(16)}${f(q(xs, 0.5))} ${f(q(xs, 0.95))} ${f(Math.max(...xs))} |  ${String(w.length).padStart(5)}${f(q(w, 0.5))} ${f(q(w, 0.95))}`);
+    }
     // the healthy receiver got what was exported (the spans of the decisions, the metrics)
     const deadline = Date.now() + 10_000;
     while (ctx.received === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
@@ -129,6 +168,32 @@ describe("OpenTelemetry export never changes a decision nor holds a hook", () =>
       assert.match(out, /OpenTelemetry export: on \(HOOKWISE_OTEL\)/, out);
       assert.ok(out.includes(`traces ${ctx.modes[mode]}/v1/traces (http/protobuf)`), out);
       assert.match(out, re, out);
+    }
+    // a cold hook (no warm server: HOOKWISE_WARM=0): its events wait in the spool, and doctor says
+    // so; the warm server the next hooks start sends them, and doctor says what that attempt got
+    {
+      const url = `${ctx.modes.healthy}/cold`;
+      const env = { ...sb.env, HOOKWISE_OTEL: "1", OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_BSP_SCHEDULE_DELAY: "100" };
+      const cmd = codexCommand(sb);
+      const payload = (i) => ({ session_id: "s-cold", hook_event_name: "PreToolUse", cwd: sb.dir, tool_use_id: `cold-${i}`, tool_name: "Bash", tool_input: { command: "ls" } });
+      const r = await hook(sb, cmd, { ...env, HOOKWISE_WARM: "0" }, payload(0));
+      assert.equal(r.code, 0);
+      const { stdout: cold } = await execFileAsync(path.join(sb.dir, "node_modules/.bin/hookwise"), ["doctor"], { cwd: sb.dir, env, encoding: "utf8", timeout: 60_000 });
+      console.log(`# doctor, cold hook: ${cold.split("\n").filter((l) => /^  (last export|spooled)/.test(l)).join(" | ")}`);
+      assert.match(cold, /last export: none yet/, cold);
+      assert.match(cold, /spooled: [1-9]\d* batch\(es\) of events from hooks answered cold wait for the next warm server/, cold);
+      const deadline = Date.now() + 60_000;
+      let out = cold;
+      for (let i = 1; Date.now() < deadline && (!/last export: .* ok \(HTTP 200/.test(out) || /spooled:/.test(out)); i++) {
+        // (hooks until the warm server answers, then none: the spool it has not been sent is
+        // looked at by the server itself)
+        if (!/last export: .* ok \(HTTP 200/.test(out)) await hook(sb, cmd, env, payload(i));
+        await new Promise((r) => setTimeout(r, 500));
+        out = (await execFileAsync(path.join(sb.dir, "node_modules/.bin/hookwise"), ["doctor"], { cwd: sb.dir, env, encoding: "utf8", timeout: 60_000 })).stdout;
+      }
+      console.log(`# doctor, after a warm server: ${out.split("\n").filter((l) => /^  (last export|spooled)/.test(l)).join(" | ")}`);
+      assert.match(out, /last export: .* ok \(HTTP 200.*\(running\)/, out);
+      assert.doesNotMatch(out, /spooled:/, out);
     }
     // the slow backend: the attempt is given up at the 10 s bound (the warm server waited, no hook did)
     const deadline = Date.now() + 15_000;

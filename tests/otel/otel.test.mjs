@@ -70,7 +70,7 @@ describe("OpenTelemetry export from a governed session in the real Codex", { ski
         script: [w("src/auth/draft.ts", LOGIN), ...h.mcp("select_active_intent", { intent_id: "INT-1" }), w("src/auth/login.ts", LOGIN), w("README.md", "# changed\n", { exists: true, old: "# demo\n" }), "done"],
       }),
     ]);
-    // the warm servers flush every 200 ms (metrics every 5 s): wait for what the sessions decided
+    // the warm servers flush every 200 ms (metrics that changed with it): wait for what the sessions decided
     ctx.spans = await waitFor(
       async () => {
         const s = await ctx.phoenix.spans(project);
@@ -191,12 +191,15 @@ describe("OpenTelemetry export from a governed session in the real Codex", { ski
     assert.match(l.text, new RegExp(`Span ID\\s+: ${inside.context.span_id}`));
   });
 
-  // todo: on a quiet machine (load 1) only the first metrics window of the governed session's warm
-  // server reached rotel within 30 s (the sop and scope counts of later windows did not), on the
-  // otel branch as on main; under load it passed. Spans and logs are unaffected. Open in issue 41.
-  test("metrics (rotel, OTLP/JSON): decisions by outcome and rule, the hook latency histogram", { todo: "later metrics windows of a warm server do not always arrive (issue 41)" }, () => {
-    // cumulative sums, one series per warm server (a project each): the largest value seen per point
+  // (the harness ends each warm server 2 s after its Codex exits, as a kill would: metrics that
+  // changed go with the next batch, not at the end of a 5 s window that a quick session's warm
+  // server did not live to see — export.test.mjs has the mechanism on its own)
+  test("metrics (rotel, OTLP/JSON): decisions by outcome and rule, the hook latency histogram", () => {
+    // cumulative sums, one series per warm server (a project each, told apart by the resource's
+    // service.instance.id): the largest value seen per point
     const metrics = ctx.received.filter((x) => x.kind === "metric");
+    const instances = new Set([...ctx.rotel.received().matchAll(/service\.instance\.id: Str\(([0-9a-f-]{36})\)/g)].map((m) => m[1]));
+    assert.ok(instances.size >= 2, `an instance id per warm server (two projects): ${[...instances]}`);
     const decisions = metrics.filter((m) => m.name === "hookwise.decisions");
     assert.ok(decisions.length, ctx.rotel.received().slice(-3000));
     assert.ok(decisions.every((m) => m.type === "Sum"));

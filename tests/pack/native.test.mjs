@@ -71,7 +71,7 @@ test("the packages: hookwise lists every platform package at its own version; ea
   assert.deepEqual(tarballs.native.files.sort(), ["LICENSE", "README.md", "bin/hookwise-native", "package.json"]);
   // every other platform package built here: the right format (`file`), where `file` is there
   for (const other of fs.readdirSync(path.join(repo, "pkg-native"))) {
-    const bin = path.join(repo, "pkg-native", other, "bin/hookwise-native");
+    const bin = path.join(repo, "pkg-native", other, other.startsWith("cli-win32-") ? "bin/hookwise-native.exe" : "bin/hookwise-native");
     const f = spawnSync("file", ["-b", bin], { encoding: "utf8" });
     if (f.status !== 0) continue;
     const want = {
@@ -79,6 +79,7 @@ test("the packages: hookwise lists every platform package at its own version; ea
       "cli-linux-arm64": /ELF 64-bit.*aarch64.*static/,
       "cli-darwin-x64": /Mach-O 64-bit x86_64 executable/,
       "cli-darwin-arm64": /Mach-O 64-bit arm64 executable/,
+      "cli-win32-x64": /PE32\+ executable \(console\) x86-64.*MS Windows/,
     }[other];
     if (want) assert.match(f.stdout, want, other);
     console.log(`# ${other}: ${f.stdout.trim()}`);

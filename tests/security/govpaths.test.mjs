@@ -164,6 +164,14 @@ describe("hookwise is never found in a parent folder another user can write", ()
       // governance is configured and no hookwise of the project's own: the call is denied
       assert.match(r.stdout, /deny/, r.stdout + r.stderr);
       assert.match(r.stderr, /another user can write/, r.stderr);
+      // the MCP server entry (`sh -c '<the same walk to dist/cli.mjs>'`): the planted cli.mjs never runs
+      const toml = fs.readFileSync(path.join(project, ".codex/config.toml"), "utf8");
+      const argv = JSON.parse("[" + /\nargs = \[(.*)\]/.exec(toml)[1] + "]");
+      assert.equal(argv[0], "-c");
+      const m = spawnSync("/bin/sh", argv, { cwd: project, env, input: "", encoding: "utf8", timeout: 60_000 });
+      assert.equal(fs.existsSync(marker), false, `the planted hookwise ran as the MCP server: ${m.stdout}${m.stderr}`);
+      assert.equal(m.status, 1);
+      assert.match(m.stderr, /another user can write/, m.stderr);
     });
 
     test(`${what}: the Cline and Kilo plugin files`, async (t) => {

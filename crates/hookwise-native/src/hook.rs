@@ -17,14 +17,12 @@
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
-use std::os::unix::fs::MetadataExt;
-use std::os::unix::net::UnixStream;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::key;
+use crate::sys;
 
 /// Exit code of a usage error (no installed hookwise to hand over to).
 pub const USAGE: i32 = 2;
@@ -32,18 +30,6 @@ pub const USAGE: i32 = 2;
 const MAX_INPUT: usize = 64 * 1024 * 1024;
 /// `DEFAULT_TIMEOUT_MS` of js/warm-client.cjs.
 const DEFAULT_TIMEOUT_MS: u64 = 5000;
-
-extern "C" {
-    fn getuid() -> u32;
-    fn kill(pid: i32, sig: i32) -> i32;
-    fn access(path: *const std::ffi::c_char, mode: i32) -> i32;
-}
-const SIGKILL: i32 = 9;
-
-fn uid() -> u32 {
-    // SAFETY: getuid has no preconditions and cannot fail
-    unsafe { getuid() }
-}
 
 /// The parsed command line.
 struct Args {
@@ -125,7 +111,7 @@ fn node(dist: &Path, host: Option<&str>, event: &str, tried: Option<&str>) -> Co
 
 /// Become the Node path, stdin untouched. Returns only when Node cannot be started.
 fn exec_node(dist: &Path, raw_args: &[OsString], args: Option<&Args>) -> i32 {
-    let mut c = match args {
+    let c = match args {
         Some(a) => node(dist, a.host.as_deref(), &a.event, None),
         None => {
             // anything but `[--host HOST] <Event>`: hook.cjs hands it to the whole CLI, which
@@ -147,9 +133,7 @@ fn exec_node(dist: &Path, raw_args: &[OsString], args: Option<&Args>) -> i32 {
             c
         }
     };
-    let e = c.exec();
-    eprintln!("hookwise: cannot start node: {e}");
-    127
+    sys::become_cmd(c)
 }
 
 /// The Node path with the payload already read, told why the warm path did not answer.
@@ -168,103 +152,9 @@ fn relay_node(a: &Args, payload: &[u8], why: &str) -> i32 {
         let _ = stdin.write_all(payload);
     }
     match child.wait() {
-        Ok(s) => match s.code() {
-            Some(c) => c,
-            None => {
-                use std::os::unix::process::ExitStatusExt;
-                128 + s.signal().unwrap_or(0)
-            }
-        },
+        Ok(s) => sys::code(s),
         Err(_) => 1,
     }
-}
-
-/// `runtimeDir` of js/warm-client.cjs, without creating anything: Some(dir) where a server may
-/// listen, None when the JS client would create the folder (no server can be there yet) or
-/// finds none fit.
-fn runtime_dir() -> Option<PathBuf> {
-    let mut candidates: Vec<PathBuf> = Vec::new();
-    if let Some(x) = std::env::var_os("XDG_RUNTIME_DIR") {
-        let x = PathBuf::from(x);
-        if x.is_absolute() {
-            candidates.push(x.join("hookwise"));
-        }
-    }
-    candidates.push(tmpdir().join(format!("hookwise-{}", uid())));
-    let me = uid();
-    for dir in candidates {
-        match std::fs::symlink_metadata(&dir) {
-            Ok(st) => {
-                if st.file_type().is_dir() && st.uid() == me && st.mode() & 0o077 == 0 {
-                    return Some(dir);
-                }
-            }
-            // the JS client makes it where it can (its parent a folder it may write): no server
-            // listens in it yet; where it cannot, it goes on to the next candidate, as here
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                if dir.parent().is_some_and(writable_dir) {
-                    return None;
-                }
-            }
-            Err(_) => {}
-        }
-    }
-    None
-}
-
-/// A folder this process may create entries in (`access(W_OK | X_OK)`).
-fn writable_dir(p: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let Ok(c) = std::ffi::CString::new(p.as_os_str().as_bytes()) else {
-        return false;
-    };
-    // SAFETY: a NUL-terminated path; access(2) only reads it
-    p.is_dir() && unsafe { access(c.as_ptr(), 2 | 1) } == 0
-}
-
-/// Node's `os.tmpdir()` on POSIX: TMPDIR, TMP, TEMP or /tmp, a trailing slash removed.
-fn tmpdir() -> PathBuf {
-    for v in ["TMPDIR", "TMP", "TEMP"] {
-        if let Some(s) = std::env::var_os(v) {
-            if !s.is_empty() {
-                let s = s.to_string_lossy().into_owned();
-                let t = if s.len() > 1 && s.ends_with('/') {
-                    &s[..s.len() - 1]
-                } else {
-                    &s[..]
-                };
-                return PathBuf::from(t);
-            }
-        }
-    }
-    PathBuf::from("/tmp")
-}
-
-/// The per-user secret (`secret` of js/warm-client.cjs, read only): a regular file of this user,
-/// mode 0600 or stricter, not a symlink, 64 hex digits.
-fn secret(dir: &Path) -> Option<String> {
-    // not followed through a symlink: the entry itself is looked at, then the file opened is
-    // checked to be that very entry (device and inode), so nothing can be swapped in between
-    let file = dir.join("secret");
-    let link = std::fs::symlink_metadata(&file).ok()?;
-    if !link.file_type().is_file() {
-        return None;
-    }
-    let mut f = std::fs::File::open(&file).ok()?;
-    let st = f.metadata().ok()?;
-    if (st.dev(), st.ino()) != (link.dev(), link.ino())
-        || !st.is_file()
-        || st.uid() != uid()
-        || st.mode() & 0o077 != 0
-        || st.len() > 4096
-    {
-        return None;
-    }
-    let mut s = String::new();
-    f.read_to_string(&mut s).ok()?;
-    let s = s.trim();
-    (s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
-        .then(|| s.to_string())
 }
 
 /// The host's dialect as dist/dialects.json gives it: (project-folder variable, keep events).
@@ -302,6 +192,8 @@ fn env_text() -> Option<Vec<(String, String)>> {
 /// Where the warm path stands once the socket is known.
 struct Warm {
     socket: PathBuf,
+    /// Windows: the pipe's name, for which the server must prove it knows the secret
+    hello: Option<String>,
     lock: PathBuf,
     project: String,
     host: String,
@@ -325,7 +217,7 @@ fn prepare(a: &Args) -> Result<Warm, &'static str> {
     let given = (!var.is_empty())
         .then(|| std::env::var(&var).ok())
         .flatten()
-        .filter(|v| v.starts_with('/'));
+        .filter(|v| sys::absolute(v));
     let project = match given {
         Some(p) => p,
         None => std::env::current_dir()
@@ -333,10 +225,10 @@ fn prepare(a: &Args) -> Result<Warm, &'static str> {
             .and_then(|p| p.into_os_string().into_string().ok())
             .ok_or("no project")?,
     };
-    let dir = runtime_dir().ok_or("no private runtime folder")?;
-    let secret = secret(&dir).ok_or("no secret")?;
+    let dir = sys::runtime_dir().ok_or("no private runtime folder")?;
+    let secret = sys::secret(&dir).ok_or("no secret")?;
     // Node's __dirname of warm-client.cjs: the real path of dist/
-    let dist = std::fs::canonicalize(&a.dist).map_err(|_| "no dist")?;
+    let dist = sys::real_dist(&a.dist).ok_or("no dist")?;
     let env = env_text().ok_or("environment not text")?;
     let limit = std::env::var("HOOKWISE_WARM_TIMEOUT_MS")
         .ok()
@@ -344,14 +236,16 @@ fn prepare(a: &Args) -> Result<Warm, &'static str> {
         .filter(|v| *v > 0.0 && v.is_finite())
         .map_or(DEFAULT_TIMEOUT_MS, |v| v.ceil() as u64);
     let k = key::server_key(&key::Inputs {
-        uid: uid(),
+        uid: sys::key_uid(),
         server: key::server_for(&project, &host),
         dist: &dist,
         env,
     })
     .ok_or("dist not text")?;
+    let (socket, hello) = sys::socket(&dir, &k, &secret);
     Ok(Warm {
-        socket: dir.join(format!("{k}.sock")),
+        socket,
+        hello,
         lock: dir.join(format!("{k}.lock")),
         keep: keep.contains(&a.event),
         project,
@@ -378,51 +272,25 @@ fn request_id() -> String {
     format!("{:x}-{:x}-n", std::process::id(), t)
 }
 
-/// `lockHolder` of js/warm-client.cjs: the pid in the lock if that process is alive and is a
-/// warm server.
-fn lock_holder(lock: &Path) -> Option<i32> {
-    let pid: i32 = std::fs::read_to_string(lock).ok()?.trim().parse().ok()?;
-    if pid <= 0 {
-        return None;
-    }
-    // SAFETY: signal 0 only checks the process exists
-    if unsafe { kill(pid, 0) } != 0 && std::io::Error::last_os_error().raw_os_error() != Some(1) {
-        return None;
-    }
-    match std::fs::read(format!("/proc/{pid}/cmdline")) {
-        Ok(c) if !c.windows(11).any(|w| w == b"warm-server") => None,
-        _ => Some(pid),
-    }
-}
-
-/// Ask the server: Ok(answer text) or Err(why).
-fn ask(w: &Warm, mut sock: UnixStream, event: &str, payload: &str) -> Result<String, String> {
-    let id = request_id();
-    let mut req = serde_json::json!({
-        "v": key::PROTOCOL, "id": id, "secret": w.secret, "project": w.project,
-        "host": w.host, "event": event, "payload": payload,
-    });
-    if w.keep {
-        req["keep"] = serde_json::Value::Bool(true);
-    }
-    let mut line = serde_json::to_vec(&req).map_err(|_| "request".to_string())?;
-    line.push(b'\n');
-    let _ = sock.set_read_timeout(Some(w.timeout));
-    let _ = sock.set_write_timeout(Some(w.timeout));
-    let started = std::time::Instant::now();
-    sock.write_all(&line)
-        .map_err(|e| format!("write: {}", e.kind()))?;
-    let mut buf: Vec<u8> = Vec::new();
+/// One line from the server (without its newline), read by `deadline`.
+fn read_line(
+    w: &Warm,
+    sock: &mut sys::Conn,
+    buf: &mut Vec<u8>,
+    deadline: Instant,
+) -> Result<Vec<u8>, String> {
     let mut chunk = [0u8; 64 * 1024];
-    let nl = loop {
+    loop {
         if let Some(i) = buf.iter().position(|&b| b == b'\n') {
-            break i;
+            let line = buf[..i].to_vec();
+            buf.drain(..=i);
+            return Ok(line);
         }
-        let left = w.timeout.saturating_sub(started.elapsed());
+        let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             return Err(timeout(w));
         }
-        let _ = sock.set_read_timeout(Some(left));
+        sys::limit(sock, left);
         match sock.read(&mut chunk) {
             Ok(0) => return Err("closed".into()),
             Ok(n) => {
@@ -442,9 +310,70 @@ fn ask(w: &Warm, mut sock: UnixStream, event: &str, payload: &str) -> Result<Str
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Err(format!("read: {}", e.kind())),
         }
-    };
-    let m: serde_json::Value =
-        serde_json::from_slice(&buf[..nl]).map_err(|_| "garbage".to_string())?;
+    }
+}
+
+/// A line to the server.
+fn write_line(sock: &mut sys::Conn, v: &serde_json::Value) -> Result<(), String> {
+    let mut line = serde_json::to_vec(v).map_err(|_| "request".to_string())?;
+    line.push(b'\n');
+    sock.write_all(&line)
+        .map_err(|e| format!("write: {}", e.kind()))
+}
+
+/// A fresh nonce for `hello` (128 bits from the system's generator through the standard
+/// library's randomly keyed hasher, and the time and pid: unpredictable to another user, which
+/// is all a nonce needs here).
+fn nonce() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut out = String::new();
+    for lane in 0..2u8 {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u8(lane);
+        h.write_u32(std::process::id());
+        h.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or(0),
+        );
+        out.push_str(&format!("{:016x}", h.finish()));
+    }
+    out
+}
+
+/// Ask the server: Ok(answer text) or Err(why).
+fn ask(w: &Warm, mut sock: sys::Conn, event: &str, payload: &str) -> Result<String, String> {
+    let id = request_id();
+    let deadline = Instant::now() + w.timeout;
+    sys::limit(&sock, w.timeout);
+    let mut buf: Vec<u8> = Vec::new();
+    // Windows: the pipe's name is one any user may create; the server proves it knows the
+    // secret before anything (the secret, the payload) is sent to it
+    if let Some(name) = &w.hello {
+        let n = nonce();
+        write_line(
+            &mut sock,
+            &serde_json::json!({"v": key::PROTOCOL, "hello": n}),
+        )?;
+        let line = read_line(w, &mut sock, &mut buf, deadline)?;
+        let m: serde_json::Value =
+            serde_json::from_slice(&line).map_err(|_| "garbage".to_string())?;
+        let proof = m.get("proof").and_then(|p| p.as_str()).unwrap_or("");
+        if !key::same(proof, &key::server_proof(&w.secret, name, &n)) {
+            return Err("not our server".into());
+        }
+    }
+    let mut req = serde_json::json!({
+        "v": key::PROTOCOL, "id": id, "secret": w.secret, "project": w.project,
+        "host": w.host, "event": event, "payload": payload,
+    });
+    if w.keep {
+        req["keep"] = serde_json::Value::Bool(true);
+    }
+    write_line(&mut sock, &req)?;
+    let line = read_line(w, &mut sock, &mut buf, deadline)?;
+    let m: serde_json::Value = serde_json::from_slice(&line).map_err(|_| "garbage".to_string())?;
     // only a well-formed answer to this request counts
     if !m.is_object() || m.get("id").and_then(|v| v.as_str()) != Some(id.as_str()) {
         return Err("garbage".into());
@@ -462,6 +391,29 @@ fn ask(w: &Warm, mut sock: UnixStream, event: &str, payload: &str) -> Result<Str
     }
 }
 
+/// [`ask`] within the timeout: on POSIX the socket's own timeouts bound it; a Windows pipe
+/// opened synchronously has none, so the exchange runs on a thread that is given up on (a hung
+/// server is ended) when the time is over.
+fn ask_within(w: Warm, sock: sys::Conn, event: &str, payload: &str) -> Result<String, String> {
+    if cfg!(unix) {
+        return ask(&w, sock, event, payload);
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    let limit = w.timeout;
+    let lock = w.lock.clone();
+    let (event, payload) = (event.to_string(), payload.to_string());
+    std::thread::spawn(move || {
+        let _ = tx.send(ask(&w, sock, &event, &payload));
+    });
+    match rx.recv_timeout(limit + Duration::from_millis(50)) {
+        Ok(r) => r,
+        Err(_) => {
+            sys::end_server(&lock);
+            Err("timeout".into())
+        }
+    }
+}
+
 /// JavaScript truthiness of a JSON value (`if (m.busy)`).
 fn truthy(v: &serde_json::Value) -> bool {
     match v {
@@ -475,10 +427,7 @@ fn truthy(v: &serde_json::Value) -> bool {
 
 /// Connected but silent: a hung server, ended so that the next hook starts a new one.
 fn timeout(w: &Warm) -> String {
-    if let Some(pid) = lock_holder(&w.lock) {
-        // SAFETY: a plain kill(2) of the pid the lock names, checked to be a warm server
-        unsafe { kill(pid, SIGKILL) };
-    }
+    sys::end_server(&w.lock);
     "timeout".into()
 }
 
@@ -517,7 +466,7 @@ pub fn run(raw: &[OsString]) -> i32 {
         }
     };
     // no server listening (none yet, or gone): Node starts one, exactly as it does without us
-    let sock = match UnixStream::connect(&w.socket) {
+    let sock = match sys::connect(&w.socket) {
         Ok(s) => s,
         Err(e) => {
             let why = format!("no server: {:?}", e.kind());
@@ -535,7 +484,7 @@ pub fn run(raw: &[OsString]) -> i32 {
         return relay_node(&a, &bytes, "too long");
     }
     let text = String::from_utf8_lossy(&bytes);
-    match ask(&w, sock, &a.event, &text) {
+    match ask_within(w, sock, &a.event, &text) {
         Ok(answer) => {
             if std::env::var_os("HOOKWISE_DEBUG").is_some_and(|v| !v.is_empty()) {
                 eprintln!("hookwise debug: answered warm (native)");

@@ -75,8 +75,8 @@ pub fn js_number(n: f64) -> String {
 
 /// What the key is made of.
 pub struct Inputs<'a> {
-    /// `process.getuid()`
-    pub uid: u32,
+    /// `process.getuid()` (Windows: none, `-1` as the JS client has it)
+    pub uid: i64,
     /// `serverFor(project, host)`: the project, plus `\0host` for a host other than Claude Code
     pub server: String,
     /// the installed dist/ folder, as Node's `__dirname` of warm-client.cjs (a real path)
@@ -96,22 +96,18 @@ pub fn server_for(project: &str, host: &str) -> String {
 
 /// `serverKey(serverFor(project, host), env)`, or None when the dist path is not text.
 pub fn server_key(i: &Inputs) -> Option<String> {
-    use std::os::unix::fs::MetadataExt;
     let dist = i.dist.to_str()?;
     let mut k = format!(
         "hookwise-warm\0{PROTOCOL}\0{}\0{}\0{dist}\0",
         i.uid, i.server
     );
     for f in KEYED_FILES {
-        match std::fs::metadata(i.dist.join(f)) {
-            Ok(st) => {
-                k.push_str(&format!(
-                    "{f}:{}:{}\0",
-                    st.size(),
-                    js_mtime_ms(st.mtime(), st.mtime_nsec())
-                ));
-            }
-            Err(_) => k.push_str(&format!("{f}:-\0")),
+        match std::fs::metadata(i.dist.join(f))
+            .ok()
+            .and_then(|st| size_mtime(&st))
+        {
+            Some((size, mtime)) => k.push_str(&format!("{f}:{size}:{mtime}\0")),
+            None => k.push_str(&format!("{f}:-\0")),
         }
     }
     let mut env: Vec<&(String, String)> = i.env.iter().filter(|(n, _)| keyed_env(n)).collect();
@@ -121,6 +117,68 @@ pub fn server_key(i: &Inputs) -> Option<String> {
         k.push_str(&format!("{n}={v}\0"));
     }
     Some(hash128(&k))
+}
+
+/// A file's `stat.size` and `stat.mtimeMs` as Node prints them.
+#[cfg(unix)]
+fn size_mtime(st: &std::fs::Metadata) -> Option<(u64, String)> {
+    use std::os::unix::fs::MetadataExt;
+    Some((st.size(), js_mtime_ms(st.mtime(), st.mtime_nsec())))
+}
+
+/// Windows: libuv's stat from the FILETIME (100 ns since 1601), as seconds and nanoseconds
+/// since 1970 — what `modified()` measures too.
+#[cfg(not(unix))]
+fn size_mtime(st: &std::fs::Metadata) -> Option<(u64, String)> {
+    let d = st
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?;
+    Some((
+        st.len(),
+        js_mtime_ms(
+            i64::try_from(d.as_secs()).ok()?,
+            i64::from(d.subsec_nanos()),
+        ),
+    ))
+}
+
+/// A Windows pipe's name: `hookwise-` and the first 128 bits (hex) of SHA-256 of
+/// `hookwise-pipe\0<secret>\0<key>` (`pipeName` of js/warm-client.cjs). Named by the secret,
+/// another user cannot work it out; the proof below is what keeps a squatter out.
+#[cfg_attr(unix, allow(dead_code))]
+pub fn pipe_name(key: &str, secret: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let d = Sha256::digest(format!("hookwise-pipe\0{secret}\0{key}").as_bytes());
+    format!("hookwise-{}", hex(&d[..16]))
+}
+
+/// The server's answer to a client's `hello` (`serverProof` of js/warm-client.cjs):
+/// HMAC-SHA256 keyed by the secret (its hex text) of `hookwise-warm-server\0<name>\0<nonce>`.
+#[cfg_attr(unix, allow(dead_code))]
+pub fn server_proof(secret: &str, name: &str, nonce: &str) -> String {
+    use hmac::{Hmac, Mac};
+    let mut m = <Hmac<sha2::Sha256> as Mac>::new_from_slice(secret.as_bytes())
+        .expect("HMAC takes a key of any length");
+    m.update(format!("hookwise-warm-server\0{name}\0{nonce}").as_bytes());
+    hex(&m.finalize().into_bytes())
+}
+
+/// Lower-case hex.
+#[cfg_attr(unix, allow(dead_code))]
+pub fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// Two strings equal, in time that depends only on their length.
+#[cfg_attr(unix, allow(dead_code))]
+pub fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
 }
 
 #[cfg(test)]
@@ -150,6 +208,24 @@ mod tests {
         assert_eq!(js_mtime_ms(1, 500_000), "1000.5");
     }
 
+    // Pinned from js/warm-client.cjs's pipeName and serverProof (node:crypto).
+    const PIPE_PINNED: &str = "hookwise-d3ddd9a8c488ed9a57a1d4d07d41ead0";
+    const PROOF_PINNED: &str = "edf54da5f74484c572da3ebae35d416498b320a2524db48dc88e9305982e69d4";
+
+    #[test]
+    fn pipe_name_and_proof_match_the_js_reference() {
+        let secret = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+        assert_eq!(
+            pipe_name("11fd02eb36bbd9c5bf9d9663e19f8b96", secret),
+            PIPE_PINNED
+        );
+        assert_eq!(
+            server_proof(secret, PIPE_PINNED, "00112233445566778899aabbccddeeff"),
+            PROOF_PINNED
+        );
+        assert!(same("abc", "abc") && !same("abc", "abd") && !same("abc", "ab"));
+    }
+
     #[test]
     fn env_filter_is_warm_clients() {
         for n in [
@@ -165,7 +241,14 @@ mod tests {
         ] {
             assert!(keyed_env(n), "{n}");
         }
-        for n in ["PATHX", "XPATH", "HOMES", "hookwise_x", "TMPDIRS", "XDG_CONFIG_HOME"] {
+        for n in [
+            "PATHX",
+            "XPATH",
+            "HOMES",
+            "hookwise_x",
+            "TMPDIRS",
+            "XDG_CONFIG_HOME",
+        ] {
             assert!(!keyed_env(n), "{n}");
         }
     }

@@ -9,18 +9,22 @@
 
 use std::ffi::OsString;
 
-#[cfg(unix)]
+// the warm hook client: POSIX (a Unix socket) and Windows (a named pipe); the workspace's
+// wasm32 build has neither
+#[cfg(any(unix, windows))]
 mod hook;
-#[cfg(unix)]
+#[cfg(any(unix, windows))]
 mod key;
+#[cfg(any(unix, windows))]
+mod sys;
 
 fn main() {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     let code = match args.first().and_then(|a| a.to_str()) {
         Some("sandbox") => hookwise_sandbox::run(&args[1..]),
-        #[cfg(unix)]
+        #[cfg(any(unix, windows))]
         Some("hook") => hook::run(&args[1..]),
-        #[cfg(unix)]
+        #[cfg(any(unix, windows))]
         Some("warm-key") => hook::print_key(&args[1..]),
         Some("--version") => {
             println!("hookwise-native {}", env!("CARGO_PKG_VERSION"));

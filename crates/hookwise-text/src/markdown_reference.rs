@@ -252,6 +252,9 @@ pub fn parse(text: &str, stem: &str) -> Note {
     let mut heading: Option<HeadingLevel> = None;
     let mut heading_text = String::with_capacity(64);
     let mut h1: Option<String> = None;
+    // Every heading's text but the title's (its code spans aside), each followed by a space.
+    let mut this_heading = String::new();
+    let mut headings = String::new();
     let mut in_para = false;
     let mut para_text = String::with_capacity(256);
     let mut summary: Option<String> = None;
@@ -290,6 +293,7 @@ pub fn parse(text: &str, stem: &str) -> Note {
                 run.push_str(&t);
                 if heading.is_some() {
                     heading_text.push_str(&t);
+                    this_heading.push_str(&t);
                 } else if in_para && summary.is_none() {
                     para_text.push_str(&t);
                 }
@@ -325,6 +329,7 @@ pub fn parse(text: &str, stem: &str) -> Note {
                         Tag::Heading { level, .. } => {
                             heading = Some(level);
                             heading_text.clear();
+                            this_heading.clear();
                         }
                         Tag::Paragraph => {
                             in_para = true;
@@ -348,6 +353,10 @@ pub fn parse(text: &str, stem: &str) -> Note {
                         TagEnd::CodeBlock => code_depth = code_depth.saturating_sub(1),
                         TagEnd::Heading(level) => {
                             heading = None;
+                            if !(level == HeadingLevel::H1 && h1.is_none()) {
+                                headings.push_str(&this_heading);
+                            }
+                            headings.push(' ');
                             if level == HeadingLevel::H1 && h1.is_none() {
                                 let t = collapse(&heading_text, usize::MAX);
                                 if !t.is_empty() {
@@ -395,5 +404,6 @@ pub fn parse(text: &str, stem: &str) -> Note {
         },
         sections,
         desc: fm.desc.unwrap_or_default(),
+        headings,
     }
 }

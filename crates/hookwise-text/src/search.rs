@@ -17,7 +17,7 @@
 use crate::FileId;
 
 pub const K1: f32 = 1.2;
-pub const B: f32 = 0.75;
+pub const B: f32 = 0.9;
 /// A title token counts as this many body tokens.
 pub const TITLE_WEIGHT: u32 = 3;
 /// Longer runs (hashes, base64) are not words.

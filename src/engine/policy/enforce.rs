@@ -6,12 +6,12 @@ use std::rc::Rc;
 
 use serde_json::{json, Value};
 
-use super::super::tool::place;
-use super::super::{Shared, ToolResult, MAX_PENDING_AFTER};
+use super::super::tool::{place, queue_for_result, Queue};
+use super::super::{Shared, ToolResult};
 use crate::context::{self, Style};
 use crate::enforce;
 use crate::placement::{ArgsView, Placement};
-use crate::protocol::{Log, Mutation, PathKey};
+use crate::protocol::{ArgEdit, Log, PathKey};
 use crate::runtime::{join_all, Io};
 
 /// Place enforcement advice without changing what the tool does: `# ` comment lines before a
@@ -37,14 +37,13 @@ pub(super) fn place_advice(
         } => {
             let block = context::fit(&lines, Style::ShellComment, usize::MAX);
             let path = vec![PathKey::Key(field)];
-            match r.mutations.iter_mut().find(|m| m.path == path) {
+            match r.edits.iter_mut().find(|m| m.path == path) {
                 Some(m) => {
                     m.prepend = Some(format!("{block}\n{}", m.prepend.take().unwrap_or_default()))
                 }
-                None => r.mutations.push(Mutation {
+                None => r.edits.push(ArgEdit {
                     path,
                     prepend: Some(format!("{block}\n")),
-                    append: None,
                     strip: Some(context::delimiters(Style::ShellComment)),
                     set: None,
                 }),
@@ -52,17 +51,7 @@ pub(super) fn place_advice(
         }
         _ => {
             let block = context::fit(&lines, Style::Markdown, usize::MAX);
-            let mut s = shared.borrow_mut();
-            match s.after.iter_mut().find(|(id, _)| id == call_id) {
-                Some(e) => e.1 = format!("{block}\n\n{}", e.1),
-                None => {
-                    if s.after.len() >= MAX_PENDING_AFTER {
-                        s.after.pop_front();
-                    }
-                    s.after.push_back((call_id.to_string(), block));
-                }
-            }
-            r.follow_up = true;
+            queue_for_result(shared, r, call_id, block, Queue::Front);
         }
     }
     r.advice = Some(advice);
@@ -154,25 +143,4 @@ pub(super) fn refuse_unreadable(
         block: Some(block),
         ..Default::default()
     })
-}
-
-/// Queues `text` for the call's result (after any text queued already), and asks for
-/// `tool.after`.
-pub(super) fn queue_with_result(
-    shared: &Rc<RefCell<Shared>>,
-    r: &mut ToolResult,
-    call_id: &str,
-    text: String,
-) {
-    let mut s = shared.borrow_mut();
-    match s.after.iter_mut().find(|(id, _)| id == call_id) {
-        Some(e) => e.1 = format!("{}\n\n{text}", e.1),
-        None => {
-            if s.after.len() >= MAX_PENDING_AFTER {
-                s.after.pop_front();
-            }
-            s.after.push_back((call_id.to_string(), text));
-        }
-    }
-    r.follow_up = true;
 }

@@ -533,8 +533,37 @@ pub(super) async fn tool_before(
     };
     // Enforcement next: a block skips the knowledge lookups.
     let enforcer = shared.borrow().policy.enforcer.clone(); // no borrow across awaits
-    // nothing the agent calls changes what decides the policy (issue 38), SOPs or not
-    if let (Some(a), Some(e)) = (args, &enforcer) {
+    // An enforcement-only project's shell runs confined by the kernel too (issue 38): the
+    // governance paths (configuration, SOPs, install, the hosts' config) read-only, the rest of
+    // the project writable; refused with the reason where no confinement can be had.
+    let mut gate = gate;
+    let mut enforcement_shell = None;
+    let mut refused: Option<String> = None;
+    // (not with the user's emergency bypass on: nothing is enforced then)
+    if let (Some(a), Some(e), false) = (args, &enforcer, *dry_run) {
+        let (on, setup, root) = {
+            let s = shared.borrow();
+            let w = &s.policy.gov;
+            let root = if w.worktree.is_empty() { s.cwd.clone() } else { w.worktree.clone() };
+            (w.on, w.confine.clone(), root)
+        };
+        if !on && !e.settings().bypass && host.entry(tool).role == crate::host::Role::Shell {
+            use crate::governance::confine::{confine, Confined, ShellCall};
+            let sc = ShellCall::enforcement();
+            match confine(io, &setup, host, &root, session_id, tool, a, &sc, call.fixed_args).await {
+                // said after the reading check and the SOPs (their block is the better reason)
+                Confined::Refuse(msg) => refused = Some(msg),
+                Confined::Run { mutations, note } => {
+                    gate.confined = mutations;
+                    gate.confine_note = note;
+                    enforcement_shell = Some((setup, sc));
+                }
+            }
+        }
+    }
+    // nothing the agent calls changes what decides the policy (issue 38), SOPs or not; a shell
+    // governance confined is held by the kernel (governance paths read-only), not by reading
+    if let (Some(a), Some(e), true) = (args, &enforcer, gate.confined.is_empty()) {
         let (host, root) = {
             let s = shared.borrow();
             (s.host, s.cwd.clone())
@@ -563,6 +592,10 @@ pub(super) async fn tool_before(
             };
             let logs = std::mem::take(&mut d.logs);
             if let Some(b) = d.block.clone() {
+                // the note about the confinement goes with the next confined call
+                if let (Some((setup, sc)), true) = (&enforcement_shell, gate.confine_note.is_some()) {
+                    setup.untell(session_id, sc);
+                }
                 let t = Told {
                     decision: "blocked",
                     rule: "sop",
@@ -577,6 +610,13 @@ pub(super) async fn tool_before(
                     logs,
                     enforcement: Some(to_value(&d)),
                     telemetry,
+                    ..Default::default()
+                });
+            }
+            if let Some(msg) = refused.take() {
+                return Err(ToolResult {
+                    block: Some(msg),
+                    logs,
                     ..Default::default()
                 });
             }
@@ -685,21 +725,18 @@ pub(super) fn finish_tool_before(
     // the new command), and what the confinement allows, with the result
     if !pre.gate.confined.is_empty() {
         let mut m = pre.gate.confined;
-        for x in std::mem::take(&mut r.mutations) {
+        for x in std::mem::take(&mut r.edits) {
             match m.iter_mut().find(|c| c.path == x.path) {
-                Some(c) => {
-                    c.prepend = x.prepend;
-                    c.append = x.append;
-                }
+                Some(c) => c.prepend = x.prepend,
                 None => m.push(x),
             }
         }
-        r.mutations = m;
+        r.edits = m;
     }
     if let Some(note) = pre.gate.confine_note {
         // with the result (the hosts whose pre-tool context does not reach the model), and as
         // advice (Claude Code reads its PreToolUse context; the first after-call drops the rest)
-        enforce::queue_with_result(shared, r, &call.call_id, note.clone());
+        super::tool::queue_for_result(shared, r, &call.call_id, note.clone(), super::tool::Queue::Back);
         r.advice = Some(match r.advice.take() {
             Some(a) => format!("{a}\n\n{note}"),
             None => note,
@@ -781,7 +818,9 @@ pub(super) async fn tool_after(
                 model_log,
             )
             .await;
-        r.mutations.append(&mut g.mutations);
+        for n in std::mem::take(&mut g.notices) {
+            r.add_with_result(&n);
+        }
         r.logs.append(&mut g.logs);
         if g.recorded {
             let (on, host) = {

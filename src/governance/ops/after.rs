@@ -56,9 +56,10 @@ pub struct AfterOutput {
     /// Its id.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
-    /// Changes to apply to the tool's output (a notice about problems in the intents file).
+    /// Notices for the model with the tool's result (problems in the intents file, what a
+    /// governed shell changed where it must not).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub mutations: Vec<Mutation>,
+    pub notices: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub logs: Vec<Log>,
     /// For telemetry (never sent with the answer): the record's model, intent, mutation class
@@ -104,14 +105,14 @@ pub async fn tool_after(io: &Io, gov: &Governance, input: &AfterInput) -> AfterO
     let wt = input.worktree.as_str();
     if let Some(snap) = pending.as_ref().and_then(|p| p.guard.as_ref()) {
         if let Some(n) = guard::after_shell(io, gov, wt, snap, &mut out.logs).await {
-            out.mutations.push(notice_mutation(&n));
+            out.notices.push(n);
         }
     }
     if refresh(io, gov, wt, &mut out.logs).await.is_none() {
         return out;
     }
     if let Some(n) = pending.as_ref().and_then(|p| p.notice.as_deref()) {
-        out.mutations.push(notice_mutation(n));
+        out.notices.push(n.to_string());
     }
     let entry = cfg.host.entry(tool);
     if input.failed || entry.role == Role::Shell || pending.as_ref().is_some_and(|p| p.blocked) {
@@ -159,17 +160,6 @@ async fn logged_model(io: &Io, log: &SessionLog) -> Option<String> {
         }
     }
     None
-}
-
-/// The notice about problems in the intents file, appended to the tool's output.
-fn notice_mutation(notice: &str) -> Mutation {
-    Mutation {
-        path: vec![PathKey::Key("output".into())],
-        prepend: None,
-        append: Some(format!("\n\n{notice}")),
-        strip: None,
-        set: None,
-    }
 }
 
 /// The files the call wrote, as `tool.before` kept them. `None`: nothing to record.

@@ -43,7 +43,7 @@ pub struct GateOutput {
     #[serde(skip)]
     pub shell: Option<super::super::confine::ShellCall>,
     #[serde(skip)]
-    pub confined: Vec<Mutation>,
+    pub confined: Vec<ArgEdit>,
     #[serde(skip)]
     pub confine_note: Option<String>,
 }
@@ -96,12 +96,11 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
         gov.put_blocked(&input.call_id);
         return out;
     }
-    // the other governance paths (hookwise's configuration, SOPs, install; issue 38)
-    if let Some(name) = shell_names_protected(cfg.host, tool, &input.args) {
-        out.block = Some(crate::governance::protected::shell_block(tool, name));
-        gov.put_blocked(&input.call_id);
-        return out;
-    }
+    // The other governance paths (hookwise's configuration, SOPs, install; issue 38) are not
+    // read for here: under governance a shell runs only confined by the kernel, which makes
+    // them read-only (or not at all), so a command that merely names one (`cat
+    // .hookwise/hookwise.json`, `ls sops`) runs. Enforcement-only projects, where no kernel
+    // confines the shell, still read for them (`protected::enforcement_block`).
     let active = gov.active_intent(&input.session_id);
     out.intent = active.clone();
     let scope = active.as_deref().and_then(|id| gov.scope(wt, &file, id));
@@ -144,6 +143,7 @@ pub async fn tool_before(io: &Io, gov: &Governance, input: &ToolCallInput) -> Ga
                 .map(|i| i.owned_scope.clone())
                 .unwrap_or_default(),
             intent: active.clone(),
+            enforcement_only: false,
         });
     }
     if let Decision::Block(mut msg) = decision {

@@ -315,7 +315,8 @@ fn claude_code_answers_as_before() {
     };
     assert_eq!(
         parsed(d, "PreToolUse", Event::PreTool, rw),
-        json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "updatedInput": {"prompt": "p"}, "additionalContext": "ctx"}})
+        json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"prompt": "p"}, "additionalContext": "ctx"}}),
+        "no permission decision: Claude Code's own rules (and the user) still decide"
     );
     assert_eq!(
         render(

@@ -232,7 +232,20 @@ mod engine {
     fn enforcement_reads_the_command_of_bash() {
         let mut fs = TestHost::default();
         fs.file("/w/.hookwise/sops/force.md", FORCE_SOP);
-        let (mut e, _) = init(&mut fs);
+        fs.procs = Some(Box::new(|argv: &[String]| {
+            if argv.get(1).map(String::as_str) == Some("sandbox") {
+                crate::testing::procs::Proc::out("landlock abi 7\n")
+            } else {
+                crate::testing::procs::Proc::Fails(format!("spawn {} ENOENT", argv[0]))
+            }
+        }));
+        let mut e = Engine::new();
+        drive(
+            &mut e,
+            &mut fs,
+            json!({"hook": "init", "host": "pi", "env": {}, "cwd": "/w", "worktree": "/w", "directory": "/w", "options": {},
+                   "sandbox": {"binary": "/i/node_modules/@hookwise/cli-linux-x64/bin/hookwise-native", "platform": "linux"}}),
+        );
         let r = drive(
             &mut e,
             &mut fs,
@@ -251,5 +264,9 @@ mod engine {
                 "args": {"command": "git push --force origin main", "timeout": 30}}),
         );
         assert!(r.get("block").is_none(), "{r}");
+        // confined by the kernel (issue 38): the governance paths read-only, the project not
+        let cmd = r["edits"][0]["set"].as_str().unwrap_or_else(|| panic!("{r}"));
+        assert!(cmd.contains("sandbox '--project' '/w' '--write-dir' '/w'") || cmd.contains("sandbox '--project' '/w' '--write' '/w'"), "{cmd}");
+        assert!(cmd.contains("'--deny' '/w/.hookwise'") && cmd.ends_with("-c 'git push --force origin main'"), "{cmd}");
     }
 }

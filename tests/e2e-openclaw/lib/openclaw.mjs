@@ -101,6 +101,11 @@ export async function startGateway(o) {
     fs.mkdirSync(path.dirname(f), { recursive: true });
     fs.writeFileSync(f, text);
   }
+  if (o.git) {
+    // the workspace in git, as a project is (the confined-shell suite checks .git is untouched)
+    const genv = { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@example.com" };
+    for (const a of [["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "--allow-empty", "-m", "initial"]]) execFileSync("git", a, { cwd: workspace, env: genv });
+  }
   const model = await startModel(o.script, o.modelOpts ?? {});
   const port = await freePort();
   const token = `e2e-${process.pid}-${Date.now()}`;
