@@ -244,13 +244,15 @@ fn an_enforcement_only_projects_shell_runs_confined() {
     assert_eq!(r["followUp"], true, "{r}");
     let a = drive(&mut e2, &mut fs2, json!({"hook": "tool.after", "tool": "bash", "sessionId": "s", "callId": "c-bash", "args": {"command": "ls"}}));
     assert!(a.to_string().contains("hookwise's governance paths"), "{a}");
-    // a host that cannot rewrite (Qwen Code): refused, with why and what to do
+    // a host that cannot rewrite (Qwen Code): checked by reading only — the shell runs
+    // unchanged, a command that names a governance path is refused, and the SOPs still judge
     let mut fs = TestHost::default();
     files(&mut fs);
     let mut e = launch(&mut fs, "qwen", json!({}));
     let r = drive(&mut e, &mut fs, call("run_shell_command", json!({"command": "ls"})));
-    let b = r["block"].as_str().unwrap_or_else(|| panic!("{r}"));
-    assert!(b.contains("under pre-action enforcement") && b.contains("qwen cannot change") && b.contains("file tools"), "{b}");
+    assert!(r.get("block").is_none() && r.get("edits").is_none(), "{r}");
+    let r = drive(&mut e, &mut fs, call("run_shell_command", json!({"command": "echo '{}' > .hookwise/hookwise.json"})));
+    assert!(r["block"].is_string(), "{r}");
     // the user's emergency bypass: nothing enforced, nothing confined
     let mut fs = TestHost::default();
     files(&mut fs);

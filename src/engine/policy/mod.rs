@@ -547,7 +547,15 @@ pub(super) async fn tool_before(
             let root = if w.worktree.is_empty() { s.cwd.clone() } else { w.worktree.clone() };
             (w.on, w.confine.clone(), root)
         };
-        if !on && !e.settings().bypass && host.entry(tool).role == crate::host::Role::Shell {
+        // A host that cannot change a call's arguments (Qwen Code) cannot run a shell confined:
+        // there an enforcement-only project's shell is checked by reading (the SOPs, and the
+        // governance paths by name), as docs/governance.md states — refusing every shell would
+        // leave enforcement unusable in that host. Under an intent it is refused (governance).
+        if !on
+            && !e.settings().bypass
+            && host.entry(tool).role == crate::host::Role::Shell
+            && crate::governance::confine::can_rewrite(host)
+        {
             use crate::governance::confine::{confine, Confined, ShellCall};
             let sc = ShellCall::enforcement();
             match confine(io, &setup, host, &root, session_id, tool, a, &sc, call.fixed_args).await {
