@@ -531,13 +531,22 @@ async function agentsSetUp(cwd) {
   const out = [];
   for (const a of await agentHosts(cwd)) {
     let hooks;
-    try {
-      hooks = JSON.parse(fs.readFileSync(path.join(cwd, a.hooksFile), "utf8")).hooks;
-    } catch {
-      continue;
+    let ours;
+    if (a.hooksForm && a.hooksForm !== "json") {
+      // Kimi Code (the user's own config.toml), Mistral Vibe (.vibe/hooks.toml)
+      const t = require("./hooks-toml.cjs");
+      a.hooksFile = a.userHome ? t.userFile(a.userHome, a.hooksFile) : a.hooksFile;
+      ours = t.ourTomlHook(path.resolve(cwd, a.hooksFile), a.promptEvent);
+      if (!ours) continue;
+    } else {
+      try {
+        hooks = JSON.parse(fs.readFileSync(path.join(cwd, a.hooksFile), "utf8")).hooks;
+      } catch {
+        continue;
+      }
+      const entries = hooks && Array.isArray(hooks[a.promptEvent]) ? hooks[a.promptEvent] : [];
+      ours = entries.flatMap((e) => (e && Array.isArray(e.hooks) ? e.hooks : [])).find((h) => isOurs(h, "hookwise"));
     }
-    const entries = hooks && Array.isArray(hooks[a.promptEvent]) ? hooks[a.promptEvent] : [];
-    const ours = entries.flatMap((e) => (e && Array.isArray(e.hooks) ? e.hooks : [])).find((h) => isOurs(h, "hookwise"));
     if (!ours) continue;
     const command = typeof ours.command === "string" ? ours.command : "";
     const note = [ours.type !== "command" ? "mcp_tool hooks: timed through the command form" : "the entry is shown, not run: doctor runs no program", a.doctor].filter(Boolean).join("; ");
@@ -596,13 +605,17 @@ async function initAgent(flag, flags) {
       errors.push(e.message);
     }
   };
-  step(() => mergeHooks(path.join(cwd, s.hooksFile), s.hooksFile, s.hooks, { server: s.server }));
+  // Kimi Code and Mistral Vibe: TOML hook tables (Kimi's in the user's own config.toml)
+  const toml = s.hooksForm && s.hooksForm !== "json" ? require("./hooks-toml.cjs") : null;
+  step(() => (toml ? toml.mergeTomlHooks(cwd, s) : mergeHooks(path.join(cwd, s.hooksFile), s.hooksFile, s.hooks, { server: s.server })));
   step(() =>
     s.mcp.format === "none"
       ? []
-      : s.mcp.format === "toml"
-      ? mergeTomlTable(path.join(cwd, s.mcpFile), s.mcpFile, s.mcp.table, s.mcp.text)
-      : mergeMcpServers(path.join(cwd, s.mcpFile), s.mcpFile, s.server, s.mcp.entry),
+      : s.mcp.format === "toml-array"
+        ? require("./hooks-toml.cjs").mergeTomlServer(cwd, s)
+        : s.mcp.format === "toml"
+          ? mergeTomlTable(path.join(cwd, s.mcpFile), s.mcpFile, s.mcp.table, s.mcp.text)
+          : mergeMcpServers(path.join(cwd, s.mcpFile), s.mcpFile, s.server, s.mcp.entry),
   );
   const lines = [...changes.map((c) => `${c.action} ${c.file}: ${c.what}`), ...errors.map((e) => `failed: ${e}`), ...installNote(cwd, flags), `${flag}: ${s.trust}`];
   return { host: s.host, cwd, failClosed, changes, trust: s.trust, ...(errors.length ? { error: errors.join("; ") } : {}), lines };

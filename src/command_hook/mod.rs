@@ -311,7 +311,7 @@ fn pre_tool_use(
         // hookwise's own tool: decided when it is called (`tool.call`)
         return nothing(engine, d, name, Event::PreTool);
     }
-    let directory = match place::directory(&policy, &tool, &p.str("cwd")) {
+    let directory = match place::directory(&policy, &tool, &p.str(d.cwd_key)) {
         Ok(d) => d,
         Err(b) => return refuse(engine, d, name, b),
     };
@@ -477,7 +477,7 @@ fn post_tool_use(
     }
     let call_id = p.call_id(d);
     // relative paths as PreToolUse read them (a `cwd` outside the project was blocked there)
-    let directory = place::directory(&policy_of(engine), &tool, &p.str("cwd")).unwrap_or_default();
+    let directory = place::directory(&policy_of(engine), &tool, &p.str(d.cwd_key)).unwrap_or_default();
     // The text the core kept for this call's result: Claude Code had it with PreToolUse (this
     // first `tool.after`, without arguments, only takes it); the other hosts get it now.
     let taken = Call::ToolAfter(ToolAfterCall {
@@ -508,9 +508,28 @@ fn post_tool_use(
             directory,
             model_log,
         });
-        vec![taken, record]
+        let mut calls = vec![taken, record];
+        if d.start_with_result {
+            // no prompt hook reaches the model (Mistral Vibe): the session's start context, and
+            // governance's block with it, go with the session's first result
+            calls.splice(0..0, start_calls(&session_id, None));
+        }
+        calls
     };
-    engine.start_seq(calls, move |r| {
+    engine.start_seq(calls, move |mut r| {
+        let mut parts = Vec::new();
+        if d.start_with_result && r.len() >= 2 {
+            let start: Vec<Value> = r.drain(0..2).collect();
+            if first_result(&session_id) {
+                if let Some(c) = start[0].get("sessionContext").and_then(Value::as_str) {
+                    parts.push(c.to_string());
+                }
+                if let Some(s) = start[1].get("system").and_then(Value::as_array) {
+                    parts.extend(s.iter().filter_map(Value::as_str).map(str::to_string));
+                }
+            }
+            r.extend(start.into_iter().map(|v| json!({"logs": v.get("logs").cloned().unwrap_or(json!([]))})));
+        }
         let logs = logs_of(&r);
         let Some(last) = r.get(1) else {
             return answer(
@@ -519,7 +538,6 @@ fn post_tool_use(
                 logs,
             );
         };
-        let mut parts = Vec::new();
         if !d.compact_start {
             parts.extend(take_kept(&session_id));
         }
@@ -546,20 +564,8 @@ fn prompt(
     p: &Payload<'_>,
     session_id: String,
 ) -> Step {
-    let created = Call::SessionCreated {
-        session: SessionInfo {
-            id: session_id.clone(),
-            parent_id: None,
-        },
-    };
-    // the session's context is given by `session.created`: marked as there already, so
-    // `system.transform` adds only governance's block
-    let governance = Call::SystemTransform {
-        session_id: Some(session_id.clone()),
-        system: vec![crate::session::format::HEADER.to_string()],
-        model_id: Some(p.str("model")).filter(|m| !m.is_empty()),
-    };
-    engine.start_seq(vec![created, governance], move |r| {
+    let calls = start_calls(&session_id, Some(p.str("model")));
+    engine.start_seq(calls, move |r| {
         let logs = logs_of(&r);
         let mut parts = Vec::new();
         if !d.compact_start {
@@ -573,6 +579,23 @@ fn prompt(
         }
         answer(say(d, name, kind, join(parts)), None, logs)
     })
+}
+
+/// A session's start: `session.created` (its context, once) and `system.transform` (governance's
+/// block; the session's context is given by `session.created`: marked as there already).
+fn start_calls(session_id: &str, model: Option<String>) -> Vec<Call> {
+    let created = Call::SessionCreated {
+        session: SessionInfo {
+            id: session_id.to_string(),
+            parent_id: None,
+        },
+    };
+    let governance = Call::SystemTransform {
+        session_id: Some(session_id.to_string()),
+        system: vec![crate::session::format::HEADER.to_string()],
+        model_id: model.filter(|m| !m.is_empty()),
+    };
+    vec![created, governance]
 }
 
 /// PreCompact: the preservation guidance (Claude Code adds it to the summary request's
@@ -653,6 +676,27 @@ thread_local! {
 
 const MAX_KEPT: usize = 64;
 
+thread_local! {
+    /// The sessions whose first tool result carried their start context (hosts with no prompt
+    /// hook, [`Dialect::start_with_result`]; bounded).
+    static STARTED: RefCell<VecDeque<String>> = const { RefCell::new(VecDeque::new()) };
+}
+
+/// Whether this is the session's first result (and remember that it was).
+fn first_result(session_id: &str) -> bool {
+    STARTED.with(|s| {
+        let mut s = s.borrow_mut();
+        if s.iter().any(|x| x == session_id) {
+            return false;
+        }
+        if s.len() >= MAX_KEPT {
+            s.pop_front();
+        }
+        s.push_back(session_id.to_string());
+        true
+    })
+}
+
 fn keep(session_id: &str, text: Option<String>) {
     KEPT.with(|k| {
         let mut k = k.borrow_mut();
@@ -685,3 +729,6 @@ mod place_tests;
 
 #[cfg(test)]
 mod next_hosts_tests;
+
+#[cfg(test)]
+mod next_hosts_b_tests;

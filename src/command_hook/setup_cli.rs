@@ -22,7 +22,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::host::dialect::{self, Dialect, McpFile, Setup};
+use crate::host::dialect::{self, Dialect, HooksForm, McpFile, Setup};
 
 /// The MCP server's name in every host's project configuration.
 pub const SERVER: &str = "hookwise";
@@ -51,12 +51,20 @@ pub const NOT_INSTALLED: &str = "hookwise is not installed here (a folder anothe
 /// enforcement is on) on stdout; exit 0. Only builtins: no process but the host's shell until
 /// the script runs (`sh`, then the native client or Node).
 pub fn hook_entry(var: &str, host: &str, event: &str, deny: Option<&str>) -> String {
-    let mut s = find_and_run(
-        var,
-        HOOK_SCRIPT,
-        &format!("exec /bin/sh \"$d/$h\" {host} {event}"),
-    );
-    if let Some(deny) = deny {
+    entry(var, host, event, deny, false)
+}
+
+/// [`hook_entry`], or with `quiet` the entry of a hook the user's own configuration runs in
+/// every project (Kimi Code): where no hookwise is found it says nothing and answers nothing
+/// (exit 0, no output), as if hookwise were not there.
+fn entry(var: &str, host: &str, event: &str, deny: Option<&str>, quiet: bool) -> String {
+    let run = format!("exec /bin/sh \"$d/$h\" {host} {event}");
+    let mut s = if quiet {
+        walk(var, HOOK_SCRIPT, &run, ":")
+    } else {
+        find_and_run(var, HOOK_SCRIPT, &run)
+    };
+    if let Some(deny) = deny.filter(|_| !quiet) {
         debug_assert!(!deny.contains('\''));
         s.push_str(&format!("; printf '%s\\n' '{deny}'"));
     }
@@ -67,6 +75,11 @@ pub fn hook_entry(var: &str, host: &str, event: &str, deny: Option<&str>) -> Str
 /// project folder), `d` the folder found, and `run` (which names `"$d/$h"`) runs only where
 /// `$d/$h` is this user's file in a folder of this user's; else [`NOT_INSTALLED`] on stderr.
 fn find_and_run(var: &str, file: &str, run: &str) -> String {
+    walk(var, file, run, &format!("echo '{NOT_INSTALLED}' >&2"))
+}
+
+/// [`find_and_run`] with `missing` (shell) run where nothing is found.
+fn walk(var: &str, file: &str, run: &str, missing: &str) -> String {
     let start = if var.is_empty() {
         "$PWD".to_string()
     } else {
@@ -78,12 +91,12 @@ fn find_and_run(var: &str, file: &str, run: &str) -> String {
             "while [ -n \"$d\" ] && [ -O \"$d\" ] && [ ! -k \"$d\" ] && [ ! -e \"$d/$h\" ] && [ ! -e \"$d/.git\" ]; do d=${{d%/*}}; done; ",
             "[ -f \"$d/.git\" ] && [ ! -e \"$d/$h\" ] && read -r g < \"$d/.git\" && g=${{g#gitdir: }} && {{ [ -z \"${{g%%/*}}\" ] || g=$d/$g; }} && d=${{g%/.git/worktrees/*}}; ",
             "[ -O \"$d\" ] && [ ! -k \"$d\" ] && [ -O \"$d/$h\" ] && {run}; ",
-            "echo '{missing}' >&2"
+            "{missing}"
         ),
         file = file,
         start = start,
         run = run,
-        missing = NOT_INSTALLED,
+        missing = missing,
     )
 }
 
@@ -133,6 +146,17 @@ pub fn hook_command(
     global: bool,
     deny: Option<&str>,
 ) -> String {
+    command_for(var, host, event, global, deny, false)
+}
+
+fn command_for(
+    var: &str,
+    host: &str,
+    event: &str,
+    global: bool,
+    deny: Option<&str>,
+    quiet: bool,
+) -> String {
     if global {
         return if host == "claude-code" {
             format!("hookwise hook {event}")
@@ -140,7 +164,7 @@ pub fn hook_command(
             format!("hookwise hook --host {host} {event}")
         };
     }
-    hook_entry(var, host, event, deny)
+    entry(var, host, event, deny, quiet)
 }
 
 /// The MCP server entry's command and arguments (not found: exit 1, the host reports the
@@ -203,6 +227,46 @@ pub fn hooks(d: &Dialect, s: &Setup, global: bool, fail_closed: bool) -> Value {
     Value::Object(out)
 }
 
+/// The hook entries of a host whose hooks are TOML tables (`[[hooks]]`, [`HooksForm`]): one
+/// `{event, text}` per event, `text` the table as written. Kimi Code's entries are quiet where
+/// no hookwise is found (its user's configuration runs them in every project) and cannot be
+/// told the project's policy: they never deny for a missing hookwise. Mistral Vibe's gate hook
+/// is `strict` (a hook that fails blocks the call; exit 2 alone would let it through).
+pub fn toml_hooks(d: &Dialect, s: &Setup, global: bool, fail_closed: bool) -> Vec<Value> {
+    let deny = fail_closed.then(|| crate::host::answer::deny(d, NOT_FOUND));
+    let quiet = matches!(s.form, HooksForm::KimiUser { .. });
+    d.events
+        .iter()
+        .map(|(name, kind)| {
+            let gate = *kind == dialect::Event::PreTool;
+            let deny = if gate { deny.as_deref() } else { None };
+            let command = command_for(d.project_dir_var, d.host, name, global, deny, quiet);
+            let tool = matches!(kind, dialect::Event::PreTool | dialect::Event::PostTool);
+            let mut t = String::from("[[hooks]]\n");
+            match s.form {
+                HooksForm::VibeToml => {
+                    t.push_str(&format!("name = {}\n", toml_str(&format!("hookwise-{name}"))));
+                    t.push_str(&format!("type = {}\n", toml_str(name)));
+                    t.push_str(&format!("command = {}\n", toml_str(&command)));
+                    t.push_str(&format!("timeout = {}.0\n", s.timeout));
+                    if gate {
+                        t.push_str("strict = true\n");
+                    }
+                }
+                _ => {
+                    t.push_str(&format!("event = {}\n", toml_str(name)));
+                    if tool {
+                        t.push_str(&format!("matcher = {}\n", toml_str(s.tool_matcher)));
+                    }
+                    t.push_str(&format!("command = {}\n", toml_str(&command)));
+                    t.push_str(&format!("timeout = {}\n", s.timeout));
+                }
+            }
+            json!({"event": name, "text": t})
+        })
+        .collect()
+}
+
 /// A TOML basic string.
 fn toml_str(s: &str) -> String {
     let mut o = String::from("\"");
@@ -233,8 +297,11 @@ pub fn answer(input: &Value) -> Value {
                 let program = f.map_or("", |f| f.program);
                 json!({"host": d.host, "flag": flag, "marker": marker, "program": program,
                        "hooksFile": d.setup.map_or(".claude/settings.json", |s| s.hooks_file),
+                       "hooksForm": d.setup.map_or("json", |s| form_name(s.form)),
+                       "userHome": d.setup.and_then(|s| user_home(s.form)),
                        // the event doctor answers once (a prompt's; else a tool's result)
                        "promptEvent": d.name_of(dialect::Event::Prompt).or(d.name_of(dialect::Event::PostTool)),
+                       // what `doctor` adds to the host's line (""): what it cannot check
                        "doctor": d.setup.map_or("", |s| s.doctor)})
             })
             .collect();
@@ -258,6 +325,16 @@ pub fn answer(input: &Value) -> Value {
             json!({"format": "json", "key": "mcpServers", "entry": server})
         }
         McpFile::None => json!({"format": "none"}),
+        McpFile::VibeToml => {
+            let args: Vec<String> = args.iter().map(|a| toml_str(a)).collect();
+            let text = format!(
+                "[[mcp_servers]]\nname = {}\ntransport = \"stdio\"\ncommand = {}\nargs = [{}]\n",
+                toml_str(SERVER),
+                toml_str(&command),
+                args.join(", ")
+            );
+            json!({"format": "toml-array", "table": "mcp_servers", "name": SERVER, "text": text, "entry": server})
+        }
         McpFile::Toml => {
             let args: Vec<String> = args.iter().map(|a| toml_str(a)).collect();
             let table = format!(
@@ -273,11 +350,31 @@ pub fn answer(input: &Value) -> Value {
         "flag": s.flag,
         "server": SERVER,
         "hooksFile": s.hooks_file,
-        "hooks": hooks(d, &s, global, fail_closed),
+        "hooksForm": form_name(s.form),
+        "userHome": user_home(s.form),
+        "hooks": if s.form == HooksForm::Claude { hooks(d, &s, global, fail_closed) } else { json!({}) },
+        "hooksToml": if s.form == HooksForm::Claude { json!([]) } else { json!(toml_hooks(d, &s, global, fail_closed)) },
         "mcpFile": s.mcp_file,
         "mcp": mcp,
         "trust": s.trust,
         "deny": crate::host::answer::deny(d, "{reason}"),
         "logs": [],
     })
+}
+
+/// The hooks file's form as `init` and `doctor` (JS) read it.
+fn form_name(f: HooksForm) -> &'static str {
+    match f {
+        HooksForm::Claude => "json",
+        HooksForm::KimiUser { .. } => "kimi-user-toml",
+        HooksForm::VibeToml => "vibe-toml",
+    }
+}
+
+/// Where a user-level hooks file lives: `$var`, else `~/<dir>`.
+fn user_home(f: HooksForm) -> Option<Value> {
+    match f {
+        HooksForm::KimiUser { var, dir } => Some(json!({"var": var, "dir": dir})),
+        _ => None,
+    }
 }

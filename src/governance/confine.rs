@@ -67,6 +67,9 @@ pub const GOVERNANCE_PATHS: &[&str] = &[
     ".cline",
     ".clinerules",
     ".github/hooks",
+    ".kimi-code",
+    ".vibe",
+    ".openhands",
     "node_modules/hookwise",
     "node_modules/@hookwise",
 ];
@@ -185,9 +188,10 @@ pub enum Confined {
 /// The hosts whose pre-tool hook can change a shell's arguments (the facts of each host:
 /// Claude Code, Codex, Gemini CLI, Copilot CLI `updatedInput`/`tool_input`/`modifiedArgs`;
 /// OpenCode 1/2, Kilo, pi, Cline, OpenClaw, the engine API: the plugin's arguments changed in
-/// place or returned). Qwen Code documents `updatedInput` and does not apply it.
+/// place or returned; Mistral Vibe `hook_specific_output.tool_input`). Qwen Code documents
+/// `updatedInput` and does not apply it; Kimi Code and OpenHands have no rewrite.
 pub fn can_rewrite(host: &Profile) -> bool {
-    host.id != "qwen"
+    !matches!(host.id, "qwen" | "kimi" | "openhands")
 }
 
 /// The literal folder (or file) a scope pattern's include stands for, relative to the project

@@ -43,6 +43,10 @@ pub const PATHS: &[&str] = &[
     ".qwen/settings.json",
     ".github/hooks/",
     ".pi/settings.json",
+    // Kimi Code's project MCP file, Mistral Vibe's hooks and config, OpenHands' hooks
+    ".kimi-code/",
+    ".vibe/",
+    ".openhands/",
     "node_modules/hookwise/",
     "node_modules/.bin/hookwise",
 ];
@@ -87,6 +91,9 @@ pub const NAMES: &[&str] = &[
     ".clinerules",
     ".kilo",
     ".kilocode",
+    ".kimi-code",
+    ".vibe",
+    ".openhands",
 ];
 
 /// The name through which a command line names a governance path beyond `.orchestration/`
@@ -195,6 +202,9 @@ mod tests {
             ".github/hooks/hookwise.json",
             ".pi/settings.json",
             ".mcp.json",
+            ".kimi-code/mcp.json",
+            ".vibe/hooks.toml",
+            ".openhands/hooks.json",
             "ops/sops/deploy.md",
         ] {
             assert!(is_protected(p, &["ops/sops".into()]), "{p}");

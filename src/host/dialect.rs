@@ -36,8 +36,29 @@ pub enum McpFile {
     Json { server_type: Option<&'static str> },
     /// Codex's `config.toml`: a `[mcp_servers.<name>]` table.
     Toml,
-    /// The host reads no project MCP configuration (Letta Code: an agent's own).
+    /// Mistral Vibe's `config.toml`: a `[[mcp_servers]]` table named by `name`.
+    VibeToml,
+    /// The host reads no project MCP file (OpenHands: the user's only; Letta Code: an
+    /// agent's own): none is written.
     None,
+}
+
+/// The form of the file holding a host's hooks (what `hookwise init --<host>` merges into).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HooksForm {
+    /// A project JSON file with the hooks under `"hooks"`, in Claude Code's nested shape.
+    Claude,
+    /// Kimi Code: the USER's TOML config (`$VAR/<hooks_file>`, else `~/<dir>/<hooks_file>`),
+    /// flat `[[hooks]] {event, matcher, command, timeout}` tables. The entries run in every
+    /// project the user opens, so where no hookwise is found they do nothing (exit 0, no
+    /// output).
+    KimiUser {
+        var: &'static str,
+        dir: &'static str,
+    },
+    /// Mistral Vibe: a project TOML file of `[[hooks]] {name, type, command, match, timeout,
+    /// strict}` tables; `strict` on the gate's hook (a hook that crashes then blocks).
+    VibeToml,
 }
 
 /// Where and how a host reads its hooks and MCP servers (what `hookwise init --<host>` writes).
@@ -47,6 +68,8 @@ pub struct Setup {
     pub flag: &'static str,
     /// The project file holding the hooks (under `"hooks"`, in Claude's nested shape).
     pub hooks_file: &'static str,
+    /// The form of that file (Claude's nested JSON unless said otherwise).
+    pub form: HooksForm,
     /// The matcher of tool events' entries (every tool).
     pub tool_matcher: &'static str,
     /// Each hook's timeout, in the host's unit (`timeout`).
@@ -96,6 +119,12 @@ pub struct Dialect {
     /// The variable the host sets to the project's folder for a hook's command (`""`: none;
     /// a command is then relative to the folder the hook runs in, the session's).
     pub project_dir_var: &'static str,
+    /// The payload key of the folder the session runs in (`cwd`; OpenHands: `working_dir`).
+    pub cwd_key: &'static str,
+    /// The host has no prompt or session-start hook whose answer reaches the model (Mistral
+    /// Vibe): the session's start context and governance's intent context go with the
+    /// session's first tool result that can carry context.
+    pub start_with_result: bool,
     /// Where the model that made a call is found when the payload does not name it
     /// ([`super::model_log`]; `None`: the payload names it, or nothing does).
     pub model_log: Option<ModelLog>,

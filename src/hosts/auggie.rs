@@ -4,7 +4,7 @@
 //! (docs/hosts/auggie.md).
 
 use super::{Cli, Facts, Kind};
-use crate::host::dialect::{Dialect, Event::*, McpFile, Setup};
+use crate::host::dialect::{Dialect, Event::*, HooksForm, McpFile, Setup};
 use crate::host::table::*;
 use crate::host::{Keys, Profile, Role, Tool, NONE, PLAIN};
 
@@ -65,10 +65,13 @@ pub static DIALECT: Dialect = Dialect {
     deny_exit: false,
     mcp_prefix: "",
     project_dir_var: "AUGMENT_PROJECT_DIR",
+    cwd_key: "cwd",
+    start_with_result: false,
     model_log: None,
     setup: Some(Setup {
         flag: "auggie",
         hooks_file: ".augment/settings.json",
+        form: HooksForm::Claude,
         tool_matcher: ".*",
         // milliseconds
         timeout: 30_000,

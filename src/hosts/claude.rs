@@ -83,6 +83,8 @@ mod hooks {
         deny_exit: false,
         mcp_prefix: "mcp__hookwise__",
         project_dir_var: "CLAUDE_PROJECT_DIR",
+        cwd_key: "cwd",
+        start_with_result: false,
         model_log: Some(ModelLog {
             env_keys: &[],
             path: model_log::transcript_path,

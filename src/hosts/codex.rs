@@ -4,7 +4,7 @@
 
 use super::{Cli, Facts, Kind};
 use crate::host::answer::{some, to_json, Answer};
-use crate::host::dialect::{Dialect, Event::{self, *}, McpFile, Setup};
+use crate::host::dialect::{HooksForm, Dialect, Event::{self, *}, McpFile, Setup};
 use crate::host::table::*;
 use crate::host::{Keys, Profile, Role, Tool, NONE, PLAIN};
 use serde::Serialize;
@@ -77,9 +77,12 @@ pub static DIALECT: Dialect = Dialect {
     deny_exit: false,
     mcp_prefix: "mcp__hookwise__",
     project_dir_var: "",
+    cwd_key: "cwd",
+    start_with_result: false,
     model_log: None,
     setup: Some(Setup {
         flag: "codex",
+        form: HooksForm::Claude,
         hooks_file: ".codex/hooks.json",
         tool_matcher: ".*",
         timeout: 30,

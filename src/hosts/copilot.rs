@@ -4,7 +4,7 @@
 
 use super::{Cli, Facts, Kind};
 use crate::host::answer::{some, to_json, Answer};
-use crate::host::dialect::{Dialect, Event::{self, *}, McpFile, Setup};
+use crate::host::dialect::{HooksForm, Dialect, Event::{self, *}, McpFile, Setup};
 use crate::host::model_log::{self, ModelLog};
 use crate::host::table::*;
 use crate::host::{Keys, Profile, Role, Tool, NONE, PLAIN};
@@ -83,6 +83,8 @@ pub static DIALECT: Dialect = Dialect {
     deny_exit: false,
     mcp_prefix: "hookwise-",
     project_dir_var: "",
+    cwd_key: "cwd",
+    start_with_result: false,
     model_log: Some(ModelLog {
         env_keys: &["COPILOT_HOME", "HOME"],
         path: events_path,
@@ -90,6 +92,7 @@ pub static DIALECT: Dialect = Dialect {
     }),
     setup: Some(Setup {
         flag: "copilot",
+        form: HooksForm::Claude,
         hooks_file: ".github/hooks/hookwise.json",
         tool_matcher: "*",
         timeout: 30,

@@ -3,7 +3,7 @@
 //! tools, its dialect, and the facts the tooling reads (docs/hosts/factory.md).
 
 use super::{Cli, Facts, Kind};
-use crate::host::dialect::{Dialect, Event::*, McpFile, Setup};
+use crate::host::dialect::{Dialect, Event::*, HooksForm, McpFile, Setup};
 use crate::host::model_log::{self, ModelLog};
 use crate::host::table::*;
 use crate::host::{Profile, Tool, PLAIN};
@@ -54,6 +54,8 @@ pub static DIALECT: Dialect = Dialect {
     deny_exit: false,
     mcp_prefix: "hookwise___",
     project_dir_var: "FACTORY_PROJECT_DIR",
+    cwd_key: "cwd",
+    start_with_result: false,
     model_log: Some(ModelLog {
         env_keys: &[],
         path: model_log::transcript_path,
@@ -62,6 +64,7 @@ pub static DIALECT: Dialect = Dialect {
     setup: Some(Setup {
         flag: "factory",
         hooks_file: ".factory/settings.json",
+        form: HooksForm::Claude,
         tool_matcher: "*",
         timeout: 30,
         named: false,

@@ -4,7 +4,7 @@
 
 use super::{Cli, Facts, Kind};
 use crate::host::answer::{some, to_json, Answer};
-use crate::host::dialect::{Dialect, Event::{self, *}, McpFile, Setup};
+use crate::host::dialect::{HooksForm, Dialect, Event::{self, *}, McpFile, Setup};
 use crate::host::model_log::{self, ModelLog};
 use crate::host::table::*;
 use crate::host::{Profile, Tool, PLAIN};
@@ -74,6 +74,8 @@ pub static DIALECT: Dialect = Dialect {
     deny_exit: false,
     mcp_prefix: "mcp_hookwise_",
     project_dir_var: "GEMINI_PROJECT_DIR",
+    cwd_key: "cwd",
+    start_with_result: false,
     model_log: Some(ModelLog {
         env_keys: &[],
         path: model_log::transcript_path,
@@ -81,6 +83,7 @@ pub static DIALECT: Dialect = Dialect {
     }),
     setup: Some(Setup {
         flag: "gemini",
+        form: HooksForm::Claude,
         hooks_file: ".gemini/settings.json",
         tool_matcher: ".*",
         // milliseconds

@@ -4,7 +4,7 @@
 //! reads (docs/hosts/letta.md).
 
 use super::{Cli, Facts, Kind};
-use crate::host::dialect::{Dialect, Event::*, McpFile, Setup};
+use crate::host::dialect::{Dialect, Event::*, HooksForm, McpFile, Setup};
 use crate::host::table::*;
 use crate::host::{Profile, Tool, PLAIN};
 
@@ -58,10 +58,13 @@ pub static DIALECT: Dialect = Dialect {
     deny_exit: true,
     mcp_prefix: "mcp__hookwise__",
     project_dir_var: "LETTA_WORKING_DIR",
+    cwd_key: "cwd",
+    start_with_result: false,
     model_log: None,
     setup: Some(Setup {
         flag: "letta",
         hooks_file: ".letta/settings.json",
+        form: HooksForm::Claude,
         tool_matcher: "*",
         // milliseconds
         timeout: 30_000,

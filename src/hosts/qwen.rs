@@ -4,7 +4,7 @@
 
 use super::{Cli, Facts, Kind};
 use crate::host::answer::{some, to_json, Answer};
-use crate::host::dialect::{Dialect, Event::{self, *}, McpFile, Setup};
+use crate::host::dialect::{HooksForm, Dialect, Event::{self, *}, McpFile, Setup};
 use crate::host::table::*;
 use crate::host::{Profile, Tool, PLAIN};
 use serde::Serialize;
@@ -76,9 +76,12 @@ pub static DIALECT: Dialect = Dialect {
     deny_exit: false,
     mcp_prefix: "mcp__hookwise__",
     project_dir_var: "QWEN_PROJECT_DIR",
+    cwd_key: "cwd",
+    start_with_result: false,
     model_log: None,
     setup: Some(Setup {
         flag: "qwen",
+        form: HooksForm::Claude,
         hooks_file: ".qwen/settings.json",
         tool_matcher: ".*",
         timeout: 30,

@@ -50,15 +50,17 @@ pub fn hosts() -> Value {
 /// The events whose payload a warm server that was not ready replays (`keep` of
 /// [`dialects`]): the session's start and prompts; where the host runs neither headless
 /// (Letta Code, Auggie), its PreToolUse, whose knowledge context the call's PostToolUse answers
-/// with.
+/// with; and where the session's start context goes with the first tool result
+/// ([`crate::host::dialect::Dialect::start_with_result`]: Mistral Vibe), its PreToolUse too,
+/// whose context the server that answers the result keeps.
 fn keep(d: &crate::host::dialect::Dialect) -> Vec<&'static str> {
-    let start: fn(&Event) -> bool = |k| matches!(k, Event::SessionStart | Event::Prompt);
-    let pick: fn(&Event) -> bool = if d.events.iter().any(|e| start(&e.1)) {
-        start
-    } else {
-        |k| *k == Event::PreTool
-    };
-    d.events.iter().filter(|e| pick(&e.1)).map(|e| e.0).collect()
+    let start = |k: &Event| matches!(k, Event::SessionStart | Event::Prompt);
+    let has_start = d.events.iter().any(|e| start(&e.1));
+    d.events
+        .iter()
+        .filter(|e| start(&e.1) || (e.1 == Event::PreTool && (d.start_with_result || !has_start)))
+        .map(|e| e.0)
+        .collect()
 }
 
 /// `js/dialects.json`, for the JS glue when the core cannot answer: per command-hook host, its

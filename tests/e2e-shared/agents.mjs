@@ -13,6 +13,7 @@
 // HOSTS[host]: shell(cmd), write(rel, content, { exists, old }, sb) → a step; mcp(tool, args) →
 // the steps (Codex searches first) — each a call as this host's model makes it.
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -133,6 +134,68 @@ export const HOSTS = {
     // auto-compaction past the fraction of the window the user's settings set
     compact: { usage: 40000, userSettings: { context: { autoCompactThreshold: 0.1 } } },
   },
+  // Kimi Code (tests/e2e-kimi): hooks only in the user's ~/.kimi-code/config.toml (init --kimi
+  // writes them there: HOME is the sandbox's); the model from KIMI_MODEL_* (chat completions);
+  // Node >= 22.19 (scripts/setup-clis.sh node22). `kimi -p` refuses --auto: its -p runs tools.
+  kimi: {
+    label: "Kimi Code",
+    defaultModel: "mock-1",
+    user(sb, model, o) {
+      // the user's "trust this folder" answer (Kimi's workspace-trust store): the project's
+      // .kimi-code/mcp.json loads only in a trusted folder
+      trustKimiFolder(path.join(sb.home, ".kimi-code"), o.cwd);
+      return { KIMI_MODEL_NAME: o.modelName, KIMI_MODEL_API_KEY: "x", KIMI_MODEL_PROVIDER_TYPE: "openai", KIMI_MODEL_BASE_URL: model.baseURL, KIMI_CODE_NO_AUTO_UPDATE: "1" };
+    },
+    argv: (bin, prompt) => [cliBin("node22"), [bin, "-p", prompt, "--output-format", "stream-json"]],
+    shell: (command) => ({ tool: "Bash", args: { command } }),
+    write: (rel, content, { exists = false, old = "" } = {}, sb) =>
+      exists ? { tool: "Edit", args: { path: sb.abs(rel), old_string: old, new_string: content } } : { tool: "Write", args: { path: sb.abs(rel), content } },
+    mcp: (tool, args) => [{ tool: `mcp__hookwise__${tool}`, args }],
+  },
+  // Mistral Vibe (tests/e2e-vibe): the model from $VIBE_HOME/config.toml ([[providers]] backend
+  // "generic", chat completions); --trust is the user's trust of the folder (-p never asks), without
+  // which the project's .vibe/hooks.toml is not loaded.
+  vibe: {
+    label: "Mistral Vibe",
+    defaultModel: "mock-1",
+    user(sb, model, o) {
+      const vh = path.join(sb.home, ".vibe");
+      fs.mkdirSync(vh, { recursive: true });
+      fs.writeFileSync(
+        path.join(vh, "config.toml"),
+        `active_model = "mock"\n\n[[providers]]\nname = "mock"\napi_base = ${toml(model.baseURL)}\napi_key_env_var = "MOCK_API_KEY"\nbackend = "generic"\n\n` +
+          `[[models]]\nname = ${toml(o.modelName)}\nprovider = "mock"\nalias = "mock"\n`,
+      );
+      return { VIBE_HOME: vh, MOCK_API_KEY: "x", PYTHONUNBUFFERED: "1" };
+    },
+    argv: (bin, prompt) => [bin, ["-p", prompt, "--auto-approve", "--trust", "--output", "json"]],
+    shell: (command) => ({ tool: "bash", args: { command } }),
+    write: (rel, content, { exists = false, old = "" } = {}, sb) =>
+      exists ? { tool: "edit", args: { file_path: sb.abs(rel), old_string: old, new_string: content } } : { tool: "write_file", args: { path: sb.abs(rel), content } },
+    // Vibe 3's model calls MCP tools from the TypeScript it runs (each call hooked as mcp_hookwise.<tool>)
+    mcp: (tool, args) => [{ tool: "run_typescript", args: { code: `async function main() { return await tools.mcp_hookwise.${tool}(${JSON.stringify(args)}); }` } }],
+  },
+  // OpenHands (no suite yet: not verified in the real CLI, docs/hosts/openhands.md): the model
+  // from LLM_* with --override-with-envs (LiteLLM, chat
+  // completions); MCP servers only in the user's ~/.openhands/mcp.json: the user adds hookwise's
+  // there (docs/hosts/openhands.md), its tools keep their own names.
+  openhands: {
+    label: "OpenHands",
+    defaultModel: "mock-1",
+    user(sb, model, o) {
+      writeJson(path.join(sb.home, ".openhands", "mcp.json"), {
+        mcpServers: { hookwise: { command: path.join(sb.dir, "node_modules", ".bin", "hookwise"), args: ["mcp", "--host", "openhands"] } },
+      });
+      return { LLM_MODEL: `openai/${o.modelName}`, LLM_API_KEY: "x", LLM_BASE_URL: model.baseURL, LITELLM_LOCAL_MODEL_COST_MAP: "True", OPENHANDS_SUPPRESS_BANNER: "1", PYTHONUNBUFFERED: "1" };
+    },
+    argv: (bin, prompt) => [bin, ["--headless", "--json", "--override-with-envs", "-t", prompt]],
+    shell: (command) => ({ tool: "terminal", args: { command, security_risk: "LOW" } }),
+    write: (rel, content, { exists = false, old = "" } = {}, sb) =>
+      exists
+        ? { tool: "file_editor", args: { command: "str_replace", path: sb.abs(rel), old_str: old, new_str: content, security_risk: "LOW" } }
+        : { tool: "file_editor", args: { command: "create", path: sb.abs(rel), file_text: content, security_risk: "LOW" } },
+    mcp: (tool, args) => [{ tool, args }],
+  },
   // Factory droid: a BYOK model in the user's ~/.factory/settings.json (no Factory login), run
   // as `droid exec` with its permission prompts off (the user's choice for a headless run).
   factory: {
@@ -214,6 +277,16 @@ export const HOSTS = {
     mcp: (tool, args) => [{ tool, args }],
   },
 };
+
+/** Kimi Code's record that the user trusted `folder` (`<home>/workspace-trust/<key>`, its
+ * encodeWorkDirKey in dist/main.mjs 2.1.0: `wd_<slug of the folder's name>_<sha256 of the path, 12
+ * hex>`, holding `{root, trustedAt}`). */
+function trustKimiFolder(home, folder) {
+  const norm = path.resolve(folder).replace(/\/+$/, "");
+  const slug = (path.basename(norm).toLowerCase().replaceAll(/[^a-z0-9._-]+/g, "-").replaceAll(/^-+|-+$/g, "").slice(0, 40).replaceAll(/^-+|-+$/g, "")) || "workspace";
+  const key = `wd_${slug}_${createHash("sha256").update(norm).digest("hex").slice(0, 12)}`;
+  writeJson(path.join(home, "workspace-trust", key), { root: norm, trustedAt: Date.now() });
+}
 
 /** Where scripts/setup-clis.sh installed `name` (its `--where`), or null. */
 export function cliBin(name) {

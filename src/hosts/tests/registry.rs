@@ -18,7 +18,10 @@ fn every_host_has_one_profile_and_facts_under_one_id() {
         }
         if let Some(c) = f.cli {
             assert!(
-                c.entry.starts_with(c.package) || c.entry.contains("-linux-"),
+                c.entry.starts_with(c.package)
+                    || c.entry.contains("-linux-")
+                    // a PyPI package in its venv (scripts/setup-clis.sh)
+                    || (c.package.starts_with("pypi:") && c.entry.starts_with("venv/bin/")),
                 "{}",
                 p.id
             );
@@ -37,7 +40,15 @@ fn a_command_hook_hosts_facts_are_its_dialects() {
         assert_eq!(f.kind, Kind::CommandHook, "{}", d.host);
         if let Some(s) = d.setup {
             assert_eq!(f.init, s.flag, "{}", d.host);
-            let mut files = vec![s.hooks_file, s.mcp_file];
+            // a user-level hooks file is named from the home (Kimi Code); no MCP file: none
+            let hooks = match s.form {
+                crate::host::dialect::HooksForm::KimiUser { dir, .. } => {
+                    format!("~/{dir}/{}", s.hooks_file)
+                }
+                _ => s.hooks_file.to_string(),
+            };
+            let mut files = vec![hooks.as_str(), s.mcp_file];
+            files.retain(|f| !f.is_empty());
             files.dedup();
             // no MCP file (Letta Code)
             files.retain(|f| !f.is_empty());
