@@ -424,7 +424,7 @@ const E_BACKGROUND = ["e_bg", `(sleep 1; printf '{"enforcement":{"bypass":true}}
 // `.git` stays writable in an enforcement-only project (an agent's `git commit` works; issue 38
 // names hookwise's configuration, SOPs, .orchestration and its install there, not .git)
 const E_INSCOPE = [
-  ["e_ok_readme", "echo ok > README.md && mkdir -p src/new && echo n > src/new/n.txt && git add README.md && git commit -qm agent-commit"],
+  ["e_ok_readme", "echo ok > README.md && mkdir -p src/new && echo n > src/new/n.txt && git add README.md && git -c user.name=agent -c user.email=agent@example.com commit -qm agent-commit"],
   ["e_ok_npm", "npm test --silent && cat src/auth/npm-test.txt"],
 ];
 const E_RM = ["e_rm", "sleep 1.5; rm -rf build"];
