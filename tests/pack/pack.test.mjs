@@ -341,9 +341,9 @@ test("tarball: ships the wasm and every file package.json names; no install scri
   assert.ok(manifest.pi.extensions.every((e) => tarFiles.includes(e.replace(/^\.\//, ""))) && tarFiles.includes("dist/pi.cjs"), tarFiles.join("\n"));
   // two wasm builds (lean ≈ 300 KB and policy ≈ 690 KB gzipped: enforcement, governance, the
   // warm MCP session, the Claude Code hooks, blame's diff and the trace report) and the JS:
-  // ≈ 1.12 MB. A bound that catches a stray file, not a budget (the lean wasm's is;
-  // scripts/build.mjs prints it).
-  assert.ok(size < 1_200_000, `tarball is ${size} bytes`);
+  // ≈ 1.2 MB with seventeen hosts (59 files, the policy wasm 737 KB gzipped). A bound that
+  // catches a stray file, not a budget (the lean wasm's is; scripts/build.mjs prints it).
+  assert.ok(size < 1_300_000, `tarball is ${size} bytes`);
 });
 
 test("Node, ESM project: import the plugin (. and ./server) and the engine, and use them", async () => {
