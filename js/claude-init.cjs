@@ -160,14 +160,7 @@ const tableHeader = (line, table) => {
  * (an inline table, dotted keys) is left alone.
  */
 function mergeTomlTable(file, rel, table, text) {
-  let src = "";
-  let existed = true;
-  try {
-    src = fs.readFileSync(file, "utf8");
-  } catch (e) {
-    if (!e || e.code !== "ENOENT") throw new Error(`${file}: ${e && e.code ? e.code : e}`);
-    existed = false;
-  }
+  const { src, existed } = readIfThere(file);
   const lines = src.split("\n");
   let start = -1;
   let end = lines.length;
@@ -203,4 +196,14 @@ function writeText(file, text) {
   fs.renameSync(tmp, file);
 }
 
-module.exports = { mergeClaudeSettings, mergeHooks, mergeMcpJson, mergeMcpServers, mergeTomlTable, mergePermissions, serverEntry, isOurs };
+/** A config file's text, `""` when it does not exist; any other error throws, naming the file. */
+function readIfThere(file) {
+  try {
+    return { src: fs.readFileSync(file, "utf8"), existed: true };
+  } catch (e) {
+    if (!e || e.code !== "ENOENT") throw new Error(`${file}: ${e && e.code ? e.code : e}`);
+    return { src: "", existed: false };
+  }
+}
+
+module.exports = { readIfThere, mergeClaudeSettings, mergeHooks, mergeMcpJson, mergeMcpServers, mergeTomlTable, mergePermissions, serverEntry, isOurs };

@@ -10,6 +10,7 @@
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
+const { readIfThere } = require("./claude-init.cjs");
 
 /** A table header line: `[name]` or `[[name]]` (`null`: not a header). */
 function header(line) {
@@ -55,14 +56,7 @@ const ourHook = (b) => {
  * (sub-tables of a dropped entry go with it). Returns the changes ([{file, action, what}]).
  */
 function mergeArrayTables(file, rel, array, tables, isOurs, what) {
-  let src = "";
-  let existed = true;
-  try {
-    src = fs.readFileSync(file, "utf8");
-  } catch (e) {
-    if (!e || e.code !== "ENOENT") throw new Error(`${file}: ${e && e.code ? e.code : e}`);
-    existed = false;
-  }
+  const { src, existed } = readIfThere(file);
   const bs = blocks(src);
   const kept = [];
   const had = [];
