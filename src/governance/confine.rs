@@ -191,7 +191,7 @@ pub enum Confined {
 /// place or returned; Mistral Vibe `hook_specific_output.tool_input`). Qwen Code documents
 /// `updatedInput` and does not apply it; Kimi Code and OpenHands have no rewrite.
 pub fn can_rewrite(host: &Profile) -> bool {
-    !matches!(host.id, "qwen" | "kimi" | "openhands")
+    !host.keeps_args
 }
 
 /// The literal folder (or file) a scope pattern's include stands for, relative to the project

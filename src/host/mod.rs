@@ -147,6 +147,10 @@ pub struct Profile {
     /// A read tool whose input names several files (Cline's `read_files`), and the files a
     /// call of it reads.
     pub multi_read: Option<(&'static str, fn(&serde_json::Value) -> Vec<&str>)>,
+    /// The host runs a call as the model wrote it, whatever a pre-tool hook answers (Qwen Code
+    /// documents `updatedInput` and does not apply it; Kimi Code and OpenHands offer none): no
+    /// shell can be put under the confining launcher there.
+    pub keeps_args: bool,
 }
 
 /// The rest of a profile when only its id, title and tools are given (`..PLAIN`).
@@ -157,6 +161,7 @@ pub const PLAIN: Profile = Profile {
     rewrites_paths: false,
     command_list: None,
     multi_read: None,
+    keeps_args: false,
 };
 
 /// Profiles are one per host: equal when they are the same host.

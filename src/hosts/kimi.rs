@@ -69,6 +69,7 @@ pub static PROFILE: Profile = Profile {
     title: "Kimi Code",
     tools: &[TOOLS],
     rewrites_paths: false,
+    keeps_args: true,
     ..PLAIN
 };
 

@@ -45,6 +45,7 @@ pub static PROFILE: Profile = Profile {
     title: "OpenHands",
     tools: &[TOOLS],
     rewrites_paths: false,
+    keeps_args: true,
     ..PLAIN
 };
 

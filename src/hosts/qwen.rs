@@ -51,6 +51,7 @@ pub static PROFILE: Profile = Profile {
     title: "Qwen Code",
     tools: &[QWEN_TOOLS],
     rewrites_paths: false,
+    keeps_args: true,
     ..PLAIN
 };
 
